@@ -1,0 +1,3 @@
+import { authorizerHandler } from '../shared/auth/authorizer';
+
+export const handler = authorizerHandler;

@@ -1,0 +1,55 @@
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { logger } from '../log';
+import { findKey, KEY_PATTERN, keyFromHeaders, touchKey } from './keys';
+
+/**
+ * The REQUEST authorizer (no identity sources, result cache TTL 0, so it runs on every request and
+ * reads both header forms). It answers the team's usage-plan key as usageIdentifierKey, so the usage
+ * plan throttles per team, and passes teamId/keyId to the function in the request context.
+ * Throwing "Unauthorized" is API Gateway's way to answer 401.
+ */
+export interface AuthorizedContext {
+  teamId: string;
+  keyId: string;
+}
+
+export async function authorize(headers: Record<string, string | undefined> | null | undefined): Promise<(AuthorizedContext & { usageKey: string }) | null> {
+  const secret = keyFromHeaders(headers);
+  if (!secret || !KEY_PATTERN.test(secret)) return null;
+  const key = await findKey(secret);
+  if (!key || key.revokedAt) return null;
+  await touchKey(key);
+  return { teamId: key.teamId, keyId: key.keyId, usageKey: key.usageKey };
+}
+
+export async function authorizerHandler(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
+  let ctx: Awaited<ReturnType<typeof authorize>>;
+  try {
+    ctx = await authorize(event.headers as Record<string, string | undefined> | null);
+  } catch (err) {
+    // The database failed: API Gateway answers AUTHORIZER_FAILURE, which the stack maps to 503.
+    logger.error('authorizer failed', { error: (err as Error).name, requestId: event.requestContext?.requestId });
+    throw err;
+  }
+  if (!ctx) {
+    logger.info('unauthorized', { requestId: event.requestContext?.requestId });
+    throw new Error('Unauthorized');
+  }
+  // Allow every method of this stage: the decision depends on the key only, never on the route.
+  const [arnBase, stage] = splitMethodArn(event.methodArn);
+  return {
+    principalId: ctx.teamId,
+    usageIdentifierKey: ctx.usageKey,
+    context: { teamId: ctx.teamId, keyId: ctx.keyId },
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${arnBase}/${stage}/*` }],
+    },
+  };
+}
+
+function splitMethodArn(methodArn: string): [string, string] {
+  // arn:aws:execute-api:region:account:apiId/stage/METHOD/path
+  const [base = methodArn, stage = '*'] = methodArn.split('/');
+  return [base, stage];
+}

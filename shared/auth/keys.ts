@@ -1,0 +1,144 @@
+import { createHash, randomInt, randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
+import { db } from '../db/client';
+import { ACCOUNTS, KEY_SK, keyPk, teamPk } from '../db/tables';
+
+/**
+ * API keys: 28 random letters and digits, shown once, stored only as their SHA-256 hash.
+ */
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+export const KEY_LENGTH = 28;
+export const KEY_PATTERN = /^[A-Za-z0-9]{28}$/;
+
+export function generateSecret(length = KEY_LENGTH): string {
+  let s = '';
+  for (let i = 0; i < length; i++) s += ALPHABET[randomInt(ALPHABET.length)];
+  return s;
+}
+
+export const hashSecret = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex');
+
+export interface KeyRecord {
+  keyId: string;
+  teamId: string;
+  name: string;
+  createdAt: string;
+  lastUsedAt?: string;
+  revokedAt?: string;
+  /** The team's usage-plan key value: the authorizer's usageIdentifierKey. */
+  usageKey: string;
+}
+
+/** The key from `x-api-key` or `Authorization: Bearer <key>` (header names are case-insensitive). */
+export function keyFromHeaders(headers: Record<string, string | undefined> | null | undefined): string | undefined {
+  if (!headers) return undefined;
+  let apiKey: string | undefined;
+  let auth: string | undefined;
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (lower === 'x-api-key') apiKey = value;
+    else if (lower === 'authorization') auth = value;
+  }
+  if (apiKey && apiKey.trim()) return apiKey.trim();
+  const m = auth?.match(/^\s*Bearer\s+(\S+)\s*$/i);
+  return m?.[1];
+}
+
+export async function createKey(teamId: string, name: string, usageKey: string): Promise<{ secret: string; record: KeyRecord }> {
+  const secret = generateSecret();
+  const record: KeyRecord = { keyId: randomUUID().slice(0, 8), teamId, name, createdAt: new Date().toISOString(), usageKey };
+  await db().send(
+    new PutCommand({
+      TableName: config.accountsTable,
+      Item: {
+        pk: keyPk(hashSecret(secret)),
+        sk: KEY_SK,
+        ...record,
+        [ACCOUNTS.teamIndex.partitionKey]: teamPk(teamId),
+        [ACCOUNTS.teamIndex.sortKey]: `KEY#${record.createdAt}#${record.keyId}`,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  return { secret, record };
+}
+
+/** A strongly consistent read, so a revocation holds from the very next request. */
+export async function findKey(secret: string): Promise<(KeyRecord & { hash: string }) | null> {
+  const hash = hashSecret(secret);
+  const res = await db().send(
+    new GetCommand({ TableName: config.accountsTable, Key: { pk: keyPk(hash), sk: KEY_SK }, ConsistentRead: true }),
+  );
+  return res.Item ? ({ ...(res.Item as KeyRecord), hash }) : null;
+}
+
+/** lastUsedAt is written at most once per interval per key, not on every request. */
+export async function touchKey(key: KeyRecord & { hash: string }, now = Date.now()): Promise<boolean> {
+  const last = key.lastUsedAt ? Date.parse(key.lastUsedAt) : 0;
+  if (now - last < config.keyTouchIntervalMs) return false;
+  const nowIso = new Date(now).toISOString();
+  const staleBefore = new Date(now - config.keyTouchIntervalMs).toISOString();
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: config.accountsTable,
+        Key: { pk: keyPk(key.hash), sk: KEY_SK },
+        UpdateExpression: 'SET lastUsedAt = :now',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :stale)',
+        ExpressionAttributeValues: { ':now': nowIso, ':stale': staleBefore },
+      }),
+    );
+    return true;
+  } catch {
+    return false; // another request touched it first, or a transient error: never fail a request for this
+  }
+}
+
+export async function listKeys(teamId: string): Promise<KeyRecord[]> {
+  const out: KeyRecord[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await db().send(
+      new QueryCommand({
+        TableName: config.accountsTable,
+        IndexName: ACCOUNTS.teamIndex.name,
+        KeyConditionExpression: '#p = :p AND begins_with(#s, :k)',
+        ExpressionAttributeNames: { '#p': ACCOUNTS.teamIndex.partitionKey, '#s': ACCOUNTS.teamIndex.sortKey },
+        ExpressionAttributeValues: { ':p': teamPk(teamId), ':k': 'KEY#' },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of res.Items ?? []) {
+      const { keyId, teamId: t, name, createdAt, lastUsedAt, revokedAt, usageKey } = item as KeyRecord;
+      out.push({ keyId, teamId: t, name, createdAt, lastUsedAt, revokedAt, usageKey });
+    }
+    start = res.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+/** Revokes by keyId (the secret is not known after creation). Returns false if no such key. */
+export async function revokeKey(teamId: string, keyId: string): Promise<boolean> {
+  const res = await db().send(
+    new QueryCommand({
+      TableName: config.accountsTable,
+      IndexName: ACCOUNTS.teamIndex.name,
+      KeyConditionExpression: '#p = :p AND begins_with(#s, :k)',
+      FilterExpression: 'keyId = :id',
+      ExpressionAttributeNames: { '#p': ACCOUNTS.teamIndex.partitionKey, '#s': ACCOUNTS.teamIndex.sortKey },
+      ExpressionAttributeValues: { ':p': teamPk(teamId), ':k': 'KEY#', ':id': keyId },
+    }),
+  );
+  const item = res.Items?.[0];
+  if (!item) return false;
+  await db().send(
+    new UpdateCommand({
+      TableName: config.accountsTable,
+      Key: { pk: item.pk, sk: KEY_SK },
+      UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
+      ExpressionAttributeValues: { ':now': new Date().toISOString() },
+    }),
+  );
+  return true;
+}

@@ -1,0 +1,62 @@
+import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'node:zlib';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from './config';
+import { db } from './db/client';
+
+/**
+ * The result cache, shared by all teams. The key is the operation plus its normalized inputs
+ * (so `@alice`, `alice` and alice's profile URL are one entry). Payloads are brotli-compressed;
+ * the TTL attribute is fetch time + 30 days, and expiry is checked on read as well because
+ * DynamoDB deletes expired items lazily.
+ */
+export const MAX_ITEM_BYTES = 400 * 1024;
+/** Room for the key and the other attributes of the item. */
+const ITEM_OVERHEAD_BYTES = 2 * 1024;
+
+export interface CachedResult {
+  data: Record<string, unknown>;
+  fetchedAt: number;
+}
+
+/** Stable JSON of the normalized input: key order never changes the cache key. */
+export function cacheKey(operationId: string, input: Record<string, unknown>): string {
+  return `${operationId}#${stableJson(input)}`;
+}
+
+function stableJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const entries = Object.entries(v as Record<string, unknown>)
+      .filter(([, x]) => x !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${stableJson(x)}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+export async function readCache(key: string, maxAgeSeconds: number, now = Date.now()): Promise<CachedResult | null> {
+  const res = await db().send(new GetCommand({ TableName: config.cacheTable, Key: { pk: key } }));
+  const item = res.Item;
+  if (!item) return null;
+  const fetchedAt = Number(item.fetchedAt);
+  const expiresAt = Number(item.expiresAt);
+  if (!Number.isFinite(fetchedAt) || fetchedAt < now - maxAgeSeconds * 1000) return null;
+  if (!Number.isFinite(expiresAt) || expiresAt * 1000 <= now) return null;
+  const body = item.body as Uint8Array;
+  return { data: JSON.parse(brotliDecompressSync(body).toString('utf8')), fetchedAt };
+}
+
+/** The item to write for a fresh result, or null when it is too large for one item even compressed. */
+export function cacheItem(key: string, operationId: string, data: object, fetchedAt: number): Record<string, unknown> | null {
+  const body = brotliCompressSync(Buffer.from(JSON.stringify(data), 'utf8'), {
+    params: { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT },
+  });
+  if (body.length + Buffer.byteLength(key) + ITEM_OVERHEAD_BYTES > MAX_ITEM_BYTES) return null;
+  return {
+    pk: key,
+    op: operationId,
+    body,
+    fetchedAt,
+    expiresAt: Math.floor(fetchedAt / 1000) + config.cacheTtlSeconds,
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * Every setting comes from the environment with a safe default; README's configuration table
+ * lists each of them. Read lazily so tests and the local gateway can set the environment first.
+ */
+const num = (name: string, fallback: number): number => {
+  const raw = process.env[name];
+  const n = raw === undefined || raw === '' ? NaN : Number(raw);
+  return Number.isFinite(n) && n >= 0 ? n : fallback;
+};
+
+export const config = {
+  get accountsTable() {
+    return process.env.ACCOUNTS_TABLE || 'social-data-accounts';
+  },
+  get cacheTable() {
+    return process.env.CACHE_TABLE || 'social-data-cache';
+  },
+  /** Set for DynamoDB Local; unset in AWS. */
+  get dynamoEndpoint() {
+    return process.env.DYNAMODB_ENDPOINT || undefined;
+  },
+  get region() {
+    return process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || 'us-east-1';
+  },
+  /** The whole scrape, retries included, must end by then (API Gateway gives up at 29 s). */
+  get scrapeDeadlineMs() {
+    return num('SCRAPE_DEADLINE_MS', 20_000);
+  },
+  /** One upstream attempt. */
+  get upstreamTimeoutMs() {
+    return num('UPSTREAM_TIMEOUT_MS', 8_000);
+  },
+  /** Extra attempts after a network error or a 5xx. */
+  get upstreamRetries() {
+    return num('UPSTREAM_RETRIES', 2);
+  },
+  /** lastUsedAt on a key is written at most this often. */
+  get keyTouchIntervalMs() {
+    return num('KEY_TOUCH_INTERVAL_S', 60) * 1000;
+  },
+  /** The cache keeps an entry this long (TTL attribute), whatever cache_max_age callers use. */
+  cacheTtlSeconds: 30 * 24 * 3600,
+};
+
+/** `microblog-a` -> `MICROBLOG_A` */
+export const envName = (platform: string) => platform.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
+
+/** UPSTREAM_<PLATFORM>_URL overrides a platform's upstream base URL (fakes, mirrors). */
+export function upstreamBaseUrl(platform: string, fallback: string): string {
+  return (process.env[`UPSTREAM_${envName(platform)}_URL`] || fallback).replace(/\/+$/, '');
+}
+
+/** SCRAPER_PROXY_URL_<PLATFORM>, else SCRAPER_PROXY_URL, else none. */
+export function proxyUrl(platform: string): string | undefined {
+  return process.env[`SCRAPER_PROXY_URL_${envName(platform)}`] || process.env.SCRAPER_PROXY_URL || undefined;
+}

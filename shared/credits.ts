@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from './config';
+import { db, isConditionalFailure } from './db/client';
+import { LEDGER_PREFIX, TEAM_SK, teamPk } from './db/tables';
+import { ApiError, atCapacity } from './errors';
+
+/**
+ * Teams, their prepaid credits and the ledger.
+ *
+ * A live request reserves 1 credit with one conditional update before it scrapes (so N concurrent
+ * requests against a balance of K give exactly min(N, K) successes and the balance never goes
+ * negative), writes the ledger record when it succeeds, and gives the credit back on any error.
+ */
+export const COST = 1;
+
+export interface Team {
+  teamId: string;
+  name: string;
+  credits: number;
+  createdAt: string;
+  usageKey: string;
+  usageKeyId?: string;
+}
+
+export interface LedgerEntry {
+  teamId: string;
+  requestId: string;
+  operation: string;
+  /** Credits consumed by this request. */
+  credits: number;
+  time: string;
+}
+
+const ledgerSk = (time: string, requestId: string) => `${LEDGER_PREFIX}${time}#${requestId}`;
+
+/** Credit grants are kept apart from the ledger of charges, so the ledger sums to what was consumed. */
+const grantItem = (teamId: string, credits: number, time: string) => ({
+  pk: teamPk(teamId),
+  sk: `GRANT#${time}#${randomUUID()}`,
+  teamId,
+  credits,
+  time,
+});
+
+export async function createTeam(name: string, credits: number, usage: { usageKey: string; usageKeyId?: string }): Promise<Team> {
+  const team: Team = { teamId: randomUUID(), name, credits, createdAt: new Date().toISOString(), ...usage };
+  const grant = grantItem(team.teamId, credits, team.createdAt);
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Put: { TableName: config.accountsTable, Item: { pk: teamPk(team.teamId), sk: TEAM_SK, ...team }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        ...(credits > 0 ? [{ Put: { TableName: config.accountsTable, Item: grant } }] : []),
+      ],
+    }),
+  );
+  return team;
+}
+
+export async function getTeam(teamId: string): Promise<Team | null> {
+  const res = await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: teamPk(teamId), sk: TEAM_SK } }));
+  return (res.Item as Team | undefined) ?? null;
+}
+
+/** The balance shown on a cache hit. */
+export async function balance(teamId: string): Promise<number> {
+  const team = await getTeam(teamId);
+  return team ? team.credits : 0;
+}
+
+/** Takes 1 credit or throws 402. Returns the balance after the reservation. */
+export async function reserve(teamId: string): Promise<number> {
+  try {
+    const res = await db().send(
+      new UpdateCommand({
+        TableName: config.accountsTable,
+        Key: { pk: teamPk(teamId), sk: TEAM_SK },
+        UpdateExpression: 'SET credits = credits - :cost',
+        ConditionExpression: 'attribute_exists(pk) AND credits >= :cost',
+        ExpressionAttributeValues: { ':cost': COST },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return Number(res.Attributes?.credits ?? 0);
+  } catch (err) {
+    if (isConditionalFailure(err)) {
+      throw new ApiError('INSUFFICIENT_CREDITS', 'The balance is lower than the cost of a live request (1 credit); cached results remain free with cache_max_age');
+    }
+    throw atCapacity(`reserve failed: ${(err as Error).name}`);
+  }
+}
+
+/** Gives a reserved credit back. Never throws: the caller is already on an error path. */
+export async function refund(teamId: string): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: config.accountsTable,
+        Key: { pk: teamPk(teamId), sk: TEAM_SK },
+        UpdateExpression: 'SET credits = credits + :cost',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':cost': COST },
+      }),
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function ledgerItem(e: LedgerEntry) {
+  return { pk: teamPk(e.teamId), sk: ledgerSk(e.time, e.requestId), ...e };
+}
+
+/** Adds credits and records the grant in the ledger, atomically. */
+export async function addCredits(teamId: string, credits: number): Promise<number> {
+  const time = new Date().toISOString();
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName: config.accountsTable,
+            Key: { pk: teamPk(teamId), sk: TEAM_SK },
+            UpdateExpression: 'SET credits = credits + :n',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':n': credits },
+          },
+        },
+        { Put: { TableName: config.accountsTable, Item: grantItem(teamId, credits, time) } },
+      ],
+    }),
+  );
+  return balance(teamId);
+}
+
+export async function ledger(teamId: string, since?: string): Promise<LedgerEntry[]> {
+  const out: LedgerEntry[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await db().send(
+      new QueryCommand({
+        TableName: config.accountsTable,
+        KeyConditionExpression: 'pk = :p AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':p': teamPk(teamId), ':from': `${LEDGER_PREFIX}${since ?? ''}`, ':to': `${LEDGER_PREFIX}\uffff` },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const i of res.Items ?? []) out.push({ teamId: i.teamId, requestId: i.requestId, operation: i.operation, credits: i.credits, time: i.time });
+    start = res.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+

@@ -1,0 +1,80 @@
+/**
+ * The spec's error model: one class, one code per condition, one place that knows each status.
+ * Everything thrown inside the pipeline is turned into one of these by `toApiError`.
+ */
+export const ERROR_STATUS = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  INSUFFICIENT_CREDITS: 402,
+  NOT_FOUND: 404,
+  VALIDATION_ERROR: 422,
+  RATE_LIMITED: 429,
+  UPSTREAM_BLOCKED: 503,
+  EXTRACTION_FAILED: 503,
+  PLATFORM_UNAVAILABLE: 503,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];
+
+export interface ValidationDetail {
+  path: string;
+  message: string;
+}
+
+const DEFAULT_RETRY_AFTER: Partial<Record<ErrorCode, number>> = {
+  UPSTREAM_BLOCKED: 60,
+  EXTRACTION_FAILED: 60,
+  PLATFORM_UNAVAILABLE: 30,
+  SERVICE_UNAVAILABLE: 5,
+};
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: ErrorStatus;
+  readonly details?: ValidationDetail[];
+  /** Seconds; always set for 503 and 429. */
+  readonly retryAfter?: number;
+  /** Internal cause for logs only; never sent to the caller. */
+  readonly internal?: string;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { details?: ValidationDetail[]; retryAfter?: number; internal?: string } = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.details = opts.details;
+    this.retryAfter = opts.retryAfter ?? DEFAULT_RETRY_AFTER[code];
+    this.internal = opts.internal;
+  }
+}
+
+export const notFound = (message = 'The requested content does not exist or is not public') =>
+  new ApiError('NOT_FOUND', message);
+export const badCursor = (internal?: string) =>
+  new ApiError('BAD_REQUEST', 'The cursor is invalid or has expired', { internal });
+export const blocked = (internal: string, retryAfter?: number) =>
+  new ApiError('UPSTREAM_BLOCKED', 'The source blocked the request; try again later', { internal, retryAfter });
+export const extractionFailed = (internal: string) =>
+  new ApiError('EXTRACTION_FAILED', 'The source returned data in an unexpected shape', { internal });
+export const unavailable = (internal: string, retryAfter?: number) =>
+  new ApiError('PLATFORM_UNAVAILABLE', 'The source is unavailable; try again later', { internal, retryAfter });
+export const atCapacity = (internal: string) =>
+  new ApiError('SERVICE_UNAVAILABLE', 'The service is at capacity; try again shortly', { internal });
+export const validationError = (details: ValidationDetail[]) =>
+  new ApiError('VALIDATION_ERROR', 'Invalid query parameters', { details });
+
+/** Anything that is not an ApiError is our own fault or an unexpected shape: never a 500. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  // An AWS SDK error (it carries $metadata) is our database failing or throttling: our capacity.
+  if (typeof err === 'object' && err !== null && '$metadata' in err) return atCapacity(text);
+  // A TypeError inside a mapper means the upstream JSON was not the shape we know.
+  return extractionFailed(text);
+}

@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { authorizerHandler } from '../auth/authorizer';
+import { failure } from '../envelope';
+import { ApiError } from '../errors';
+import { logger } from '../log';
+import { routedOperations, type Operation } from '../operations';
+
+/**
+ * The local stand-in for API Gateway: the same routes (from the operation table), the same
+ * authorizer, the same per-team throttle semantics (a token bucket of 100 with 100 tokens per
+ * 60 s, like the usage plan's burst 100 / rate 100÷60), and REST proxy events handed to the same
+ * handler modules Lambda runs.
+ */
+export type Handler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
+
+export interface GatewayOptions {
+  port?: number;
+  host?: string;
+  /** Bucket size and refill per minute; default 100 and 100 (the spec's limit). */
+  ratePerMinute?: number;
+  burst?: number;
+  /** Resolve an operation's handler; default imports functions/<id>.ts. */
+  loadHandler?: (op: Operation) => Promise<Handler>;
+}
+
+export interface Gateway {
+  url: string;
+  server: http.Server;
+  stop(): Promise<void>;
+}
+
+const STAGE = 'local';
+
+export class TokenBuckets {
+  private buckets = new Map<string, { tokens: number; at: number }>();
+  constructor(private readonly burst: number, private readonly perSecond: number) {}
+
+  /** Takes a token, or returns the seconds to wait for one. */
+  take(key: string, now = Date.now()): { ok: true } | { ok: false; retryAfter: number } {
+    const b = this.buckets.get(key) ?? { tokens: this.burst, at: now };
+    b.tokens = Math.min(this.burst, b.tokens + ((now - b.at) / 1000) * this.perSecond);
+    b.at = now;
+    this.buckets.set(key, b);
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return { ok: true };
+    }
+    return { ok: false, retryAfter: Math.max(1, Math.ceil((1 - b.tokens) / this.perSecond)) };
+  }
+}
+
+const defaultLoader = async (op: Operation): Promise<Handler> => {
+  const mod = (await import(`../../functions/${op.id}`)) as { handler: Handler };
+  return mod.handler;
+};
+
+export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
+  const routes = new Map<string, Operation>(routedOperations().map((op) => [op.path, op]));
+  const handlers = new Map<string, Promise<Handler>>();
+  const load = opts.loadHandler ?? defaultLoader;
+  const buckets = new TokenBuckets(opts.burst ?? 100, (opts.ratePerMinute ?? 100) / 60);
+
+  const server = http.createServer((req, res) => {
+    void serve(req).then((result) => {
+      res.writeHead(result.statusCode, result.headers as http.OutgoingHttpHeaders);
+      res.end(result.body);
+    });
+  });
+
+  async function serve(req: http.IncomingMessage): Promise<APIGatewayProxyResult> {
+    const requestId = randomUUID();
+    try {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const op = routes.get(url.pathname);
+      if (!op || req.method !== 'GET') {
+        return failure(new ApiError('NOT_FOUND', `No route for ${req.method} ${url.pathname}`), requestId);
+      }
+      const { single, multi } = headerMaps(req);
+      const { single: query, multi: multiQuery } = queryMaps(url);
+
+      const authEvent = {
+        type: 'REQUEST',
+        methodArn: `arn:aws:execute-api:local:000000000000:local/${STAGE}/GET${op.path}`,
+        resource: op.path,
+        path: url.pathname,
+        httpMethod: 'GET',
+        headers: single,
+        multiValueHeaders: multi,
+        queryStringParameters: query,
+        multiValueQueryStringParameters: multiQuery,
+        pathParameters: null,
+        stageVariables: null,
+        requestContext: { requestId, stage: STAGE },
+      } as unknown as APIGatewayRequestAuthorizerEvent;
+      let auth;
+      try {
+        auth = await authorizerHandler(authEvent);
+      } catch (err) {
+        if ((err as Error).message === 'Unauthorized') {
+          return failure(new ApiError('UNAUTHORIZED', 'A valid API key is required (x-api-key or Authorization: Bearer)'), requestId);
+        }
+        return failure(new ApiError('SERVICE_UNAVAILABLE', 'The service is at capacity; try again shortly'), requestId);
+      }
+
+      const turn = buckets.take(auth.usageIdentifierKey ?? auth.principalId);
+      if (!turn.ok) {
+        return failure(new ApiError('RATE_LIMITED', 'Rate limit exceeded: 100 requests per 60 seconds per team', { retryAfter: turn.retryAfter }), requestId);
+      }
+
+      const event: APIGatewayProxyEvent = {
+        resource: op.path,
+        path: url.pathname,
+        httpMethod: 'GET',
+        headers: single,
+        multiValueHeaders: multi,
+        queryStringParameters: query,
+        multiValueQueryStringParameters: multiQuery,
+        pathParameters: null,
+        stageVariables: null,
+        body: null,
+        isBase64Encoded: false,
+        requestContext: {
+          requestId,
+          stage: STAGE,
+          httpMethod: 'GET',
+          path: `/${STAGE}${url.pathname}`,
+          resourcePath: op.path,
+          authorizer: { ...(auth.context ?? {}), principalId: auth.principalId },
+          identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' },
+        } as unknown as APIGatewayProxyEvent['requestContext'],
+      };
+      let handler = handlers.get(op.id);
+      if (!handler) {
+        handler = load(op);
+        handlers.set(op.id, handler);
+      }
+      return await (await handler)(event);
+    } catch (err) {
+      logger.error('local gateway failure', { requestId, error: String(err) });
+      return failure(new ApiError('SERVICE_UNAVAILABLE', 'The service is at capacity; try again shortly'), requestId);
+    }
+  }
+
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', resolve));
+  const addr = server.address() as AddressInfo;
+  return {
+    url: `http://${opts.host ?? '127.0.0.1'}:${addr.port}`,
+    server,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function headerMaps(req: http.IncomingMessage) {
+  const single: Record<string, string> = {};
+  const multi: Record<string, string[]> = {};
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i] as string;
+    const value = raw[i + 1] as string;
+    single[name] = value;
+    (multi[name] ??= []).push(value);
+  }
+  return { single, multi };
+}
+
+/** API Gateway REST: null when there is no query; the last value wins in the single-value map. */
+function queryMaps(url: URL) {
+  if ([...url.searchParams.keys()].length === 0) return { single: null, multi: null };
+  const single: Record<string, string> = {};
+  const multi: Record<string, string[]> = {};
+  for (const [k, v] of url.searchParams) {
+    single[k] = v;
+    (multi[k] ??= []).push(v);
+  }
+  return { single, multi };
+}

@@ -1,0 +1,16 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+
+/** CloudWatch metrics in embedded metric format; POWERTOOLS_METRICS_DISABLED=true turns them off locally. */
+export const metrics = new Metrics({
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || 'SocialDataApi',
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME || 'social-data-api',
+});
+
+export function recordOutcome(operation: string, outcome: string, upstreamCalls: number, ms: number) {
+  const m = metrics.singleMetric();
+  m.addDimension('operation', operation);
+  m.addDimension('outcome', outcome);
+  m.addMetric('requests', MetricUnit.Count, 1);
+  m.addMetric('upstreamCalls', MetricUnit.Count, upstreamCalls);
+  m.addMetric('latency', MetricUnit.Milliseconds, ms);
+}

@@ -1,0 +1,233 @@
+import * as a from './platforms/microblog-a/site';
+import * as b from './platforms/microblog-b/site';
+import * as c from './platforms/microblog-c/site';
+import * as live from './platforms/livestream/site';
+import * as link from './platforms/linkpage/site';
+import * as pro from './platforms/professional/site';
+import * as sv from './platforms/shortvideo/site';
+import { booleanParam, type ParamDef } from './validation';
+
+/**
+ * THE table of the thirteen operations. The CDK stack, the local gateway, the docs and the contract
+ * tests all read it; nothing here is listed anywhere else. `status: 'planned'` operations have their
+ * parameters validated already but are neither deployed nor routed until their scraper exists.
+ */
+export type Platform = 'microblog-a' | 'microblog-b' | 'microblog-c' | 'shortvideo' | 'livestream' | 'professional' | 'linkpage' | 'citygame';
+export type Status = 200 | 400 | 401 | 402 | 404 | 422 | 429 | 503;
+
+export interface Operation {
+  /** Stable id: names the Lambda function, the handler file and the cache key prefix. */
+  id: string;
+  /** The spec's operation number. */
+  number: number;
+  path: `/v1/${string}`;
+  platform: Platform;
+  summary: string;
+  params: Record<string, ParamDef>;
+  oneOf?: readonly (readonly [string, string])[];
+  pageSize?: number;
+  /** Responses the spec lists for this operation. */
+  responses: readonly Status[];
+  status: 'live' | 'planned';
+  /** Whether the scraper parses HTML (and so bundles linkedom). */
+  parsesHtml: boolean;
+}
+
+const ALL: readonly Status[] = [200, 400, 401, 402, 404, 422, 429, 503];
+const NO_400: readonly Status[] = [200, 401, 402, 404, 422, 429, 503];
+
+const cursor = (schema: ParamDef['schema'], description: string): ParamDef => ({ schema, cursor: true, description });
+
+export const operations = [
+  {
+    id: 'microblog-a-user-posts',
+    number: 1,
+    path: '/v1/microblog-a/user/posts',
+    platform: 'microblog-a',
+    summary: "An account's posts, newest first, as on its profile's Posts tab (posts, reposts, own threads; pinned post first on page 1).",
+    params: {
+      handle: { schema: a.handleParam, description: 'Handle, @handle, bare name (read as <name>.bsky.social), or profile URL', example: 'alice.bsky.social' },
+      userId: { schema: a.userIdParam, description: 'Decentralized identifier, did:plc:<24 base32 chars>', example: 'did:plc:abcdefghijklmnopqrstuvwx' },
+      cursor: cursor(a.cursorParam, 'The cursor of the previous page'),
+    },
+    oneOf: [['handle', 'userId']],
+    pageSize: 30,
+    responses: ALL,
+    status: 'live',
+    parsesHtml: false,
+  },
+  {
+    id: 'livestream-clip',
+    number: 2,
+    path: '/v1/livestream/clip',
+    platform: 'livestream',
+    summary: 'A clip: title, counts, duration, thumbnail, HLS playlist, source stream/VOD, category, channel and creator.',
+    params: {
+      url: { schema: live.urlParam, required: true, description: 'Public clip URL: https://kick.com/<channel>/clips/clip_<id> or https://kick.com/<channel>?clip=clip_<id>' },
+    },
+    responses: NO_400,
+    status: 'planned',
+    parsesHtml: false,
+  },
+  {
+    id: 'microblog-b-profile',
+    number: 3,
+    path: '/v1/microblog-b/profile',
+    platform: 'microblog-b',
+    summary: 'Profile information, stats and metadata (no posts).',
+    params: { handle: { schema: b.handleParam, required: true, description: 'Handle without the leading @' } },
+    responses: NO_400,
+    status: 'planned',
+    parsesHtml: false,
+  },
+  {
+    id: 'citygame-daily',
+    number: 4,
+    path: '/v1/citygame/daily',
+    platform: 'citygame',
+    summary: "Today's in-game bulletin.",
+    params: {},
+    responses: [200, 401, 402, 429, 503],
+    status: 'planned',
+    parsesHtml: true,
+  },
+  {
+    id: 'shortvideo-user-following',
+    number: 5,
+    path: '/v1/shortvideo/user/following',
+    platform: 'shortvideo',
+    summary: 'Accounts a user follows, most recently followed first, 30 per page.',
+    params: {
+      handle: { schema: sv.handleParam, description: 'Username, @username, or profile URL' },
+      userId: { schema: sv.userIdParam, description: 'Numeric user id, ^\\d{1,20}$' },
+      cursor: cursor(sv.followingCursorParam, 'The cursor of the previous page, ^\\d{1,13}$'),
+    },
+    oneOf: [['handle', 'userId']],
+    pageSize: 30,
+    responses: ALL,
+    status: 'planned',
+    parsesHtml: false,
+  },
+  {
+    id: 'linkpage-page',
+    number: 6,
+    path: '/v1/linkpage/page',
+    platform: 'linkpage',
+    summary: 'A creator page: profile, socials, theme and content blocks with click counts.',
+    params: { url: { schema: link.pageUrlParam, required: true, description: 'Public page URL' } },
+    responses: NO_400,
+    status: 'planned',
+    parsesHtml: true,
+  },
+  {
+    id: 'shortvideo-video-comments',
+    number: 7,
+    path: '/v1/shortvideo/video/comments',
+    platform: 'shortvideo',
+    summary: "A video's top-level comments in the source's relevance order, about 40 per page.",
+    params: {
+      url: { schema: sv.videoUrlParam, required: true, description: 'Public video URL, <site>/@<user>/video/<id>' },
+      cursor: cursor(sv.numericCursorParam, 'The cursor of the previous page'),
+    },
+    pageSize: 40,
+    responses: ALL,
+    status: 'planned',
+    parsesHtml: false,
+  },
+  {
+    id: 'professional-post',
+    number: 8,
+    path: '/v1/professional/post',
+    platform: 'professional',
+    summary: 'A post or article as a logged-out visitor sees it.',
+    params: { url: { schema: pro.contentUrlParam, required: true, description: 'Post (.../posts/<slug>) or article (.../pulse/<slug>) URL' } },
+    responses: NO_400,
+    status: 'planned',
+    parsesHtml: true,
+  },
+  {
+    id: 'microblog-c-user-posts',
+    number: 9,
+    path: '/v1/microblog-c/user/posts',
+    platform: 'microblog-c',
+    summary: "An account's posts newest first, 20 per page: own posts, quotes and reposts (as the original with repostedBy); no replies.",
+    params: {
+      handle: { schema: c.handleParam, description: 'Username, @username, or profile URL', example: 'alice' },
+      userId: { schema: c.userIdParam, description: 'Numeric account id', example: '107780257626128497' },
+      cursor: cursor(c.cursorParam, 'The cursor of the previous page'),
+    },
+    oneOf: [['handle', 'userId']],
+    pageSize: 20,
+    responses: ALL,
+    status: 'planned',
+    parsesHtml: true,
+  },
+  {
+    id: 'microblog-b-user-notes',
+    number: 10,
+    path: '/v1/microblog-b/user-notes',
+    platform: 'microblog-b',
+    summary: 'The notes shown on the initial profile load: pinned first, then newest to oldest.',
+    params: {
+      handle: { schema: b.handleParam, required: true, description: 'Handle without the leading @' },
+      trim: { schema: booleanParam, description: 'true: essential fields only' },
+    },
+    responses: NO_400,
+    status: 'planned',
+    parsesHtml: false,
+  },
+  {
+    id: 'shortvideo-user-live',
+    number: 11,
+    path: '/v1/shortvideo/user/live',
+    platform: 'shortvideo',
+    summary: 'Whether a user is live now, with stream details, or the most recent live.',
+    params: { handle: { schema: sv.handleParam, required: true, description: 'Username, @username, or profile URL' } },
+    responses: NO_400,
+    status: 'planned',
+    parsesHtml: false,
+  },
+  {
+    id: 'microblog-b-note',
+    number: 12,
+    path: '/v1/microblog-b/note',
+    platform: 'microblog-b',
+    summary: 'A note with its reply thread.',
+    params: {
+      url: { schema: b.noteUrlParam, required: true, description: 'Public permalink of a note' },
+      trim: { schema: booleanParam, description: 'true: only the focal note, essential fields' },
+    },
+    responses: [200, 401, 402, 422, 429, 503],
+    status: 'planned',
+    parsesHtml: false,
+  },
+  {
+    id: 'shortvideo-search-hashtag',
+    number: 13,
+    path: '/v1/shortvideo/search/hashtag',
+    platform: 'shortvideo',
+    summary: 'Videos shown for a hashtag in a region (default NG), up to 30 per page.',
+    params: {
+      hashtag: { schema: sv.hashtagParam, required: true, description: 'The hashtag, with or without #' },
+      region: { schema: sv.regionParam, description: 'Two-letter region code; default NG' },
+      cursor: cursor(sv.numericCursorParam, 'The cursor of the previous page'),
+    },
+    pageSize: 30,
+    responses: ALL,
+    status: 'planned',
+    parsesHtml: false,
+  },
+] as const satisfies readonly Operation[];
+
+export type OperationId = (typeof operations)[number]['id'];
+
+export function operation(id: OperationId): Operation {
+  const op = operations.find((o) => o.id === id);
+  if (!op) throw new Error(`unknown operation ${id}`);
+  return op;
+}
+
+export const routedOperations = (): Operation[] => operations.filter((o) => o.status === 'live');
+
+/** functions/<id>.ts is the Lambda entry of each routed operation. */
+export const handlerFile = (op: Operation) => `functions/${op.id}.ts`;

@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { cacheItem, cacheKey, readCache } from './cache';
+import { config } from './config';
+import { COST, balance, ledgerItem, refund, reserve } from './credits';
+import { db } from './db/client';
+import { failure, success } from './envelope';
+import { ApiError, atCapacity, toApiError } from './errors';
+import { requestLogger, type Log } from './log';
+import { recordOutcome } from './metrics';
+import { operation, type OperationId } from './operations';
+import { ScrapeContext } from './scrape/http';
+import { CACHE_MAX_AGE_SECONDS, validateQuery } from './validation';
+
+/**
+ * The one request pipeline every function runs:
+ *   authenticated team -> validate -> cache (when cache_max_age allows) -> reserve 1 credit
+ *   -> scrape within the deadline -> ledger + cache write -> envelope.
+ * Any error after the reservation gives the credit back; errors always cost 0.
+ */
+export type Scraper<P> = (params: P, ctx: ScrapeContext, log: Log) => Promise<Record<string, unknown>>;
+
+export interface PipelineResult extends APIGatewayProxyResult {
+  headers: Record<string, string>;
+}
+
+export function createHandler<P>(operationId: OperationId, scrape: Scraper<P>) {
+  const op = operation(operationId);
+
+  return async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+    const started = Date.now();
+    const requestId = event.requestContext?.requestId || randomUUID();
+    const log = requestLogger(requestId, op.id);
+    let teamId: string | undefined;
+    let reserved = false;
+    let outcome = 'error';
+    let upstreamCalls = 0;
+    try {
+      teamId = event.requestContext?.authorizer?.teamId as string | undefined;
+      if (!teamId) throw new ApiError('UNAUTHORIZED', 'A valid API key is required');
+
+      const { values, cacheMaxAge } = validateQuery(op, event.queryStringParameters, event.multiValueQueryStringParameters);
+      const key = cacheKey(op.id, values);
+
+      if (cacheMaxAge) {
+        const hit = await readCache(key, CACHE_MAX_AGE_SECONDS[cacheMaxAge]).catch((err) => {
+          log.warn('cache read failed; scraping live', { error: (err as Error).name });
+          return null;
+        });
+        if (hit) {
+          outcome = 'cache_hit';
+          const cachedAt = new Date(hit.fetchedAt).toISOString();
+          return success(hit.data, { requestId, creditsCharged: 0, creditsRemaining: await balance(teamId), cached: true, cachedAt });
+        }
+      }
+
+      const remainingAfter = await reserve(teamId);
+      reserved = true;
+
+      const ctx = ScrapeContext.withBudget(config.scrapeDeadlineMs);
+      let result: Record<string, unknown>;
+      try {
+        result = await scrape(values as P, ctx, log);
+      } finally {
+        upstreamCalls = ctx.upstreamCalls;
+      }
+      const fetchedAt = Date.now();
+      const data = { ...result, fetchedAt: new Date(fetchedAt).toISOString() };
+
+      await settle(teamId, requestId, op.id, key, data, fetchedAt, log);
+      reserved = false;
+      outcome = 'live';
+      return success(data, { requestId, creditsCharged: COST, creditsRemaining: remainingAfter, cached: false });
+    } catch (err) {
+      const apiError = toApiError(err);
+      if (reserved && teamId) {
+        const given = await refund(teamId);
+        if (!given) log.error('refund failed: a reserved credit was not given back', { teamId });
+      }
+      outcome = apiError.code;
+      const level = apiError.status >= 500 ? 'error' : 'info';
+      log[level]('request failed', { code: apiError.code, status: apiError.status, cause: apiError.internal ?? apiError.message, teamId });
+      return failure(apiError, requestId);
+    } finally {
+      const ms = Date.now() - started;
+      log.info('request done', { outcome, ms, upstreamCalls, teamId });
+      recordOutcome(op.id, outcome, upstreamCalls, ms);
+    }
+  };
+}
+
+/** One transaction writes the ledger record and the cache entry; a payload too large is served uncached. */
+async function settle(teamId: string, requestId: string, operationId: string, key: string, data: object, fetchedAt: number, log: Log) {
+  const time = new Date(fetchedAt).toISOString();
+  const ledgerPut = {
+    Put: {
+      TableName: config.accountsTable,
+      Item: ledgerItem({ teamId, requestId, operation: operationId, credits: COST, time }),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+  const item = cacheItem(key, operationId, data, fetchedAt);
+  if (!item) log.warn('result too large to cache; served uncached', { bytes: JSON.stringify(data).length });
+  const cachePut = item ? [{ Put: { TableName: config.cacheTable, Item: item } }] : [];
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: [ledgerPut, ...cachePut] }));
+  } catch (err) {
+    if (!cachePut.length) throw atCapacity(`ledger write failed: ${(err as Error).name}`);
+    log.warn('ledger+cache write failed; writing the ledger alone', { error: (err as Error).name });
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: [ledgerPut] }));
+    } catch (err2) {
+      throw atCapacity(`ledger write failed: ${(err2 as Error).name}`);
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import * as v from 'valibot';
+import { type PlatformUpstream } from '../../scrape/http';
+import { parseHostUrl } from '../../validation';
+
+/**
+ * livestream: clip metadata from the web app's v2 API, behind Cloudflare.
+ * Public URL forms: https://kick.com/<channel>/clips/clip_<ULID>, https://kick.com/<channel>?clip=clip_<ULID>
+ */
+export const PUBLIC_HOSTS = ['kick.com'] as const;
+export const WEB_ORIGIN = 'https://kick.com';
+
+export const UPSTREAM: PlatformUpstream = {
+  platform: 'livestream',
+  defaultBaseUrl: WEB_ORIGIN,
+  headers: {
+    accept: 'application/json',
+    'accept-language': 'en-US',
+    origin: WEB_ORIGIN,
+    'sec-fetch-dest': 'empty',
+    'sec-fetch-mode': 'cors',
+    'sec-fetch-site': 'same-origin',
+  },
+};
+
+export const clipPageUrl = (channelSlug: string, clipId: string) => `${WEB_ORIGIN}/${channelSlug}/clips/${clipId}`;
+
+const CLIP_ID = /^clip_[0-9A-HJKMNP-TV-Z]{26}$/i;
+const CHANNEL = /^[A-Za-z0-9_-]{1,64}$/;
+
+export interface ClipRef {
+  clipId: string;
+  channel: string;
+}
+
+export function parseClipUrl(raw: string): ClipRef | null {
+  const u = parseHostUrl(raw, PUBLIC_HOSTS);
+  if (!u) return null;
+  const path = u.pathname.replace(/\/+$/, '');
+  const viaPath = path.match(/^\/([^/]+)\/clips\/([^/]+)$/);
+  if (viaPath?.[1] && viaPath[2] && CHANNEL.test(viaPath[1]) && CLIP_ID.test(viaPath[2])) {
+    return { channel: viaPath[1].toLowerCase(), clipId: `clip_${viaPath[2].slice(5).toUpperCase()}` };
+  }
+  const viaQuery = path.match(/^\/([^/]+)$/);
+  const q = u.searchParams.get('clip');
+  if (viaQuery?.[1] && CHANNEL.test(viaQuery[1]) && q && CLIP_ID.test(q)) {
+    return { channel: viaQuery[1].toLowerCase(), clipId: `clip_${q.slice(5).toUpperCase()}` };
+  }
+  return null;
+}
+
+export const urlParam = v.pipe(
+  v.string(),
+  v.maxLength(2048, 'Must be at most 2048 characters'),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const ref = parseClipUrl(dataset.value);
+    if (!ref) {
+      addIssue({ message: 'Must be a clip URL on kick.com: https://kick.com/<channel>/clips/clip_<id> or https://kick.com/<channel>?clip=clip_<id>' });
+      return NEVER;
+    }
+    // The clip id alone identifies the clip: the channel is not part of the cache key.
+    return { clipId: ref.clipId };
+  }),
+);

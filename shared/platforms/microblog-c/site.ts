@@ -1,0 +1,51 @@
+import * as v from 'valibot';
+import { sameOriginApiHeaders, type PlatformUpstream } from '../../scrape/http';
+import { matching, parseHostUrl } from '../../validation';
+
+/**
+ * microblog-c: a Mastodon-style API behind Cloudflare.
+ * Public URL forms: https://truthsocial.com/@<username>[/...]
+ */
+export const PUBLIC_HOSTS = ['truthsocial.com'] as const;
+export const WEB_ORIGIN = 'https://truthsocial.com';
+
+export const UPSTREAM: PlatformUpstream = {
+  platform: 'microblog-c',
+  defaultBaseUrl: WEB_ORIGIN,
+  headers: sameOriginApiHeaders(WEB_ORIGIN),
+};
+
+export const profileUrl = (username: string) => `${WEB_ORIGIN}/@${username}`;
+export const postUrl = (username: string, id: string) => `${WEB_ORIGIN}/@${username}/posts/${id}`;
+
+const USERNAME = /^[A-Za-z0-9_]{1,30}$/;
+
+/** username, @username, or a profile URL -> the username (case kept; lookup is case-insensitive). */
+export function parseUsername(raw: string): string | null {
+  let s = raw.trim();
+  if (/^https?:\/\//i.test(s)) {
+    const u = parseHostUrl(s, PUBLIC_HOSTS);
+    const m = u?.pathname.match(/^\/@([^/]+)\/?/);
+    if (!m?.[1]) return null;
+    s = decodeURIComponent(m[1]);
+  }
+  s = s.replace(/^@/, '');
+  return USERNAME.test(s) ? s : null;
+}
+
+export const handleParam = v.pipe(
+  v.string(),
+  v.maxLength(300, 'Must be at most 300 characters'),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const name = parseUsername(dataset.value);
+    if (!name) {
+      addIssue({ message: 'Must be a username (letters, digits, _), @username, or a profile URL on truthsocial.com' });
+      return NEVER;
+    }
+    // The lookup is case-insensitive, so one cache entry serves every spelling.
+    return name.toLowerCase();
+  }),
+);
+export const userIdParam = matching(/^\d{1,20}$/, 'Must be a numeric account id (digits only)');
+/** The cursor is the id of the last post of the previous page (a snowflake). */
+export const cursorParam = matching(/^\d{1,20}$/, 'Must be digits');

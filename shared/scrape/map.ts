@@ -1,0 +1,106 @@
+/**
+ * Small typed coercers for mapping upstream JSON to our resources, in the spirit of yt-dlp's
+ * traverse_obj / int_or_none / url_or_none: a missing or mistyped upstream field becomes null,
+ * never an exception, so each mapper can be one declarative object literal.
+ */
+export type Json = unknown;
+
+/** Safe path getter: get(obj, 'a', 0, 'b') ~ obj?.a?.[0]?.b, with no throw on wrong types. */
+export function get(obj: Json, ...path: (string | number)[]): unknown {
+  let cur: unknown = obj;
+  for (const key of path) {
+    if (cur === null || cur === undefined) return undefined;
+    if (typeof key === 'number') {
+      if (!Array.isArray(cur)) return undefined;
+      cur = cur[key < 0 ? cur.length + key : key];
+    } else {
+      if (typeof cur !== 'object' || Array.isArray(cur)) return undefined;
+      cur = (cur as Record<string, unknown>)[key];
+    }
+  }
+  return cur;
+}
+
+/** A non-empty string, or null. Numbers are stringified (ids arrive as either). */
+export function str(v: unknown): string | null {
+  if (typeof v === 'string') return v.length > 0 ? v : null;
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  return null;
+}
+
+/** Like str, but an empty string stays an empty string (for fields the spec types as plain string). */
+export function text(v: unknown): string | null {
+  return typeof v === 'string' ? v : str(v);
+}
+
+/** An integer, or null. Digit strings are accepted ("45013036"). */
+export function int(v: unknown): number | null {
+  if (typeof v === 'number' && Number.isFinite(v)) return Math.trunc(v);
+  if (typeof v === 'string' && /^-?\d+$/.test(v.trim())) {
+    const n = Number(v.trim());
+    return Number.isSafeInteger(n) ? n : null;
+  }
+  return null;
+}
+
+/** A count: an integer >= 0, or null (upstreams use -1 for "withheld"). */
+export function count(v: unknown): number | null {
+  const n = int(v);
+  return n !== null && n >= 0 ? n : null;
+}
+
+/** A number (float allowed), or null. */
+export function num(v: unknown): number | null {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  return null;
+}
+
+export function bool(v: unknown): boolean | null {
+  if (typeof v === 'boolean') return v;
+  if (v === 1 || v === 'true' || v === '1') return true;
+  if (v === 0 || v === 'false' || v === '0') return false;
+  return null;
+}
+
+/** ISO-8601 UTC date-time, or null. Placeholder dates before year 1000 (0001-01-01…) are null. */
+export function isoDate(v: unknown): string | null {
+  let d: Date | null = null;
+  if (typeof v === 'string' && v.trim() !== '') {
+    d = new Date(v.trim());
+  } else if (typeof v === 'number' && Number.isFinite(v)) {
+    d = new Date(v < 1e12 ? v * 1000 : v); // seconds or milliseconds
+  }
+  if (!d || Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1000) return null;
+  return d.toISOString();
+}
+
+/** An absolute http(s) URL, or null. */
+export function url(v: unknown): string | null {
+  if (typeof v !== 'string' || v === '') return null;
+  try {
+    const u = new URL(v);
+    return u.protocol === 'https:' || u.protocol === 'http:' ? u.toString() : null;
+  } catch {
+    return null;
+  }
+}
+
+/** An array, or []. */
+export function arr(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+/** Map an array with a mapper, dropping nulls. */
+export function list<T>(v: unknown, fn: (item: unknown, index: number) => T | null | undefined): T[] {
+  const out: T[] = [];
+  arr(v).forEach((item, i) => {
+    const m = fn(item, i);
+    if (m !== null && m !== undefined) out.push(m);
+  });
+  return out;
+}
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,143 @@
+import * as v from 'valibot';
+import { ApiError, badCursor, validationError, type ValidationDetail } from './errors';
+
+/**
+ * Parameter validation with valibot. Each parameter of each operation is a valibot schema from a
+ * string to its normalized value; `validateQuery` applies them, adds the either-or and required
+ * rules from the operation table, and reports every problem as a `{path, message}` detail.
+ */
+export type ParamSchema = v.GenericSchema<string, unknown>;
+
+export interface ParamDef {
+  schema: ParamSchema;
+  required?: boolean;
+  /** A bad cursor is "invalid or expired" (400 BAD_REQUEST), not a malformed parameter (422). */
+  cursor?: boolean;
+  description: string;
+  example?: string;
+}
+
+export const CACHE_MAX_AGE_SECONDS = { '1d': 86_400, '3d': 3 * 86_400, '7d': 7 * 86_400, '14d': 14 * 86_400, '30d': 30 * 86_400 } as const;
+export type CacheMaxAge = keyof typeof CACHE_MAX_AGE_SECONDS;
+
+export const cacheMaxAgeSchema = v.picklist(
+  Object.keys(CACHE_MAX_AGE_SECONDS) as CacheMaxAge[],
+  'Must be one of 1d, 3d, 7d, 14d, 30d',
+);
+
+/** A string matching a pattern, with a message that says what was expected. */
+export const matching = (re: RegExp, message: string) => v.pipe(v.string(), v.regex(re, message));
+
+/** `true` or `false`, nothing else. */
+export const booleanParam = v.pipe(
+  v.picklist(['true', 'false'], 'Must be true or false'),
+  v.transform((s) => s === 'true'),
+);
+
+/** A printable opaque token (cursors the upstream invented). */
+export const opaqueToken = (max = 512) =>
+  v.pipe(v.string(), v.minLength(1, 'Must not be empty'), v.maxLength(max, `Must be at most ${max} characters`), v.regex(/^[\x21-\x7e]+$/, 'Must be printable ASCII without spaces'));
+
+/**
+ * A URL on one of the platform's own hosts: https (or http), no credentials, no port, host equal
+ * to one of `hosts` (a leading "www." or "m." is accepted). Nothing else is ever fetched.
+ */
+export function platformUrl(hosts: readonly string[], what: string) {
+  return v.pipe(
+    v.string(),
+    v.maxLength(2048, 'Must be at most 2048 characters'),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const parsed = parseHostUrl(dataset.value, hosts);
+      if (!parsed) {
+        addIssue({ message: `Must be a ${what} URL on ${hosts.join(' or ')}` });
+        return NEVER;
+      }
+      return parsed;
+    }),
+  );
+}
+
+export function parseHostUrl(raw: string, hosts: readonly string[]): URL | null {
+  let u: URL;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    return null;
+  }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') return null;
+  if (u.username || u.password || u.port) return null;
+  const host = u.hostname.toLowerCase().replace(/^(www|m|mobile)\./, '');
+  return hosts.includes(host) ? u : null;
+}
+
+export interface QueryParams {
+  [name: string]: string | undefined;
+}
+
+export interface ValidationRules {
+  params: Record<string, ParamDef>;
+  /** Exactly one of each pair must be present. */
+  oneOf?: readonly (readonly [string, string])[];
+}
+
+export interface ValidatedQuery {
+  values: Record<string, unknown>;
+  cacheMaxAge?: CacheMaxAge;
+}
+
+/**
+ * `single` holds each parameter once; `multi` (when known) tells us a parameter was repeated,
+ * which is refused rather than silently taking one of the values.
+ */
+export function validateQuery(rules: ValidationRules, single: QueryParams | null, multi?: Record<string, string[] | undefined> | null): ValidatedQuery {
+  const query = single ?? {};
+  const details: ValidationDetail[] = [];
+  const cursorProblems: string[] = [];
+  const values: Record<string, unknown> = {};
+  let cacheMaxAge: CacheMaxAge | undefined;
+
+  for (const [name, list] of Object.entries(multi ?? {})) {
+    if (list && list.length > 1) details.push({ path: name, message: 'Must be given at most once' });
+  }
+  for (const name of Object.keys(query)) {
+    if (name !== 'cache_max_age' && !(name in rules.params)) {
+      const known = Object.keys(rules.params);
+      details.push({ path: name, message: known.length ? `Unknown parameter; this operation takes ${[...known, 'cache_max_age'].join(', ')}` : 'Unknown parameter; this operation takes only cache_max_age' });
+    }
+  }
+  const cma = query.cache_max_age;
+  if (cma !== undefined) {
+    const r = v.safeParse(cacheMaxAgeSchema, cma);
+    if (r.success) cacheMaxAge = r.output;
+    else details.push({ path: 'cache_max_age', message: r.issues[0].message });
+  }
+  for (const [name, def] of Object.entries(rules.params)) {
+    const raw = query[name];
+    if (raw === undefined || raw === null) {
+      if (def.required) details.push({ path: name, message: 'Required' });
+      continue;
+    }
+    if (raw === '') {
+      if (def.cursor) cursorProblems.push(name);
+      else details.push({ path: name, message: 'Must not be empty' });
+      continue;
+    }
+    const r = v.safeParse(def.schema, raw);
+    if (r.success) values[name] = r.output;
+    else if (def.cursor) cursorProblems.push(name);
+    else details.push({ path: name, message: r.issues[0].message });
+  }
+  for (const [a, b] of rules.oneOf ?? []) {
+    const hasA = query[a] !== undefined;
+    const hasB = query[b] !== undefined;
+    if (hasA && hasB) details.push({ path: a, message: `Give either ${a} or ${b}, not both` });
+    if (!hasA && !hasB) details.push({ path: a, message: `Exactly one of ${a} or ${b} is required` });
+  }
+  if (details.length) throw validationError(details);
+  if (cursorProblems.length) throw badCursor(`malformed ${cursorProblems.join(', ')}`);
+  return { values, cacheMaxAge };
+}
+
+export function isApiError(e: unknown): e is ApiError {
+  return e instanceof ApiError;
+}

@@ -1,0 +1,8 @@
+import { startDynamoLocal, type LocalDynamo } from '../../shared/local/dynamo';
+
+/** One DynamoDB Local for the whole run; each test file gets tables of its own (per-file-env.ts). */
+export default async function globalSetup() {
+  const dynamo = await startDynamoLocal();
+  (globalThis as { __DYNAMO__?: LocalDynamo }).__DYNAMO__ = dynamo;
+  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+}

@@ -1,0 +1,17 @@
+import { randomUUID } from 'node:crypto';
+import { envName } from '../../shared/config';
+import { operations } from '../../shared/operations';
+
+// Each test file works on its own tables in the shared DynamoDB Local, so files never see each other's data.
+const suffix = randomUUID().slice(0, 8);
+process.env.ACCOUNTS_TABLE = `accounts-${suffix}`;
+process.env.CACHE_TABLE = `cache-${suffix}`;
+process.env.AWS_REGION = 'us-east-1';
+process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+process.env.POWERTOOLS_LOG_LEVEL = process.env.TEST_LOG_LEVEL || 'SILENT';
+process.env.SCRAPE_DEADLINE_MS = process.env.SCRAPE_DEADLINE_MS || '5000';
+process.env.UPSTREAM_TIMEOUT_MS = process.env.UPSTREAM_TIMEOUT_MS || '2000';
+// Never let a test reach a real proxy or a real site by accident.
+delete process.env.SCRAPER_PROXY_URL;
+// Every upstream defaults to a closed local port; a test that wants one points it at its fake upstream.
+for (const op of operations) process.env[`UPSTREAM_${envName(op.platform)}_URL`] = 'http://127.0.0.1:9';
