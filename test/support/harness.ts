@@ -53,7 +53,9 @@ export async function startHarness(gatewayOptions: GatewayOptions = {}): Promise
       } catch {
         /* leave as text */
       }
-      return { status: res.status, headers: Object.fromEntries(res.headers), body };
+      const headersOut: Record<string, string> = {};
+      res.headers.forEach((value, name) => (headersOut[name] = value));
+      return { status: res.status, headers: headersOut, body };
     },
     async stop() {
       await gateway.stop();

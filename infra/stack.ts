@@ -1,0 +1,267 @@
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as ssm from 'aws-cdk-lib/aws-ssm';
+import type { Construct } from 'constructs';
+import { ACCOUNTS, CACHE } from '../shared/db/tables';
+import { ERROR_STATUS, type ErrorCode } from '../shared/errors';
+import { handlerFile, routedOperations, type Operation } from '../shared/operations';
+
+/**
+ * The whole service in one stack: one Lambda per routed operation (from the operations table),
+ * the REQUEST authorizer, the two DynamoDB tables and the REST API with its per-team usage plan.
+ *
+ * Context (cdk.json or `-c key=value`):
+ *   scraperProxyParameter  name of an SSM String parameter holding the scraper proxy URL. Resolved by
+ *                          CloudFormation at deploy time, so the URL never enters git or cdk.out
+ *                          (it is still visible in the Lambda configuration; SecureString cannot be
+ *                          referenced from Lambda environment variables).
+ *   scraperProxyUrl        the proxy URL itself, as plain text in the template. For a proxy without
+ *                          credentials only; scraperProxyParameter wins when both are given.
+ *   stageRateLimit, stageBurstLimit  whole-stage throttle (all teams together), default 100 rps / 200.
+ */
+const PROJECT_ROOT = path.resolve(__dirname, '..');
+
+export const SERVICE_NAME = 'social-data-api';
+/** Per team: the spec's 100 requests per 60 seconds, as a token bucket of 100 refilled at 100/60 per second. */
+export const TEAM_RATE_LIMIT = 100 / 60;
+export const TEAM_BURST_LIMIT = 100;
+/** A token comes back every 0.6 s at the team rate, so one second is always enough to retry. */
+const THROTTLE_RETRY_AFTER_S = 1;
+/** Matches the handlers' own SERVICE_UNAVAILABLE Retry-After. */
+const GATEWAY_5XX_RETRY_AFTER_S = 5;
+
+/** API Gateway gives up on an integration at 29 s; the function must answer first. */
+const FUNCTION_TIMEOUT = Duration.seconds(28);
+/** The scrape (retries included) ends by then, which leaves 8 s to refund the credit and answer. */
+const SCRAPE_DEADLINE_MS = 20_000;
+/** The authorizer makes one GetItem and at most one UpdateItem; a stuck one should fail fast (503). */
+const AUTHORIZER_TIMEOUT = Duration.seconds(10);
+/**
+ * Lambda's CPU share grows with memory. Parsing a whole HTML page with linkedom is CPU-bound
+ * (and the DOM of a large page takes tens of MB), so those functions get 1024 MB; the JSON-API
+ * scrapers spend their time waiting on the network and 512 MB gives them a fast enough cold start.
+ */
+const memoryFor = (op: Operation) => (op.parsesHtml ? 1024 : 512);
+
+export class SocialDataApiStack extends Stack {
+  readonly api: apigateway.RestApi;
+  readonly usagePlan: apigateway.UsagePlan;
+  readonly accounts: dynamodb.Table;
+  readonly cache: dynamodb.Table;
+
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, props);
+
+    this.accounts = new dynamodb.Table(this, 'AccountsTable', {
+      partitionKey: { name: ACCOUNTS.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: ACCOUNTS.sortKey, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // Teams, keys, balances and the ledger: money. Never deleted with the stack.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.accounts.addGlobalSecondaryIndex({
+      indexName: ACCOUNTS.teamIndex.name,
+      partitionKey: { name: ACCOUNTS.teamIndex.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: ACCOUNTS.teamIndex.sortKey, type: dynamodb.AttributeType.STRING },
+      projectionType: dynamodb.ProjectionType.ALL,
+    });
+
+    this.cache = new dynamodb.Table(this, 'CacheTable', {
+      partitionKey: { name: CACHE.partitionKey, type: dynamodb.AttributeType.STRING },
+      timeToLiveAttribute: CACHE.ttlAttribute,
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      // Every entry can be scraped again.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    const environment: Record<string, string> = {
+      NODE_OPTIONS: '--enable-source-maps',
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+      ACCOUNTS_TABLE: this.accounts.tableName,
+      CACHE_TABLE: this.cache.tableName,
+    };
+
+    const authorizerFn = this.nodeFunction('Authorizer', 'functions/authorizer.ts', {
+      description: 'REQUEST authorizer: API key -> team usage-plan key',
+      memorySize: 512,
+      timeout: AUTHORIZER_TIMEOUT,
+      environment,
+    });
+    this.allow(authorizerFn, this.accounts, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+
+    const proxyUrl = this.scraperProxyUrl();
+    const operationFns = routedOperations().map((op) => {
+      const fn = this.nodeFunction(functionId(op), handlerFile(op), {
+        description: `${op.number}. GET ${op.path}`,
+        memorySize: memoryFor(op),
+        timeout: FUNCTION_TIMEOUT,
+        environment: {
+          ...environment,
+          SCRAPE_DEADLINE_MS: String(SCRAPE_DEADLINE_MS),
+          ...(proxyUrl ? { SCRAPER_PROXY_URL: proxyUrl } : {}),
+        },
+      });
+      // Reserve/refund are UpdateItem; the ledger write (TransactWriteItems) needs PutItem on each item.
+      this.allow(fn, this.accounts, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
+      this.allow(fn, this.cache, 'dynamodb:GetItem', 'dynamodb:PutItem');
+      return { op, fn };
+    });
+
+    this.api = new apigateway.RestApi(this, 'Api', {
+      restApiName: 'SocialDataApi',
+      description: 'Public social-data extraction API',
+      endpointConfiguration: { types: [apigateway.EndpointType.REGIONAL] },
+      // The authorizer names the team's usage-plan key, so the usage plan throttles per team.
+      apiKeySourceType: apigateway.ApiKeySourceType.AUTHORIZER,
+      cloudWatchRole: false,
+      deployOptions: {
+        stageName: 'prod',
+        throttlingRateLimit: numberContext(this, 'stageRateLimit', 100),
+        throttlingBurstLimit: numberContext(this, 'stageBurstLimit', 200),
+      },
+    });
+    // RestApi adds an output with a generated name; ApiUrl below replaces it with a stable one.
+    this.api.node.tryRemoveChild('Endpoint');
+
+    const authorizer = new apigateway.RequestAuthorizer(this, 'KeyAuthorizer', {
+      handler: authorizerFn,
+      // No identity source and no cache: with a source listed, API Gateway answers 401 itself when
+      // that header is absent, and the key may come as x-api-key or as Authorization: Bearer.
+      identitySources: [],
+      resultsCacheTtl: Duration.seconds(0),
+    });
+    // CDK writes IdentitySource: "" for an empty list; leave the property out instead, which is
+    // the documented form of "no identity source" when caching is off.
+    (authorizer.node.defaultChild as apigateway.CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
+
+    for (const { op, fn } of operationFns) {
+      this.api.root.resourceForPath(op.path).addMethod('GET', new apigateway.LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }), {
+        authorizer,
+        authorizationType: apigateway.AuthorizationType.CUSTOM,
+        apiKeyRequired: true,
+      });
+    }
+
+    this.usagePlan = this.api.addUsagePlan('TeamUsagePlan', {
+      name: 'social-data-api-team',
+      description: 'One API key per team (created by the admin CLI); 100 requests per 60 s per team',
+      throttle: { rateLimit: TEAM_RATE_LIMIT, burstLimit: TEAM_BURST_LIMIT },
+      apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
+    });
+
+    this.addGatewayResponses();
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL; operation paths start with /v1' });
+    new CfnOutput(this, 'UsagePlanId', { value: this.usagePlan.usagePlanId, description: 'USAGE_PLAN_ID for the admin CLI' });
+    new CfnOutput(this, 'AccountsTableName', { value: this.accounts.tableName, description: 'ACCOUNTS_TABLE' });
+    new CfnOutput(this, 'CacheTableName', { value: this.cache.tableName, description: 'CACHE_TABLE' });
+  }
+
+  private nodeFunction(
+    id: string,
+    entry: string,
+    props: Pick<lambda.FunctionProps, 'description' | 'memorySize' | 'timeout' | 'environment'>,
+  ): NodejsFunction {
+    const entryPath = path.join(PROJECT_ROOT, entry);
+    if (!existsSync(entryPath)) throw new Error(`${id}: handler file ${entry} is missing (a routed operation needs functions/<id>.ts)`);
+    const logGroup = new logs.LogGroup(this, `${id}Logs`, {
+      retention: logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    return new NodejsFunction(this, id, {
+      ...props,
+      entry: entryPath,
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      logGroup,
+      bundling: {
+        minify: true,
+        sourceMap: true,
+        // File and line numbers in stack traces without shipping the sources a second time.
+        sourcesContent: false,
+        target: 'node22',
+        format: OutputFormat.CJS,
+        // Bundle the AWS SDK too: it imports faster than the runtime's copy.
+        externalModules: [],
+      },
+    });
+  }
+
+  /** Item-level actions on the table itself: no Scan, no DeleteItem, no Query, no index access. */
+  private allow(fn: lambda.IFunction, table: dynamodb.ITable, ...actions: string[]) {
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions, resources: [table.tableArn] }));
+  }
+
+  private scraperProxyUrl(): string | undefined {
+    const parameter = this.node.tryGetContext('scraperProxyParameter') as string | undefined;
+    if (parameter) return ssm.StringParameter.valueForStringParameter(this, parameter);
+    const url = this.node.tryGetContext('scraperProxyUrl') as string | undefined;
+    return url || undefined;
+  }
+
+  /**
+   * API Gateway's own refusals in the service's error envelope. One status per response type,
+   * so MISSING_AUTHENTICATION_TOKEN (what a REST API answers for a path or method it does not
+   * have; no method here uses IAM auth, so a bad key never produces it) becomes 404.
+   */
+  private addGatewayResponses() {
+    const R = apigateway.ResponseType;
+    const reply = (id: string, type: apigateway.ResponseType, code: ErrorCode, message: string, retryAfter?: number) =>
+      this.api.addGatewayResponse(id, {
+        type,
+        statusCode: String(ERROR_STATUS[code]),
+        responseHeaders: {
+          // A mapping expression (no quotes): API Gateway substitutes the request id.
+          'x-request-id': 'context.requestId',
+          ...(retryAfter !== undefined ? { 'retry-after': `'${retryAfter}'` } : {}),
+        },
+        templates: { 'application/json': errorTemplate(code, message) },
+      });
+
+    const unauthorized = 'A valid API key is required';
+    reply('Unauthorized', R.UNAUTHORIZED, 'UNAUTHORIZED', unauthorized);
+    reply('AccessDenied', R.ACCESS_DENIED, 'UNAUTHORIZED', unauthorized);
+    reply('InvalidApiKey', R.INVALID_API_KEY, 'UNAUTHORIZED', unauthorized);
+    reply('MissingAuthenticationToken', R.MISSING_AUTHENTICATION_TOKEN, 'NOT_FOUND', 'No such operation');
+    reply('ResourceNotFound', R.RESOURCE_NOT_FOUND, 'NOT_FOUND', 'No such operation');
+    const rateLimited = 'Over the rate limit of 100 requests per 60 seconds per team';
+    reply('Throttled', R.THROTTLED, 'RATE_LIMITED', rateLimited, THROTTLE_RETRY_AFTER_S);
+    reply('QuotaExceeded', R.QUOTA_EXCEEDED, 'RATE_LIMITED', rateLimited, THROTTLE_RETRY_AFTER_S);
+    const unavailable = 'The service is at capacity; try again shortly';
+    reply('AuthorizerFailure', R.AUTHORIZER_FAILURE, 'SERVICE_UNAVAILABLE', unavailable, GATEWAY_5XX_RETRY_AFTER_S);
+    reply('AuthorizerConfigurationError', R.AUTHORIZER_CONFIGURATION_ERROR, 'SERVICE_UNAVAILABLE', unavailable, GATEWAY_5XX_RETRY_AFTER_S);
+    // The handlers never answer 5xx other than 503 themselves: any other 5xx is the gateway's own
+    // failure (integration error or timeout), which is our capacity problem.
+    reply('Default5xx', R.DEFAULT_5XX, 'SERVICE_UNAVAILABLE', unavailable, GATEWAY_5XX_RETRY_AFTER_S);
+    reply('Default4xx', R.DEFAULT_4XX, 'BAD_REQUEST', 'The request is invalid');
+  }
+}
+
+/** The logical id of an operation's function: `microblog-a-user-posts` -> `MicroblogAUserPosts`. */
+export const functionId = (op: Operation) =>
+  op.id
+    .split(/[^a-zA-Z0-9]+/)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
+
+/** Gateway response templates are not VTL, but $context variables are substituted. */
+export function errorTemplate(code: ErrorCode, message: string): string {
+  return JSON.stringify({ error: { code, message, requestId: '$context.requestId' } });
+}
+
+function numberContext(scope: Construct, key: string, fallback: number): number {
+  const raw = scope.node.tryGetContext(key) as unknown;
+  const n = raw === undefined || raw === '' ? NaN : Number(raw);
+  return Number.isFinite(n) && n > 0 ? n : fallback;
+}

@@ -1,0 +1,249 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { SocialDataApiStack, TEAM_BURST_LIMIT, TEAM_RATE_LIMIT } from '../../infra/stack';
+import { ACCOUNTS, CACHE } from '../../shared/db/tables';
+import { routedOperations } from '../../shared/operations';
+
+type Resource = { Type: string; Properties: Record<string, any> };
+
+/** The app as `cdk synth` builds it (cdk.json's context and feature flags), minus esbuild bundling. */
+function synth(extraContext: Record<string, unknown> = {}) {
+  const cdkJson = JSON.parse(readFileSync(path.join(__dirname, '../../cdk.json'), 'utf8'));
+  const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [], ...extraContext } });
+  const stack = new SocialDataApiStack(app, 'SocialDataApi');
+  return Template.fromStack(stack);
+}
+
+const template = synth();
+const resources = template.toJSON().Resources as Record<string, Resource>;
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+const routed = routedOperations();
+
+/** Full path of every API Gateway resource, by walking PathPart/ParentId up to the root. */
+function resourcePaths(): Map<string, string> {
+  const out = new Map<string, string>();
+  const pathOf = (id: string): string => {
+    const known = out.get(id);
+    if (known) return known;
+    const { PathPart, ParentId } = resources[id]!.Properties;
+    const parent = ParentId.Ref ? pathOf(ParentId.Ref) : '';
+    const full = `${parent}/${PathPart}`;
+    out.set(id, full);
+    return full;
+  };
+  for (const [id] of ofType('AWS::ApiGateway::Resource')) pathOf(id);
+  return out;
+}
+
+function functionByDescription(text: string): Resource {
+  const found = ofType('AWS::Lambda::Function').filter(([, r]) => String(r.Properties.Description).includes(text));
+  expect(found).toHaveLength(1);
+  return found[0]![1];
+}
+
+/** Policy statements attached to the role of a function. */
+function statementsOf(fn: Resource): { Action: string | string[]; Resource: unknown }[] {
+  const roleId = fn.Properties.Role['Fn::GetAtt'][0];
+  return ofType('AWS::IAM::Policy')
+    .filter(([, p]) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === roleId))
+    .flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
+}
+const actionsOf = (s: { Action: string | string[] }) => (Array.isArray(s.Action) ? s.Action : [s.Action]);
+const tableId = (logicalPrefix: string) => ofType('AWS::DynamoDB::Table').find(([id]) => id.startsWith(logicalPrefix))![0];
+
+describe('functions', () => {
+  it('one function per routed operation plus the authorizer, all nodejs22.x on arm64', () => {
+    const fns = ofType('AWS::Lambda::Function');
+    expect(fns).toHaveLength(routed.length + 1);
+    for (const [, fn] of fns) {
+      expect(fn.Properties.Runtime).toBe('nodejs22.x');
+      expect(fn.Properties.Architectures).toEqual(['arm64']);
+      expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
+    }
+  });
+
+  it('sizes each operation function by whether it parses HTML, with a timeout under the gateway limit', () => {
+    for (const op of routed) {
+      const fn = functionByDescription(`GET ${op.path}`);
+      expect(fn.Properties.MemorySize).toBe(op.parsesHtml ? 1024 : 512);
+      expect(fn.Properties.Timeout).toBe(28);
+      expect(Number(fn.Properties.Environment.Variables.SCRAPE_DEADLINE_MS)).toBeLessThan(28_000);
+      expect(fn.Properties.Environment.Variables).toMatchObject({ ACCOUNTS_TABLE: { Ref: tableId('AccountsTable') }, CACHE_TABLE: { Ref: tableId('CacheTable') } });
+    }
+  });
+
+  it('gives every function its own log group with one month of retention', () => {
+    const groups = new Map(ofType('AWS::Logs::LogGroup'));
+    for (const [, fn] of ofType('AWS::Lambda::Function')) {
+      const group = groups.get(fn.Properties.LoggingConfig?.LogGroup?.Ref);
+      expect(group?.Properties.RetentionInDays).toBe(30);
+    }
+    template.resourceCountIs('Custom::LogRetention', 0);
+  });
+
+  it('passes a proxy URL from context, or a deploy-time SSM reference instead of the value', () => {
+    const plain = synth({ scraperProxyUrl: 'http://proxy.internal:3128' });
+    plain.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('GET /v1/'),
+      Environment: { Variables: Match.objectLike({ SCRAPER_PROXY_URL: 'http://proxy.internal:3128' }) },
+    });
+    const fromSsm = synth({ scraperProxyParameter: '/social-data/proxy-url' }).toJSON();
+    const envs = Object.values(fromSsm.Resources as Record<string, Resource>)
+      .filter((r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Description).includes('GET /v1/'))
+      .map((r) => r.Properties.Environment.Variables.SCRAPER_PROXY_URL);
+    expect(envs.length).toBe(routed.length);
+    for (const env of envs) expect(JSON.stringify(env)).toContain('Ref'); // a CloudFormation parameter, not a literal
+    expect(JSON.stringify(fromSsm.Parameters)).toContain('/social-data/proxy-url');
+  });
+});
+
+describe('least-privilege IAM', () => {
+  const accounts = { 'Fn::GetAtt': [tableId('AccountsTable'), 'Arn'] };
+  const cache = { 'Fn::GetAtt': [tableId('CacheTable'), 'Arn'] };
+
+  it('grants no wildcard, Scan, Query, DeleteItem or batch action anywhere', () => {
+    const all = ofType('AWS::IAM::Policy').flatMap(([, p]) => p.Properties.PolicyDocument.Statement.flatMap(actionsOf));
+    expect(all.length).toBeGreaterThan(0);
+    for (const action of all) {
+      expect(action).not.toMatch(/\*|Scan|Query|DeleteItem|Batch|DeleteTable|CreateTable/);
+    }
+  });
+
+  it('lets the authorizer read and touch keys in the accounts table only', () => {
+    const stmts = statementsOf(functionByDescription('REQUEST authorizer'));
+    expect(stmts.map((s) => s.Resource)).toEqual([accounts]);
+    expect(stmts.flatMap(actionsOf).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+  });
+
+  it('lets operation functions get/put/update accounts and get/put cache entries', () => {
+    for (const op of routed) {
+      const stmts = statementsOf(functionByDescription(`GET ${op.path}`));
+      const byTable = (arn: unknown) => stmts.filter((s) => JSON.stringify(s.Resource) === JSON.stringify(arn)).flatMap(actionsOf).sort();
+      expect(byTable(accounts)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+      expect(byTable(cache)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem']);
+      expect(stmts).toHaveLength(2);
+    }
+  });
+});
+
+describe('REST API', () => {
+  it('routes exactly the routed operations, each a GET', () => {
+    const paths = resourcePaths();
+    const methods = ofType('AWS::ApiGateway::Method').map(([, m]) => ({
+      path: paths.get(m.Properties.ResourceId.Ref),
+      verb: m.Properties.HttpMethod,
+    }));
+    expect(methods.map((m) => m.path).sort()).toEqual(routed.map((op) => op.path).sort());
+    expect(new Set(methods.map((m) => m.verb))).toEqual(new Set(['GET']));
+  });
+
+  it('requires an API key and the authorizer on every method, with a Lambda proxy integration', () => {
+    const [authorizerId] = ofType('AWS::ApiGateway::Authorizer')[0]!;
+    for (const [, m] of ofType('AWS::ApiGateway::Method')) {
+      expect(m.Properties.ApiKeyRequired).toBe(true);
+      expect(m.Properties.AuthorizationType).toBe('CUSTOM');
+      expect(m.Properties.AuthorizerId).toEqual({ Ref: authorizerId });
+      expect(m.Properties.Integration.Type).toBe('AWS_PROXY');
+    }
+  });
+
+  it('runs the authorizer on every request: no identity source, no result cache', () => {
+    template.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'REQUEST',
+      AuthorizerResultTtlInSeconds: 0,
+      IdentitySource: Match.absent(),
+    });
+  });
+
+  it('takes the usage-plan key from the authorizer', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
+  });
+
+  it('throttles each team at 100 requests per 60 seconds with a burst of 100 on the deployed stage', () => {
+    expect(TEAM_RATE_LIMIT * 60).toBeCloseTo(100);
+    const [stageId] = ofType('AWS::ApiGateway::Stage')[0]!;
+    template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+      Throttle: { RateLimit: TEAM_RATE_LIMIT, BurstLimit: TEAM_BURST_LIMIT },
+      ApiStages: [Match.objectLike({ Stage: { Ref: stageId } })],
+    });
+    expect(TEAM_BURST_LIMIT).toBe(100);
+  });
+
+  it('outputs the API URL and the usage plan id', () => {
+    const outputs = template.toJSON().Outputs;
+    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['ApiUrl', 'UsagePlanId', 'AccountsTableName', 'CacheTableName']));
+    expect(outputs.UsagePlanId.Value).toEqual({ Ref: ofType('AWS::ApiGateway::UsagePlan')[0]![0] });
+  });
+});
+
+describe('gateway responses in the error envelope', () => {
+  const response = (type: string) => {
+    const found = ofType('AWS::ApiGateway::GatewayResponse').filter(([, r]) => r.Properties.ResponseType === type);
+    expect(found).toHaveLength(1);
+    const props = found[0]![1].Properties;
+    const body = JSON.parse(props.ResponseTemplates['application/json']);
+    return { status: props.StatusCode, headers: props.ResponseParameters as Record<string, string>, body };
+  };
+
+  it.each([
+    ['UNAUTHORIZED', '401', 'UNAUTHORIZED'],
+    ['ACCESS_DENIED', '401', 'UNAUTHORIZED'],
+    ['INVALID_API_KEY', '401', 'UNAUTHORIZED'],
+    ['MISSING_AUTHENTICATION_TOKEN', '404', 'NOT_FOUND'],
+    ['RESOURCE_NOT_FOUND', '404', 'NOT_FOUND'],
+    ['THROTTLED', '429', 'RATE_LIMITED'],
+    ['QUOTA_EXCEEDED', '429', 'RATE_LIMITED'],
+    ['AUTHORIZER_FAILURE', '503', 'SERVICE_UNAVAILABLE'],
+    ['AUTHORIZER_CONFIGURATION_ERROR', '503', 'SERVICE_UNAVAILABLE'],
+    ['DEFAULT_5XX', '503', 'SERVICE_UNAVAILABLE'],
+    ['DEFAULT_4XX', '400', 'BAD_REQUEST'],
+  ])('%s -> %s %s', (type, status, code) => {
+    const r = response(type);
+    expect(r.status).toBe(status);
+    expect(r.body).toEqual({ error: { code, message: expect.any(String), requestId: '$context.requestId' } });
+    expect(r.headers['gatewayresponse.header.x-request-id']).toBe('context.requestId');
+    if (status === '429' || status === '503') expect(r.headers['gatewayresponse.header.retry-after']).toMatch(/^'[1-9]\d*'$/);
+    else expect(r.headers['gatewayresponse.header.retry-after']).toBeUndefined();
+  });
+
+  it('throttling says to retry after one second', () => {
+    expect(response('THROTTLED').headers['gatewayresponse.header.retry-after']).toBe("'1'");
+  });
+});
+
+describe('tables', () => {
+  it('accounts: pk/sk, team index with all attributes, on demand, point-in-time recovery, retained', () => {
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({
+        KeySchema: [
+          { AttributeName: ACCOUNTS.partitionKey, KeyType: 'HASH' },
+          { AttributeName: ACCOUNTS.sortKey, KeyType: 'RANGE' },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: ACCOUNTS.teamIndex.name,
+            KeySchema: [
+              { AttributeName: ACCOUNTS.teamIndex.partitionKey, KeyType: 'HASH' },
+              { AttributeName: ACCOUNTS.teamIndex.sortKey, KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          },
+        ],
+      }),
+    });
+  });
+
+  it('cache: pk, TTL attribute, on demand', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [{ AttributeName: CACHE.partitionKey, KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+      TimeToLiveSpecification: { AttributeName: CACHE.ttlAttribute, Enabled: true },
+    });
+  });
+});
