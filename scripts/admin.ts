@@ -1,0 +1,132 @@
+/**
+ * Admin CLI: `npm run admin -- <command> [--flag value]`.
+ *
+ *   team create --name NAME [--credits N]      new team (in AWS also its usage-plan key; needs USAGE_PLAN_ID)
+ *   team show --team ID                        balance and keys
+ *   team credits --team ID --add N             add credits (recorded as a grant)
+ *   key create --team ID --name NAME           new key; the secret is printed once and never stored
+ *   key list --team ID                         name, created, last used, revoked (never the secret)
+ *   key revoke --team ID --key KEYID           takes effect on the next request
+ *   usage --team ID [--days 7] [--recent 20]   recent ledger records and daily counts
+ *
+ * Target: with --local (or DYNAMODB_ENDPOINT set) the DynamoDB Local that `npm start` runs;
+ * otherwise real DynamoDB with the usual AWS credentials, ACCOUNTS_TABLE and AWS_REGION.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+type Flags = Record<string, string | true>;
+
+function parse(argv: string[]): { words: string[]; flags: Flags } {
+  const words: string[] = [];
+  const flags: Flags = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (a.startsWith('--')) {
+      const next = argv[i + 1];
+      if (next !== undefined && !next.startsWith('--')) {
+        flags[a.slice(2)] = next;
+        i++;
+      } else flags[a.slice(2)] = true;
+    } else words.push(a);
+  }
+  return { words, flags };
+}
+
+const need = (flags: Flags, name: string): string => {
+  const v = flags[name];
+  if (typeof v !== 'string' || v === '') throw new Error(`--${name} is required`);
+  return v;
+};
+const int = (flags: Flags, name: string, fallback?: number): number => {
+  const raw = flags[name];
+  if (raw === undefined && fallback !== undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n)) throw new Error(`--${name} must be a whole number`);
+  return n;
+};
+
+export async function run(argv: string[], print: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<void> {
+  const { words, flags } = parse(argv);
+  if (flags.local && !process.env.DYNAMODB_ENDPOINT) {
+    if (!existsSync(localEndpointFile())) throw new Error('No local database: run `npm start` first (it starts DynamoDB Local)');
+    process.env.DYNAMODB_ENDPOINT = readFileSync(localEndpointFile(), 'utf8').trim();
+  }
+  const keys = await import('../shared/auth/keys');
+  const credits = await import('../shared/credits');
+  const { provisionTeam } = await import('../shared/teams');
+  const [noun, verb] = words;
+
+  switch (`${noun} ${verb ?? ''}`.trim()) {
+    case 'team create': {
+      const team = await provisionTeam(need(flags, 'name'), int(flags, 'credits', 0));
+      print(`team ${team.teamId} "${team.name}" created with ${team.credits} credits${team.usageKeyId ? ` (usage-plan key ${team.usageKeyId})` : ''}`);
+      return;
+    }
+    case 'team show': {
+      const teamId = need(flags, 'team');
+      const team = await credits.getTeam(teamId);
+      if (!team) throw new Error(`no team ${teamId}`);
+      print(`team ${team.teamId} "${team.name}": ${team.credits} credits, created ${team.createdAt}`);
+      for (const k of await keys.listKeys(teamId)) print(describeKey(k));
+      return;
+    }
+    case 'team credits': {
+      const teamId = need(flags, 'team');
+      const add = int(flags, 'add');
+      if (add <= 0) throw new Error('--add must be positive');
+      print(`team ${teamId}: balance now ${await credits.addCredits(teamId, add)}`);
+      return;
+    }
+    case 'key create': {
+      const teamId = need(flags, 'team');
+      const team = await credits.getTeam(teamId);
+      if (!team) throw new Error(`no team ${teamId}`);
+      const { secret, record } = await keys.createKey(teamId, need(flags, 'name'), team.usageKey);
+      print(`key ${record.keyId} "${record.name}" created. The secret is shown once; store it now:\n\n    ${secret}\n`);
+      return;
+    }
+    case 'key list': {
+      const list = await keys.listKeys(need(flags, 'team'));
+      if (!list.length) print('no keys');
+      for (const k of list) print(describeKey(k));
+      return;
+    }
+    case 'key revoke': {
+      const ok = await keys.revokeKey(need(flags, 'team'), need(flags, 'key'));
+      if (!ok) throw new Error('no such key for that team');
+      print('revoked; takes effect on the next request');
+      return;
+    }
+    case 'usage': {
+      const teamId = need(flags, 'team');
+      const days = int(flags, 'days', 7);
+      const since = new Date(Date.now() - days * 86_400_000).toISOString();
+      const entries = await credits.ledger(teamId, since);
+      const perDay = new Map<string, number>();
+      for (const e of entries) perDay.set(e.time.slice(0, 10), (perDay.get(e.time.slice(0, 10)) ?? 0) + e.credits);
+      print(`team ${teamId}: ${entries.reduce((s, e) => s + e.credits, 0)} credits used in the last ${days} days`);
+      print('daily:');
+      for (const [day, n] of [...perDay].sort()) print(`  ${day}  ${n}`);
+      print('recent:');
+      for (const e of entries.slice(-int(flags, 'recent', 20)).reverse()) print(`  ${e.time}  ${e.operation}  ${e.credits}  ${e.requestId}`);
+      return;
+    }
+    default:
+      throw new Error('usage: team create|show|credits, key create|list|revoke, usage  (see the comment at the top of scripts/admin.ts or the README)');
+  }
+}
+
+const describeKey = (k: { keyId: string; name: string; createdAt: string; lastUsedAt?: string; revokedAt?: string }) =>
+  `  key ${k.keyId}  "${k.name}"  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}${k.revokedAt ? `  REVOKED ${k.revokedAt}` : ''}`;
+
+function localEndpointFile() {
+  return path.resolve(__dirname, '..', '.local', 'dynamodb-endpoint');
+}
+
+if (require.main === module) {
+  run(process.argv.slice(2)).catch((err) => {
+    process.stderr.write(`admin: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,22 @@
+import { randomUUID } from 'node:crypto';
+import { APIGatewayClient, CreateApiKeyCommand, CreateUsagePlanKeyCommand } from '@aws-sdk/client-api-gateway';
+import { generateSecret } from './auth/keys';
+import { config } from './config';
+import { createTeam, type Team } from './credits';
+
+/**
+ * Creating a team: in AWS (USAGE_PLAN_ID set) it also gets its own API Gateway usage-plan key,
+ * whose value the authorizer returns as usageIdentifierKey so the usage plan throttles per team.
+ * Locally the usage key is just an identifier for the local gateway's throttle.
+ */
+export async function provisionTeam(name: string, credits: number): Promise<Team> {
+  const usagePlanId = process.env.USAGE_PLAN_ID;
+  const usageKey = generateSecret(40);
+  if (!usagePlanId || config.dynamoEndpoint) {
+    return createTeam(name, credits, { usageKey });
+  }
+  const apigw = new APIGatewayClient({ region: config.region });
+  const key = await apigw.send(new CreateApiKeyCommand({ name: `team-${name}-${randomUUID().slice(0, 8)}`, enabled: true, value: usageKey }));
+  await apigw.send(new CreateUsagePlanKeyCommand({ usagePlanId, keyId: key.id, keyType: 'API_KEY' }));
+  return createTeam(name, credits, { usageKey, usageKeyId: key.id });
+}
