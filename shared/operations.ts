@@ -66,7 +66,7 @@ export const operations = [
       url: { schema: live.urlParam, required: true, description: 'Public clip URL: https://kick.com/<channel>/clips/clip_<id> or https://kick.com/<channel>?clip=clip_<id>' },
     },
     responses: NO_400,
-    status: 'planned',
+    status: 'live',
     parsesHtml: false,
   },
   {
@@ -159,7 +159,7 @@ export const operations = [
     oneOf: [['handle', 'userId']],
     pageSize: 20,
     responses: ALL,
-    status: 'planned',
+    status: 'live',
     parsesHtml: true,
   },
   {

@@ -1,0 +1,119 @@
+import { badCursor, extractionFailed, validationError } from '../../errors';
+import type { Scraper } from '../../pipeline';
+import { get, str } from '../../scrape/map';
+import { PAGE_SIZE, type RawAccount, fetchAccount, fetchPinned, fetchTimeline, lookupAccount } from './client';
+import { type Post, mapAccount, mapPost } from './map';
+
+/**
+ * Operation 9, /v1/microblog-c/user/posts: an account's posts, newest first, as on its profile page.
+ *
+ * Design decisions (README):
+ * - Input: `handle` (username, @username or profile URL, normalized to the lowercased username) is
+ *   resolved with accounts/lookup; `userId` (digits) is read with accounts/<id>. `cursor` is digits.
+ * - Page size: 20 timeline items (`limit=20`, the web client's value). Replies are not included:
+ *   upstream's `exclude_replies=true` leaves out replies to others but keeps the account's own thread
+ *   continuations, which we drop as well (the spec: own posts, quotes and reposts, no replies). A page
+ *   can therefore hold fewer than 20 posts; the cursor still advances by whole upstream pages.
+ * - Pinned posts lead page 1 (as on the profile page), with `isPinned: true`, fetched with
+ *   `pinned=true` concurrently with the timeline; a pinned post that also appears in the page-1
+ *   timeline is removed there. Page 1 can therefore hold up to 20 + the pinned posts. Later pages
+ *   are the plain timeline (`isPinned` from upstream's own flag).
+ * - Reposts are returned as the original post, with `repostedBy` = {id, handle, displayName, url,
+ *   avatarUrl} of the reposting account and `repostedAt` = the time of the repost.
+ * - `cursor` = the `max_id` of upstream's `Link: …; rel="next"`; without a Link header, the id of the
+ *   page's last timeline item when the page was full (20 items). That is the id of the timeline item,
+ *   so for a repost it is the repost's id, not the original post's. `hasMore` = cursor !== null; the
+ *   last page gives `cursor: null, hasMore: false`. A cursor that is not a snowflake id of this
+ *   platform (its time part before 2021 or in the future) is 400 BAD_REQUEST without an upstream call.
+ * - Shapes: `card` {url, type, title, description, imageUrl, providerName, providerUrl, authorName,
+ *   authorUrl, width, height}; `poll` {id, options[{title, votesCount}], votesCount, votersCount,
+ *   isMultiple, isExpired, expiresAt}; `hashtags` [name without '#', spelled as in the text];
+ *   `links` [URL] (links in the text other than mentions and hashtags, then the card's URL);
+ *   `mentions` [{id, handle, url}]; `media` type 'image' | 'video' | 'gif' (gifv -> gif; a TV
+ *   programme's attachment is its poster image). `visibility` is passed through (public, unlisted,
+ *   group). Counts upstream withholds (-1) are null. The quote marker ("RT: <url>") is removed from
+ *   `text`; the quoted post is `quotedPost`.
+ * - Account: `isTvAccount`, `acceptsMessages` (accepting_messages), `isDiscoverable` (null when
+ *   upstream has no opinion), `lastPostDate` YYYY-MM-DD (null for an account that never posted),
+ *   `website` as typed by the user and `websiteUrl` with https:// added ("" if it is no web address),
+ *   `bioMentions` [{handle, url}] and `bioLinks` [URL] read from the bio's HTML. `avatarUrl`,
+ *   `headerUrl`, `website` are strings ("" when empty); `bio` and `location` are null when empty.
+ * - 404 NOT_FOUND: unknown account, suspended account (200 with `suspended: true` and emptied
+ *   fields), or an account hidden from logged-out viewers (upstream 401).
+ */
+export interface UserPostsParams {
+  handle?: string;
+  userId?: string;
+  cursor?: string;
+}
+
+/** Snowflake ids carry their creation time (id >> 16 = Unix ms); the platform opened in 2021/22. */
+const PLATFORM_START_MS = Date.UTC(2021, 0, 1);
+export function isPlausibleCursor(cursor: string, now = Date.now()): boolean {
+  if (!/^\d{1,20}$/.test(cursor)) return false;
+  const ms = Number(BigInt(cursor) >> 16n);
+  return ms >= PLATFORM_START_MS && ms <= now + 86_400_000;
+}
+
+/** Settle every call, then report the first failure in the order given (the account's first). */
+async function inOrder<A, B, C>(a: Promise<A>, b: Promise<B>, c: Promise<C>): Promise<[A, B, C]> {
+  const [x, y, z] = await Promise.allSettled([a, b, c]);
+  for (const r of [x, y, z]) if (r.status === 'rejected') throw r.reason;
+  return [(x as PromiseFulfilledResult<A>).value, (y as PromiseFulfilledResult<B>).value, (z as PromiseFulfilledResult<C>).value];
+}
+
+export const scrapeUserPosts: Scraper<UserPostsParams> = async ({ handle, userId, cursor }, ctx, log) => {
+  if (cursor !== undefined && !isPlausibleCursor(cursor)) throw badCursor(`cursor ${cursor} is not a post id`);
+  const firstPage = cursor === undefined;
+
+  // By username the id is needed before the timeline; by id, all calls go out at once.
+  let account: Promise<RawAccount>;
+  let who: { id: string; username?: string };
+  if (userId !== undefined) {
+    account = fetchAccount(ctx, userId);
+    who = { id: userId };
+  } else if (handle !== undefined) {
+    const found = await lookupAccount(ctx, handle);
+    account = Promise.resolve(found);
+    who = { id: found.id, username: str(found.acct) ?? handle };
+  } else {
+    throw validationError([{ path: 'handle', message: 'Give a handle or a userId' }]);
+  }
+  const [rawAccount, page, pinnedItems] = await inOrder(
+    account,
+    fetchTimeline(ctx, who, cursor),
+    firstPage ? fetchPinned(ctx, who) : Promise.resolve([]),
+  );
+
+  const user = mapAccount(rawAccount);
+  if (!user.id || !user.handle) throw extractionFailed(`account ${who.id}: no id or username`);
+
+  const pinned = pinnedItems.map((item) => mapPost(item, { pinned: true })).filter((p): p is Post => p !== null);
+  const pinnedIds = new Set(pinned.map((p) => p.id));
+
+  const timeline: Post[] = [];
+  let unreadable = 0;
+  let replies = 0;
+  for (const item of page.items) {
+    const id = str(get(item, 'id'));
+    if (id && pinnedIds.has(id)) continue; // it already leads the page
+    if (id && str(get(item, 'in_reply_to_id'))) {
+      replies += 1;
+      continue;
+    }
+    const post = id ? mapPost(item) : null;
+    if (post) timeline.push(post);
+    else unreadable += 1;
+  }
+  if (unreadable > 0 && unreadable === page.items.length) {
+    throw extractionFailed(`statuses of ${user.id}: ${unreadable} items, none of them a status`);
+  }
+  if (unreadable > 0) log.warn('skipped timeline items that are not statuses', { unreadable });
+  if (replies > 0) log.debug('left out replies', { replies });
+
+  const lastId = str(get(page.items[page.items.length - 1], 'id'));
+  const next = page.nextMaxId === undefined ? (page.items.length >= PAGE_SIZE ? lastId : null) : (page.nextMaxId ?? null);
+
+  const posts = [...pinned, ...timeline];
+  return { user, posts, count: posts.length, cursor: next, hasMore: next !== null };
+};

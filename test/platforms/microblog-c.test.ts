@@ -1,0 +1,546 @@
+import { ApiError } from '../../shared/errors';
+import { logger } from '../../shared/log';
+import type { Account, Post } from '../../shared/platforms/microblog-c/map';
+import { isPlausibleCursor, scrapeUserPosts, type UserPostsParams } from '../../shared/platforms/microblog-c/scrape';
+import { WEB_ORIGIN, postUrl, profileUrl } from '../../shared/platforms/microblog-c/site';
+import { ScrapeContext } from '../../shared/scrape/http';
+import { FakeUpstream, fixture, fixtureText, type FakeReply } from '../support/fake-upstream';
+
+/**
+ * microblog-c user posts (operation 9) against a fake upstream serving crafted fixtures:
+ * an account, a 20-item timeline page with every kind of post, the pinned list, a last page,
+ * and the upstream's error answers.
+ */
+interface RawStatus {
+  id: string;
+  created_at: string;
+  content: string;
+  account: { id: string; acct: string };
+  reblog: RawStatus | null;
+  quote: RawStatus | null;
+  in_reply_to_account_id: string | null;
+  mentions: { id: string; acct: string }[];
+}
+interface Page {
+  user: Account;
+  posts: Post[];
+  count: number;
+  cursor: string | null;
+  hasMore: boolean;
+}
+
+const fake = new FakeUpstream();
+const account = fixture('microblog-c/account.json') as { id: string; acct: string; avatar: string };
+const suspended = fixture('microblog-c/account-suspended.json') as { id: string; acct: string };
+const page1 = fixture('microblog-c/statuses-page1.json') as RawStatus[];
+const page2 = fixture('microblog-c/statuses-page2.json') as RawStatus[];
+const pinned = fixture('microblog-c/statuses-pinned.json') as RawStatus[];
+const notFoundBody = fixture('microblog-c/error-not-found.json');
+const unauthenticatedBody = fixture('microblog-c/error-unauthenticated.json');
+const challenge = fixtureText('microblog-c/cloudflare-challenge.html');
+
+const ID = account.id;
+const LOOKUP = '/api/v1/accounts/lookup';
+const ACCOUNT = `/api/v1/accounts/${ID}`;
+const STATUSES = `/api/v1/accounts/${ID}/statuses`;
+const lastOf = <T>(xs: T[]): T => xs[xs.length - 1] as T;
+const PAGE1_NEXT = lastOf(page1).id;
+
+const statusesLink = (q: string) => `<${WEB_ORIGIN}${STATUSES}?exclude_replies=true&limit=20&${q}>`;
+const linkNextPrev = (next: string, prev: string) => `${statusesLink(`max_id=${next}`)}; rel="next", ${statusesLink(`min_id=${prev}`)}; rel="prev"`;
+
+/** The upstream as it behaves for a public account: page 1 (full, Link next), page 2 (last), pinned. */
+function publicAccountRoutes() {
+  fake.on(LOOKUP, (req) => (req.query.acct === account.acct.toLowerCase() ? { body: account } : { status: 404, body: notFoundBody }));
+  fake.on(ACCOUNT, { body: account });
+  fake.on(STATUSES, (req): FakeReply => {
+    if (req.query.pinned === 'true') return { body: pinned };
+    if (req.query.max_id === undefined) return { body: page1, headers: { link: linkNextPrev(PAGE1_NEXT, page1[0]!.id) } };
+    if (req.query.max_id === PAGE1_NEXT) return { body: page2, headers: { link: `${statusesLink(`min_id=${page2[0]!.id}`)}; rel="prev"` } };
+    return { body: [] };
+  });
+}
+
+const run = async (params: UserPostsParams): Promise<Page> =>
+  (await scrapeUserPosts(params, ScrapeContext.withBudget(5000), logger)) as unknown as Page;
+
+async function rejection(p: Promise<unknown>, code: string): Promise<ApiError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ApiError);
+  expect((err as ApiError).code).toBe(code);
+  return err as ApiError;
+}
+
+const raw = (xs: RawStatus[], needle: string): RawStatus => {
+  const s = xs.find((x) => (x.reblog ?? x).content.includes(needle));
+  if (!s) throw new Error(`no fixture status containing ${needle}`);
+  return s;
+};
+const post = (posts: Post[], needle: string): Post => {
+  const p = posts.find((x) => x.text?.includes(needle));
+  if (!p) throw new Error(`no post containing ${needle}`);
+  return p;
+};
+
+// ---- the spec's field tables, as types ----------------------------------------------------------
+type Kind = 'string' | 'string?' | 'integer' | 'integer?' | 'number?' | 'count?' | 'boolean' | 'boolean?' | 'array' | 'object' | 'object?' | 'date-time' | 'date-time?' | 'date';
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+function expectShape(value: unknown, shape: Record<string, Kind>, where: string) {
+  expect(typeof value === 'object' && value !== null).toBe(true);
+  const obj = value as Record<string, unknown>;
+  expect({ where, keys: Object.keys(obj).sort() }).toEqual({ where, keys: Object.keys(shape).sort() });
+  for (const [key, kind] of Object.entries(shape)) {
+    const v = obj[key];
+    const ok = (() => {
+      const nullable = kind.endsWith('?');
+      if (v === null) return nullable;
+      switch (kind.replace('?', '')) {
+        case 'string':
+          return typeof v === 'string';
+        case 'integer':
+          return Number.isInteger(v);
+        case 'number':
+          return typeof v === 'number' && Number.isFinite(v);
+        case 'count':
+          return Number.isInteger(v) && (v as number) >= 0;
+        case 'boolean':
+          return typeof v === 'boolean';
+        case 'array':
+          return Array.isArray(v);
+        case 'object':
+          return typeof v === 'object' && !Array.isArray(v);
+        case 'date-time':
+          return typeof v === 'string' && ISO.test(v);
+        case 'date':
+          return typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v);
+        default:
+          return false;
+      }
+    })();
+    if (!ok) throw new Error(`${where}.${key}: expected ${kind}, got ${JSON.stringify(v)}`);
+  }
+}
+
+const ACCOUNT_SHAPE: Record<string, Kind> = {
+  id: 'string', handle: 'string', displayName: 'string', url: 'string', avatarUrl: 'string', headerUrl: 'string',
+  website: 'string', websiteUrl: 'string', bio: 'string?', location: 'string?', bioMentions: 'array', bioLinks: 'array',
+  emojis: 'array', isVerified: 'boolean', isPremium: 'boolean', isPrivate: 'boolean', isBot: 'boolean', isGroup: 'boolean',
+  isTvAccount: 'boolean', acceptsMessages: 'boolean', isDiscoverable: 'boolean?', followerCount: 'integer',
+  followingCount: 'integer', postCount: 'integer', createdAt: 'date-time', lastPostDate: 'date',
+};
+const POST_SHAPE: Record<string, Kind> = {
+  id: 'string', url: 'string', text: 'string?', createdAt: 'date-time', editedAt: 'date-time?', language: 'string?',
+  author: 'object', replyCount: 'count?', repostCount: 'count?', likeCount: 'count?', media: 'array', card: 'object?',
+  poll: 'object?', mentions: 'array', hashtags: 'array', links: 'array', quotedPost: 'object?', isReply: 'boolean',
+  isPinned: 'boolean', isSensitive: 'boolean', isSponsored: 'boolean', inReplyToPostId: 'string?',
+  inReplyToAccountId: 'string?', spoilerText: 'string?', visibility: 'string', repostedBy: 'object?', repostedAt: 'date-time?',
+};
+const AUTHOR_SHAPE: Record<string, Kind> = {
+  id: 'string', handle: 'string', displayName: 'string', url: 'string', avatarUrl: 'string', isVerified: 'boolean',
+  isPremium: 'boolean', followerCount: 'integer',
+};
+const REPOSTED_BY_SHAPE: Record<string, Kind> = { id: 'string', handle: 'string', displayName: 'string', url: 'string', avatarUrl: 'string' };
+const MEDIA_SHAPE: Record<string, Kind> = {
+  id: 'string', type: 'string', url: 'string', previewUrl: 'string', width: 'integer', height: 'integer',
+  durationSeconds: 'number?', altText: 'string?',
+};
+const CARD_SHAPE: Record<string, Kind> = {
+  url: 'string', type: 'string', title: 'string?', description: 'string?', imageUrl: 'string?', providerName: 'string?',
+  providerUrl: 'string?', authorName: 'string?', authorUrl: 'string?', width: 'integer?', height: 'integer?',
+};
+const POLL_SHAPE: Record<string, Kind> = {
+  id: 'string', options: 'array', votesCount: 'count?', votersCount: 'count?', isMultiple: 'boolean', isExpired: 'boolean',
+  expiresAt: 'date-time?',
+};
+
+function expectPost(p: Post, where: string) {
+  expectShape(p, POST_SHAPE, where);
+  expectShape(p.author, AUTHOR_SHAPE, `${where}.author`);
+  p.media.forEach((m, i) => {
+    expectShape(m, MEDIA_SHAPE, `${where}.media[${i}]`);
+    expect(['image', 'video', 'gif']).toContain(m.type);
+  });
+  if (p.card) expectShape(p.card, CARD_SHAPE, `${where}.card`);
+  if (p.poll) expectShape(p.poll, POLL_SHAPE, `${where}.poll`);
+  if (p.repostedBy) expectShape(p.repostedBy, REPOSTED_BY_SHAPE, `${where}.repostedBy`);
+  for (const m of p.mentions) expectShape(m, { id: 'string', handle: 'string', url: 'string' }, `${where}.mentions[]`);
+  for (const h of p.hashtags) expect(typeof h).toBe('string');
+  for (const l of p.links) expect(l).toMatch(/^https?:\/\//);
+  if (p.quotedPost) expectPost(p.quotedPost, `${where}.quotedPost`);
+}
+
+// -------------------------------------------------------------------------------------------------
+beforeAll(async () => {
+  await fake.start();
+  process.env.UPSTREAM_MICROBLOG_C_URL = fake.url;
+});
+afterAll(() => fake.stop());
+beforeEach(() => {
+  fake.reset();
+  publicAccountRoutes();
+});
+
+describe('microblog-c user posts: page 1', () => {
+  let page: Page;
+  beforeEach(async () => {
+    page = await run({ handle: 'harborlight' });
+  });
+
+  it('maps the account with every field of the spec, of the right type', () => {
+    expectShape(page.user, ACCOUNT_SHAPE, 'user');
+    expect(page.user).toMatchObject({
+      id: ID,
+      handle: 'HarborLight',
+      displayName: 'Harbor Light News',
+      url: profileUrl('HarborLight'),
+      avatarUrl: account.avatar,
+      headerUrl: '',
+      website: 'HarborLightNews.com',
+      websiteUrl: 'https://harborlightnews.com/',
+      location: 'Portland, Maine',
+      isVerified: true,
+      isPremium: true,
+      isPrivate: false,
+      isBot: false,
+      isGroup: false,
+      isTvAccount: true,
+      acceptsMessages: false,
+      isDiscoverable: null,
+      followerCount: 48213,
+      followingCount: 42,
+      postCount: 5120,
+      createdAt: '2022-02-20T14:03:11.512Z',
+      lastPostDate: '2026-06-11',
+    });
+    expect(page.user.bio).toBe(
+      'Tide tables, ferry news and lighthouse stories from @tidewriter & friends.\nWeekly letter: https://harborlight.example/letter\n\n#HarborDays since 2022',
+    );
+    expect(page.user.bioMentions).toEqual([{ handle: 'tidewriter', url: profileUrl('tidewriter') }]);
+    expect(page.user.bioLinks).toEqual(['https://harborlight.example/letter']);
+    expect(page.user.emojis).toEqual([expect.objectContaining({ shortcode: 'anchor', url: expect.stringMatching(/anchor\.png$/) })]);
+  });
+
+  it('gives every post every field of the spec, of the right type', () => {
+    expect(page.posts.length).toBeGreaterThan(0);
+    page.posts.forEach((p, i) => expectPost(p, `posts[${i}]`));
+  });
+
+  it('leads with the pinned posts, marked isPinned, and does not repeat them in the timeline', () => {
+    expect(page.posts.slice(0, 2).map((p) => [p.id, p.isPinned])).toEqual([
+      [pinned[0]!.id, true],
+      [pinned[1]!.id, true],
+    ]);
+    expect(page.posts.slice(2).every((p) => !p.isPinned)).toBe(true);
+    const ids = page.posts.map((p) => p.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    // The newer pinned post is also the first timeline item upstream.
+    expect(page1[0]!.id).toBe(pinned[0]!.id);
+  });
+
+  it('pages by the last timeline item: the repost id, not the original post id', () => {
+    const lastItem = lastOf(page1);
+    expect(lastItem.reblog).not.toBeNull();
+    expect(page.cursor).toBe(lastItem.id);
+    expect(lastOf(page.posts).id).toBe(lastItem.reblog!.id);
+    expect(page.hasMore).toBe(true);
+    // 20 timeline items, minus the repeated pinned post and two replies (to another account, and a self-reply), plus 2 pinned.
+    expect(page.count).toBe(page.posts.length);
+    expect(page.count).toBe(20 - 1 - 2 + 2);
+  });
+
+  it('asks upstream for 20 items without replies, the pinned list, and sends the profile as Referer', () => {
+    expect(fake.requestsTo(LOOKUP).map((r) => r.query)).toEqual([{ acct: 'harborlight' }]);
+    const statuses = fake.requestsTo(STATUSES);
+    const timeline = statuses.filter((r) => r.query.pinned === undefined);
+    expect(timeline.map((r) => r.query)).toEqual([{ exclude_replies: 'true', with_muted: 'true', limit: '20' }]);
+    expect(statuses.filter((r) => r.query.pinned === 'true').map((r) => r.query)).toEqual([{ pinned: 'true', with_muted: 'true' }]);
+    expect(timeline[0]!.headers.referer).toBe(profileUrl('HarborLight'));
+    expect(timeline[0]!.headers.accept).toContain('application/json');
+  });
+
+  it('turns content HTML into plain text with line breaks, mentions, hashtags as written and links', () => {
+    const p = post(page.posts, 'Fog rolled in');
+    expect(p.text).toBe(
+      'Fog rolled in at dawn.\nBoats are staying in with @mesaranger until noon.\n\nTide chart: https://tides.example.org/portland/june?day=11 #HarborDays #FogWatch',
+    );
+    expect(p.mentions).toEqual([{ id: raw(page1, 'Fog rolled in').mentions[0]!.id, handle: 'mesaranger', url: profileUrl('mesaranger') }]);
+    // tags[] spells them "harbordays" / "FOGWATCH"; the text's spelling wins.
+    expect(p.hashtags).toEqual(['HarborDays', 'FogWatch']);
+    expect(p.links).toEqual(['https://tides.example.org/portland/june?day=11']);
+    expect(p.url).toBe(postUrl('HarborLight', p.id));
+    expect(p.author).toEqual({
+      id: ID,
+      handle: 'HarborLight',
+      displayName: 'Harbor Light News',
+      url: profileUrl('HarborLight'),
+      avatarUrl: expect.stringMatching(/^https:\/\//),
+      isVerified: true,
+      isPremium: true,
+      followerCount: 48213,
+    });
+    expect([p.replyCount, p.repostCount, p.likeCount]).toEqual([12, 30, 150]);
+    expect(p.language).toBe('en');
+    expect(p.visibility).toBe('public');
+    expect(p.isReply).toBe(false);
+    expect(p.repostedBy).toBeNull();
+    expect(p.repostedAt).toBeNull();
+    expect(post(page.posts, 'Market day').text).toBe('Market day at the docks <3 — see you there "early".');
+  });
+
+  it('removes the quote marker and returns the quoted post', () => {
+    const src = raw(page1, 'quote-inline');
+    const p = page.posts.find((x) => x.id === src.id)!;
+    expect(p.text).toBe('Welcome aboard! @tidewriter');
+    expect(p.text).not.toContain('RT:');
+    expect(p.links).toEqual([]);
+    expect(p.quotedPost).toMatchObject({
+      id: src.quote!.id,
+      author: { handle: 'tidewriter', displayName: 'Tide Writer' },
+      text: 'New lighthouse keeper starts Monday #Lighthouses https://news.example.com/keeper-starts-monday',
+      hashtags: ['Lighthouses'],
+      links: ['https://news.example.com/keeper-starts-monday'],
+      card: { url: 'https://news.example.com/keeper-starts-monday', title: 'Keeper starts Monday', type: 'link' },
+      quotedPost: null,
+      isPinned: false,
+    });
+  });
+
+  it('returns a repost as the original post with repostedBy and repostedAt', () => {
+    const src = raw(page1, 'Sunrise over the mesa');
+    const p = page.posts.find((x) => x.id === src.reblog!.id)!;
+    expect(p.text).toBe('Sunrise over the mesa.');
+    expect(p.author.handle).toBe('mesaranger');
+    expect(p.url).toBe(postUrl('mesaranger', src.reblog!.id));
+    expect(p.createdAt).toBe(src.reblog!.created_at);
+    expect([p.replyCount, p.repostCount, p.likeCount]).toEqual([9, 60, 700]);
+    expect(p.repostedBy).toEqual({
+      id: ID,
+      handle: 'HarborLight',
+      displayName: 'Harbor Light News',
+      url: profileUrl('HarborLight'),
+      avatarUrl: expect.stringMatching(/^https:\/\//),
+    });
+    expect(p.repostedAt).toBe(src.created_at);
+    expect(p.media).toEqual([expect.objectContaining({ type: 'image', width: 1200, height: 800, altText: 'Orange sky above red rocks', durationSeconds: null })]);
+    expect(page.posts.some((x) => x.id === src.id)).toBe(false);
+  });
+
+  it('maps a poll', () => {
+    expect(post(page.posts, 'Which ferry').poll).toEqual({
+      id: '88231',
+      options: [
+        { title: 'Early ferry', votesCount: 200 },
+        { title: 'Late ferry', votesCount: 121 },
+      ],
+      votesCount: 321,
+      votersCount: 321,
+      isMultiple: false,
+      isExpired: false,
+      expiresAt: '2026-06-12T16:00:00.000Z',
+    });
+  });
+
+  it('maps video, GIF (gifv) and image media', () => {
+    const [video] = post(page.posts, 'Storm footage').media;
+    expect(video).toEqual({
+      id: expect.any(String),
+      type: 'video',
+      url: expect.stringMatching(/\.mp4$/),
+      previewUrl: expect.stringMatching(/\.jpg$/),
+      width: 1920,
+      height: 1080,
+      durationSeconds: 73.540133,
+      altText: null,
+    });
+    expect(post(page.posts, 'waiting for the ferry').media).toEqual([
+      expect.objectContaining({ type: 'gif', width: 270, height: 480, durationSeconds: 6 }),
+    ]);
+    expect(post(page.posts, 'Two views').media).toEqual([
+      expect.objectContaining({ type: 'image', width: 651, height: 452, altText: 'The breakwater at low tide', durationSeconds: null }),
+      expect.objectContaining({ type: 'image', width: 1290, height: 441, altText: null }),
+    ]);
+    // A TV programme's attachment is its poster picture.
+    expect(post(page.posts, 'Harbor Tonight').media).toEqual([expect.objectContaining({ type: 'image', url: expect.stringMatching(/\.jpg$/), durationSeconds: null })]);
+  });
+
+  it('keeps group posts with their visibility and group permalink', () => {
+    const p = post(page.posts, 'Tomatoes are in');
+    expect(p.visibility).toBe('group');
+    expect(p.url).toBe(`${WEB_ORIGIN}/group/gardengrowers/posts/${p.id}`);
+  });
+
+  it('marks sponsored posts and keeps their card', () => {
+    const src = page1.find((s) => (s as unknown as { sponsored: boolean }).sponsored)!;
+    const p = page.posts.find((x) => x.id === src.id)!;
+    expect(p.isSponsored).toBe(true);
+    expect(p.text).toBeNull();
+    expect(p.language).toBeNull();
+    expect(p.visibility).toBe('unlisted');
+    expect(p.card?.title).toBe('Support independent harbor news');
+    expect(p.links).toEqual([p.card!.url]);
+    expect(page.posts.filter((x) => x.isSponsored)).toHaveLength(1);
+  });
+
+  it('gives editedAt for an edited post and null otherwise', () => {
+    expect(post(page.posts, 'Correction:').editedAt).toBe('2026-06-09T14:07:45.164Z');
+    expect(post(page.posts, 'Calm seas').editedAt).toBeNull();
+  });
+
+  it('turns withheld counts (-1) into null', () => {
+    const p = post(page.posts, 'Counts for this one are hidden');
+    expect([p.replyCount, p.repostCount, p.likeCount]).toEqual([null, null, null]);
+  });
+
+  it('maps a card', () => {
+    expect(post(page.posts, 'harbor documentary').card).toEqual({
+      url: 'https://video.example.com/v9xyz-harbor-documentary.html',
+      type: 'video',
+      title: 'Harbor Life: a documentary',
+      description: 'Forty minutes on the water.',
+      imageUrl: expect.stringMatching(/c0ffee00c0ffee00\.jpg$/),
+      providerName: 'Video.example',
+      providerUrl: 'https://video.example.com/',
+      authorName: 'Harbor Light News',
+      authorUrl: 'https://video.example.com/c/HarborLight',
+      width: 1920,
+      height: 1080,
+    });
+  });
+
+  it('leaves out replies: to other accounts and the account\'s own thread continuations', () => {
+    expect(page.posts.some((p) => p.text?.includes('Part two of the story'))).toBe(false);
+    expect(page.posts.some((p) => p.text?.includes('thanks, will do'))).toBe(false);
+    expect(page.posts.filter((p) => p.isReply)).toEqual([]);
+  });
+
+  it('maps sensitive posts with their spoiler text, and an empty spoiler to null', () => {
+    expect(post(page.posts, 'wreck site')).toMatchObject({ isSensitive: true, spoilerText: 'shipwreck' });
+    expect(post(page.posts, 'Calm seas')).toMatchObject({ isSensitive: false, spoilerText: null });
+  });
+});
+
+describe('microblog-c user posts: paging', () => {
+  it('passes the cursor as max_id, skips the pinned list, and ends with cursor null', async () => {
+    const page = await run({ handle: 'harborlight', cursor: PAGE1_NEXT });
+    const statuses = fake.requestsTo(STATUSES);
+    expect(statuses.map((r) => r.query)).toEqual([{ exclude_replies: 'true', with_muted: 'true', limit: '20', max_id: PAGE1_NEXT }]);
+    expect(page.posts.map((p) => p.id)).toEqual([page2[0]!.id, page2[1]!.reblog!.id, page2[2]!.id]);
+    expect(page.posts[1]!.repostedBy?.handle).toBe('HarborLight');
+    expect(page.posts.every((p) => !p.isPinned)).toBe(true);
+    expect(page).toMatchObject({ count: 3, cursor: null, hasMore: false });
+  });
+
+  it('without a Link header, a full page has more (cursor = last item) and a short page is the end', async () => {
+    fake.on(STATUSES, (req): FakeReply => ({ body: req.query.pinned ? [] : req.query.max_id ? page2 : page1 }));
+    const first = await run({ handle: 'harborlight' });
+    expect(first).toMatchObject({ cursor: PAGE1_NEXT, hasMore: true });
+    const second = await run({ handle: 'harborlight', cursor: PAGE1_NEXT });
+    expect(second).toMatchObject({ cursor: null, hasMore: false, count: 3 });
+  });
+
+  it('an account with no posts gives an empty last page', async () => {
+    fake.on(STATUSES, { body: [] });
+    expect(await run({ handle: 'harborlight' })).toMatchObject({ posts: [], count: 0, cursor: null, hasMore: false });
+  });
+
+  it('by userId reads the account by id, with all page-1 calls issued at once', async () => {
+    // Each answer waits until all three requests have arrived: only a scraper that issues them
+    // together gets its answers (a sequential one would be refused below).
+    const allThere = async (): Promise<boolean> => {
+      for (let i = 0; i < 100 && fake.requests.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
+      return fake.requests.length >= 3;
+    };
+    fake.on(ACCOUNT, async (): Promise<FakeReply> => ((await allThere()) ? { body: account } : { status: 500, body: {} }));
+    fake.on(STATUSES, async (req): Promise<FakeReply> => {
+      if (!(await allThere())) return { status: 500, body: {} };
+      return req.query.pinned ? { body: pinned } : { body: page1, headers: { link: linkNextPrev(PAGE1_NEXT, page1[0]!.id) } };
+    });
+    const page = await run({ userId: ID });
+    expect(fake.requestsTo(LOOKUP)).toHaveLength(0);
+    expect(fake.requestsTo(ACCOUNT)).toHaveLength(1);
+    expect(fake.requestsTo(STATUSES)).toHaveLength(2);
+    expect(page.user.id).toBe(ID);
+    expect(page.posts[0]!.isPinned).toBe(true);
+    expect(page.cursor).toBe(PAGE1_NEXT);
+  });
+
+  it('accepts only cursors that are post ids of this platform', () => {
+    expect(isPlausibleCursor(PAGE1_NEXT)).toBe(true);
+    expect(isPlausibleCursor('107814993046697416')).toBe(true);
+    expect(isPlausibleCursor('12345')).toBe(false);
+    expect(isPlausibleCursor('99999999999999999999')).toBe(false);
+  });
+});
+
+describe('microblog-c user posts: errors', () => {
+  it('unknown account (404 Record not found) -> NOT_FOUND', async () => {
+    await rejection(run({ handle: 'nobodyhere' }), 'NOT_FOUND');
+    fake.on(ACCOUNT, { status: 404, body: notFoundBody });
+    fake.on(STATUSES, { status: 404, body: notFoundBody });
+    await rejection(run({ userId: ID }), 'NOT_FOUND');
+  });
+
+  it('suspended account (200, suspended: true, emptied fields) -> NOT_FOUND, without asking for its posts', async () => {
+    fake.on(LOOKUP, { body: suspended });
+    await rejection(run({ handle: suspended.acct }), 'NOT_FOUND');
+    expect(fake.requestsTo(STATUSES)).toHaveLength(0);
+    fake.on(`/api/v1/accounts/${suspended.id}`, { body: suspended });
+    fake.on(`/api/v1/accounts/${suspended.id}/statuses`, { body: [] });
+    await rejection(run({ userId: suspended.id }), 'NOT_FOUND');
+  });
+
+  it('account hidden from logged-out viewers (401) -> NOT_FOUND', async () => {
+    fake.on(LOOKUP, { status: 401, body: unauthenticatedBody });
+    await rejection(run({ handle: 'harborlight' }), 'NOT_FOUND');
+    fake.on(STATUSES, { status: 401, body: unauthenticatedBody });
+    await rejection(run({ userId: ID }), 'NOT_FOUND');
+  });
+
+  it('a cursor upstream rejects (400) -> BAD_REQUEST', async () => {
+    fake.on(STATUSES, { status: 400, body: fixture('microblog-c/error-bad-request.json') });
+    await rejection(run({ handle: 'harborlight', cursor: PAGE1_NEXT }), 'BAD_REQUEST');
+  });
+
+  it('a cursor that is no post id -> BAD_REQUEST without any upstream call', async () => {
+    await rejection(run({ handle: 'harborlight', cursor: '12345' }), 'BAD_REQUEST');
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('rate limited (429) -> UPSTREAM_BLOCKED with retryAfter from the upstream reset time', async () => {
+    const reset = new Date(Date.now() + 90_000).toISOString();
+    fake.on(LOOKUP, {
+      status: 429,
+      body: fixture('microblog-c/error-rate-limited.json'),
+      headers: { 'x-ratelimit-limit': '300', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset },
+    });
+    const err = await rejection(run({ handle: 'harborlight' }), 'UPSTREAM_BLOCKED');
+    expect(err.retryAfter).toBeGreaterThanOrEqual(85);
+    expect(err.retryAfter).toBeLessThanOrEqual(91);
+  });
+
+  it('Cloudflare challenge page -> UPSTREAM_BLOCKED, as a 403 and as a 200', async () => {
+    fake.on(LOOKUP, { status: 403, body: challenge });
+    await rejection(run({ handle: 'harborlight' }), 'UPSTREAM_BLOCKED');
+    fake.on(LOOKUP, { body: account });
+    fake.on(STATUSES, { status: 200, body: challenge });
+    await rejection(run({ handle: 'harborlight' }), 'UPSTREAM_BLOCKED');
+  });
+
+  it('upstream down (503) -> PLATFORM_UNAVAILABLE', async () => {
+    fake.on(STATUSES, { status: 503, body: 'upstream connect error or disconnect/reset before headers', headers: { 'content-type': 'text/plain' } });
+    await rejection(run({ handle: 'harborlight' }), 'PLATFORM_UNAVAILABLE');
+  });
+
+  it('unexpected shapes -> EXTRACTION_FAILED', async () => {
+    fake.on(STATUSES, (req): FakeReply => ({ body: req.query.pinned ? [] : { statuses: page1 } }));
+    await rejection(run({ handle: 'harborlight' }), 'EXTRACTION_FAILED');
+    fake.on(STATUSES, (req): FakeReply => ({ body: req.query.pinned ? [] : [{ hello: 'world' }, 42] }));
+    await rejection(run({ handle: 'harborlight' }), 'EXTRACTION_FAILED');
+    fake.on(LOOKUP, { body: [account] });
+    await rejection(run({ handle: 'harborlight' }), 'EXTRACTION_FAILED');
+  });
+});
