@@ -113,7 +113,8 @@ describe('not found and bad cursors', () => {
   });
 
   test('microblog-c: neither, both, or a foreign profile URL -> 422', async () => {
-    for (const q of [{}, { handle: 'a', userId: '1' }, { handle: 'https://evil.example/@harborlight' }, { userId: '12ab' }]) {
+    const queries: Record<string, string>[] = [{}, { handle: 'a', userId: '1' }, { handle: 'https://evil.example/@harborlight' }, { userId: '12ab' }];
+    for (const q of queries) {
       const res = await h.call(POSTS, q, { key });
       expect(res.status).toBe(422);
     }

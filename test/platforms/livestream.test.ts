@@ -106,6 +106,7 @@ describe('livestream clip scrape', () => {
       likes: 412,
       thumbnailUrl: `https://media.livestream.example/clips/q4/${HLS_ID}/thumbnail.webp`,
       videoUrl: `https://media.livestream.example/clips/q4/${HLS_ID}/playlist.m3u8`,
+      videoFormat: 'hls',
       createdAt: '2025-03-29T21:15:48.204Z',
       startedAt: '2025-03-29T21:14:05.000Z',
       vodStartsAt: 7391,
@@ -172,6 +173,7 @@ describe('livestream clip scrape', () => {
       livestreamId: '3107764',
       vodId: null,
       videoUrl: 'https://media.livestream.example/clips/6e0a9c4d-1b2f-4a7e-9d3c-55f0e1a2b3c4.mp4',
+      videoFormat: 'mp4',
       category: { id: 5, name: 'Island Royale', slug: 'island-royale', parentCategory: 'games', imageUrl: expect.stringMatching(/^https:/) },
       creator: { id: 2203391, username: 'QuietFan', slug: 'quietfan', profilePicture: expect.stringMatching(/^https:/) },
     });
@@ -193,6 +195,7 @@ describe('livestream clip scrape', () => {
       likes: null,
       thumbnailUrl: `https://media.livestream.example/clips/7c/${ENVELOPE_ID}/thumbnail.webp`,
       videoUrl: `https://media.livestream.example/clips/7c/${ENVELOPE_ID}/playlist.m3u8`,
+      videoFormat: 'hls',
       createdAt: '2026-07-02T10:41:09.118Z',
       startedAt: '2026-07-02T10:38:51.000Z',
       vodStartsAt: 1254,

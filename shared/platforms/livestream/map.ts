@@ -35,6 +35,8 @@ export interface Clip {
   likes: number | null;
   thumbnailUrl: string | null;
   videoUrl: string | null;
+  /** 'hls' for the playlist every current clip has; 'mp4' for 2023-era clips that only have a file. */
+  videoFormat: 'hls' | 'mp4' | null;
   createdAt: string | null;
   startedAt: string | null;
   vodStartsAt: number | null;
@@ -89,6 +91,7 @@ export function mapCategory(c: Json, fallbackId?: unknown): ClipCategory {
 export function mapClip(c: Json): Clip {
   const id = str(get(c, 'id'));
   const channelSlug = str(get(c, 'channel', 'slug'));
+  const video = streamUrl(get(c, 'video_url'), get(c, 'clip_url'), get(c, 'playback_url'));
   return {
     id,
     title: text(get(c, 'title')),
@@ -99,7 +102,8 @@ export function mapClip(c: Json): Clip {
     views: count(get(c, 'views') ?? get(c, 'view_count') ?? get(c, 'views_count')),
     likes: count(get(c, 'likes') ?? get(c, 'likes_count')),
     thumbnailUrl: url(get(c, 'thumbnail_url')),
-    videoUrl: streamUrl(get(c, 'video_url'), get(c, 'clip_url'), get(c, 'playback_url')),
+    videoUrl: video,
+    videoFormat: video === null ? null : /\.m3u8$/i.test(new URL(video).pathname) ? 'hls' : 'mp4',
     createdAt: isoDate(get(c, 'created_at')),
     startedAt: isoDate(get(c, 'started_at')),
     vodStartsAt: count(get(c, 'vod_starts_at') ?? get(c, 'video', 'offset')),

@@ -1,0 +1,101 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { OperationId } from '../shared/operations';
+import { FIXTURES, fixture, type FakeReply, type FakeUpstream } from '../test/support/fake-upstream';
+
+/**
+ * The fake-upstream set-ups `npm run bench` uses: one entry per operation (or per input form of an
+ * operation). Adding an operation to the bench is adding one entry here; an entry whose operation is
+ * not routed yet, or whose fixtures are missing, is skipped with a printed note.
+ *
+ * Each live request of the bench uses a new input (request number i), so every one is a cache miss;
+ * the fake answers every input with the same fixture. `routes(fake, i)` is called before request i
+ * and must register whatever makes that request succeed (re-registering a path replaces it).
+ */
+export interface Scenario {
+  op: OperationId;
+  /** Names the input form when an operation is benched more than once. */
+  variant?: string;
+  /** Fixture files (relative to test/fixtures) the routes read. */
+  fixtures: string[];
+  routes(fake: FakeUpstream, i: number): void;
+  /** The query of request i; distinct i give distinct cache keys. */
+  query(i: number): Record<string, string>;
+  /** What the reader should know about the upstream calls of this input form. */
+  note?: string;
+}
+
+/** Reads (and parses) a fixture once, on first use. */
+function lazyFixture(rel: string): () => unknown {
+  let value: unknown;
+  return () => (value ??= fixture(rel));
+}
+
+export const missingFixtures = (s: Scenario): string[] => s.fixtures.filter((rel) => !existsSync(path.join(FIXTURES, rel)));
+
+// microblog-a: getProfile and getAuthorFeed (issued together).
+const A_PROFILE = lazyFixture('microblog-a/profile.json');
+const A_FEED = lazyFixture('microblog-a/feed-page1.json');
+
+// livestream: one clip endpoint call per clip; the clip id is in the path, so each id gets a route.
+const LS_CLIP = lazyFixture('livestream/clip-hls.json');
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const clipId = (i: number) => {
+  let tail = '';
+  for (let n = i, k = 0; k < 6; k++, n = Math.floor(n / 32)) tail = CROCKFORD[n % 32] + tail;
+  return `clip_01JQ7ZK3M8W4TYV5R2N6${tail}`;
+};
+
+// microblog-c: accounts/lookup (by handle) or accounts/<id>, then statuses + pinned statuses.
+const C_ACCOUNT = lazyFixture('microblog-c/account.json');
+const C_PAGE1 = lazyFixture('microblog-c/statuses-page1.json');
+const C_PINNED = lazyFixture('microblog-c/statuses-pinned.json');
+const C_FIXTURES = ['microblog-c/account.json', 'microblog-c/statuses-page1.json', 'microblog-c/statuses-pinned.json'];
+const cAccountId = () => (C_ACCOUNT() as { id: string }).id;
+const cStatuses = (id: string) => (fake: FakeUpstream) =>
+  fake.on(`/api/v1/accounts/${id}/statuses`, (req): FakeReply => ({ body: req.query.pinned === 'true' ? C_PINNED() : C_PAGE1() }));
+/** Distinct numeric account ids near the fixture's (same length, so still plausible). */
+const cUserId = (i: number) => (BigInt(cAccountId()) + BigInt(i + 1)).toString();
+
+export const scenarios: Scenario[] = [
+  {
+    op: 'microblog-a-user-posts',
+    fixtures: ['microblog-a/profile.json', 'microblog-a/feed-page1.json'],
+    routes(fake) {
+      fake.on('/xrpc/app.bsky.actor.getProfile', { body: A_PROFILE() });
+      fake.on('/xrpc/app.bsky.feed.getAuthorFeed', { body: A_FEED() });
+    },
+    query: (i) => ({ handle: `bench-${i}.bsky.social` }),
+  },
+  {
+    op: 'livestream-clip',
+    fixtures: ['livestream/clip-hls.json'],
+    routes(fake, i) {
+      fake.on(`/api/v2/clips/${clipId(i)}`, { body: LS_CLIP() });
+    },
+    query: (i) => ({ url: `https://kick.com/towerbuilder/clips/${clipId(i)}` }),
+  },
+  {
+    op: 'microblog-c-user-posts',
+    variant: 'handle',
+    fixtures: C_FIXTURES,
+    routes(fake) {
+      fake.on('/api/v1/accounts/lookup', { body: C_ACCOUNT() });
+      cStatuses(cAccountId())(fake);
+    },
+    query: (i) => ({ handle: `bench${i}` }),
+    note: 'by handle the account id must be looked up before the timeline: 2 upstream round trips',
+  },
+  {
+    op: 'microblog-c-user-posts',
+    variant: 'userId',
+    fixtures: C_FIXTURES,
+    routes(fake, i) {
+      const id = cUserId(i);
+      fake.on(`/api/v1/accounts/${id}`, { body: C_ACCOUNT() });
+      cStatuses(id)(fake);
+    },
+    query: (i) => ({ userId: cUserId(i) }),
+    note: 'by userId all page-1 calls go out at once: 1 upstream round trip',
+  },
+];

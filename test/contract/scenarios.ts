@@ -1,0 +1,147 @@
+import type { OperationId } from '../../shared/operations';
+import { PUBLIC_HOSTS as LIVESTREAM_HOSTS } from '../../shared/platforms/livestream/site';
+import { WEB_ORIGIN as MICROBLOG_C_ORIGIN } from '../../shared/platforms/microblog-c/site';
+import { fixture, type FakeReply, type FakeUpstream } from '../support/fake-upstream';
+
+/**
+ * One contract scenario per operation: the fake upstream routes under which `query` succeeds, and
+ * the fake answers that make the operation produce each error status it lists. The fixtures are the
+ * ones the platform tests use (test/fixtures/<platform>/).
+ *
+ * Every routed ('live') operation must have an entry here: the contract test fails otherwise, so
+ * routing a new operation forces a contract scenario.
+ */
+export type Query = Record<string, string>;
+
+export interface Variation {
+  /** Routes registered after the scenario's own `routes` (the last registration wins). */
+  routes?: (fake: FakeUpstream) => void;
+  /** Replaces the scenario's query; default: the scenario's query. */
+  query?: Query;
+}
+
+export interface Scenario {
+  /** Fake upstream routes under which `query` gives 200. */
+  routes: (fake: FakeUpstream) => void;
+  query: Query;
+  /** Further requests that must also give a spec-valid 200 (other fixtures, other parameter forms). */
+  moreSuccesses?: (Variation & { name: string })[];
+  /** 404: the content does not exist or is not public. Required when the operation lists 404. */
+  notFound?: Variation;
+  /** 400: an invalid or expired cursor. Required when the operation lists 400. */
+  badCursor?: Variation & { query: Query };
+  /** 503: the source is down. Required when the operation lists 503. */
+  unavailable?: Variation;
+}
+
+// ---- 1. microblog-a (test/platforms/microblog-a.test.ts) ----------------------------------------
+
+const A_PROFILE = '/xrpc/app.bsky.actor.getProfile';
+const A_FEED = '/xrpc/app.bsky.feed.getAuthorFeed';
+const A_HANDLE = 'marlowe-tern.bsky.social';
+
+const microblogA: Scenario = {
+  routes: (fake) => {
+    fake.on(A_PROFILE, { body: fixture('microblog-a/profile.json') });
+    fake.on(A_FEED, (req) => ({ body: fixture(req.query.cursor ? 'microblog-a/feed-page2.json' : 'microblog-a/feed-page1.json') }));
+  },
+  query: { handle: A_HANDLE },
+  moreSuccesses: [
+    { name: 'page 2 (last page)', query: { handle: A_HANDLE, cursor: '2026-09-21T10:00:00.000Z' } },
+    { name: 'by userId', query: { userId: 'did:plc:q7fx2mlw4ntkz3yahs6cvbdr' } },
+  ],
+  notFound: {
+    routes: (fake) => {
+      fake.on(A_PROFILE, { status: 400, body: fixture('microblog-a/error-not-found.json') });
+      fake.on(A_FEED, { status: 400, body: fixture('microblog-a/error-not-found.json') });
+    },
+  },
+  badCursor: {
+    routes: (fake) => void fake.on(A_FEED, { status: 400, body: fixture('microblog-a/error-bad-cursor.json') }),
+    query: { handle: A_HANDLE, cursor: 'garbage' },
+  },
+  unavailable: { routes: (fake) => void fake.on(A_FEED, { status: 502, body: { error: 'InternalServerError' } }) },
+};
+
+// ---- 2. livestream (test/platforms/livestream.test.ts) ------------------------------------------
+
+const CLIP_ID = 'clip_01JQ7ZK3M8W4TYV5R2N6P9XBCD';
+const CLIP = `/api/v2/clips/${CLIP_ID}`;
+const MP4_CLIP_ID = 'clip_01H2K8R4TQ6VZ3N5W7YB9CDMFG';
+const ENVELOPE_CLIP_ID = 'clip_01KZ4N7QWX2RT9VB6MC3HJ8DPE';
+const clipUrl = (channel: string, id: string) => `https://${LIVESTREAM_HOSTS[0]}/${channel}/clips/${id}`;
+
+const livestream: Scenario = {
+  routes: (fake) => void fake.on(CLIP, { body: fixture('livestream/clip-hls.json') }),
+  query: { url: clipUrl('towerbuilder', CLIP_ID) },
+  moreSuccesses: [
+    {
+      name: 'MP4-era clip (2023)',
+      routes: (fake) => void fake.on(`/api/v2/clips/${MP4_CLIP_ID}`, { body: fixture('livestream/clip-mp4-2023.json') }),
+      query: { url: clipUrl('oldtimer', MP4_CLIP_ID) },
+    },
+    {
+      name: 'newer {data, message} shape',
+      routes: (fake) => void fake.on(`/api/v2/clips/${ENVELOPE_CLIP_ID}`, { body: fixture('livestream/clip-data-envelope.json') }),
+      query: { url: clipUrl('citywalker', ENVELOPE_CLIP_ID) },
+    },
+  ],
+  notFound: { routes: (fake) => void fake.on(CLIP, { status: 404, body: fixture('livestream/clip-not-found.json') }) },
+  unavailable: { routes: (fake) => void fake.on(CLIP, { status: 502, body: 'Bad Gateway' }) },
+};
+
+// ---- 9. microblog-c (test/platforms/microblog-c.test.ts) ----------------------------------------
+
+interface RawStatus {
+  id: string;
+}
+const cAccount = fixture('microblog-c/account.json') as { id: string; acct: string };
+const C_LOOKUP = '/api/v1/accounts/lookup';
+const C_ACCOUNT = `/api/v1/accounts/${cAccount.id}`;
+const C_STATUSES = `/api/v1/accounts/${cAccount.id}/statuses`;
+
+const microblogC: Scenario = {
+  routes: (fake) => {
+    const page1 = fixture('microblog-c/statuses-page1.json') as RawStatus[];
+    const page2 = fixture('microblog-c/statuses-page2.json') as RawStatus[];
+    const next = page1[page1.length - 1]!.id;
+    const link = (q: string) => `<${MICROBLOG_C_ORIGIN}${C_STATUSES}?exclude_replies=true&limit=20&${q}>`;
+    fake.on(C_LOOKUP, (req) =>
+      req.query.acct === cAccount.acct.toLowerCase() ? { body: cAccount } : { status: 404, body: fixture('microblog-c/error-not-found.json') },
+    );
+    fake.on(C_ACCOUNT, { body: cAccount });
+    fake.on(C_STATUSES, (req): FakeReply => {
+      if (req.query.pinned === 'true') return { body: fixture('microblog-c/statuses-pinned.json') };
+      if (req.query.max_id === undefined) return { body: page1, headers: { link: `${link(`max_id=${next}`)}; rel="next", ${link(`min_id=${page1[0]!.id}`)}; rel="prev"` } };
+      if (req.query.max_id === next) return { body: page2, headers: { link: `${link(`min_id=${page2[0]!.id}`)}; rel="prev"` } };
+      return { body: [] };
+    });
+  },
+  query: { handle: 'harborlight' },
+  moreSuccesses: [
+    {
+      name: 'page 2 (last page)',
+      query: {
+        handle: 'harborlight',
+        cursor: (fixture('microblog-c/statuses-page1.json') as RawStatus[]).slice(-1)[0]!.id,
+      },
+    },
+    { name: 'by userId', query: { userId: cAccount.id } },
+  ],
+  notFound: { routes: (fake) => void fake.on(C_LOOKUP, { status: 404, body: fixture('microblog-c/error-not-found.json') }) },
+  badCursor: {
+    routes: (fake) => void fake.on(C_STATUSES, { status: 400, body: fixture('microblog-c/error-bad-request.json') }),
+    // A well-formed post id that the upstream refuses.
+    query: { handle: 'harborlight', cursor: '107814993046697416' },
+  },
+  unavailable: {
+    routes: (fake) =>
+      void fake.on(C_STATUSES, { status: 503, body: 'upstream connect error or disconnect/reset before headers', headers: { 'content-type': 'text/plain' } }),
+  },
+};
+
+export const scenarios: Partial<Record<OperationId, Scenario>> = {
+  'microblog-a-user-posts': microblogA,
+  'livestream-clip': livestream,
+  'microblog-c-user-posts': microblogC,
+};
