@@ -21,6 +21,8 @@ process.env.POWERTOOLS_SERVICE_NAME ||= 'social-data-api';
 process.env.AWS_REGION ||= 'us-east-1';
 process.env.ACCOUNTS_TABLE = 'bench-accounts';
 process.env.CACHE_TABLE = 'bench-cache';
+// Lambda runs node 22, where the AWS SDK has nothing to warn about; on node 20 it would print a notice mid-report.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -99,9 +101,9 @@ export const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 `;
 
 /** The options infra/stack.ts gives NodejsFunction (minify, source map without sources, node22, cjs, nothing external). */
-async function bundle(t: BundleTarget, outDir: string): Promise<string> {
+async function bundle(t: BundleTarget, outDir: string): Promise<{ file: string; byPackage: [string, number][] }> {
   const outfile = path.join(outDir, t.name, 'index.js');
-  await esbuild.build({
+  const result = await esbuild.build({
     ...(t.entry ? { entryPoints: [path.join(ROOT, t.entry)] } : { stdin: { contents: t.contents ?? '', resolveDir: ROOT, sourcefile: `${t.name}.ts`, loader: 'ts' as const } }),
     bundle: true,
     platform: 'node',
@@ -114,8 +116,16 @@ async function bundle(t: BundleTarget, outDir: string): Promise<string> {
     outfile,
     absWorkingDir: ROOT,
     logLevel: 'warning',
+    metafile: true, // only to report what the bytes are; does not change the output
   });
-  return outfile;
+  const out = Object.entries(result.metafile.outputs).find(([file]) => file.endsWith('.js'))?.[1];
+  const bytes = new Map<string, number>();
+  for (const [input, { bytesInOutput }] of Object.entries(out?.inputs ?? {})) {
+    const m = input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/);
+    const key = m ? m[1]! : input.startsWith('<stdin>') ? '(entry)' : '(project code)';
+    bytes.set(key, (bytes.get(key) ?? 0) + bytesInOutput);
+  }
+  return { file: outfile, byPackage: [...bytes].sort((a, b) => b[1] - a[1]) };
 }
 
 /** Milliseconds the require() of `file` takes in a fresh node process (node's own start-up excluded). */
@@ -137,8 +147,13 @@ async function benchBundles(ops: { id: string; file: string; parsesHtml: boolean
       ...ops.map((o) => ({ name: o.id, noHtml: o.routed && !o.parsesHtml, role: o.routed ? (o.parsesHtml ? 'parses HTML' : 'no HTML') : 'not routed (info)', entry: o.file })),
     ];
     const files = new Map<string, string>();
+    const composition = new Map<string, [string, number][]>();
     const buildStarted = performance.now();
-    for (const t of targets) files.set(t.name, await bundle(t, dir));
+    for (const t of targets) {
+      const b = await bundle(t, dir);
+      files.set(t.name, b.file);
+      composition.set(t.name, b.byPackage);
+    }
     const buildMs = performance.now() - buildStarted;
 
     // Two ways to load: plain node (the figure the target is judged on), and with
@@ -177,6 +192,17 @@ async function benchBundles(ops: { id: string; file: string; parsesHtml: boolean
         `ratio = function import / baseline import (same mode). The target is judged on plain node; the source-map column is how Lambda loads it (stack NODE_OPTIONS=--enable-source-maps).`,
         `bundle KB = index.js only (the .map beside it is not loaded without --enable-source-maps). ${targets.length} bundles built in ${f1(buildMs / 1000)} s.`,
       ],
+    );
+    table(
+      '1b. What the bundle bytes are (esbuild metafile, KB of minified output per package; largest 6)',
+      ['function', 'largest contributors'],
+      targets.map((t) => [
+        t.name,
+        (composition.get(t.name) ?? [])
+          .slice(0, 6)
+          .map(([k, b]) => `${k} ${f1(b / 1024)}`)
+          .join(', '),
+      ]),
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -375,6 +401,7 @@ async function main() {
         for (let k = 0; k < DELAYED_REQUESTS; k++) delayed.push((await live('live (delayed)', false)).out);
         const ms = median(delayed.map((x) => x.ms));
         const ratio = ms / UPSTREAM_DELAY_MS;
+        const waiting = (ms - quantile(liveMs, 0.5)) / UPSTREAM_DELAY_MS;
         delayRows.push([
           name,
           delayed.length,
@@ -382,6 +409,7 @@ async function main() {
           f1(ms),
           f1(Math.min(...delayed.map((x) => x.ms))),
           f1(Math.max(...delayed.map((x) => x.ms))),
+          `${f2(waiting)}x`,
           `${f2(ratio)}x`,
           verdict(`live latency / ${UPSTREAM_DELAY_MS} ms upstream delay <= ${TARGET_DELAY_RATIO}`, name, ratio <= TARGET_DELAY_RATIO, `${f2(ratio)}x`),
         ]);
@@ -407,9 +435,13 @@ async function main() {
     );
     table(
       `4. Live scrape with every upstream answer delayed ${UPSTREAM_DELAY_MS} ms (median of ${DELAYED_REQUESTS}, after 1 warm-up)`,
-      ['operation', 'n', 'upstream calls', 'median ms', 'min ms', 'max ms', `median / ${UPSTREAM_DELAY_MS} ms`, `target <= ${TARGET_DELAY_RATIO}`],
+      ['operation', 'n', 'upstream calls', 'median ms', 'min ms', 'max ms', `(median - zero-delay p50) / ${UPSTREAM_DELAY_MS} ms`, `median / ${UPSTREAM_DELAY_MS} ms`, `target <= ${TARGET_DELAY_RATIO}`],
       delayRows,
-      ['~1.0x: the upstream calls of a request overlap; ~2x: two rounds of calls one after the other.'],
+      [
+        '~1.0x: the upstream calls of a request overlap; ~2x: two rounds of calls one after the other.',
+        `The target is judged on median / ${UPSTREAM_DELAY_MS} ms, which includes the request's own work (gateway, authorizer, DynamoDB Local, mapping);`,
+        `the column before it subtracts the zero-delay live p50 of section 3 to show the upstream waiting alone (information only).`,
+      ],
     );
 
     if (problems.length) {

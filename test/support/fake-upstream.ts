@@ -90,7 +90,8 @@ export class FakeUpstream {
     const handler = this.routes.get(u.pathname);
     const reply: FakeReply = handler ? await handler(recorded) : { status: 404, body: { error: 'no fake route', path: u.pathname } };
     const delay = (reply.delayMs ?? 0) + this.delayMs;
-    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    // unref: a reply still being delayed when the tests end never holds the process open.
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay).unref());
     const isText = typeof reply.body === 'string';
     const body = reply.body === undefined ? '' : isText ? (reply.body as string) : JSON.stringify(reply.body);
     res.writeHead(reply.status ?? 200, {
