@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ApiError, badCursor, validationError, type ValidationDetail } from './errors';
+import { badCursor, validationError, type ValidationDetail } from './errors';
 
 /**
  * Parameter validation with valibot. Each parameter of each operation is a valibot schema from a
@@ -39,17 +39,18 @@ export const opaqueToken = (max = 512) =>
   v.pipe(v.string(), v.minLength(1, 'Must not be empty'), v.maxLength(max, `Must be at most ${max} characters`), v.regex(/^[\x21-\x7e]+$/, 'Must be printable ASCII without spaces'));
 
 /**
- * A URL on one of the platform's own hosts: https (or http), no credentials, no port, host equal
- * to one of `hosts` (a leading "www." or "m." is accepted). Nothing else is ever fetched.
+ * A parameter read by a parser of the platform's own (handle forms, public URL forms). The parser
+ * returns the normalized value or null; null is a 422 with `message`. URL parsers go through
+ * `parseHostUrl`, so a URL on any other host is refused and never fetched.
  */
-export function platformUrl(hosts: readonly string[], what: string) {
+export function parsedBy<T>(parse: (raw: string) => T | null, message: string, maxLength = 2048) {
   return v.pipe(
     v.string(),
-    v.maxLength(2048, 'Must be at most 2048 characters'),
+    v.maxLength(maxLength, `Must be at most ${maxLength} characters`),
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
-      const parsed = parseHostUrl(dataset.value, hosts);
-      if (!parsed) {
-        addIssue({ message: `Must be a ${what} URL on ${hosts.join(' or ')}` });
+      const parsed = parse(dataset.value);
+      if (parsed === null) {
+        addIssue({ message });
         return NEVER;
       }
       return parsed;
@@ -57,6 +58,10 @@ export function platformUrl(hosts: readonly string[], what: string) {
   );
 }
 
+/**
+ * A URL on one of the platform's own hosts: https (or http), no credentials, no port, host equal
+ * to one of `hosts` (a leading "www.", "m." or "mobile." is accepted). Nothing else is ever fetched.
+ */
 export function parseHostUrl(raw: string, hosts: readonly string[]): URL | null {
   let u: URL;
   try {
@@ -136,8 +141,4 @@ export function validateQuery(rules: ValidationRules, single: QueryParams | null
   if (details.length) throw validationError(details);
   if (cursorProblems.length) throw badCursor(`malformed ${cursorProblems.join(', ')}`);
   return { values, cacheMaxAge };
-}
-
-export function isApiError(e: unknown): e is ApiError {
-  return e instanceof ApiError;
 }

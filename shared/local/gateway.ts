@@ -81,9 +81,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       const { single, multi } = headerMaps(req);
       const { single: query, multi: multiQuery } = queryMaps(url);
 
-      const authEvent = {
-        type: 'REQUEST',
-        methodArn: `arn:aws:execute-api:local:000000000000:local/${STAGE}/GET${op.path}`,
+      // What API Gateway puts in both the authorizer's REQUEST event and the function's proxy event.
+      const common = {
         resource: op.path,
         path: url.pathname,
         httpMethod: 'GET',
@@ -93,6 +92,11 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         multiValueQueryStringParameters: multiQuery,
         pathParameters: null,
         stageVariables: null,
+      };
+      const authEvent = {
+        ...common,
+        type: 'REQUEST',
+        methodArn: `arn:aws:execute-api:local:000000000000:local/${STAGE}/GET${op.path}`,
         requestContext: { requestId, stage: STAGE },
       } as unknown as APIGatewayRequestAuthorizerEvent;
       let auth;
@@ -111,15 +115,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       }
 
       const event: APIGatewayProxyEvent = {
-        resource: op.path,
-        path: url.pathname,
-        httpMethod: 'GET',
-        headers: single,
-        multiValueHeaders: multi,
-        queryStringParameters: query,
-        multiValueQueryStringParameters: multiQuery,
-        pathParameters: null,
-        stageVariables: null,
+        ...common,
         body: null,
         isBase64Encoded: false,
         requestContext: {

@@ -1,5 +1,4 @@
-import * as v from 'valibot';
-import { parseHostUrl } from '../../validation';
+import { parseHostUrl, parsedBy } from '../../validation';
 
 /**
  * linkpage: the link-in-bio page builder (scraper not built yet; identification tentative).
@@ -7,14 +6,7 @@ import { parseHostUrl } from '../../validation';
  */
 export const PUBLIC_HOSTS = ['pillar.io'] as const;
 
-export const pageUrlParam = v.pipe(
-  v.string(),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const m = parseHostUrl(dataset.value, PUBLIC_HOSTS)?.pathname.match(/^\/([A-Za-z0-9_.-]{1,64})\/?$/);
-    if (!m?.[1]) {
-      addIssue({ message: 'Must be a creator page URL: https://pillar.io/<username>' });
-      return NEVER;
-    }
-    return { username: m[1].toLowerCase() };
-  }),
-);
+export const pageUrlParam = parsedBy((raw) => {
+  const m = parseHostUrl(raw, PUBLIC_HOSTS)?.pathname.match(/^\/([A-Za-z0-9_.-]{1,64})\/?$/);
+  return m?.[1] ? { username: m[1].toLowerCase() } : null;
+}, 'Must be a creator page URL: https://pillar.io/<username>');

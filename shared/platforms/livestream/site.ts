@@ -1,6 +1,5 @@
-import * as v from 'valibot';
 import { type PlatformUpstream } from '../../scrape/http';
-import { parseHostUrl } from '../../validation';
+import { parseHostUrl, parsedBy } from '../../validation';
 
 /**
  * livestream: clip metadata from the web app's v2 API, behind Cloudflare.
@@ -48,16 +47,8 @@ export function parseClipUrl(raw: string): ClipRef | null {
   return null;
 }
 
-export const urlParam = v.pipe(
-  v.string(),
-  v.maxLength(2048, 'Must be at most 2048 characters'),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const ref = parseClipUrl(dataset.value);
-    if (!ref) {
-      addIssue({ message: 'Must be a clip URL on kick.com: https://kick.com/<channel>/clips/clip_<id> or https://kick.com/<channel>?clip=clip_<id>' });
-      return NEVER;
-    }
-    // The clip id alone identifies the clip: the channel is not part of the cache key.
-    return { clipId: ref.clipId };
-  }),
-);
+// The clip id alone identifies the clip: the channel is not part of the cache key.
+export const urlParam = parsedBy((raw) => {
+  const ref = parseClipUrl(raw);
+  return ref ? { clipId: ref.clipId } : null;
+}, 'Must be a clip URL on kick.com: https://kick.com/<channel>/clips/clip_<id> or https://kick.com/<channel>?clip=clip_<id>');

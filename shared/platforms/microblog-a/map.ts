@@ -140,6 +140,28 @@ function embeddedRecordView(embed: unknown): unknown {
   return undefined;
 }
 
+/** What a post view and an embedded record view share: `view` holds the counts, `record` the post record. */
+function postCore(view: unknown, record: unknown) {
+  const author = get(view, 'author');
+  const uri = str(get(view, 'uri'));
+  const rkey = rkeyOf(uri) ?? '';
+  return {
+    id: rkey,
+    uri,
+    cid: str(get(view, 'cid')),
+    url: postUrl(linkName(author), rkey),
+    text: text(get(record, 'text')) ?? '',
+    createdAt: isoDate(get(record, 'createdAt')),
+    indexedAt: isoDate(get(view, 'indexedAt')),
+    langs: list(get(record, 'langs'), str),
+    author: mapAccount(author),
+    likeCount: count(get(view, 'likeCount')) ?? 0,
+    repostCount: count(get(view, 'repostCount')) ?? 0,
+    replyCount: count(get(view, 'replyCount')) ?? 0,
+    quoteCount: count(get(view, 'quoteCount')) ?? 0,
+  };
+}
+
 export function mapQuote(embed: unknown) {
   const rec = embeddedRecordView(embed);
   const type = get(rec, '$type');
@@ -152,22 +174,8 @@ export function mapQuote(embed: unknown) {
   const author = get(rec, 'author');
   // Logged-out viewers do not see posts of accounts that asked to be hidden from them.
   if (hasNoUnauthenticated(get(author, 'labels')) || hasNoUnauthenticated(get(rec, 'labels'))) return { uri, unavailable: 'hidden' };
-  const value = get(rec, 'value');
-  const rkey = rkeyOf(uri) ?? '';
   return {
-    id: rkey,
-    uri,
-    cid: str(get(rec, 'cid')),
-    url: postUrl(linkName(author), rkey),
-    text: text(get(value, 'text')) ?? '',
-    createdAt: isoDate(get(value, 'createdAt')),
-    indexedAt: isoDate(get(rec, 'indexedAt')),
-    langs: list(get(value, 'langs'), str),
-    author: mapAccount(author),
-    likeCount: count(get(rec, 'likeCount')) ?? 0,
-    repostCount: count(get(rec, 'repostCount')) ?? 0,
-    replyCount: count(get(rec, 'replyCount')) ?? 0,
-    quoteCount: count(get(rec, 'quoteCount')) ?? 0,
+    ...postCore(rec, get(rec, 'value')),
     media: mapMedia(arr(get(rec, 'embeds'))[0]),
     labels: labelValues(get(rec, 'labels')),
     unavailable: null,
@@ -283,30 +291,15 @@ export function mapFeedItem(item: unknown) {
   const record = get(post, 'record');
   const reason = get(item, 'reason');
   const isRepost = get(reason, '$type') === T.reasonRepost;
-  const author = get(post, 'author');
-  const uri = str(get(post, 'uri'));
-  const rkey = rkeyOf(uri) ?? '';
   const embed = get(post, 'embed');
   const { hashtags, mentions, links } = facets(record);
   return {
-    id: rkey,
-    uri,
-    cid: str(get(post, 'cid')),
-    url: postUrl(linkName(author), rkey),
-    text: text(get(record, 'text')) ?? '',
-    createdAt: isoDate(get(record, 'createdAt')),
-    indexedAt: isoDate(get(post, 'indexedAt')),
-    langs: list(get(record, 'langs'), str),
+    ...postCore(post, record),
     tags: list(get(record, 'tags'), str),
     via: str(get(record, 'via')),
     hashtags,
     mentions,
     links,
-    author: mapAccount(author),
-    likeCount: count(get(post, 'likeCount')) ?? 0,
-    repostCount: count(get(post, 'repostCount')) ?? 0,
-    replyCount: count(get(post, 'replyCount')) ?? 0,
-    quoteCount: count(get(post, 'quoteCount')) ?? 0,
     bookmarkCount: count(get(post, 'bookmarkCount')) ?? 0,
     media: mapMedia(embed),
     quote: mapQuote(embed),

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { sameOriginApiHeaders, type PlatformUpstream } from '../../scrape/http';
-import { matching, opaqueToken, parseHostUrl } from '../../validation';
+import { matching, opaqueToken, parseHostUrl, parsedBy } from '../../validation';
 
 /**
  * microblog-a: the decentralized network's public AppView (XRPC over HTTPS, JSON, no key).
@@ -41,18 +41,7 @@ export function parseActor(raw: string): string | null {
   return null;
 }
 
-export const handleParam = v.pipe(
-  v.string(),
-  v.maxLength(300, 'Must be at most 300 characters'),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const actor = parseActor(dataset.value);
-    if (!actor) {
-      addIssue({ message: 'Must be a handle (alice.bsky.social), @handle, or a profile URL on bsky.app' });
-      return NEVER;
-    }
-    return actor;
-  }),
-);
+export const handleParam = parsedBy(parseActor, 'Must be a handle (alice.bsky.social), @handle, or a profile URL on bsky.app', 300);
 export const userIdParam = matching(DID_PLC, 'Must be a decentralized identifier: did:plc: followed by 24 base32 characters');
 /** The AppView's cursor is opaque; a v1 "::" cursor is silently answered with nothing, so refuse it. */
 export const cursorParam = v.pipe(opaqueToken(512), v.check((s) => !s.includes('::'), 'Outdated cursor'));

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { matching, parseHostUrl } from '../../validation';
+import { matching, parseHostUrl, parsedBy } from '../../validation';
 
 /**
  * microblog-b: the short-text network (scraper not built yet; parameters are validated already).
@@ -12,15 +12,7 @@ export const handleParam = v.pipe(
   v.transform((s) => s.replace(/^@/, '').toLowerCase()),
 );
 
-export const noteUrlParam = v.pipe(
-  v.string(),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const u = parseHostUrl(dataset.value, PUBLIC_HOSTS);
-    const m = u?.pathname.match(/^\/(?:[A-Za-z0-9_]{1,15}|i\/web|i)\/status(?:es)?\/(\d{1,20})\/?/);
-    if (!m?.[1]) {
-      addIssue({ message: 'Must be a note permalink: https://x.com/<handle>/status/<id>' });
-      return NEVER;
-    }
-    return { noteId: m[1] };
-  }),
-);
+export const noteUrlParam = parsedBy((raw) => {
+  const m = parseHostUrl(raw, PUBLIC_HOSTS)?.pathname.match(/^\/(?:[A-Za-z0-9_]{1,15}|i\/web|i)\/status(?:es)?\/(\d{1,20})\/?/);
+  return m?.[1] ? { noteId: m[1] } : null;
+}, 'Must be a note permalink: https://x.com/<handle>/status/<id>');

@@ -213,13 +213,13 @@ export function mapEmoji(e: Json): Emoji | null {
 
 export function mapAccount(a: Json): Account {
   const note = readHtml(get(a, 'note'));
-  const handle = plain(get(a, 'acct') ?? get(a, 'username'));
+  const { id, handle, displayName, url: profile, avatarUrl, isVerified, isPremium, followerCount } = mapAuthor(a);
   return {
-    id: plain(get(a, 'id')),
+    id,
     handle,
-    displayName: plain(get(a, 'display_name')),
-    url: url(get(a, 'url')) ?? (handle ? profileUrl(handle) : ''),
-    avatarUrl: plain(get(a, 'avatar')),
+    displayName,
+    url: profile,
+    avatarUrl,
     headerUrl: plain(get(a, 'header')),
     website: plain(get(a, 'website')),
     websiteUrl: websiteUrl(get(a, 'website')),
@@ -228,15 +228,15 @@ export function mapAccount(a: Json): Account {
     bioMentions: note.mentions,
     bioLinks: note.links,
     emojis: list(get(a, 'emojis'), mapEmoji),
-    isVerified: flag(get(a, 'verified')),
-    isPremium: flag(get(a, 'premium')),
+    isVerified,
+    isPremium,
     isPrivate: flag(get(a, 'locked')),
     isBot: flag(get(a, 'bot')),
     isGroup: flag(get(a, 'group')),
     isTvAccount: flag(get(a, 'tv_account')),
     acceptsMessages: bool(get(a, 'accepting_messages')) ?? bool(get(a, 'pleroma', 'accepts_chat_messages')) ?? false,
     isDiscoverable: bool(get(a, 'discoverable')),
-    followerCount: count(get(a, 'followers_count')),
+    followerCount,
     followingCount: count(get(a, 'following_count')),
     postCount: count(get(a, 'statuses_count')),
     createdAt: isoDate(get(a, 'created_at')),

@@ -1,6 +1,5 @@
-import * as v from 'valibot';
 import { sameOriginApiHeaders, type PlatformUpstream } from '../../scrape/http';
-import { matching, parseHostUrl } from '../../validation';
+import { matching, parseHostUrl, parsedBy } from '../../validation';
 
 /**
  * microblog-c: a Mastodon-style API behind Cloudflare.
@@ -33,18 +32,11 @@ export function parseUsername(raw: string): string | null {
   return USERNAME.test(s) ? s : null;
 }
 
-export const handleParam = v.pipe(
-  v.string(),
-  v.maxLength(300, 'Must be at most 300 characters'),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const name = parseUsername(dataset.value);
-    if (!name) {
-      addIssue({ message: 'Must be a username (letters, digits, _), @username, or a profile URL on truthsocial.com' });
-      return NEVER;
-    }
-    // The lookup is case-insensitive, so one cache entry serves every spelling.
-    return name.toLowerCase();
-  }),
+// The lookup is case-insensitive, so one cache entry serves every spelling.
+export const handleParam = parsedBy(
+  (raw) => parseUsername(raw)?.toLowerCase() ?? null,
+  'Must be a username (letters, digits, _), @username, or a profile URL on truthsocial.com',
+  300,
 );
 export const userIdParam = matching(/^\d{1,20}$/, 'Must be a numeric account id (digits only)');
 /** The cursor is the id of the last post of the previous page (a snowflake). */

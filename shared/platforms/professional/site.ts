@@ -1,5 +1,4 @@
-import * as v from 'valibot';
-import { parseHostUrl } from '../../validation';
+import { parseHostUrl, parsedBy } from '../../validation';
 
 /**
  * professional: the professional network's logged-out post and article pages (scraper not built yet).
@@ -7,14 +6,7 @@ import { parseHostUrl } from '../../validation';
  */
 export const PUBLIC_HOSTS = ['linkedin.com'] as const;
 
-export const contentUrlParam = v.pipe(
-  v.string(),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const m = parseHostUrl(dataset.value, PUBLIC_HOSTS)?.pathname.match(/^\/(posts|pulse)\/([A-Za-z0-9%_.~-]{1,400})\/?$/);
-    if (!m?.[1] || !m[2]) {
-      addIssue({ message: 'Must be a post (https://www.linkedin.com/posts/<slug>) or article (https://www.linkedin.com/pulse/<slug>) URL' });
-      return NEVER;
-    }
-    return { kind: m[1] === 'posts' ? 'post' : 'article', slug: m[2] };
-  }),
-);
+export const contentUrlParam = parsedBy((raw) => {
+  const m = parseHostUrl(raw, PUBLIC_HOSTS)?.pathname.match(/^\/(posts|pulse)\/([A-Za-z0-9%_.~-]{1,400})\/?$/);
+  return m?.[1] && m[2] ? { kind: m[1] === 'posts' ? 'post' : 'article', slug: m[2] } : null;
+}, 'Must be a post (https://www.linkedin.com/posts/<slug>) or article (https://www.linkedin.com/pulse/<slug>) URL');

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { matching, parseHostUrl } from '../../validation';
+import { matching, parseHostUrl, parsedBy } from '../../validation';
 
 /**
  * shortvideo: the short-video network (scrapers not built yet; parameters are validated already).
@@ -19,33 +19,15 @@ export function parseUsername(raw: string): string | null {
   return USERNAME.test(s) ? s.toLowerCase() : null;
 }
 
-export const handleParam = v.pipe(
-  v.string(),
-  v.maxLength(300, 'Must be at most 300 characters'),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const name = parseUsername(dataset.value);
-    if (!name) {
-      addIssue({ message: 'Must be a username (2-24 letters, digits, _ or .), @username, or a profile URL on tiktok.com' });
-      return NEVER;
-    }
-    return name;
-  }),
-);
+export const handleParam = parsedBy(parseUsername, 'Must be a username (2-24 letters, digits, _ or .), @username, or a profile URL on tiktok.com', 300);
 export const userIdParam = matching(/^\d{1,20}$/, 'Must match ^\\d{1,20}$');
 export const followingCursorParam = matching(/^\d{1,13}$/, 'Must match ^\\d{1,13}$');
 export const numericCursorParam = matching(/^\d{1,19}$/, 'Must be digits');
 
-export const videoUrlParam = v.pipe(
-  v.string(),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const m = parseHostUrl(dataset.value, PUBLIC_HOSTS)?.pathname.match(/^\/@([A-Za-z0-9_.]{2,24})\/(video|photo)\/(\d{1,20})\/?$/);
-    if (!m?.[1] || !m[3]) {
-      addIssue({ message: 'Must be a video URL: https://www.tiktok.com/@<user>/video/<id>' });
-      return NEVER;
-    }
-    return { videoId: m[3] };
-  }),
-);
+export const videoUrlParam = parsedBy((raw) => {
+  const m = parseHostUrl(raw, PUBLIC_HOSTS)?.pathname.match(/^\/@([A-Za-z0-9_.]{2,24})\/(video|photo)\/(\d{1,20})\/?$/);
+  return m?.[3] ? { videoId: m[3] } : null;
+}, 'Must be a video URL: https://www.tiktok.com/@<user>/video/<id>');
 
 export const hashtagParam = v.pipe(
   matching(/^#?[\p{L}\p{N}_]{1,100}$/u, 'Must be a hashtag: letters, digits or _, with or without #'),
