@@ -1,4 +1,4 @@
 import { createHandler } from '../shared/pipeline';
-import { scrapeClip } from '../shared/platforms/livestream/scrape';
 
-export const handler = createHandler('livestream-clip', scrapeClip);
+// The scraper (HTTP client, mappers) is loaded on the first live request, not at cold start.
+export const handler = createHandler('livestream-clip', () => import('../shared/platforms/livestream/scrape').then((m) => m.scrapeClip));

@@ -1,4 +1,4 @@
 import { createHandler } from '../shared/pipeline';
-import { scrapeUserPosts } from '../shared/platforms/microblog-a/scrape';
 
-export const handler = createHandler('microblog-a-user-posts', scrapeUserPosts);
+// The scraper (HTTP client, mappers) is loaded on the first live request, not at cold start.
+export const handler = createHandler('microblog-a-user-posts', () => import('../shared/platforms/microblog-a/scrape').then((m) => m.scrapeUserPosts));

@@ -23,6 +23,8 @@ export interface Scenario {
   query(i: number): Record<string, string>;
   /** What the reader should know about the upstream calls of this input form. */
   note?: string;
+  /** Runs before request i, outside the measurement (e.g. a warm container's state). */
+  prime?(i: number): Promise<void>;
 }
 
 /** Reads (and parses) a fixture once, on first use. */
@@ -97,5 +99,22 @@ export const scenarios: Scenario[] = [
     },
     query: (i) => ({ userId: cUserId(i) }),
     note: 'by userId all page-1 calls go out at once: 1 upstream round trip',
+  },
+  {
+    op: 'microblog-c-user-posts',
+    variant: 'handle seen before',
+    fixtures: C_FIXTURES,
+    routes(fake, i) {
+      const id = cUserId(i);
+      fake.on(`/api/v1/accounts/${id}`, { body: { ...(C_ACCOUNT() as object), id, acct: `known${i}`, username: `known${i}` } });
+      cStatuses(id)(fake);
+    },
+    query: (i) => ({ handle: `known${i}` }),
+    // A warm container that resolved this name before (the scraper remembers username -> id).
+    async prime(i) {
+      const { rememberUsername } = await import('../shared/platforms/microblog-c/scrape');
+      rememberUsername(`known${i}`, cUserId(i));
+    },
+    note: 'a username this container resolved before skips the lookup: 1 upstream round trip',
   },
 ];

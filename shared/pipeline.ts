@@ -10,23 +10,38 @@ import { ApiError, atCapacity, toApiError } from './errors';
 import { requestLogger, type Log } from './log';
 import { recordOutcome } from './metrics';
 import { operation, type OperationId } from './operations';
-import { ScrapeContext } from './scrape/http';
+import { ScrapeContext } from './scrape/context';
 import { CACHE_MAX_AGE_SECONDS, validateQuery } from './validation';
 
 /**
  * The one request pipeline every function runs:
- *   authenticated team -> validate -> cache (when cache_max_age allows) -> reserve 1 credit
- *   -> scrape within the deadline -> ledger + cache write -> envelope.
+ *   authenticated team -> validate -> cache (when cache_max_age allows) -> reserve 1 credit and
+ *   scrape within the deadline, concurrently -> ledger + cache write -> envelope.
  * Any error after the reservation gives the credit back; errors always cost 0.
  */
 export type Scraper<P> = (params: P, ctx: ScrapeContext, log: Log) => Promise<Record<string, unknown>>;
+
+/**
+ * A function names its scraper with a loader (`() => import('…/scrape')`), so the HTTP client,
+ * the HTML parser and the mappers are not evaluated at cold start: a cache hit never loads them,
+ * and a live request loads them while its credit reservation is on its way to DynamoDB.
+ */
+export type ScraperLoader<P> = () => Promise<Scraper<P>>;
+
+function onceAfterIo<T>(load: () => Promise<T>): () => Promise<T> {
+  let loaded: Promise<T> | undefined;
+  // setImmediate: let the request that was just started reach the socket before a synchronous
+  // module evaluation occupies the event loop.
+  return () => (loaded ??= new Promise<void>((resolve) => setImmediate(resolve)).then(load));
+}
 
 export interface PipelineResult extends APIGatewayProxyResult {
   headers: Record<string, string>;
 }
 
-export function createHandler<P>(operationId: OperationId, scrape: Scraper<P>) {
+export function createHandler<P>(operationId: OperationId, loadScraper: ScraperLoader<P>) {
   const op = operation(operationId);
+  const scraper = onceAfterIo(loadScraper);
 
   return async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
     const started = Date.now();
@@ -55,13 +70,25 @@ export function createHandler<P>(operationId: OperationId, scrape: Scraper<P>) {
         }
       }
 
-      const remainingAfter = await reserve(teamId);
-      reserved = true;
-
-      const ctx = ScrapeContext.withBudget(config.scrapeDeadlineMs);
+      // The reservation and the scrape start together: the upstream round trip does not wait for
+      // DynamoDB. If the reservation is refused (402) the scrape is aborted and its result unused;
+      // the balance can never go below zero because only the conditional update takes credits.
+      const abort = new AbortController();
+      const ctx = ScrapeContext.withBudget(config.scrapeDeadlineMs, abort.signal);
+      const reservation = reserve(teamId);
+      const scraping = scraper().then((scrape) => scrape(values as P, ctx, log));
+      scraping.catch(() => undefined); // settled below; never an unhandled rejection meanwhile
+      let remainingAfter: number;
+      try {
+        remainingAfter = await reservation;
+        reserved = true;
+      } catch (err) {
+        abort.abort();
+        throw err;
+      }
       let result: Record<string, unknown>;
       try {
-        result = await scrape(values as P, ctx, log);
+        result = await scraping;
       } finally {
         upstreamCalls = ctx.upstreamCalls;
       }

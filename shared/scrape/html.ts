@@ -46,10 +46,35 @@ export function metaContent(doc: Document, key: string): string | null {
  * entities are decoded, and everything else is flattened to its text.
  */
 export function htmlToText(html: string): string {
-  const doc = parseDocument(`<!doctype html><html><body>${html}</body></html>`);
-  const body = doc.body;
-  for (const br of Array.from(body.querySelectorAll('br'))) br.replaceWith(doc.createTextNode('\n'));
-  const blocks = Array.from(body.querySelectorAll('p, div, li, blockquote, h1, h2, h3, h4, h5, h6'));
-  for (const el of blocks) el.append(doc.createTextNode('\n\n'));
-  return (body.textContent ?? '').replace(/\u00a0/g, ' ').replace(/\n{3,}/g, '\n\n').trim();
+  return elementText(parseDocument(`<!doctype html><html><body>${html}</body></html>`).body);
+}
+
+const BLOCK = new Set(['p', 'div', 'li', 'blockquote', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+
+/**
+ * As htmlToText, for an element already parsed, in one walk of the tree (no CSS selectors: they are
+ * the slow part of linkedom). `visit` sees every element first and may return 'skip' to leave it
+ * and its content out of the text.
+ */
+export function elementText(root: Element, visit?: (el: Element) => 'skip' | void): string {
+  let out = '';
+  const walk = (node: Node) => {
+    for (let child = node.firstChild; child; child = child.nextSibling) {
+      if (child.nodeType === 3) {
+        out += (child as Text).data;
+        continue;
+      }
+      if (child.nodeType !== 1) continue;
+      const el = child as Element;
+      if (visit?.(el) === 'skip') continue;
+      const tag = el.localName;
+      if (tag === 'br') out += '\n';
+      else {
+        walk(el);
+        if (BLOCK.has(tag)) out += '\n\n';
+      }
+    }
+  };
+  walk(root);
+  return out.replace(/\u00a0/g, ' ').replace(/\n{3,}/g, '\n\n').trim();
 }

@@ -5,6 +5,11 @@ import { HttpProxyAgent, HttpsProxyAgent } from 'hpagent';
 import { config, proxyUrl, upstreamBaseUrl } from '../config';
 import { blocked, extractionFailed, unavailable } from '../errors';
 import { isChallengePage, looksLikeHtml, upstreamRetryAfter } from './antibot';
+import { ScrapeContext } from './context';
+import { BROWSER_HEADERS, type PlatformUpstream } from './upstream';
+
+export { ScrapeContext };
+export type { PlatformUpstream };
 
 /**
  * The one HTTP client set-up. Each platform describes its upstream once (base URL, headers);
@@ -13,54 +18,11 @@ import { isChallengePage, looksLikeHtml, upstreamRetryAfter } from './antibot';
  * counts calls, and turns transport failures and anti-bot answers into the spec's errors.
  */
 
-/** A current desktop Chrome; platforms add Referer / Origin / Sec-Fetch-* of their own. */
-export const BROWSER_HEADERS: Record<string, string> = {
-  'user-agent':
-    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36',
-  'accept-language': 'en-US,en;q=0.9',
-  'accept-encoding': 'gzip, deflate, br',
-  'sec-ch-ua': '"Chromium";v="142", "Google Chrome";v="142", "Not_A Brand";v="99"',
-  'sec-ch-ua-mobile': '?0',
-  'sec-ch-ua-platform': '"Windows"',
-};
-
-/** Headers for an XHR/fetch call from the platform's own web page. */
-export function sameOriginApiHeaders(origin: string, referer = `${origin}/`): Record<string, string> {
-  return {
-    accept: 'application/json, text/plain, */*',
-    origin,
-    referer,
-    'sec-fetch-dest': 'empty',
-    'sec-fetch-mode': 'cors',
-    'sec-fetch-site': 'same-origin',
-  };
-}
-
-export interface PlatformUpstream {
-  /** Neutral platform name: names the UPSTREAM_<PLATFORM>_URL and SCRAPER_PROXY_URL_<PLATFORM> variables. */
-  platform: string;
-  /** The real upstream base URL; only platform upstream modules name real hosts. */
-  defaultBaseUrl: string;
-  headers: Record<string, string>;
-}
-
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
   url: string;
-}
-
-/** Per-request state: the deadline every attempt must respect and a count of upstream calls. */
-export class ScrapeContext {
-  upstreamCalls = 0;
-  constructor(readonly deadline: number, readonly signal?: AbortSignal) {}
-  static withBudget(ms = config.scrapeDeadlineMs) {
-    return new ScrapeContext(Date.now() + ms);
-  }
-  remaining() {
-    return this.deadline - Date.now();
-  }
 }
 
 export interface RequestOptions {
@@ -118,6 +80,7 @@ export function upstreamClient(def: PlatformUpstream): UpstreamClient {
         const r = await client().get(target, { headers: opts.headers, timeout: { request: budget }, signal: ctx.signal });
         res = { status: r.statusCode, headers: r.headers, body: r.body, url: r.url };
       } catch (err) {
+        if (ctx.signal?.aborted) throw unavailable(`${def.platform}: request abandoned by the pipeline`);
         transportError = err instanceof RequestError ? `${err.code}: ${err.message}` : String(err);
       }
       if (res && isChallengePage(res.body, res.headers)) {

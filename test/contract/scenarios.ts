@@ -128,7 +128,13 @@ const microblogC: Scenario = {
     },
     { name: 'by userId', query: { userId: cAccount.id } },
   ],
-  notFound: { routes: (fake) => void fake.on(C_LOOKUP, { status: 404, body: fixture('microblog-c/error-not-found.json') }) },
+  // Unknown by name and by id (the scraper may know the id of a name it resolved before).
+  notFound: {
+    routes: (fake) => {
+      fake.on(C_LOOKUP, { status: 404, body: fixture('microblog-c/error-not-found.json') });
+      fake.on(C_ACCOUNT, { status: 404, body: fixture('microblog-c/error-not-found.json') });
+    },
+  },
   badCursor: {
     routes: (fake) => void fake.on(C_STATUSES, { status: 400, body: fixture('microblog-c/error-bad-request.json') }),
     // A well-formed post id that the upstream refuses.

@@ -4,6 +4,7 @@ import type { Account, Post } from '../../shared/platforms/microblog-c/map';
 import { isPlausibleCursor, scrapeUserPosts, type UserPostsParams } from '../../shared/platforms/microblog-c/scrape';
 import { WEB_ORIGIN, postUrl, profileUrl } from '../../shared/platforms/microblog-c/site';
 import { ScrapeContext } from '../../shared/scrape/http';
+import { forgetKnownUsernames } from '../../shared/platforms/microblog-c/scrape';
 import { FakeUpstream, fixture, fixtureText, type FakeReply } from '../support/fake-upstream';
 
 /**
@@ -181,6 +182,7 @@ beforeAll(async () => {
 afterAll(() => fake.stop());
 beforeEach(() => {
   fake.reset();
+  forgetKnownUsernames();
   publicAccountRoutes();
 });
 
@@ -542,5 +544,40 @@ describe('microblog-c user posts: errors', () => {
     await rejection(run({ handle: 'harborlight' }), 'EXTRACTION_FAILED');
     fake.on(LOOKUP, { body: [account] });
     await rejection(run({ handle: 'harborlight' }), 'EXTRACTION_FAILED');
+  });
+});
+
+describe('microblog-c user posts: usernames resolved before', () => {
+  it('a known username skips the lookup: account, timeline and pinned go out together', async () => {
+    await run({ handle: 'harborlight' });
+    expect(fake.requestsTo(LOOKUP)).toHaveLength(1);
+    fake.reset();
+    publicAccountRoutes();
+    const page = await run({ handle: 'harborlight' });
+    expect(page.user.id).toBe(ID);
+    expect(fake.requestsTo(LOOKUP)).toHaveLength(0);
+    expect(fake.requestsTo(ACCOUNT)).toHaveLength(1);
+    expect(fake.requestsTo(STATUSES)).toHaveLength(2);
+  });
+
+  it('a username that now names another account is looked up again', async () => {
+    await run({ handle: 'harborlight' });
+    fake.reset();
+    publicAccountRoutes();
+    // The remembered id now belongs to an account with another name.
+    fake.on(ACCOUNT, { body: { ...account, acct: 'renamed', username: 'renamed', url: `${WEB_ORIGIN}/@renamed` } });
+    const page = await run({ handle: 'harborlight' });
+    expect(fake.requestsTo(LOOKUP)).toHaveLength(1);
+    expect(page.user.handle).toBe('HarborLight');
+  });
+
+  it('a remembered account that is gone falls back to the lookup, which decides', async () => {
+    await run({ handle: 'harborlight' });
+    fake.reset();
+    publicAccountRoutes();
+    fake.on(ACCOUNT, { status: 404, body: notFoundBody });
+    fake.on(LOOKUP, { status: 404, body: notFoundBody });
+    await expect(run({ handle: 'harborlight' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(fake.requestsTo(LOOKUP)).toHaveLength(1);
   });
 });

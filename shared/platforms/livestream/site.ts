@@ -1,4 +1,4 @@
-import { type PlatformUpstream } from '../../scrape/http';
+import { type PlatformUpstream } from '../../scrape/upstream';
 import { parseHostUrl, parsedBy } from '../../validation';
 
 /**

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { sameOriginApiHeaders, type PlatformUpstream } from '../../scrape/http';
+import { sameOriginApiHeaders, type PlatformUpstream } from '../../scrape/upstream';
 import { matching, opaqueToken, parseHostUrl, parsedBy } from '../../validation';
 
 /**

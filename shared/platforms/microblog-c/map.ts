@@ -1,4 +1,4 @@
-import { parseDocument, htmlToText } from '../../scrape/html';
+import { elementText, parseDocument } from '../../scrape/html';
 import { bool, count, get, int, isObject, isoDate, list, num, str, text, url, type Json } from '../../scrape/map';
 import { postUrl, profileUrl } from './site';
 
@@ -163,25 +163,26 @@ export function readHtml(html: unknown): ReadHtml {
   const out: ReadHtml = { text: null, mentions: [], hashtags: [], links: [], quoteMarkerUrl: null };
   if (typeof html !== 'string' || html.trim() === '') return out;
   const doc = parseDocument(`<!doctype html><html><body>${html}</body></html>`);
-  for (const marker of Array.from(doc.querySelectorAll('.quote-inline'))) {
-    out.quoteMarkerUrl ??= url(marker.textContent?.match(/https?:\/\/\S+/)?.[0]);
-    marker.remove();
-  }
-  for (const a of Array.from(doc.querySelectorAll('a[href]'))) {
-    const href = url(a.getAttribute('href'));
-    if (!href) continue;
-    const label = (a.textContent ?? '').trim();
-    if (a.classList.contains('hashtag') || (label.startsWith('#') && /\/tags\/[^/]+$/.test(new URL(href).pathname))) {
+  const text = elementText(doc.body, (el) => {
+    if (el.classList.contains('quote-inline')) {
+      out.quoteMarkerUrl ??= url(el.textContent?.match(/https?:\/\/\S+/)?.[0]);
+      return 'skip';
+    }
+    if (el.localName !== 'a') return;
+    const href = url(el.getAttribute('href'));
+    if (!href) return;
+    const label = (el.textContent ?? '').trim();
+    if (el.classList.contains('hashtag') || (label.startsWith('#') && /\/tags\/[^/]+$/.test(new URL(href).pathname))) {
       const tag = label.replace(/^#/, '');
       if (tag && !out.hashtags.some((t) => t.toLowerCase() === tag.toLowerCase())) out.hashtags.push(tag);
-    } else if (a.classList.contains('mention')) {
+    } else if (el.classList.contains('mention')) {
       const handle = label.replace(/^@/, '');
       if (handle && !out.mentions.some((m) => m.url === href)) out.mentions.push({ handle, url: href });
     } else if (!out.links.includes(href)) {
       out.links.push(href);
     }
-  }
-  out.text = str(htmlToText(doc.body.innerHTML));
+  });
+  out.text = str(text);
   return out;
 }
 

@@ -1,7 +1,9 @@
-import { badCursor, extractionFailed, validationError } from '../../errors';
+import { ApiError, badCursor, extractionFailed, validationError } from '../../errors';
+import type { Log } from '../../log';
+import type { ScrapeContext } from '../../scrape/context';
 import type { Scraper } from '../../pipeline';
 import { get, str } from '../../scrape/map';
-import { PAGE_SIZE, type RawAccount, fetchAccount, fetchPinned, fetchTimeline, lookupAccount } from './client';
+import { PAGE_SIZE, type RawAccount, type Who, fetchAccount, fetchPinned, fetchTimeline, lookupAccount } from './client';
 import { type Post, mapAccount, mapPost } from './map';
 
 /**
@@ -62,23 +64,56 @@ async function inOrder<A, B, C>(a: Promise<A>, b: Promise<B>, c: Promise<C>): Pr
   return [(x as PromiseFulfilledResult<A>).value, (y as PromiseFulfilledResult<B>).value, (z as PromiseFulfilledResult<C>).value];
 }
 
-export const scrapeUserPosts: Scraper<UserPostsParams> = async ({ handle, userId, cursor }, ctx, log) => {
-  if (cursor !== undefined && !isPlausibleCursor(cursor)) throw badCursor(`cursor ${cursor} is not a post id`);
-  const firstPage = cursor === undefined;
+/**
+ * Usernames this container has resolved: ids never change, so a known name skips the lookup and
+ * costs one upstream round trip instead of two. A name can move to another account (rename), so
+ * the account read by id must still carry the name; if not, or if it is gone, we look it up again.
+ */
+const knownIds = new Map<string, { id: string; at: number }>();
+const KNOWN_ID_TTL_MS = 6 * 3600_000;
+const KNOWN_ID_MAX = 5000;
 
-  // By username the id is needed before the timeline; by id, all calls go out at once.
-  let account: Promise<RawAccount>;
-  let who: { id: string; username?: string };
-  if (userId !== undefined) {
-    account = fetchAccount(ctx, userId);
-    who = { id: userId };
-  } else if (handle !== undefined) {
-    const found = await lookupAccount(ctx, handle);
-    account = Promise.resolve(found);
-    who = { id: found.id, username: str(found.acct) ?? handle };
-  } else {
-    throw validationError([{ path: 'handle', message: 'Give a handle or a userId' }]);
+function knownId(handle: string): string | undefined {
+  const hit = knownIds.get(handle);
+  if (hit && Date.now() - hit.at < KNOWN_ID_TTL_MS) return hit.id;
+  knownIds.delete(handle);
+  return undefined;
+}
+
+/** Tests start from a cold container. */
+export const forgetKnownUsernames = () => knownIds.clear();
+
+export function rememberUsername(handle: string, id: string) {
+  knownIds.delete(handle);
+  knownIds.set(handle, { id, at: Date.now() });
+  if (knownIds.size > KNOWN_ID_MAX) knownIds.delete(knownIds.keys().next().value as string);
+}
+
+export const scrapeUserPosts: Scraper<UserPostsParams> = async (params, ctx, log) => {
+  const { handle, userId, cursor } = params;
+  if (cursor !== undefined && !isPlausibleCursor(cursor)) throw badCursor(`cursor ${cursor} is not a post id`);
+  if (userId !== undefined) return userPosts(ctx, log, fetchAccount(ctx, userId), { id: userId }, cursor);
+  if (handle === undefined) throw validationError([{ path: 'handle', message: 'Give a handle or a userId' }]);
+
+  const id = knownId(handle);
+  if (id !== undefined) {
+    try {
+      const page = await userPosts(ctx, log, fetchAccount(ctx, id), { id, username: handle }, cursor);
+      if (String(get(page, 'user', 'handle')).toLowerCase() === handle) return page;
+      log.info('a known username now names another account; looking it up again');
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 'NOT_FOUND')) throw err;
+    }
+    knownIds.delete(handle);
   }
+  // By username the id is needed before the timeline: two round trips the first time.
+  const found = await lookupAccount(ctx, handle);
+  rememberUsername(handle, found.id);
+  return userPosts(ctx, log, Promise.resolve(found), { id: found.id, username: str(found.acct) ?? handle }, cursor);
+};
+
+async function userPosts(ctx: ScrapeContext, log: Log, account: Promise<RawAccount>, who: Who, cursor: string | undefined) {
+  const firstPage = cursor === undefined;
   const [rawAccount, page, pinnedItems] = await inOrder(
     account,
     fetchTimeline(ctx, who, cursor),
@@ -116,4 +151,4 @@ export const scrapeUserPosts: Scraper<UserPostsParams> = async ({ handle, userId
 
   const posts = [...pinned, ...timeline];
   return { user, posts, count: posts.length, cursor: next, hasMore: next !== null };
-};
+}

@@ -1,4 +1,4 @@
-import { sameOriginApiHeaders, type PlatformUpstream } from '../../scrape/http';
+import { sameOriginApiHeaders, type PlatformUpstream } from '../../scrape/upstream';
 import { matching, parseHostUrl, parsedBy } from '../../validation';
 
 /**
