@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { cacheItem, cacheKey, readCache } from './cache';
 import { config } from './config';
 import { COST, balance, ledgerItem, refund, reserve } from './credits';
@@ -16,7 +16,7 @@ import { CACHE_MAX_AGE_SECONDS, validateQuery } from './validation';
 /**
  * The one request pipeline every function runs:
  *   authenticated team -> validate -> cache (when cache_max_age allows) -> reserve 1 credit and
- *   scrape within the deadline, concurrently -> ledger + cache write -> envelope.
+ *   scrape within the deadline, concurrently -> ledger + cache write (one batch) -> envelope.
  * Any error after the reservation gives the credit back; errors always cost 0.
  */
 export type Scraper<P> = (params: P, ctx: ScrapeContext, log: Log) => Promise<Record<string, unknown>>;
@@ -117,28 +117,32 @@ export function createHandler<P>(operationId: OperationId, loadScraper: ScraperL
   };
 }
 
-/** One transaction writes the ledger record and the cache entry; a payload too large is served uncached. */
+/**
+ * One BatchWriteItem writes the ledger record and the cache entry (half the latency of a
+ * transaction; the cache entry is best-effort, the ledger record is what must exist). Unprocessed
+ * items are retried; a ledger record that cannot be written fails the request, whose credit the
+ * caller then gives back. A payload too large for one item is served uncached.
+ */
 async function settle(teamId: string, requestId: string, operationId: string, key: string, data: object, fetchedAt: number, log: Log) {
-  const time = new Date(fetchedAt).toISOString();
-  const ledgerPut = {
-    Put: {
-      TableName: config.accountsTable,
-      Item: ledgerItem({ teamId, requestId, operation: operationId, credits: COST, time }),
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
+  const ledgerPut = { PutRequest: { Item: ledgerItem({ teamId, requestId, operation: operationId, credits: COST, time: new Date(fetchedAt).toISOString() }) } };
   const item = cacheItem(key, operationId, data, fetchedAt);
   if (!item) log.warn('result too large to cache; served uncached', { bytes: JSON.stringify(data).length });
-  const cachePut = item ? [{ Put: { TableName: config.cacheTable, Item: item } }] : [];
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: [ledgerPut, ...cachePut] }));
-  } catch (err) {
-    if (!cachePut.length) throw atCapacity(`ledger write failed: ${(err as Error).name}`);
-    log.warn('ledger+cache write failed; writing the ledger alone', { error: (err as Error).name });
+  let pending: BatchWriteCommandInput['RequestItems'] = {
+    [config.accountsTable]: [ledgerPut],
+    ...(item ? { [config.cacheTable]: [{ PutRequest: { Item: item } }] } : {}),
+  };
+  for (let attempt = 0; attempt < 3 && pending && Object.keys(pending).length; attempt++) {
+    if (attempt > 0) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
     try {
-      await db().send(new TransactWriteCommand({ TransactItems: [ledgerPut] }));
-    } catch (err2) {
-      throw atCapacity(`ledger write failed: ${(err2 as Error).name}`);
+      pending = (await db().send(new BatchWriteCommand({ RequestItems: pending }))).UnprocessedItems;
+    } catch (err) {
+      // A cache item the database refuses (size, say) must not cost the ledger record.
+      const ledgerOnly = pending?.[config.accountsTable];
+      if (!pending?.[config.cacheTable] || !ledgerOnly) throw atCapacity(`ledger write failed: ${(err as Error).name}`);
+      log.warn('ledger+cache write failed; writing the ledger alone', { error: (err as Error).name });
+      pending = { [config.accountsTable]: ledgerOnly };
     }
   }
+  if (pending?.[config.accountsTable]?.length) throw atCapacity('ledger write left unprocessed');
+  if (pending?.[config.cacheTable]?.length) log.warn('cache write left unprocessed; served uncached');
 }

@@ -1,11 +1,11 @@
 import * as v from 'valibot';
-import { ApiError, type ErrorCode } from '../../shared/errors';
 import { logger } from '../../shared/log';
 import { ScrapeContext } from '../../shared/scrape/http';
 import { mapClip, normalizePrivacy } from '../../shared/platforms/livestream/map';
 import { scrapeClip } from '../../shared/platforms/livestream/scrape';
 import { PUBLIC_HOSTS, clipPageUrl, parseClipUrl, urlParam } from '../../shared/platforms/livestream/site';
 import { FakeUpstream, fixture, fixtureText } from '../support/fake-upstream';
+import { rejection } from '../support/rejection';
 
 const HOST = PUBLIC_HOSTS[0];
 const HLS_ID = 'clip_01JQ7ZK3M8W4TYV5R2N6P9XBCD';
@@ -18,16 +18,6 @@ const fake = new FakeUpstream();
 const clipPath = (id: string) => `/api/v2/clips/${id}`;
 const scrape = (clipId: string) => scrapeClip({ url: { clipId } }, ScrapeContext.withBudget(5000), logger);
 
-/** The ApiError a promise rejects with (fails the test if it resolves or throws something else). */
-async function rejection(p: Promise<unknown>, code: ErrorCode): Promise<ApiError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ApiError);
-  expect((err as ApiError).code).toBe(code);
-  return err as ApiError;
-}
 
 beforeAll(async () => {
   await fake.start();

@@ -1,4 +1,3 @@
-import { ApiError } from '../../shared/errors';
 import { logger } from '../../shared/log';
 import type { Account, Post } from '../../shared/platforms/microblog-c/map';
 import { isPlausibleCursor, scrapeUserPosts, type UserPostsParams } from '../../shared/platforms/microblog-c/scrape';
@@ -6,6 +5,7 @@ import { WEB_ORIGIN, postUrl, profileUrl } from '../../shared/platforms/microblo
 import { ScrapeContext } from '../../shared/scrape/http';
 import { forgetKnownUsernames } from '../../shared/platforms/microblog-c/scrape';
 import { FakeUpstream, fixture, fixtureText, type FakeReply } from '../support/fake-upstream';
+import { rejection } from '../support/rejection';
 
 /**
  * microblog-c user posts (operation 9) against a fake upstream serving crafted fixtures:
@@ -65,15 +65,6 @@ function publicAccountRoutes() {
 const run = async (params: UserPostsParams): Promise<Page> =>
   (await scrapeUserPosts(params, ScrapeContext.withBudget(5000), logger)) as unknown as Page;
 
-async function rejection(p: Promise<unknown>, code: string): Promise<ApiError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ApiError);
-  expect((err as ApiError).code).toBe(code);
-  return err as ApiError;
-}
 
 const raw = (xs: RawStatus[], needle: string): RawStatus => {
   const s = xs.find((x) => (x.reblog ?? x).content.includes(needle));
