@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult } from 'aws-lambda';
+import * as esbuild from 'esbuild';
+import { createKey } from '../shared/auth/keys';
+import { envName } from '../shared/config';
+import { createTeam } from '../shared/credits';
+import { ensureTables } from '../shared/db/setup';
+import { handlerFile, routedOperations } from '../shared/operations';
+import { FakeUpstream } from './support/fake-upstream';
+import { scenarios } from './contract/scenarios';
+
+/**
+ * The bundles Lambda runs, built with the stack's esbuild settings (CommonJS, minified, everything
+ * bundled, the scraper behind a dynamic import) and called the way Lambda calls them: the
+ * authorizer with a REQUEST event, then the function with a REST proxy event.
+ */
+const ROOT = path.join(__dirname, '..');
+const outDir = mkdtempSync(path.join(os.tmpdir(), 'bundles-'));
+const fake = new FakeUpstream();
+
+async function bundle(entry: string): Promise<string> {
+  const outfile = path.join(outDir, entry.replace(/[/.]/g, '_'), 'index.js');
+  await esbuild.build({ entryPoints: [path.join(ROOT, entry)], bundle: true, platform: 'node', target: 'node22', format: 'cjs', minify: true, outfile, logLevel: 'warning' });
+  return outfile;
+}
+
+let key: string;
+beforeAll(async () => {
+  await ensureTables();
+  await fake.start();
+  for (const op of routedOperations()) process.env[`UPSTREAM_${envName(op.platform)}_URL`] = fake.url;
+  const team = await createTeam('bundle-test', 10, { usageKey: 'usage-bundle-test' });
+  key = (await createKey(team.teamId, 'bundle', team.usageKey)).secret;
+});
+afterAll(async () => {
+  await fake.stop();
+  rmSync(outDir, { recursive: true, force: true });
+});
+
+test.each(routedOperations().map((op) => [op.id, op] as const))('%s: the bundled authorizer and function answer 200', async (_id, op) => {
+  const authorizer = require(await bundle('functions/authorizer.ts')) as { handler: (e: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult> };
+  const fn = require(await bundle(handlerFile(op))) as { handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> };
+  const scenario = scenarios[op.id as keyof typeof scenarios];
+  if (!scenario) throw new Error(`no contract scenario for ${op.id}`);
+  fake.reset();
+  scenario.routes(fake);
+
+  const headers = { 'X-Api-Key': key };
+  const auth = await authorizer.handler({
+    type: 'REQUEST',
+    methodArn: `arn:aws:execute-api:us-east-1:123456789012:abc123/prod/GET${op.path}`,
+    headers,
+    requestContext: { requestId: 'bundle-auth' },
+  } as unknown as APIGatewayRequestAuthorizerEvent);
+  expect(auth.usageIdentifierKey).toBe('usage-bundle-test');
+  expect(auth.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow', Resource: 'arn:aws:execute-api:us-east-1:123456789012:abc123/prod/*' });
+
+  const res = await fn.handler({
+    resource: op.path,
+    path: op.path,
+    httpMethod: 'GET',
+    headers,
+    multiValueHeaders: {},
+    queryStringParameters: scenario.query,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: { requestId: `bundle-${op.id}`, authorizer: auth.context },
+  } as unknown as APIGatewayProxyEvent);
+  expect(res.statusCode).toBe(200);
+  const body = JSON.parse(res.body);
+  expect(body.meta).toMatchObject({ requestId: `bundle-${op.id}`, creditsCharged: 1, cached: false });
+  expect(res.headers?.['x-request-id']).toBe(`bundle-${op.id}`);
+});
