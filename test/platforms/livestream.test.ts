@@ -138,12 +138,6 @@ describe('livestream clip scrape', () => {
     expect(req.headers['user-agent']).toMatch(/Chrome\//);
   });
 
-  it('sends the clip page as Referer when the channel is known', async () => {
-    fake.on(clipPath(HLS_ID), { body: fixture('livestream/clip-hls.json') });
-    await scrapeClip({ url: { clipId: HLS_ID, channel: 'towerbuilder' } }, ScrapeContext.withBudget(5000), logger);
-    expect(fake.requests[0]?.headers.referer).toBe(clipPageUrl('towerbuilder', HLS_ID));
-  });
-
   it('maps an MP4-era clip: placeholder start date is null, the MP4 is the only stream, no VOD', async () => {
     fake.on(clipPath(MP4_ID), { body: fixture('livestream/clip-mp4-2023.json') });
 

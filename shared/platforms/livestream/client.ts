@@ -2,7 +2,7 @@ import { extractionFailed, notFound } from '../../errors';
 import type { Log } from '../../log';
 import { type ScrapeContext, upstreamClient } from '../../scrape/http';
 import { isObject } from '../../scrape/map';
-import { UPSTREAM, WEB_ORIGIN, clipPageUrl } from './site';
+import { UPSTREAM, WEB_ORIGIN } from './site';
 
 /**
  * livestream upstream calls for a clip:
@@ -36,12 +36,9 @@ export function classifyAnswer(status: number, data: unknown): Answer {
   return { kind: 'unexpected', why: `${status} with ${shape}` };
 }
 
-/**
- * The raw upstream clip object. The channel, when the caller's URL named it, makes the Referer the
- * exact clip page; without it the site root is sent (the clip id alone identifies the clip).
- */
-export async function fetchClip(ctx: ScrapeContext, clipId: string, log: Log, channel?: string): Promise<RawClip> {
-  const headers = { referer: channel ? clipPageUrl(channel, clipId) : `${WEB_ORIGIN}/` };
+/** The raw upstream clip object (the Referer is the site: the clip id alone identifies the clip). */
+export async function fetchClip(ctx: ScrapeContext, clipId: string, log: Log): Promise<RawClip> {
+  const headers = { referer: `${WEB_ORIGIN}/` };
   const id = encodeURIComponent(clipId);
 
   const first = await api.getJson(ctx, `/api/v2/clips/${id}`, { headers });

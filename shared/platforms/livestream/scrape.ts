@@ -5,10 +5,10 @@ import { VISIBLE_PRIVACY, mapClip } from './map';
 
 /**
  * Operation 2, /v1/livestream/clip: one clip by its public URL.
- * `url` arrives normalized by site.urlParam to {clipId} (and, if a future parser keeps it, the channel).
+ * `url` arrives normalized by site.urlParam to {clipId}: the cache key is the clip, whatever channel the URL named.
  */
-export const scrapeClip: Scraper<{ url: { clipId: string; channel?: string } }> = async ({ url }, ctx, log) => {
-  const clip = mapClip(await fetchClip(ctx, url.clipId, log, url.channel));
+export const scrapeClip: Scraper<{ url: { clipId: string } }> = async ({ url }, ctx, log) => {
+  const clip = mapClip(await fetchClip(ctx, url.clipId, log));
   if (!clip.id || clip.title === null || !clip.url) {
     throw extractionFailed(`livestream clip ${url.clipId}: no id, title or channel slug in the answer`);
   }
