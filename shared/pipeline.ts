@@ -35,10 +35,6 @@ function onceAfterIo<T>(load: () => Promise<T>): () => Promise<T> {
   return () => (loaded ??= new Promise<void>((resolve) => setImmediate(resolve)).then(load));
 }
 
-export interface PipelineResult extends APIGatewayProxyResult {
-  headers: Record<string, string>;
-}
-
 export function createHandler<P>(operationId: OperationId, loadScraper: ScraperLoader<P>) {
   const op = operation(operationId);
   const scraper = onceAfterIo(loadScraper);

@@ -1,6 +1,9 @@
 import { logger } from '../../shared/log';
 import type { Account, Post } from '../../shared/platforms/microblog-c/map';
-import { isPlausibleCursor, scrapeUserPosts, type UserPostsParams } from '../../shared/platforms/microblog-c/scrape';
+import { scrapeUserPosts, type UserPostsParams } from '../../shared/platforms/microblog-c/scrape';
+import { isPlausibleCursor } from '../../shared/platforms/microblog-c/site';
+import { operation } from '../../shared/operations';
+import { validateQuery } from '../../shared/validation';
 import { WEB_ORIGIN, postUrl, profileUrl } from '../../shared/platforms/microblog-c/site';
 import { ScrapeContext } from '../../shared/scrape/http';
 import { forgetKnownUsernames } from '../../shared/platforms/microblog-c/scrape';
@@ -498,9 +501,10 @@ describe('microblog-c user posts: errors', () => {
     await rejection(run({ handle: 'harborlight', cursor: PAGE1_NEXT }), 'BAD_REQUEST');
   });
 
-  it('a cursor that is no post id -> BAD_REQUEST without any upstream call', async () => {
-    await rejection(run({ handle: 'harborlight', cursor: '12345' }), 'BAD_REQUEST');
-    expect(fake.requests).toHaveLength(0);
+  it('a cursor that is no post id -> BAD_REQUEST from parameter validation, before any credit or upstream call', async () => {
+    const op = operation('microblog-c-user-posts');
+    await rejection(Promise.resolve().then(() => validateQuery(op, { handle: 'harborlight', cursor: '12345' })), 'BAD_REQUEST');
+    expect(validateQuery(op, { handle: 'harborlight', cursor: PAGE1_NEXT }).values.cursor).toBe(PAGE1_NEXT);
   });
 
   it('rate limited (429) -> UPSTREAM_BLOCKED with retryAfter from the upstream reset time', async () => {

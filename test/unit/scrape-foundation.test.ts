@@ -3,7 +3,7 @@ import net, { type AddressInfo } from 'node:net';
 import { ApiError } from '../../shared/errors';
 import { redactValue } from '../../shared/log';
 import { isChallengePage, looksLikeHtml, upstreamRetryAfter } from '../../shared/scrape/antibot';
-import { htmlToText, jsonLd, parseDocument, scriptJson } from '../../shared/scrape/html';
+import { htmlToText, jsonLd, metaContent, parseDocument, scriptJson } from '../../shared/scrape/html';
 import { ScrapeContext, upstreamClient } from '../../shared/scrape/http';
 import { count, get, int, isoDate, list, str, url } from '../../shared/scrape/map';
 import { FakeUpstream } from '../support/fake-upstream';
@@ -35,11 +35,12 @@ describe('mapping helpers', () => {
   });
   test('JSON-LD and embedded script JSON', () => {
     const doc = parseDocument(
-      '<html><head><script type="application/ld+json">{"@type":"Article","name":"A"}</script><script type="application/ld+json">{broken</script><script id="__DATA__" type="application/json">{"x":1}</script></head></html>',
+      '<html><head><meta property="og:title" content="Title A"><meta name="empty" content=""><script type="application/ld+json">{"@type":"Article","name":"A"}</script><script type="application/ld+json">{broken</script><script id="__DATA__" type="application/json">{"x":1}</script></head></html>',
     );
     expect(jsonLd(doc)).toEqual([{ '@type': 'Article', name: 'A' }]);
     expect(scriptJson(doc, 'script#__DATA__')).toEqual({ x: 1 });
     expect(scriptJson(doc, 'script#missing')).toBeNull();
+    expect([metaContent(doc, 'og:title'), metaContent(doc, 'empty'), metaContent(doc, 'missing')]).toEqual(['Title A', null, null]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { ApiError, badCursor, extractionFailed, validationError } from '../../errors';
+import { ApiError, extractionFailed, validationError } from '../../errors';
 import type { Log } from '../../log';
 import type { ScrapeContext } from '../../scrape/context';
 import type { Scraper } from '../../pipeline';
@@ -26,7 +26,8 @@ import { type Post, mapAccount, mapPost } from './map';
  *   page's last timeline item when the page was full (20 items). That is the id of the timeline item,
  *   so for a repost it is the repost's id, not the original post's. `hasMore` = cursor !== null; the
  *   last page gives `cursor: null, hasMore: false`. A cursor that is not a snowflake id of this
- *   platform (its time part before 2021 or in the future) is 400 BAD_REQUEST without an upstream call.
+ *   platform (its time part before 2021 or in the future) is 400 BAD_REQUEST from parameter validation
+ *   (site.ts cursorParam), before any credit is reserved or upstream call made.
  * - Shapes: `card` {url, type, title, description, imageUrl, providerName, providerUrl, authorName,
  *   authorUrl, width, height}; `poll` {id, options[{title, votesCount}], votesCount, votersCount,
  *   isMultiple, isExpired, expiresAt}; `hashtags` [name without '#', spelled as in the text];
@@ -49,13 +50,6 @@ export interface UserPostsParams {
   cursor?: string;
 }
 
-/** Snowflake ids carry their creation time (id >> 16 = Unix ms); the platform opened in 2021/22. */
-const PLATFORM_START_MS = Date.UTC(2021, 0, 1);
-export function isPlausibleCursor(cursor: string, now = Date.now()): boolean {
-  if (!/^\d{1,20}$/.test(cursor)) return false;
-  const ms = Number(BigInt(cursor) >> 16n);
-  return ms >= PLATFORM_START_MS && ms <= now + 86_400_000;
-}
 
 /** Settle every call, then report the first failure in the order given (the account's first). */
 async function inOrder<A, B, C>(a: Promise<A>, b: Promise<B>, c: Promise<C>): Promise<[A, B, C]> {
@@ -91,7 +85,6 @@ export function rememberUsername(handle: string, id: string) {
 
 export const scrapeUserPosts: Scraper<UserPostsParams> = async (params, ctx, log) => {
   const { handle, userId, cursor } = params;
-  if (cursor !== undefined && !isPlausibleCursor(cursor)) throw badCursor(`cursor ${cursor} is not a post id`);
   if (userId !== undefined) return userPosts(ctx, log, fetchAccount(ctx, userId), { id: userId }, cursor);
   if (handle === undefined) throw validationError([{ path: 'handle', message: 'Give a handle or a userId' }]);
 

@@ -1,3 +1,4 @@
+import * as v from 'valibot';
 import { sameOriginApiHeaders, type PlatformUpstream } from '../../scrape/upstream';
 import { matching, parseHostUrl, parsedBy } from '../../validation';
 
@@ -39,5 +40,13 @@ export const handleParam = parsedBy(
   300,
 );
 export const userIdParam = matching(/^\d{1,20}$/, 'Must be a numeric account id (digits only)');
-/** The cursor is the id of the last post of the previous page (a snowflake). */
-export const cursorParam = matching(/^\d{1,20}$/, 'Must be digits');
+/** Snowflake ids carry their creation time (id >> 16 = Unix ms); the platform opened in 2021/22. */
+const PLATFORM_START_MS = Date.UTC(2021, 0, 1);
+export function isPlausibleCursor(cursor: string, now = Date.now()): boolean {
+  if (!/^\d{1,20}$/.test(cursor)) return false;
+  const ms = Number(BigInt(cursor) >> 16n);
+  return ms >= PLATFORM_START_MS && ms <= now + 86_400_000;
+}
+
+/** The cursor is the id of the last post of the previous page: a snowflake of this platform. */
+export const cursorParam = v.pipe(matching(/^\d{1,20}$/, 'Must be digits'), v.check((c) => isPlausibleCursor(c), 'Not a post id'));
