@@ -9,8 +9,9 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
-import { ACCOUNTS, CACHE } from '../shared/db/tables';
-import { ERROR_STATUS, type ErrorCode } from '../shared/errors';
+import { RATE_LIMIT } from '../shared/config';
+import { ACCOUNTS, CACHE, type TableDef } from '../shared/db/tables';
+import { ERROR_STATUS, GATEWAY_MESSAGES, type ErrorCode } from '../shared/errors';
 import { handlerFile, routedOperations, type Operation } from '../shared/operations';
 
 /**
@@ -29,9 +30,9 @@ import { handlerFile, routedOperations, type Operation } from '../shared/operati
 const PROJECT_ROOT = path.resolve(__dirname, '..');
 
 export const SERVICE_NAME = 'social-data-api';
-/** Per team: the spec's 100 requests per 60 seconds, as a token bucket of 100 refilled at 100/60 per second. */
-export const TEAM_RATE_LIMIT = 100 / 60;
-export const TEAM_BURST_LIMIT = 100;
+/** Per team: the spec's limit (RATE_LIMIT), as a token bucket of 100 refilled at 100/60 per second. */
+export const TEAM_RATE_LIMIT = RATE_LIMIT.requests / RATE_LIMIT.windowSeconds;
+export const TEAM_BURST_LIMIT = RATE_LIMIT.requests;
 /** A token comes back every 0.6 s at the team rate, so one second is always enough to retry. */
 const THROTTLE_RETRY_AFTER_S = 1;
 /** Matches the handlers' own SERVICE_UNAVAILABLE Retry-After. */
@@ -59,28 +60,9 @@ export class SocialDataApiStack extends Stack {
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
 
-    this.accounts = new dynamodb.Table(this, 'AccountsTable', {
-      partitionKey: { name: ACCOUNTS.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: ACCOUNTS.sortKey, type: dynamodb.AttributeType.STRING },
-      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      // Teams, keys, balances and the ledger: money. Never deleted with the stack.
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    this.accounts.addGlobalSecondaryIndex({
-      indexName: ACCOUNTS.teamIndex.name,
-      partitionKey: { name: ACCOUNTS.teamIndex.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: ACCOUNTS.teamIndex.sortKey, type: dynamodb.AttributeType.STRING },
-      projectionType: dynamodb.ProjectionType.ALL,
-    });
-
-    this.cache = new dynamodb.Table(this, 'CacheTable', {
-      partitionKey: { name: CACHE.partitionKey, type: dynamodb.AttributeType.STRING },
-      timeToLiveAttribute: CACHE.ttlAttribute,
-      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-      // Every entry can be scraped again.
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    // Both tables from their one definition (shared/db/tables.ts), which the local set-up reads too.
+    this.accounts = this.table('AccountsTable', ACCOUNTS);
+    this.cache = this.table('CacheTable', CACHE);
 
     const environment: Record<string, string> = {
       NODE_OPTIONS: '--enable-source-maps',
@@ -114,7 +96,9 @@ export class SocialDataApiStack extends Stack {
       // on the same items, which can rewrite any of them: the batch adds no reach (the code never
       // sends a delete), and it halves the latency of the transaction it replaced.
       this.allow(fn, this.accounts, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem');
-      this.allow(fn, this.cache, 'dynamodb:GetItem', 'dynamodb:BatchWriteItem');
+      // Cache reads and the settle batch; shared upstream credentials (CRED# items) are read, leased
+      // with a conditional UpdateItem and written with PutItem.
+      this.allow(fn, this.cache, 'dynamodb:GetItem', 'dynamodb:BatchWriteItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
       return { op, fn };
     });
 
@@ -155,7 +139,7 @@ export class SocialDataApiStack extends Stack {
 
     this.usagePlan = this.api.addUsagePlan('TeamUsagePlan', {
       name: 'social-data-api-team',
-      description: 'One API key per team (created by the admin CLI); 100 requests per 60 s per team',
+      description: `One API key per team (created by the admin CLI); ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} s per team`,
       throttle: { rateLimit: TEAM_RATE_LIMIT, burstLimit: TEAM_BURST_LIMIT },
       apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
     });
@@ -166,6 +150,31 @@ export class SocialDataApiStack extends Stack {
     new CfnOutput(this, 'UsagePlanId', { value: this.usagePlan.usagePlanId, description: 'USAGE_PLAN_ID for the admin CLI' });
     new CfnOutput(this, 'AccountsTableName', { value: this.accounts.tableName, description: 'ACCOUNTS_TABLE' });
     new CfnOutput(this, 'CacheTableName', { value: this.cache.tableName, description: 'CACHE_TABLE' });
+  }
+
+  /**
+   * A table from its definition. Accounts hold money (teams, balances, the ledger): retained with
+   * the stack and point-in-time recoverable. The cache can always be scraped again.
+   */
+  private table(id: string, def: TableDef): dynamodb.Table {
+    const S = dynamodb.AttributeType.STRING;
+    const table = new dynamodb.Table(this, id, {
+      partitionKey: { name: def.partitionKey, type: S },
+      ...(def.sortKey ? { sortKey: { name: def.sortKey, type: S } } : {}),
+      ...(def.ttlAttribute ? { timeToLiveAttribute: def.ttlAttribute } : {}),
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      ...(def.retain ? { pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true } } : {}),
+      removalPolicy: def.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    for (const index of def.indexes) {
+      table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: S },
+        sortKey: { name: index.sortKey, type: S },
+        projectionType: dynamodb.ProjectionType.ALL,
+      });
+    }
+    return table;
   }
 
   private nodeFunction(
@@ -232,22 +241,21 @@ export class SocialDataApiStack extends Stack {
         templates: { 'application/json': errorTemplate(code, message) },
       });
 
-    const unauthorized = 'A valid API key is required';
-    reply('Unauthorized', R.UNAUTHORIZED, 'UNAUTHORIZED', unauthorized);
-    reply('AccessDenied', R.ACCESS_DENIED, 'UNAUTHORIZED', unauthorized);
-    reply('InvalidApiKey', R.INVALID_API_KEY, 'UNAUTHORIZED', unauthorized);
-    reply('MissingAuthenticationToken', R.MISSING_AUTHENTICATION_TOKEN, 'NOT_FOUND', 'No such operation');
-    reply('ResourceNotFound', R.RESOURCE_NOT_FOUND, 'NOT_FOUND', 'No such operation');
-    const rateLimited = 'Over the rate limit of 100 requests per 60 seconds per team';
-    reply('Throttled', R.THROTTLED, 'RATE_LIMITED', rateLimited, THROTTLE_RETRY_AFTER_S);
-    reply('QuotaExceeded', R.QUOTA_EXCEEDED, 'RATE_LIMITED', rateLimited, THROTTLE_RETRY_AFTER_S);
-    const unavailable = 'The service is at capacity; try again shortly';
+    const M = GATEWAY_MESSAGES;
+    reply('Unauthorized', R.UNAUTHORIZED, 'UNAUTHORIZED', M.UNAUTHORIZED);
+    reply('AccessDenied', R.ACCESS_DENIED, 'UNAUTHORIZED', M.UNAUTHORIZED);
+    reply('InvalidApiKey', R.INVALID_API_KEY, 'UNAUTHORIZED', M.UNAUTHORIZED);
+    reply('MissingAuthenticationToken', R.MISSING_AUTHENTICATION_TOKEN, 'NOT_FOUND', M.NOT_FOUND);
+    reply('ResourceNotFound', R.RESOURCE_NOT_FOUND, 'NOT_FOUND', M.NOT_FOUND);
+    reply('Throttled', R.THROTTLED, 'RATE_LIMITED', M.RATE_LIMITED, THROTTLE_RETRY_AFTER_S);
+    reply('QuotaExceeded', R.QUOTA_EXCEEDED, 'RATE_LIMITED', M.RATE_LIMITED, THROTTLE_RETRY_AFTER_S);
+    const unavailable = M.SERVICE_UNAVAILABLE;
     reply('AuthorizerFailure', R.AUTHORIZER_FAILURE, 'SERVICE_UNAVAILABLE', unavailable, GATEWAY_5XX_RETRY_AFTER_S);
     reply('AuthorizerConfigurationError', R.AUTHORIZER_CONFIGURATION_ERROR, 'SERVICE_UNAVAILABLE', unavailable, GATEWAY_5XX_RETRY_AFTER_S);
     // The handlers never answer 5xx other than 503 themselves: any other 5xx is the gateway's own
     // failure (integration error or timeout), which is our capacity problem.
     reply('Default5xx', R.DEFAULT_5XX, 'SERVICE_UNAVAILABLE', unavailable, GATEWAY_5XX_RETRY_AFTER_S);
-    reply('Default4xx', R.DEFAULT_4XX, 'BAD_REQUEST', 'The request is invalid');
+    reply('Default4xx', R.DEFAULT_4XX, 'BAD_REQUEST', M.BAD_REQUEST);
   }
 }
 

@@ -54,7 +54,7 @@ export async function run(argv: string[], print: (line: string) => void = (l) =>
   }
   const keys = await import('../shared/auth/keys');
   const credits = await import('../shared/credits');
-  const { provisionTeam } = await import('../shared/teams');
+  const { provisionTeam } = await import('../dev/teams');
   const [noun, verb] = words;
 
   switch (`${noun} ${verb ?? ''}`.trim()) {

@@ -266,7 +266,7 @@ async function main() {
   for (const s of active) console.log(`  ${s.op}${s.variant ? ` (${s.variant})` : ''}${s.note ? ` — ${s.note}` : ''}`);
   for (const n of notes) console.log(`  ${n}`);
 
-  const { startDynamoLocal } = await import('../shared/local/dynamo');
+  const { startDynamoLocal } = await import('../dev/dynamo');
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -289,12 +289,12 @@ async function main() {
     process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
     const dynamoStartS = (performance.now() - t0) / 1000;
 
-    const { ensureTables } = await import('../shared/db/setup');
+    const { ensureTables } = await import('../dev/tables');
     const { dynamoCallCount, rawDb } = await import('../shared/db/client');
     const { envName } = await import('../shared/config');
     const { createTeam } = await import('../shared/credits');
     const { createKey } = await import('../shared/auth/keys');
-    const { startGateway } = await import('../shared/local/gateway');
+    const { startGateway } = await import('../dev/gateway');
     const { FakeUpstream } = await import('../test/support/fake-upstream');
     stops.push(async () => rawDb().destroy());
 

@@ -18,17 +18,17 @@ async function main() {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
   process.env.AWS_REGION ??= 'us-east-1';
 
-  const { startDynamoLocal } = await import('../shared/local/dynamo');
+  const { startDynamoLocal } = await import('../dev/dynamo');
   const dynamoPort = Number(process.env.DYNAMODB_LOCAL_PORT || 8765);
   const dynamo = await startDynamoLocal({ port: dynamoPort, dbPath: path.join(LOCAL, 'dynamodb') });
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
   writeFileSync(ENDPOINT_FILE, dynamo.endpoint);
 
-  const { ensureTables } = await import('../shared/db/setup');
+  const { ensureTables } = await import('../dev/tables');
   const { getTeam } = await import('../shared/credits');
   const { createKey } = await import('../shared/auth/keys');
-  const { provisionTeam } = await import('../shared/teams');
-  const { startGateway } = await import('../shared/local/gateway');
+  const { provisionTeam } = await import('../dev/teams');
+  const { startGateway } = await import('../dev/gateway');
   const { routedOperations } = await import('../shared/operations');
   await ensureTables();
 

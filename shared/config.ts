@@ -42,15 +42,30 @@ export const config = {
   cacheTtlSeconds: 30 * 24 * 3600,
 };
 
+/**
+ * The spec's per-team rate limit: 100 requests per 60 s, enforced as a token bucket of `requests`
+ * refilled at requests/windowSeconds per second (API Gateway's usage-plan semantics; the local
+ * gateway applies the same bucket).
+ */
+export const RATE_LIMIT = { requests: 100, windowSeconds: 60 } as const;
+
 /** `microblog-a` -> `MICROBLOG_A` */
 export const envName = (platform: string) => platform.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
 
-/** UPSTREAM_<PLATFORM>_URL overrides a platform's upstream base URL (fakes, mirrors). */
-export function upstreamBaseUrl(platform: string, fallback: string): string {
-  return (process.env[`UPSTREAM_${envName(platform)}_URL`] || fallback).replace(/\/+$/, '');
+/**
+ * UPSTREAM_<PLATFORM>_URL replaces every origin of a platform (api, web, CDN hosts alike), keeping
+ * the path: one fake upstream (or mirror) serves the whole platform.
+ */
+export function upstreamOverride(platform: string): string | undefined {
+  return process.env[`UPSTREAM_${envName(platform)}_URL`] || undefined;
 }
 
-/** SCRAPER_PROXY_URL_<PLATFORM>, else SCRAPER_PROXY_URL, else none. */
-export function proxyUrl(platform: string): string | undefined {
-  return process.env[`SCRAPER_PROXY_URL_${envName(platform)}`] || process.env.SCRAPER_PROXY_URL || undefined;
+/** SCRAPER_PROXY_URL_<PLATFORM>_<SCOPE> (when a scope is given), else SCRAPER_PROXY_URL_<PLATFORM>, else SCRAPER_PROXY_URL, else none. */
+export function proxyUrl(platform: string, scope?: string): string | undefined {
+  return (
+    (scope ? process.env[`SCRAPER_PROXY_URL_${envName(platform)}_${envName(scope)}`] : undefined) ||
+    process.env[`SCRAPER_PROXY_URL_${envName(platform)}`] ||
+    process.env.SCRAPER_PROXY_URL ||
+    undefined
+  );
 }

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type BatchWriteCommandInput, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from './config';
 import { db, isConditionalFailure } from './db/client';
 import { LEDGER_PREFIX, TEAM_SK, teamPk } from './db/tables';
 import { ApiError, atCapacity } from './errors';
+import type { Log } from './log';
 
 /**
  * Teams, their prepaid credits and the ledger.
@@ -152,3 +153,30 @@ export async function ledger(teamId: string, since?: string): Promise<LedgerEntr
   return out;
 }
 
+/**
+ * After a charged live scrape: one BatchWriteItem writes the ledger record and the cache entry
+ * (half the latency of a transaction; the cache entry is best-effort, the ledger record is what
+ * must exist). Unprocessed items are retried; a ledger record that cannot be written fails the
+ * request, whose credit the caller then gives back. `cacheItem` null: served uncached.
+ */
+export async function settle(charge: Omit<LedgerEntry, 'credits'>, cacheItem: Record<string, unknown> | null, log: Log): Promise<void> {
+  const ledgerPut = { PutRequest: { Item: ledgerItem({ ...charge, credits: COST }) } };
+  let pending: BatchWriteCommandInput['RequestItems'] = {
+    [config.accountsTable]: [ledgerPut],
+    ...(cacheItem ? { [config.cacheTable]: [{ PutRequest: { Item: cacheItem } }] } : {}),
+  };
+  for (let attempt = 0; attempt < 3 && pending && Object.keys(pending).length; attempt++) {
+    if (attempt > 0) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
+    try {
+      pending = (await db().send(new BatchWriteCommand({ RequestItems: pending }))).UnprocessedItems;
+    } catch (err) {
+      // A cache item the database refuses (size, say) must not cost the ledger record.
+      const ledgerOnly = pending?.[config.accountsTable];
+      if (!pending?.[config.cacheTable] || !ledgerOnly) throw atCapacity(`ledger write failed: ${(err as Error).name}`);
+      log.warn('ledger+cache write failed; writing the ledger alone', { error: (err as Error).name });
+      pending = { [config.accountsTable]: ledgerOnly };
+    }
+  }
+  if (pending?.[config.accountsTable]?.length) throw atCapacity('ledger write left unprocessed');
+  if (pending?.[config.cacheTable]?.length) log.warn('cache write left unprocessed; served uncached');
+}

@@ -1,3 +1,5 @@
+import { RATE_LIMIT } from './config';
+
 /**
  * The spec's error model: one class, one code per condition, one place that knows each status.
  * Everything thrown inside the pipeline is turned into one of these by `toApiError`.
@@ -54,6 +56,15 @@ export class ApiError extends Error {
   }
 }
 
+/** What the gateway itself answers (API Gateway's gateway responses and the local gateway alike). */
+export const GATEWAY_MESSAGES = {
+  UNAUTHORIZED: 'A valid API key is required (x-api-key or Authorization: Bearer)',
+  RATE_LIMITED: `Over the rate limit of ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} seconds per team`,
+  SERVICE_UNAVAILABLE: 'The service is at capacity; try again shortly',
+  NOT_FOUND: 'No such operation',
+  BAD_REQUEST: 'The request is invalid',
+} as const;
+
 export const notFound = (message = 'The requested content does not exist or is not public') =>
   new ApiError('NOT_FOUND', message);
 export const badCursor = (internal?: string) =>
@@ -65,7 +76,7 @@ export const extractionFailed = (internal: string) =>
 export const unavailable = (internal: string, retryAfter?: number) =>
   new ApiError('PLATFORM_UNAVAILABLE', 'The source is unavailable; try again later', { internal, retryAfter });
 export const atCapacity = (internal: string) =>
-  new ApiError('SERVICE_UNAVAILABLE', 'The service is at capacity; try again shortly', { internal });
+  new ApiError('SERVICE_UNAVAILABLE', GATEWAY_MESSAGES.SERVICE_UNAVAILABLE, { internal });
 export const validationError = (details: ValidationDetail[]) =>
   new ApiError('VALIDATION_ERROR', 'Invalid query parameters', { details });
 

@@ -1,16 +1,31 @@
+import type * as v from 'valibot';
+import * as cityR from './platforms/citygame/resources';
+import * as aR from './platforms/microblog-a/resources';
 import * as a from './platforms/microblog-a/site';
+import * as bR from './platforms/microblog-b/resources';
 import * as b from './platforms/microblog-b/site';
+import * as cR from './platforms/microblog-c/resources';
 import * as c from './platforms/microblog-c/site';
+import * as liveR from './platforms/livestream/resources';
 import * as live from './platforms/livestream/site';
+import * as linkR from './platforms/linkpage/resources';
 import * as link from './platforms/linkpage/site';
+import * as proR from './platforms/professional/resources';
 import * as pro from './platforms/professional/site';
+import * as svR from './platforms/shortvideo/resources';
 import * as sv from './platforms/shortvideo/site';
-import { booleanParam, type ParamDef } from './validation';
+import type { Scraper } from './scrape/scraper';
+import { booleanParam, type ParamDef, type ParamSchema, type ParamValues } from './validation';
 
 /**
  * THE table of the thirteen operations. The CDK stack, the local gateway, the docs and the contract
  * tests all read it; nothing here is listed anywhere else. `status: 'planned'` operations have their
  * parameters validated already but are neither deployed nor routed until their scraper exists.
+ *
+ * Each entry is a typed contract: `params` (valibot schemas from the platform's site.ts) and `data`
+ * (the resource schema from the platform's resources.ts). `ScraperOf<id>` derives the scraper's
+ * type from both, so a function file's scraper, and every mapper under it, is checked against the
+ * contract by the compiler.
  */
 export type Platform = 'microblog-a' | 'microblog-b' | 'microblog-c' | 'shortvideo' | 'livestream' | 'professional' | 'linkpage' | 'citygame';
 export type Status = 200 | 400 | 401 | 402 | 404 | 422 | 429 | 503;
@@ -24,6 +39,8 @@ export interface Operation {
   platform: Platform;
   summary: string;
   params: Record<string, ParamDef>;
+  /** The operation's `data` without `fetchedAt` (which the pipeline adds). */
+  data: v.GenericSchema;
   oneOf?: readonly (readonly [string, string])[];
   pageSize?: number;
   /** Responses the spec lists for this operation. */
@@ -36,7 +53,7 @@ export interface Operation {
 const ALL: readonly Status[] = [200, 400, 401, 402, 404, 422, 429, 503];
 const NO_400: readonly Status[] = [200, 401, 402, 404, 422, 429, 503];
 
-const cursor = (schema: ParamDef['schema'], description: string): ParamDef => ({ schema, cursor: true, description });
+const cursor = <S extends ParamSchema>(schema: S, description: string) => ({ schema, cursor: true, description }) as const satisfies ParamDef<S>;
 
 export const operations = [
   {
@@ -52,6 +69,7 @@ export const operations = [
     },
     oneOf: [['handle', 'userId']],
     pageSize: 30,
+    data: aR.UserPostsData,
     responses: ALL,
     status: 'live',
     parsesHtml: false,
@@ -65,6 +83,7 @@ export const operations = [
     params: {
       url: { schema: live.urlParam, required: true, description: 'Public clip URL: https://kick.com/<channel>/clips/clip_<id> or https://kick.com/<channel>?clip=clip_<id>', example: 'https://kick.com/somechannel/clips/clip_01JQ7ZK3M8W4TYV5R2N6P9XBCD' },
     },
+    data: liveR.ClipData,
     responses: NO_400,
     status: 'live',
     parsesHtml: false,
@@ -76,6 +95,7 @@ export const operations = [
     platform: 'microblog-b',
     summary: 'Profile information, stats and metadata (no posts).',
     params: { handle: { schema: b.handleParam, required: true, description: 'Handle without the leading @', example: 'nasa' } },
+    data: bR.ProfileData,
     responses: NO_400,
     status: 'planned',
     parsesHtml: false,
@@ -87,6 +107,7 @@ export const operations = [
     platform: 'citygame',
     summary: "Today's in-game bulletin.",
     params: {},
+    data: cityR.DailyData,
     responses: [200, 401, 402, 429, 503],
     status: 'planned',
     parsesHtml: true,
@@ -104,6 +125,7 @@ export const operations = [
     },
     oneOf: [['handle', 'userId']],
     pageSize: 30,
+    data: svR.FollowingData,
     responses: ALL,
     status: 'planned',
     parsesHtml: false,
@@ -115,6 +137,7 @@ export const operations = [
     platform: 'linkpage',
     summary: 'A creator page: profile, socials, theme and content blocks with click counts.',
     params: { url: { schema: link.pageUrlParam, required: true, description: 'Public page URL', example: 'https://pillar.io/somecreator' } },
+    data: linkR.PageData,
     responses: NO_400,
     status: 'planned',
     parsesHtml: true,
@@ -130,6 +153,7 @@ export const operations = [
       cursor: cursor(sv.numericCursorParam, 'The cursor of the previous page'),
     },
     pageSize: 40,
+    data: svR.CommentsData,
     responses: ALL,
     status: 'planned',
     parsesHtml: false,
@@ -141,6 +165,7 @@ export const operations = [
     platform: 'professional',
     summary: 'A post or article as a logged-out visitor sees it.',
     params: { url: { schema: pro.contentUrlParam, required: true, description: 'Post (.../posts/<slug>) or article (.../pulse/<slug>) URL', example: 'https://www.linkedin.com/pulse/some-article-slug' } },
+    data: proR.PostData,
     responses: NO_400,
     status: 'planned',
     parsesHtml: true,
@@ -158,6 +183,7 @@ export const operations = [
     },
     oneOf: [['handle', 'userId']],
     pageSize: 20,
+    data: cR.UserPostsData,
     responses: ALL,
     status: 'live',
     parsesHtml: true,
@@ -172,6 +198,7 @@ export const operations = [
       handle: { schema: b.handleParam, required: true, description: 'Handle without the leading @', example: 'nasa' },
       trim: { schema: booleanParam, description: 'true: essential fields only' },
     },
+    data: bR.UserNotesData,
     responses: NO_400,
     status: 'planned',
     parsesHtml: false,
@@ -183,6 +210,7 @@ export const operations = [
     platform: 'shortvideo',
     summary: 'Whether a user is live now, with stream details, or the most recent live.',
     params: { handle: { schema: sv.handleParam, required: true, description: 'Username, @username, or profile URL', example: 'someuser' } },
+    data: svR.LiveData,
     responses: NO_400,
     status: 'planned',
     parsesHtml: false,
@@ -197,6 +225,7 @@ export const operations = [
       url: { schema: b.noteUrlParam, required: true, description: 'Public permalink of a note', example: 'https://x.com/nasa/status/1841206275088290279' },
       trim: { schema: booleanParam, description: 'true: only the focal note, essential fields' },
     },
+    data: bR.NoteData,
     responses: [200, 401, 402, 422, 429, 503],
     status: 'planned',
     parsesHtml: false,
@@ -213,6 +242,7 @@ export const operations = [
       cursor: cursor(sv.numericCursorParam, 'The cursor of the previous page'),
     },
     pageSize: 30,
+    data: svR.HashtagData,
     responses: ALL,
     status: 'planned',
     parsesHtml: false,
@@ -220,9 +250,16 @@ export const operations = [
 ] as const satisfies readonly Operation[];
 
 export type OperationId = (typeof operations)[number]['id'];
+export type OperationEntry<Id extends OperationId> = Extract<(typeof operations)[number], { id: Id }>;
 
-export function operation(id: OperationId): Operation {
-  const op = operations.find((o) => o.id === id);
+/** The validated parameters of an operation, as its scraper receives them. */
+export type ParamsOf<Id extends OperationId> = ParamValues<OperationEntry<Id>['params']>;
+/** The `data` an operation's scraper returns (the pipeline adds `fetchedAt`). */
+export type DataOf<Id extends OperationId> = v.InferOutput<OperationEntry<Id>['data']>;
+export type ScraperOf<Id extends OperationId> = Scraper<ParamsOf<Id>, DataOf<Id>>;
+
+export function operation<Id extends OperationId>(id: Id): OperationEntry<Id> {
+  const op = operations.find((o): o is OperationEntry<Id> => o.id === id);
   if (!op) throw new Error(`unknown operation ${id}`);
   return op;
 }

@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { BatchWriteCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { cacheItem, cacheKey, readCache } from './cache';
 import { config } from './config';
-import { COST, balance, ledgerItem, refund, reserve } from './credits';
-import { db } from './db/client';
+import { COST, balance, refund, reserve, settle } from './credits';
 import { failure, success } from './envelope';
-import { ApiError, atCapacity, toApiError } from './errors';
-import { requestLogger, type Log } from './log';
+import { ApiError, GATEWAY_MESSAGES, toApiError } from './errors';
+import { requestLogger } from './log';
 import { recordOutcome } from './metrics';
-import { operation, type OperationId } from './operations';
+import { type DataOf, type Operation, type OperationEntry, type OperationId, type ScraperOf, operation } from './operations';
 import { ScrapeContext } from './scrape/context';
 import { CACHE_MAX_AGE_SECONDS, validateQuery } from './validation';
 
@@ -19,14 +17,14 @@ import { CACHE_MAX_AGE_SECONDS, validateQuery } from './validation';
  *   scrape within the deadline, concurrently -> ledger + cache write (one batch) -> envelope.
  * Any error after the reservation gives the credit back; errors always cost 0.
  */
-export type Scraper<P> = (params: P, ctx: ScrapeContext, log: Log) => Promise<Record<string, unknown>>;
 
 /**
  * A function names its scraper with a loader (`() => import('…/scrape')`), so the HTTP client,
  * the HTML parser and the mappers are not evaluated at cold start: a cache hit never loads them,
- * and a live request loads them while its credit reservation is on its way to DynamoDB.
+ * and a live request loads them while its credit reservation is on its way to DynamoDB. Its type
+ * comes from the operation table: parameters and result are the operation's contract.
  */
-export type ScraperLoader<P> = () => Promise<Scraper<P>>;
+export type ScraperLoader<Id extends OperationId> = () => Promise<ScraperOf<Id>>;
 
 function onceAfterIo<T>(load: () => Promise<T>): () => Promise<T> {
   let loaded: Promise<T> | undefined;
@@ -35,7 +33,7 @@ function onceAfterIo<T>(load: () => Promise<T>): () => Promise<T> {
   return () => (loaded ??= new Promise<void>((resolve) => setImmediate(resolve)).then(load));
 }
 
-export function createHandler<P>(operationId: OperationId, loadScraper: ScraperLoader<P>) {
+export function createHandler<Id extends OperationId>(operationId: Id, loadScraper: ScraperLoader<Id>) {
   const op = operation(operationId);
   const scraper = onceAfterIo(loadScraper);
 
@@ -49,9 +47,10 @@ export function createHandler<P>(operationId: OperationId, loadScraper: ScraperL
     let upstreamCalls = 0;
     try {
       teamId = event.requestContext?.authorizer?.teamId as string | undefined;
-      if (!teamId) throw new ApiError('UNAUTHORIZED', 'A valid API key is required');
+      if (!teamId) throw new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED);
 
-      const { values, cacheMaxAge } = validateQuery(op, event.queryStringParameters, event.multiValueQueryStringParameters);
+      const rules = { params: op.params as OperationEntry<Id>['params'], oneOf: (op as Operation).oneOf };
+      const { values, cacheMaxAge } = validateQuery(rules, event.queryStringParameters, event.multiValueQueryStringParameters);
       const key = cacheKey(op.id, values);
 
       if (cacheMaxAge) {
@@ -72,7 +71,7 @@ export function createHandler<P>(operationId: OperationId, loadScraper: ScraperL
       const abort = new AbortController();
       const ctx = ScrapeContext.withBudget(config.scrapeDeadlineMs, abort.signal);
       const reservation = reserve(teamId);
-      const scraping = scraper().then((scrape) => scrape(values as P, ctx, log));
+      const scraping = scraper().then((scrape) => scrape(values, ctx, log));
       scraping.catch(() => undefined); // settled below; never an unhandled rejection meanwhile
       let remainingAfter: number;
       try {
@@ -82,7 +81,7 @@ export function createHandler<P>(operationId: OperationId, loadScraper: ScraperL
         abort.abort();
         throw err;
       }
-      let result: Record<string, unknown>;
+      let result: DataOf<Id>;
       try {
         result = await scraping;
       } finally {
@@ -91,7 +90,9 @@ export function createHandler<P>(operationId: OperationId, loadScraper: ScraperL
       const fetchedAt = Date.now();
       const data = { ...result, fetchedAt: new Date(fetchedAt).toISOString() };
 
-      await settle(teamId, requestId, op.id, key, data, fetchedAt, log);
+      const item = cacheItem(key, op.id, data, fetchedAt);
+      if (!item) log.warn('result too large to cache; served uncached', { bytes: JSON.stringify(data).length });
+      await settle({ teamId, requestId, operation: op.id, time: new Date(fetchedAt).toISOString() }, item, log);
       reserved = false;
       outcome = 'live';
       return success(data, { requestId, creditsCharged: COST, creditsRemaining: remainingAfter, cached: false });
@@ -111,34 +112,4 @@ export function createHandler<P>(operationId: OperationId, loadScraper: ScraperL
       recordOutcome(op.id, outcome, upstreamCalls, ms);
     }
   };
-}
-
-/**
- * One BatchWriteItem writes the ledger record and the cache entry (half the latency of a
- * transaction; the cache entry is best-effort, the ledger record is what must exist). Unprocessed
- * items are retried; a ledger record that cannot be written fails the request, whose credit the
- * caller then gives back. A payload too large for one item is served uncached.
- */
-async function settle(teamId: string, requestId: string, operationId: string, key: string, data: object, fetchedAt: number, log: Log) {
-  const ledgerPut = { PutRequest: { Item: ledgerItem({ teamId, requestId, operation: operationId, credits: COST, time: new Date(fetchedAt).toISOString() }) } };
-  const item = cacheItem(key, operationId, data, fetchedAt);
-  if (!item) log.warn('result too large to cache; served uncached', { bytes: JSON.stringify(data).length });
-  let pending: BatchWriteCommandInput['RequestItems'] = {
-    [config.accountsTable]: [ledgerPut],
-    ...(item ? { [config.cacheTable]: [{ PutRequest: { Item: item } }] } : {}),
-  };
-  for (let attempt = 0; attempt < 3 && pending && Object.keys(pending).length; attempt++) {
-    if (attempt > 0) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
-    try {
-      pending = (await db().send(new BatchWriteCommand({ RequestItems: pending }))).UnprocessedItems;
-    } catch (err) {
-      // A cache item the database refuses (size, say) must not cost the ledger record.
-      const ledgerOnly = pending?.[config.accountsTable];
-      if (!pending?.[config.cacheTable] || !ledgerOnly) throw atCapacity(`ledger write failed: ${(err as Error).name}`);
-      log.warn('ledger+cache write failed; writing the ledger alone', { error: (err as Error).name });
-      pending = { [config.accountsTable]: ledgerOnly };
-    }
-  }
-  if (pending?.[config.accountsTable]?.length) throw atCapacity('ledger write left unprocessed');
-  if (pending?.[config.cacheTable]?.length) log.warn('cache write left unprocessed; served uncached');
 }

@@ -8,8 +8,8 @@ import { badCursor, validationError, type ValidationDetail } from './errors';
  */
 export type ParamSchema = v.GenericSchema<string, unknown>;
 
-export interface ParamDef {
-  schema: ParamSchema;
+export interface ParamDef<S extends ParamSchema = ParamSchema> {
+  schema: S;
   required?: boolean;
   /** A bad cursor is "invalid or expired" (400 BAD_REQUEST), not a malformed parameter (422). */
   cursor?: boolean;
@@ -79,14 +79,27 @@ export interface QueryParams {
   [name: string]: string | undefined;
 }
 
-export interface ValidationRules {
-  params: Record<string, ParamDef>;
+export interface ValidationRules<P extends Record<string, ParamDef> = Record<string, ParamDef>> {
+  params: P;
   /** Exactly one of each pair must be present. */
   oneOf?: readonly (readonly [string, string])[];
 }
 
-export interface ValidatedQuery {
-  values: Record<string, unknown>;
+type RequiredNames<P> = { [K in keyof P]: P[K] extends { required: true } ? K : never }[keyof P];
+
+/**
+ * The values a table entry's parameters validate to: each parameter's schema output, required
+ * where the table says `required: true`, optional otherwise (an either-or pair is two optional
+ * parameters of which the validator guarantees exactly one).
+ */
+export type ParamValues<P extends Record<string, ParamDef>> = {
+  [K in RequiredNames<P>]: v.InferOutput<P[K]['schema']>;
+} & {
+  [K in Exclude<keyof P, RequiredNames<P>>]?: v.InferOutput<P[K]['schema']>;
+};
+
+export interface ValidatedQuery<P extends Record<string, ParamDef>> {
+  values: ParamValues<P>;
   cacheMaxAge?: CacheMaxAge;
 }
 
@@ -94,7 +107,11 @@ export interface ValidatedQuery {
  * `single` holds each parameter once; `multi` (when known) tells us a parameter was repeated,
  * which is refused rather than silently taking one of the values.
  */
-export function validateQuery(rules: ValidationRules, single: QueryParams | null, multi?: Record<string, string[] | undefined> | null): ValidatedQuery {
+export function validateQuery<P extends Record<string, ParamDef>>(
+  rules: ValidationRules<P>,
+  single: QueryParams | null,
+  multi?: Record<string, string[] | undefined> | null,
+): ValidatedQuery<P> {
   const query = single ?? {};
   const details: ValidationDetail[] = [];
   const cursorProblems: string[] = [];
@@ -140,5 +157,7 @@ export function validateQuery(rules: ValidationRules, single: QueryParams | null
   }
   if (details.length) throw validationError(details);
   if (cursorProblems.length) throw badCursor(`malformed ${cursorProblems.join(', ')}`);
-  return { values, cacheMaxAge };
+  // Every parameter went through its own schema above and the required / either-or rules held, so
+  // `values` is exactly ParamValues<P>: the one place that turns checked data into its type.
+  return { values: values as ParamValues<P>, cacheMaxAge };
 }

@@ -1,6 +1,6 @@
 import { run } from '../scripts/admin';
 import { findKey } from '../shared/auth/keys';
-import { ensureTables } from '../shared/db/setup';
+import { ensureTables } from '../dev/tables';
 
 /** The admin CLI against DynamoDB Local, as an operator would use it. */
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import * as esbuild from 'esbuild';
 import { createKey } from '../shared/auth/keys';
 import { envName } from '../shared/config';
 import { createTeam } from '../shared/credits';
-import { ensureTables } from '../shared/db/setup';
+import { ensureTables } from '../dev/tables';
 import { handlerFile, routedOperations } from '../shared/operations';
 import { FakeUpstream } from './support/fake-upstream';
 import { scenarios } from './contract/scenarios';

@@ -2,7 +2,7 @@ import { createHash, randomInt, randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { db } from '../db/client';
-import { ACCOUNTS, KEY_SK, keyPk, teamPk } from '../db/tables';
+import { KEY_SK, TEAM_INDEX, keyPk, teamPk } from '../db/tables';
 
 /**
  * API keys: 28 random letters and digits, shown once, stored only as their SHA-256 hash.
@@ -55,8 +55,8 @@ export async function createKey(teamId: string, name: string, usageKey: string):
         pk: keyPk(hashSecret(secret)),
         sk: KEY_SK,
         ...record,
-        [ACCOUNTS.teamIndex.partitionKey]: teamPk(teamId),
-        [ACCOUNTS.teamIndex.sortKey]: `KEY#${record.createdAt}#${record.keyId}`,
+        [TEAM_INDEX.partitionKey]: teamPk(teamId),
+        [TEAM_INDEX.sortKey]: `KEY#${record.createdAt}#${record.keyId}`,
       },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
@@ -102,9 +102,9 @@ export async function listKeys(teamId: string): Promise<KeyRecord[]> {
     const res = await db().send(
       new QueryCommand({
         TableName: config.accountsTable,
-        IndexName: ACCOUNTS.teamIndex.name,
+        IndexName: TEAM_INDEX.name,
         KeyConditionExpression: '#p = :p AND begins_with(#s, :k)',
-        ExpressionAttributeNames: { '#p': ACCOUNTS.teamIndex.partitionKey, '#s': ACCOUNTS.teamIndex.sortKey },
+        ExpressionAttributeNames: { '#p': TEAM_INDEX.partitionKey, '#s': TEAM_INDEX.sortKey },
         ExpressionAttributeValues: { ':p': teamPk(teamId), ':k': 'KEY#' },
         ExclusiveStartKey: start,
       }),
@@ -123,10 +123,10 @@ export async function revokeKey(teamId: string, keyId: string): Promise<boolean>
   const res = await db().send(
     new QueryCommand({
       TableName: config.accountsTable,
-      IndexName: ACCOUNTS.teamIndex.name,
+      IndexName: TEAM_INDEX.name,
       KeyConditionExpression: '#p = :p AND begins_with(#s, :k)',
       FilterExpression: 'keyId = :id',
-      ExpressionAttributeNames: { '#p': ACCOUNTS.teamIndex.partitionKey, '#s': ACCOUNTS.teamIndex.sortKey },
+      ExpressionAttributeNames: { '#p': TEAM_INDEX.partitionKey, '#s': TEAM_INDEX.sortKey },
       ExpressionAttributeValues: { ':p': teamPk(teamId), ':k': 'KEY#', ':id': keyId },
     }),
   );

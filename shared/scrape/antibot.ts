@@ -29,7 +29,7 @@ export function looksLikeHtml(body: string): boolean {
   return start.startsWith('<!doctype html') || start.startsWith('<html') || /^<(head|body|title|meta|script|div)\b/.test(start);
 }
 
-/** Retry-After in seconds from an upstream's headers (Retry-After seconds/date, or x-ratelimit-reset). */
+/** Retry-After in seconds from an upstream's headers (Retry-After seconds/date, or x-ratelimit-reset / x-rate-limit-reset). */
 export function upstreamRetryAfter(headers: Record<string, string | string[] | undefined>, now = Date.now()): number | undefined {
   const ra = headers['retry-after'];
   if (typeof ra === 'string') {
@@ -37,7 +37,7 @@ export function upstreamRetryAfter(headers: Record<string, string | string[] | u
     const t = Date.parse(ra);
     if (!Number.isNaN(t)) return clamp((t - now) / 1000);
   }
-  const reset = headers['x-ratelimit-reset'] ?? headers['ratelimit-reset'];
+  const reset = headers['x-ratelimit-reset'] ?? headers['x-rate-limit-reset'] ?? headers['ratelimit-reset'];
   if (typeof reset === 'string') {
     if (/^\d+$/.test(reset)) {
       const n = Number(reset);

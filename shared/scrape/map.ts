@@ -1,3 +1,4 @@
+import { extractionFailed } from '../errors';
 /**
  * Small typed coercers for mapping upstream JSON to our resources, in the spirit of yt-dlp's
  * traverse_obj / int_or_none / url_or_none: a missing or mistyped upstream field becomes null,
@@ -103,4 +104,14 @@ export function list<T>(v: unknown, fn: (item: unknown, index: number) => T | nu
 
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * A value the resource cannot do without (the spec makes it non-null and no deviation is recorded):
+ * the value, or EXTRACTION_FAILED naming the field, so a changed upstream shape is reported, never
+ * passed on as a half-empty resource.
+ */
+export function need<T>(value: T | null | undefined, what: string): T {
+  if (value === null || value === undefined) throw extractionFailed(`the upstream answer has no ${what}`);
+  return value;
 }

@@ -2,10 +2,13 @@
  * How a platform describes its upstream: plain data, no HTTP library, so the operation table and the
  * parameter parsers (which name the platforms' hosts) never pull the HTTP client into a bundle.
  */
+import { upstreamOverride } from '../config';
+
 /** A current desktop Chrome; platforms add Referer / Origin / Sec-Fetch-* of their own. */
+export const BROWSER_USER_AGENT =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36';
 export const BROWSER_HEADERS: Record<string, string> = {
-  'user-agent':
-    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36',
+  'user-agent': BROWSER_USER_AGENT,
   'accept-language': 'en-US,en;q=0.9',
   'accept-encoding': 'gzip, deflate, br',
   'sec-ch-ua': '"Chromium";v="142", "Google Chrome";v="142", "Not_A Brand";v="99"',
@@ -28,7 +31,40 @@ export function sameOriginApiHeaders(origin: string, referer = `${origin}/`): Re
 export interface PlatformUpstream {
   /** Neutral platform name: names the UPSTREAM_<PLATFORM>_URL and SCRAPER_PROXY_URL_<PLATFORM> variables. */
   platform: string;
-  /** The real upstream base URL; only platform upstream modules name real hosts. */
+  /** Where a bare path ("/api/…") goes; only platform upstream modules name real hosts. */
   defaultBaseUrl: string;
+  /**
+   * Every host this platform's requests may reach (api, web, CDN alike): "x.com" is that host
+   * exactly, ".x.com" any subdomain of it. A URL on any other host is never requested, and a
+   * redirect to one is never followed.
+   */
+  hosts: readonly string[];
   headers: Record<string, string>;
+}
+
+export function isPlatformHost(def: Pick<PlatformUpstream, 'hosts'>, hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  return def.hosts.some((h) => (h.startsWith('.') ? host.endsWith(h) && host.length > h.length : host === h));
+}
+
+/**
+ * Where a request for `pathOrUrl` really goes. A path is taken on the platform's default base; an
+ * absolute URL must be http(s) on one of the platform's hosts (else null: not requested). With
+ * UPSTREAM_<PLATFORM>_URL set, every origin of the platform is replaced by that one, keeping the
+ * path and query, so one fake upstream serves the whole platform.
+ */
+export function resolveUpstream(def: PlatformUpstream, pathOrUrl: string): { real: URL; target: URL } | null {
+  let real: URL;
+  try {
+    real = pathOrUrl.startsWith('/') ? new URL(def.defaultBaseUrl.replace(/\/+$/, '') + pathOrUrl) : new URL(pathOrUrl);
+  } catch {
+    return null;
+  }
+  if ((real.protocol !== 'https:' && real.protocol !== 'http:') || real.username || real.password) return null;
+  if (!isPlatformHost(def, real.hostname)) return null;
+  const override = upstreamOverride(def.platform);
+  if (!override) return { real, target: real };
+  const base = new URL(override);
+  const target = new URL(base.origin + base.pathname.replace(/\/+$/, '') + real.pathname + real.search);
+  return { real, target };
 }

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { SocialDataApiStack, TEAM_BURST_LIMIT, TEAM_RATE_LIMIT } from '../../infra/stack';
-import { ACCOUNTS, CACHE } from '../../shared/db/tables';
+import { ACCOUNTS, CACHE , TEAM_INDEX } from '../../shared/db/tables';
 import { routedOperations } from '../../shared/operations';
 
 type Resource = { Type: string; Properties: Record<string, any> };
@@ -118,12 +118,12 @@ describe('least-privilege IAM', () => {
     expect(stmts.flatMap(actionsOf).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
   });
 
-  it('lets operation functions get/update/batch-write accounts and get/batch-write cache entries', () => {
+  it('lets operation functions get/update/batch-write accounts, and get/batch-write cache entries and lease/put shared credentials', () => {
     for (const op of routed) {
       const stmts = statementsOf(functionByDescription(`GET ${op.path}`));
       const byTable = (arn: unknown) => stmts.filter((s) => JSON.stringify(s.Resource) === JSON.stringify(arn)).flatMap(actionsOf).sort();
       expect(byTable(accounts)).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
-      expect(byTable(cache)).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:GetItem']);
+      expect(byTable(cache)).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
       expect(stmts).toHaveLength(2);
     }
   });
@@ -228,10 +228,10 @@ describe('tables', () => {
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
         GlobalSecondaryIndexes: [
           {
-            IndexName: ACCOUNTS.teamIndex.name,
+            IndexName: TEAM_INDEX.name,
             KeySchema: [
-              { AttributeName: ACCOUNTS.teamIndex.partitionKey, KeyType: 'HASH' },
-              { AttributeName: ACCOUNTS.teamIndex.sortKey, KeyType: 'RANGE' },
+              { AttributeName: TEAM_INDEX.partitionKey, KeyType: 'HASH' },
+              { AttributeName: TEAM_INDEX.sortKey, KeyType: 'RANGE' },
             ],
             Projection: { ProjectionType: 'ALL' },
           },

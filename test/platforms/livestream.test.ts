@@ -273,7 +273,8 @@ describe('livestream mapClip', () => {
     const mp4 = 'https://media.livestream.example/clips/x.mp4';
     expect(mapClip({ ...base, video_url: mp4, clip_url: m3u8 }).videoUrl).toBe(m3u8);
     expect(mapClip({ ...base, video_url: m3u8, clip_url: mp4 }).videoUrl).toBe(m3u8);
-    expect(mapClip({ ...base, video_url: 'javascript:alert(1)', clip_url: null }).videoUrl).toBeNull();
+    // A clip with no usable video URL is a changed upstream shape, never a half-empty clip.
+    expect(() => mapClip({ ...base, video_url: 'javascript:alert(1)', clip_url: null })).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED', internal: expect.stringMatching(/video URL/) }));
   });
 
   it('takes views and likes from their own fields, never from each other', () => {
@@ -298,8 +299,10 @@ describe('livestream mapClip', () => {
     expect(mapClip({ ...base, category }).category).toEqual({ id: 9, name: 'X', slug: 'x', parentCategory: 'irl', imageUrl: 'https://files.livestream.example/r.webp' });
   });
 
-  it('maps nothing into nulls instead of throwing', () => {
-    expect(() => mapClip(null)).not.toThrow();
-    expect(mapClip('not an object')).toMatchObject({ id: null, url: null, category: null, creator: null });
+  it('refuses an answer without the fields the spec requires (EXTRACTION_FAILED naming the field), and nulls only the recorded deviations', () => {
+    expect(() => mapClip(null)).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED', internal: expect.stringMatching(/clip id/) }));
+    expect(() => mapClip({ ...base, duration: null })).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED', internal: expect.stringMatching(/duration/) }));
+    const { category: _c, creator: _k, ...bare } = base;
+    expect(mapClip(bare)).toMatchObject({ category: null, creator: null });
   });
 });

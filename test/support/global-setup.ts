@@ -1,4 +1,4 @@
-import { startDynamoLocal, type LocalDynamo } from '../../shared/local/dynamo';
+import { startDynamoLocal, type LocalDynamo } from '../../dev/dynamo';
 
 /** One DynamoDB Local for the whole run; each test file gets tables of its own (per-file-env.ts). */
 export default async function globalSetup() {

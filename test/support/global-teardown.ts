@@ -1,4 +1,4 @@
-import type { LocalDynamo } from '../../shared/local/dynamo';
+import type { LocalDynamo } from '../../dev/dynamo';
 
 export default async function globalTeardown() {
   await (globalThis as { __DYNAMO__?: LocalDynamo }).__DYNAMO__?.stop();

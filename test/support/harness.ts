@@ -1,8 +1,8 @@
 import { createKey } from '../../shared/auth/keys';
 import { envName } from '../../shared/config';
 import { createTeam } from '../../shared/credits';
-import { ensureTables } from '../../shared/db/setup';
-import { startGateway, type Gateway, type GatewayOptions } from '../../shared/local/gateway';
+import { ensureTables } from '../../dev/tables';
+import { startGateway, type Gateway, type GatewayOptions } from '../../dev/gateway';
 import { operations } from '../../shared/operations';
 import { FakeUpstream } from './fake-upstream';
 

@@ -73,7 +73,7 @@ describe('anti-bot recognition by content', () => {
 
 describe('upstream client', () => {
   const fake = new FakeUpstream();
-  const client = upstreamClient({ platform: 'unit-test', defaultBaseUrl: 'https://never.invalid', headers: { referer: 'https://site.example/' } });
+  const client = upstreamClient({ platform: 'unit-test', defaultBaseUrl: 'https://never.invalid', hosts: ['never.invalid'], headers: { referer: 'https://site.example/' } }, { platform: 'unit-test' });
   beforeAll(async () => {
     await fake.start();
     process.env.UPSTREAM_UNIT_TEST_URL = fake.url;
@@ -93,7 +93,7 @@ describe('upstream client', () => {
   test('UPSTREAM_<PLATFORM>_URL overrides the base URL; browser-like headers are sent', async () => {
     fake.on('/x', { body: { ok: true } });
     const ctx = ScrapeContext.withBudget(3000);
-    const r = await client.getJson(ctx, '/x', { searchParams: { a: 1, skip: undefined } });
+    const r = await client.answer(ctx, '/x', { what: 'test', searchParams: { a: 1, skip: undefined } });
     expect(r.data).toEqual({ ok: true });
     expect(fake.requests[0]!.query).toEqual({ a: '1' });
     expect(fake.requests[0]!.headers).toMatchObject({ 'user-agent': expect.stringContaining('Chrome/'), 'accept-language': expect.any(String), referer: 'https://site.example/' });
@@ -103,49 +103,49 @@ describe('upstream client', () => {
   test('5xx is retried with backoff, then PLATFORM_UNAVAILABLE', async () => {
     fake.on('/down', { status: 502, body: { error: 'bad gateway' } });
     const ctx = ScrapeContext.withBudget(5000);
-    expect(await codeOf(client.getJson(ctx, '/down'))).toBe('PLATFORM_UNAVAILABLE');
+    expect(await codeOf(client.answer(ctx, '/down', { what: 'test' }))).toBe('PLATFORM_UNAVAILABLE');
     expect(ctx.upstreamCalls).toBe(3); // 1 + UPSTREAM_RETRIES (2)
   });
 
   test('a 5xx then a 200 succeeds', async () => {
     let n = 0;
     fake.on('/flaky', () => (n++ === 0 ? { status: 503, body: {} } : { body: { ok: 1 } }));
-    expect((await client.getJson(ScrapeContext.withBudget(5000), '/flaky')).data).toEqual({ ok: 1 });
+    expect((await client.answer(ScrapeContext.withBudget(5000), '/flaky', { what: 'test' })).data).toEqual({ ok: 1 });
   });
 
   test('challenge pages are UPSTREAM_BLOCKED whatever the status, and never retried', async () => {
     for (const status of [200, 403, 404, 503]) {
       fake.reset();
       fake.on('/cf', { status, body: '<html><head><title>Just a moment...</title></head></html>' });
-      expect(await codeOf(client.getJson(ScrapeContext.withBudget(3000), '/cf'))).toBe('UPSTREAM_BLOCKED');
+      expect(await codeOf(client.answer(ScrapeContext.withBudget(3000), '/cf', { what: 'test' }))).toBe('UPSTREAM_BLOCKED');
       expect(fake.requests).toHaveLength(1);
     }
   });
 
   test('403 and 429 are UPSTREAM_BLOCKED with the upstream Retry-After', async () => {
     fake.on('/limited', { status: 429, headers: { 'retry-after': '42' }, body: { error: 'Too many requests' } });
-    const err = await client.getJson(ScrapeContext.withBudget(3000), '/limited').catch((e) => e as ApiError);
+    const err = await client.answer(ScrapeContext.withBudget(3000), '/limited', { what: 'test' }).catch((e: unknown) => e as ApiError);
     expect(err).toMatchObject({ code: 'UPSTREAM_BLOCKED', retryAfter: 42 });
     fake.on('/edge', { status: 403, body: { error: 'forbidden' } });
-    expect(await codeOf(client.getJson(ScrapeContext.withBudget(3000), '/edge'))).toBe('UPSTREAM_BLOCKED');
+    expect(await codeOf(client.answer(ScrapeContext.withBudget(3000), '/edge', { what: 'test' }))).toBe('UPSTREAM_BLOCKED');
   });
 
   test('HTML body where JSON was expected is UPSTREAM_BLOCKED; junk is EXTRACTION_FAILED', async () => {
     fake.on('/html', { status: 200, body: '<!doctype html><html><body>Sign in</body></html>' });
-    expect(await codeOf(client.getJson(ScrapeContext.withBudget(3000), '/html'))).toBe('UPSTREAM_BLOCKED');
+    expect(await codeOf(client.answer(ScrapeContext.withBudget(3000), '/html', { what: 'test' }))).toBe('UPSTREAM_BLOCKED');
     fake.on('/junk', { status: 200, body: 'not json' });
-    expect(await codeOf(client.getJson(ScrapeContext.withBudget(3000), '/junk'))).toBe('EXTRACTION_FAILED');
+    expect(await codeOf(client.answer(ScrapeContext.withBudget(3000), '/junk', { what: 'test' }))).toBe('EXTRACTION_FAILED');
   });
 
   test('the deadline bounds every attempt: a hanging upstream is PLATFORM_UNAVAILABLE within the budget', async () => {
     // The reply would come after 5 s; the 600 ms budget ends the scrape long before (jest would time out otherwise).
     fake.on('/slow', { delayMs: 5000, body: {} });
-    expect(await codeOf(client.getJson(ScrapeContext.withBudget(600), '/slow'))).toBe('PLATFORM_UNAVAILABLE');
+    expect(await codeOf(client.answer(ScrapeContext.withBudget(600), '/slow', { what: 'test' }))).toBe('PLATFORM_UNAVAILABLE');
   });
 
   test('connection refused is PLATFORM_UNAVAILABLE', async () => {
-    const other = upstreamClient({ platform: 'unit-closed', defaultBaseUrl: 'http://127.0.0.1:9', headers: {} });
-    expect(await codeOf(other.getJson(ScrapeContext.withBudget(2000), '/x'))).toBe('PLATFORM_UNAVAILABLE');
+    const other = upstreamClient({ platform: 'unit-closed', defaultBaseUrl: 'http://127.0.0.1:9', hosts: ['127.0.0.1'], headers: {} }, { platform: 'unit-closed' });
+    expect(await codeOf(other.answer(ScrapeContext.withBudget(2000), '/x', { what: 'test' }))).toBe('PLATFORM_UNAVAILABLE');
   });
 
   test('SCRAPER_PROXY_URL_<PLATFORM> routes the platform through a CONNECT proxy without a code change', async () => {
@@ -169,8 +169,8 @@ describe('upstream client', () => {
     process.env.UPSTREAM_UNIT_PROXIED_URL = 'http://upstream.invalid';
     fake.on('/through', { body: { via: 'tunnel' } });
     try {
-      const proxied = upstreamClient({ platform: 'unit-proxied', defaultBaseUrl: 'http://never.invalid', headers: {} });
-      const r = await proxied.getJson(ScrapeContext.withBudget(3000), '/through');
+      const proxied = upstreamClient({ platform: 'unit-proxied', defaultBaseUrl: 'http://never.invalid', hosts: ['never.invalid'], headers: {} }, { platform: 'unit-proxied' });
+      const r = await proxied.answer(ScrapeContext.withBudget(3000), '/through', { what: 'test' });
       expect(r.data).toEqual({ via: 'tunnel' });
       // The name was resolved by the proxy, never locally (.invalid cannot resolve here).
       expect(tunnels).toEqual(['upstream.invalid:80']);

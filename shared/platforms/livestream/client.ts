@@ -1,7 +1,8 @@
-import { extractionFailed, notFound } from '../../errors';
+import { ApiError, extractionFailed } from '../../errors';
 import type { Log } from '../../log';
+import type { AnswerRules } from '../../scrape/answers';
 import { type ScrapeContext, upstreamClient } from '../../scrape/http';
-import { isObject } from '../../scrape/map';
+import { get, isObject, str } from '../../scrape/map';
 import { UPSTREAM, WEB_ORIGIN } from './site';
 
 /**
@@ -9,47 +10,47 @@ import { UPSTREAM, WEB_ORIGIN } from './site';
  *   GET /api/v2/clips/<clipId>        -> {"clip": {…}}  (the web app's own call)
  *   GET /api/v2/clips/<clipId>/play   -> {"clip": {…}}  (fallback, same shape)
  * A newer {"data": {…}, "message": "success"} envelope is accepted from either.
- * Errors are {"message": "…"}; an unknown clip is a 404, a vanished one may be {"clip": null} / {"data": null}.
+ * Errors are {"message": "…"}; an unknown clip is a 404 with a message, a vanished one may be
+ * {"clip": null} / {"data": null}. Any other answer (a 2xx without a clip, a 400, an empty 404) is
+ * unknown: the play endpoint is tried before giving up with EXTRACTION_FAILED.
  */
-const api = upstreamClient(UPSTREAM);
+const RULES: AnswerRules = {
+  platform: 'livestream',
+  message: (data) => str(get(data, 'message')),
+  notFound: [
+    { status: [404, 410], message: /./ },
+    { status: 200, test: (a) => isObject(a.data) && ((('clip' in a.data) && a.data.clip === null) || (!('clip' in a.data) && 'data' in a.data && a.data.data === null)) },
+  ],
+};
+const api = upstreamClient(UPSTREAM, RULES);
 
 export type RawClip = Record<string, unknown>;
 
-type Answer =
-  | { kind: 'clip'; clip: RawClip }
-  | { kind: 'gone'; why: string }
-  | { kind: 'unexpected'; why: string };
-
-/** What one answer means: a clip, a clear not-found, or something we do not recognise. */
-export function classifyAnswer(status: number, data: unknown): Answer {
-  const body = isObject(data) ? data : undefined;
-  if (status >= 200 && status < 300 && body) {
-    const key = 'clip' in body ? 'clip' : 'data' in body ? 'data' : undefined;
-    const clip = key ? body[key] : undefined;
-    if (isObject(clip) && typeof clip.id === 'string' && clip.id !== '') return { kind: 'clip', clip };
-    if (key && clip === null) return { kind: 'gone', why: `${status} with ${key}: null` };
-  }
-  if ((status === 404 || status === 410) && body && typeof body.message === 'string') {
-    return { kind: 'gone', why: `${status}: ${body.message}` };
-  }
-  const shape = body ? `keys [${Object.keys(body).slice(0, 8).join(', ')}]` : typeof data;
-  return { kind: 'unexpected', why: `${status} with ${shape}` };
+/** The clip object of a usable answer, or null for an answer we do not recognise. */
+function clipOf(data: unknown): RawClip | null {
+  if (!isObject(data)) return null;
+  const clip = 'clip' in data ? data.clip : data.data;
+  return isObject(clip) && typeof clip.id === 'string' && clip.id !== '' ? clip : null;
 }
 
 /** The raw upstream clip object (the Referer is the site: the clip id alone identifies the clip). */
 export async function fetchClip(ctx: ScrapeContext, clipId: string, log: Log): Promise<RawClip> {
   const headers = { referer: `${WEB_ORIGIN}/` };
   const id = encodeURIComponent(clipId);
+  const ask = (path: string) =>
+    api.answer(ctx, path, { headers, what: `clip ${clipId}` }).then(
+      (a) => clipOf(a.data) ?? `${a.status} without a clip`,
+      (err: unknown) => {
+        // Unknown answers (a 400, an empty 404) get a second chance on the play endpoint.
+        if (err instanceof ApiError && err.code === 'EXTRACTION_FAILED') return err.internal ?? err.message;
+        throw err;
+      },
+    );
 
-  const first = await api.getJson(ctx, `/api/v2/clips/${id}`, { headers });
-  const a = classifyAnswer(first.status, first.data);
-  if (a.kind === 'clip') return a.clip;
-  if (a.kind === 'gone') throw notFound();
-
-  log.warn('clip endpoint answered an unknown shape; trying the play endpoint', { clipId, answer: a.why });
-  const second = await api.getJson(ctx, `/api/v2/clips/${id}/play`, { headers });
-  const b = classifyAnswer(second.status, second.data);
-  if (b.kind === 'clip') return b.clip;
-  if (b.kind === 'gone') throw notFound();
-  throw extractionFailed(`livestream clip ${clipId}: clips endpoint ${a.why}; play endpoint ${b.why}`);
+  const first = await ask(`/api/v2/clips/${id}`);
+  if (typeof first !== 'string') return first;
+  log.warn('clip endpoint answered an unknown shape; trying the play endpoint', { clipId, answer: first });
+  const second = await ask(`/api/v2/clips/${id}/play`);
+  if (typeof second !== 'string') return second;
+  throw extractionFailed(`livestream clip ${clipId}: clips endpoint ${first}; play endpoint ${second}`);
 }

@@ -11,6 +11,7 @@ export const WEB_ORIGIN = 'https://kick.com';
 export const UPSTREAM: PlatformUpstream = {
   platform: 'livestream',
   defaultBaseUrl: WEB_ORIGIN,
+  hosts: ['kick.com', '.kick.com'],
   headers: {
     accept: 'application/json',
     'accept-language': 'en-US',

@@ -1,4 +1,4 @@
-import { badCursor, blocked, extractionFailed, notFound } from '../../errors';
+import type { AnswerRules } from '../../scrape/answers';
 import { get, str } from '../../scrape/map';
 import { upstreamClient, type ScrapeContext } from '../../scrape/http';
 import { UPSTREAM } from './site';
@@ -10,25 +10,23 @@ import { UPSTREAM } from './site';
  * Errors arrive as {error, message}: 400 InvalidRequest "Profile not found", AccountTakedown,
  * AccountDeactivated, "Malformed cursor".
  */
-const api = upstreamClient(UPSTREAM);
+const RULES: AnswerRules = {
+  platform: 'microblog-a',
+  code: (data) => str(get(data, 'error')),
+  message: (data) => str(get(data, 'message')),
+  badCursor: [{ status: [400, 404], test: (a) => /cursor/i.test(`${a.code ?? ''} ${a.message ?? ''}`) }],
+  notFound: [
+    { status: [400, 404], code: ['AccountTakedown', 'AccountDeactivated', 'NotFound', 'ProfileNotFound'] },
+    { status: [400, 404], message: /not found|suspended|deactivated|takedown/i },
+    // A handle the AppView cannot resolve or refuses as an actor: there is no such public account.
+    { status: [400, 404], code: 'InvalidRequest', message: /actor|handle|did/i },
+  ],
+};
+const api = upstreamClient(UPSTREAM, RULES);
 export const FEED_PAGE_SIZE = 30;
 
-async function xrpc(ctx: ScrapeContext, method: string, params: Record<string, string | number | boolean | undefined>) {
-  const { status, data } = await api.getJson(ctx, `/xrpc/${method}`, { searchParams: params });
-  if (status === 200) return data;
-  const error = str(get(data, 'error')) ?? '';
-  const message = str(get(data, 'message')) ?? '';
-  if (status === 400 || status === 404) {
-    if (/cursor/i.test(message) || /cursor/i.test(error)) throw badCursor(`${method}: ${error} ${message}`);
-    if (['AccountTakedown', 'AccountDeactivated', 'NotFound', 'ProfileNotFound'].includes(error) || /not found|suspended|deactivated|takedown/i.test(message)) {
-      throw notFound();
-    }
-    // A handle the AppView cannot resolve or refuses as an actor: there is no such public account.
-    if (error === 'InvalidRequest' && /actor|handle|did/i.test(message)) throw notFound();
-  }
-  if (status === 401) throw blocked(`${method} answered 401 ${error}`);
-  throw extractionFailed(`${method} answered ${status} ${error} ${message}`.trim());
-}
+const xrpc = (ctx: ScrapeContext, method: string, params: Record<string, string | number | boolean | undefined>) =>
+  api.json(ctx, `/xrpc/${method}`, { searchParams: params, what: method, cursor: params.cursor !== undefined });
 
 export const getProfile = (ctx: ScrapeContext, actor: string) => xrpc(ctx, 'app.bsky.actor.getProfile', { actor });
 

@@ -1,5 +1,6 @@
 import { extractionFailed, notFound } from '../../errors';
-import type { Scraper } from '../../pipeline';
+import type { Scraper } from '../../scrape/scraper';
+import type { UserPostsData } from './resources';
 import { arr, get, isObject, str } from '../../scrape/map';
 import { getAuthorFeed, getProfile } from './client';
 import { hasNoUnauthenticated, mapFeedItem, mapProfile, type Post } from './map';
@@ -23,7 +24,7 @@ export interface Params {
   cursor?: string;
 }
 
-export const scrapeUserPosts: Scraper<Params> = async (params, ctx, log) => {
+export const scrapeUserPosts: Scraper<Params, UserPostsData> = async (params, ctx, log) => {
   const actor = params.handle ?? params.userId;
   if (!actor) throw extractionFailed('no actor after validation');
   const [profileResult, feedResult] = await Promise.allSettled([getProfile(ctx, actor), getAuthorFeed(ctx, actor, params.cursor)]);

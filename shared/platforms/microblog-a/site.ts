@@ -14,6 +14,7 @@ export const DEFAULT_HANDLE_SUFFIX = '.bsky.social';
 export const UPSTREAM: PlatformUpstream = {
   platform: 'microblog-a',
   defaultBaseUrl: 'https://public.api.bsky.app',
+  hosts: ['public.api.bsky.app', 'bsky.app'],
   headers: sameOriginApiHeaders(WEB_ORIGIN),
 };
 

@@ -1,5 +1,6 @@
-import { badCursor, extractionFailed, notFound } from '../../errors';
-import { type ScrapeContext, type UpstreamResponse, upstreamClient } from '../../scrape/http';
+import { extractionFailed, notFound } from '../../errors';
+import type { AnswerRules } from '../../scrape/answers';
+import { type ScrapeContext, type UpstreamAnswer, upstreamClient } from '../../scrape/http';
 import { get, isObject, str } from '../../scrape/map';
 import { isSuspended } from './map';
 import { UPSTREAM, WEB_ORIGIN, profileUrl } from './site';
@@ -12,12 +13,19 @@ import { UPSTREAM, WEB_ORIGIN, profileUrl } from './site';
  *       a timeline page, newest first; `Link: <…&max_id=<last id>>; rel="next"` when the page is full
  *   GET /api/v1/accounts/<id>/statuses?pinned=true&with_muted=true
  *       the pinned posts (one page, no Link)
- * Answers we give meaning to: 404 {"error":"Record not found"} (unknown account);
- * 401 {"error":"This method requires an authenticated user"} (account hidden from logged-out viewers);
+ * Answers we give meaning to (RULES): 404 {"error":"Record not found"} (unknown account); 401
+ * {"error":"This method requires an authenticated user"} (an account hidden from logged-out viewers:
+ * the spec counts it as hidden, 404); 400/422 on a request with a cursor (the cursor refused);
  * 200 with `suspended: true` and emptied fields (suspended account; its statuses are []).
- * Anti-bot pages, 403, 429 and 5xx are turned into errors by the shared client.
+ * Anti-bot pages, 403, 429 and 5xx are the shared classifier's defaults.
  */
-const api = upstreamClient(UPSTREAM);
+const RULES: AnswerRules = {
+  platform: 'microblog-c',
+  message: (data) => str(get(data, 'error')) ?? str(get(data, 'error_message')),
+  badCursor: [{ status: [400, 422] }],
+  notFound: [{ status: [401, 404, 410] }],
+};
+const api = upstreamClient(UPSTREAM, RULES);
 
 /** The web client's page size, which is also the upstream default (its maximum is 40). */
 export const PAGE_SIZE = 20;
@@ -35,43 +43,24 @@ export interface TimelinePage {
 
 const referer = (username?: string) => ({ referer: username ? profileUrl(username) : `${WEB_ORIGIN}/` });
 
-/** The upstream's own error text, for logs. */
-function upstreamError(data: unknown): string {
-  return str(get(data, 'error')) ?? str(get(data, 'error_message')) ?? (typeof data === 'string' ? data.slice(0, 120) : typeof data);
-}
-
-/** Throw the spec's error for any answer other than 200. */
-function expectOk(what: string, status: number, data: unknown, opts: { cursor?: string } = {}): void {
-  if (status >= 200 && status < 300) return;
-  const why = `${what}: ${status} ${upstreamError(data)}`;
-  // 401: the account does not allow logged-out viewers, which the spec counts as hidden (404).
-  if (status === 404 || status === 410 || status === 401) throw notFound();
-  if ((status === 400 || status === 422) && opts.cursor !== undefined) throw badCursor(why);
-  throw extractionFailed(why);
-}
-
-function account(what: string, status: number, data: unknown): RawAccount {
-  expectOk(what, status, data);
+function account(what: string, data: unknown): RawAccount {
   if (!isObject(data) || !str(data.id)) throw extractionFailed(`${what}: 200 without an account object`);
   if (isSuspended(data)) throw notFound();
   return { ...data, id: str(data.id) as string };
 }
 
 export async function lookupAccount(ctx: ScrapeContext, username: string): Promise<RawAccount> {
-  const { status, data } = await api.getJson(ctx, '/api/v1/accounts/lookup', {
-    searchParams: { acct: username },
-    headers: referer(username),
-  });
-  return account(`account lookup ${username}`, status, data);
+  const what = `account lookup ${username}`;
+  return account(what, await api.json(ctx, '/api/v1/accounts/lookup', { searchParams: { acct: username }, headers: referer(username), what }));
 }
 
 export async function fetchAccount(ctx: ScrapeContext, id: string): Promise<RawAccount> {
-  const { status, data } = await api.getJson(ctx, `/api/v1/accounts/${encodeURIComponent(id)}`, { headers: referer() });
-  return account(`account ${id}`, status, data);
+  const what = `account ${id}`;
+  return account(what, await api.json(ctx, `/api/v1/accounts/${encodeURIComponent(id)}`, { headers: referer(), what }));
 }
 
 /** The `max_id` of the rel="next" link of a Link header (see TimelinePage.nextMaxId). */
-export function nextMaxId(link: UpstreamResponse['headers'][string]): string | null | undefined {
+export function nextMaxId(link: UpstreamAnswer['headers'][string]): string | null | undefined {
   if (link === undefined) return undefined;
   const value = Array.isArray(link) ? link.join(', ') : link;
   for (const part of value.split(/,\s*(?=<)/)) {
@@ -86,8 +75,7 @@ export function nextMaxId(link: UpstreamResponse['headers'][string]): string | n
   return null;
 }
 
-function statusList(what: string, status: number, data: unknown, opts: { cursor?: string } = {}): unknown[] {
-  expectOk(what, status, data, opts);
+function statusList(what: string, data: unknown): unknown[] {
   if (!Array.isArray(data)) throw extractionFailed(`${what}: 200 with ${isObject(data) ? 'an object' : typeof data}, not a list`);
   return data;
 }
@@ -100,17 +88,16 @@ export interface Who {
 
 export async function fetchTimeline(ctx: ScrapeContext, who: Who, maxId?: string): Promise<TimelinePage> {
   const what = `statuses of ${who.id}${maxId ? ` before ${maxId}` : ''}`;
-  const { status, data, res } = await api.getJson(ctx, `/api/v1/accounts/${encodeURIComponent(who.id)}/statuses`, {
+  const answer = await api.answer(ctx, `/api/v1/accounts/${encodeURIComponent(who.id)}/statuses`, {
     searchParams: { exclude_replies: true, with_muted: true, limit: PAGE_SIZE, max_id: maxId },
     headers: referer(who.username),
+    what,
+    cursor: maxId !== undefined,
   });
-  return { items: statusList(what, status, data, { cursor: maxId }), nextMaxId: nextMaxId(res.headers.link) };
+  return { items: statusList(what, answer.data), nextMaxId: nextMaxId(answer.headers.link) };
 }
 
 export async function fetchPinned(ctx: ScrapeContext, who: Who): Promise<unknown[]> {
-  const { status, data } = await api.getJson(ctx, `/api/v1/accounts/${encodeURIComponent(who.id)}/statuses`, {
-    searchParams: { pinned: true, with_muted: true },
-    headers: referer(who.username),
-  });
-  return statusList(`pinned statuses of ${who.id}`, status, data);
+  const what = `pinned statuses of ${who.id}`;
+  return statusList(what, await api.json(ctx, `/api/v1/accounts/${encodeURIComponent(who.id)}/statuses`, { searchParams: { pinned: true, with_muted: true }, headers: referer(who.username), what }));
 }

@@ -1,7 +1,8 @@
 import { ApiError, extractionFailed, validationError } from '../../errors';
 import type { Log } from '../../log';
 import type { ScrapeContext } from '../../scrape/context';
-import type { Scraper } from '../../pipeline';
+import type { Scraper } from '../../scrape/scraper';
+import type { UserPostsData } from './resources';
 import { get, str } from '../../scrape/map';
 import { PAGE_SIZE, type RawAccount, type Who, fetchAccount, fetchPinned, fetchTimeline, lookupAccount } from './client';
 import { type Post, mapAccount, mapPost } from './map';
@@ -83,7 +84,7 @@ export function rememberUsername(handle: string, id: string) {
   if (knownIds.size > KNOWN_ID_MAX) knownIds.delete(knownIds.keys().next().value as string);
 }
 
-export const scrapeUserPosts: Scraper<UserPostsParams> = async (params, ctx, log) => {
+export const scrapeUserPosts: Scraper<UserPostsParams, UserPostsData> = async (params, ctx, log) => {
   const { handle, userId, cursor } = params;
   if (userId !== undefined) return userPosts(ctx, log, fetchAccount(ctx, userId), { id: userId }, cursor);
   if (handle === undefined) throw validationError([{ path: 'handle', message: 'Give a handle or a userId' }]);

@@ -12,6 +12,7 @@ export const WEB_ORIGIN = 'https://truthsocial.com';
 export const UPSTREAM: PlatformUpstream = {
   platform: 'microblog-c',
   defaultBaseUrl: WEB_ORIGIN,
+  hosts: ['truthsocial.com', '.truthsocial.com'],
   headers: sameOriginApiHeaders(WEB_ORIGIN),
 };
 

@@ -2,24 +2,24 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { authorizerHandler } from '../auth/authorizer';
-import { failure } from '../envelope';
-import { ApiError } from '../errors';
-import { logger } from '../log';
-import { routedOperations, type Operation } from '../operations';
+import { authorizerHandler } from '../shared/auth/authorizer';
+import { failure } from '../shared/envelope';
+import { RATE_LIMIT } from '../shared/config';
+import { ApiError, GATEWAY_MESSAGES, atCapacity } from '../shared/errors';
+import { logger } from '../shared/log';
+import { routedOperations, type Operation } from '../shared/operations';
 
 /**
  * The local stand-in for API Gateway: the same routes (from the operation table), the same
- * authorizer, the same per-team throttle semantics (a token bucket of 100 with 100 tokens per
- * 60 s, like the usage plan's burst 100 / rate 100÷60), and REST proxy events handed to the same
- * handler modules Lambda runs.
+ * authorizer, the same per-team throttle (RATE_LIMIT: the usage plan's token bucket), the same
+ * gateway messages, and REST proxy events handed to the same handler modules Lambda runs.
  */
 export type Handler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
 export interface GatewayOptions {
   port?: number;
   host?: string;
-  /** Bucket size and refill per minute; default 100 and 100 (the spec's limit). */
+  /** Bucket size and refill per minute; default RATE_LIMIT (the spec's 100 per 60 s). Raised for load runs. */
   ratePerMinute?: number;
   burst?: number;
   /** Resolve an operation's handler; default imports functions/<id>.ts. */
@@ -53,7 +53,7 @@ export class TokenBuckets {
 }
 
 const defaultLoader = async (op: Operation): Promise<Handler> => {
-  const mod = (await import(`../../functions/${op.id}`)) as { handler: Handler };
+  const mod = (await import(`../functions/${op.id}`)) as { handler: Handler };
   return mod.handler;
 };
 
@@ -61,7 +61,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const routes = new Map<string, Operation>(routedOperations().map((op) => [op.path, op]));
   const handlers = new Map<string, Promise<Handler>>();
   const load = opts.loadHandler ?? defaultLoader;
-  const buckets = new TokenBuckets(opts.burst ?? 100, (opts.ratePerMinute ?? 100) / 60);
+  const perMinute = opts.ratePerMinute ?? (RATE_LIMIT.requests * 60) / RATE_LIMIT.windowSeconds;
+  const buckets = new TokenBuckets(opts.burst ?? RATE_LIMIT.requests, perMinute / 60);
 
   const server = http.createServer((req, res) => {
     void serve(req).then((result) => {
@@ -76,7 +77,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       const url = new URL(req.url ?? '/', 'http://localhost');
       const op = routes.get(url.pathname);
       if (!op || req.method !== 'GET') {
-        return failure(new ApiError('NOT_FOUND', `No route for ${req.method} ${url.pathname}`), requestId);
+        return failure(new ApiError('NOT_FOUND', GATEWAY_MESSAGES.NOT_FOUND), requestId);
       }
       const { single, multi } = headerMaps(req);
       const { single: query, multi: multiQuery } = queryMaps(url);
@@ -104,14 +105,14 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         auth = await authorizerHandler(authEvent);
       } catch (err) {
         if ((err as Error).message === 'Unauthorized') {
-          return failure(new ApiError('UNAUTHORIZED', 'A valid API key is required (x-api-key or Authorization: Bearer)'), requestId);
+          return failure(new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED), requestId);
         }
-        return failure(new ApiError('SERVICE_UNAVAILABLE', 'The service is at capacity; try again shortly'), requestId);
+        return failure(atCapacity(`authorizer failed: ${(err as Error).name}`), requestId);
       }
 
       const turn = buckets.take(auth.usageIdentifierKey ?? auth.principalId);
       if (!turn.ok) {
-        return failure(new ApiError('RATE_LIMITED', 'Rate limit exceeded: 100 requests per 60 seconds per team', { retryAfter: turn.retryAfter }), requestId);
+        return failure(new ApiError('RATE_LIMITED', GATEWAY_MESSAGES.RATE_LIMITED, { retryAfter: turn.retryAfter }), requestId);
       }
 
       const event: APIGatewayProxyEvent = {
@@ -136,7 +137,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       return await (await handler)(event);
     } catch (err) {
       logger.error('local gateway failure', { requestId, error: String(err) });
-      return failure(new ApiError('SERVICE_UNAVAILABLE', 'The service is at capacity; try again shortly'), requestId);
+      return failure(atCapacity(`local gateway failure: ${String(err)}`), requestId);
     }
   }
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { APIGatewayClient, CreateApiKeyCommand, CreateUsagePlanKeyCommand } from '@aws-sdk/client-api-gateway';
-import { generateSecret } from './auth/keys';
-import { config } from './config';
-import { createTeam, type Team } from './credits';
+import { generateSecret } from '../shared/auth/keys';
+import { config } from '../shared/config';
+import { createTeam, type Team } from '../shared/credits';
 
 /**
  * Creating a team: in AWS (USAGE_PLAN_ID set) it also gets its own API Gateway usage-plan key,

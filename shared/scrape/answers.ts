@@ -1,0 +1,128 @@
+import { ApiError, badCursor, blocked, extractionFailed, notFound, unavailable } from '../errors';
+import { looksLikeHtml, upstreamRetryAfter } from './antibot';
+import type { UpstreamAnswer } from './http';
+
+/**
+ * The one upstream-answer classifier. A platform declares, in one literal (`AnswerRules`), which
+ * answers mean not found, a bad cursor, blocked or unavailable, by status, by its own error code or
+ * message, or by content; `classify` applies them and the defaults every platform shares:
+ *
+ *   an HTML page where JSON was expected                  -> UPSTREAM_BLOCKED (a login or block page)
+ *   platform rules, in this order: blocked, unavailable, badCursor (only for a request that carried
+ *   a cursor), notFound; then
+ *   a redirect off the platform's hosts (never followed)  -> UPSTREAM_BLOCKED
+ *   401, 403, 429                                         -> UPSTREAM_BLOCKED (Retry-After from the upstream, 60 s for 429)
+ *   5xx                                                   -> PLATFORM_UNAVAILABLE
+ *   anything else that is not 2xx, or a 2xx body that is not JSON where JSON was expected
+ *                                                         -> EXTRACTION_FAILED
+ * Anti-bot challenge pages (any status) and transport failures never reach here: the HTTP client
+ * turns them into UPSTREAM_BLOCKED / PLATFORM_UNAVAILABLE itself.
+ */
+export interface Signal {
+  /** The HTTP status is one of these. */
+  status?: number | readonly number[];
+  /** The upstream's own error code (read by `AnswerRules.code`) is one of these. */
+  code?: string | number | readonly (string | number)[];
+  /** The upstream's own error message (read by `AnswerRules.message`) matches. */
+  message?: RegExp;
+  /** The raw body matches (HTML pages, text answers). */
+  body?: RegExp;
+  /** Anything else: the parsed answer satisfies this. */
+  test?: (answer: ParsedAnswer) => boolean;
+  /** The caller-facing message when it must say more than the code's default (what was refused). */
+  say?: string;
+}
+
+export interface AnswerRules {
+  /** Neutral platform name, for messages. */
+  platform: string;
+  /** Where the upstream puts its error code in a parsed body. */
+  code?: (data: unknown) => string | number | null | undefined;
+  /** Where it puts its error message. */
+  message?: (data: unknown) => string | null | undefined;
+  blocked?: readonly Signal[];
+  unavailable?: readonly Signal[];
+  badCursor?: readonly Signal[];
+  notFound?: readonly Signal[];
+}
+
+export interface ParsedAnswer extends UpstreamAnswer {
+  /** The parsed JSON body, or undefined when the body is not JSON. */
+  data: unknown;
+  /** The upstream's error code and message as the rules read them. */
+  code: string | number | null | undefined;
+  message: string | null | undefined;
+}
+
+export interface Expectation {
+  /** What was asked, for logs: "account lookup alice". */
+  what: string;
+  /** The request carried a caller's cursor: badCursor rules apply. */
+  cursor?: boolean;
+  /** The body must be JSON (default true). */
+  json?: boolean;
+}
+
+export function parseAnswer(rules: AnswerRules, answer: UpstreamAnswer): ParsedAnswer {
+  let data: unknown;
+  const trimmed = answer.body.trimStart();
+  if (trimmed.startsWith('{') || trimmed.startsWith('[') || trimmed.startsWith('"') || /^(null|true|false|-?\d)/.test(trimmed)) {
+    try {
+      data = JSON.parse(answer.body);
+    } catch {
+      data = undefined;
+    }
+  }
+  return { ...answer, data, code: safely(() => rules.code?.(data)), message: safely(() => rules.message?.(data)) };
+}
+
+const safely = <T>(f: () => T): T | undefined => {
+  try {
+    return f();
+  } catch {
+    return undefined;
+  }
+};
+
+const asList = <T>(x: T | readonly T[] | undefined): readonly T[] | undefined => (x === undefined ? undefined : Array.isArray(x) ? (x as readonly T[]) : [x as T]);
+
+function matches(s: Signal, a: ParsedAnswer): boolean {
+  const statuses = asList(s.status);
+  if (statuses && !statuses.includes(a.status)) return false;
+  const codes = asList(s.code);
+  if (codes && (a.code === null || a.code === undefined || !codes.map(String).includes(String(a.code)))) return false;
+  if (s.message && !s.message.test(a.message ?? '')) return false;
+  if (s.body && !s.body.test(a.body.slice(0, 200_000))) return false;
+  if (s.test && !safely(() => s.test!(a))) return false;
+  return true;
+}
+
+/** The signal of `list` this answer matches, if any. */
+export const firstMatch = (list: readonly Signal[] | undefined, a: ParsedAnswer) => list?.find((s) => matches(s, a));
+
+/** The spec's error for this answer, or null when it is a usable answer. */
+export function classify(rules: AnswerRules, a: ParsedAnswer, expect: Expectation): ApiError | null {
+  const why = `${rules.platform} ${expect.what}: ${a.status}${a.code !== undefined && a.code !== null ? ` code ${a.code}` : ''}${a.message ? ` "${String(a.message).slice(0, 160)}"` : ''}`;
+  const retryAfter = upstreamRetryAfter(a.headers);
+  const wantJson = expect.json !== false;
+  // A login, consent or block page where the API should have answered: never read as the API's own "not found".
+  if (wantJson && a.data === undefined && looksLikeHtml(a.body)) return blocked(`${why}: an HTML page where JSON was expected`, retryAfter);
+  let s: Signal | undefined;
+  if ((s = firstMatch(rules.blocked, a))) return withMessage(blocked(why, retryAfter ?? (a.status === 429 ? 60 : undefined)), s);
+  if ((s = firstMatch(rules.unavailable, a))) return withMessage(unavailable(why, retryAfter), s);
+  if (expect.cursor && (s = firstMatch(rules.badCursor, a))) return withMessage(badCursor(why), s);
+  if ((s = firstMatch(rules.notFound, a))) return s.say ? notFound(s.say) : notFound();
+
+  if (a.offPlatformRedirect) return blocked(`${why}: redirected off the platform to ${a.offPlatformRedirect} (not followed)`, retryAfter);
+  if (a.status === 429) return blocked(`${why}: rate-limited`, retryAfter ?? 60);
+  if (a.status === 401 || a.status === 403) return blocked(`${why}: refused`, retryAfter);
+  if (a.status >= 500) return unavailable(why, retryAfter);
+  if (a.status < 200 || a.status >= 300) return extractionFailed(`${why}: unexpected status`);
+  if (wantJson && a.data === undefined) return extractionFailed(`${why}: the body is not JSON`);
+  return null;
+}
+
+function withMessage(err: ApiError, s: Signal): ApiError {
+  if (!s.say) return err;
+  return new ApiError(err.code, s.say, { retryAfter: err.retryAfter, internal: err.internal });
+}

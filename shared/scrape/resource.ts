@@ -1,0 +1,59 @@
+import * as v from 'valibot';
+
+/**
+ * The vocabulary of resource schemas (`shared/platforms/<platform>/resources.ts`): the spec's field
+ * types as valibot schemas. Conventions, applied everywhere:
+ * - A field is nullable only where the spec says "nullable" (or "object or null", "or null on the
+ *   last page"), or where a recorded deviation (`deviation`) says why the upstream has no value.
+ * - "integer(s)" are integers, "number" a finite number, "date-time" an ISO 8601 timestamp that
+ *   parses, "`YYYY-MM-DD`" a calendar date; where the spec gives a form ("did:plc:<id>", "HLS
+ *   playlist", "string of digits", "upper-case") the form is checked.
+ * - Where the spec names a field but gives no type, the field must be present and not null
+ *   (`given`); where it says only "nullable", any value including null (`anyOrNull`). A platform
+ *   replaces these with the precise shape it produces as soon as it is built.
+ */
+
+export const str = v.string();
+export const nstr = v.nullable(v.string());
+export const bool = v.boolean();
+export const nbool = v.nullable(v.boolean());
+export const int = v.pipe(v.number(), v.integer('Expected an integer'));
+export const nint = v.nullable(int);
+export const num = v.pipe(v.number(), v.finite('Expected a finite number'));
+export const nnum = v.nullable(num);
+export const arr = v.array(v.unknown());
+
+/** Present and not null; the spec names the field but gives no type. */
+export const given = v.pipe(v.unknown(), v.check((x) => x !== null && x !== undefined, 'Expected a value (the spec does not make this field nullable)'));
+/** Present; the spec says only "nullable" (shape not shown). */
+export const anyOrNull = v.unknown();
+/** An object (not an array); inner shape not shown by the spec. */
+export const obj = v.looseObject({});
+export const nobj = v.nullable(obj);
+
+export const parsesAsDate = v.check((s: string) => !Number.isNaN(Date.parse(s)), 'Must parse as a date');
+/** "string, date-time": ISO 8601 date and time (offset or Z), parseable. */
+export const dateTime = v.pipe(v.string(), v.isoTimestamp('Must be an ISO 8601 date-time'), parsesAsDate);
+/** "string, ISO 8601 date-time, UTC" (envelope fields). */
+export const utcDateTime = v.pipe(dateTime, v.regex(/Z$/, 'Must be in UTC (…Z)'));
+export const ndateTime = v.nullable(dateTime);
+/** "`YYYY-MM-DD`". */
+export const calendarDate = v.pipe(v.string(), v.isoDate('Must be a YYYY-MM-DD date'), parsesAsDate);
+export const digits = v.pipe(v.string(), v.regex(/^\d+$/, 'Must be a string of digits'));
+export const upperCase = v.pipe(v.string(), v.regex(/^[A-Z0-9_]+$/, 'Must be upper-case'));
+export const hlsPlaylist = v.pipe(
+  v.string(),
+  v.check((s) => {
+    try {
+      return new URL(s).pathname.toLowerCase().endsWith('.m3u8');
+    } catch {
+      return false;
+    }
+  }, 'Must be an HLS playlist URL (.m3u8)'),
+);
+
+/**
+ * A recorded deviation from the spec's type, with its reason: the contract tests accept it, and the
+ * docs and OpenAPI show the reason.
+ */
+export const deviation = <S extends v.GenericSchema>(schema: S, reason: string) => v.pipe(schema, v.metadata({ specDeviation: reason }));
