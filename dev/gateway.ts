@@ -33,6 +33,7 @@ export interface Gateway {
 }
 
 const STAGE = 'local';
+export const OPENAPI_PATH = '/v1/openapi.json';
 
 export class TokenBuckets {
   private buckets = new Map<string, { tokens: number; at: number }>();
@@ -75,6 +76,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     const requestId = randomUUID();
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
+      // The OpenAPI document is public, as on API Gateway (no authorizer on that route).
+      if (url.pathname === OPENAPI_PATH && req.method === 'GET') return (await import('../functions/openapi')).handler();
       const op = routes.get(url.pathname);
       if (!op || req.method !== 'GET') {
         return failure(new ApiError('NOT_FOUND', GATEWAY_MESSAGES.NOT_FOUND), requestId);

@@ -137,6 +137,18 @@ export class SocialDataApiStack extends Stack {
       });
     }
 
+    // The OpenAPI document, public like any API description (no key, no credits).
+    const openApiFn = this.nodeFunction('OpenApi', 'functions/openapi.ts', {
+      description: 'GET /v1/openapi.json: the OpenAPI 3.1 document',
+      memorySize: 256,
+      timeout: Duration.seconds(5),
+      environment: { NODE_OPTIONS: '--enable-source-maps' },
+    });
+    this.api.root.resourceForPath('/v1/openapi.json').addMethod('GET', new apigateway.LambdaIntegration(openApiFn, { proxy: true, allowTestInvoke: false }), {
+      authorizationType: apigateway.AuthorizationType.NONE,
+      apiKeyRequired: false,
+    });
+
     this.usagePlan = this.api.addUsagePlan('TeamUsagePlan', {
       name: 'social-data-api-team',
       description: `One API key per team (created by the admin CLI); ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} s per team`,

@@ -6,14 +6,14 @@
  */
 import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { RATE_LIMIT } from '../shared/config';
 import { ERROR_STATUS, type ErrorCode } from '../shared/errors';
 import { operations, type Operation, type Status } from '../shared/operations';
 import { CACHE_MAX_AGE_SECONDS } from '../shared/validation';
+import { CLIENT_TABLE_PATH, OPENAPI_PATH, renderClientTable, renderOpenApi } from './openapi';
 
 export const DOCS_PATH = path.join(__dirname, '..', 'docs', 'api.md');
 
-/** The spec's rate limit (Limits table); the gateway and the usage plan enforce it. */
-const RATE_LIMIT = { requests: 100, seconds: 60 };
 
 const CONDITIONS: Record<ErrorCode, string> = {
   BAD_REQUEST: 'Request invalid; for paged operations, an invalid or expired cursor.',
@@ -21,7 +21,7 @@ const CONDITIONS: Record<ErrorCode, string> = {
   INSUFFICIENT_CREDITS: 'Balance lower than the cost (1 credit).',
   NOT_FOUND: 'Content does not exist, was deleted, or is private, suspended, hidden or deactivated; also hidden following lists; also a hashtag unavailable in the region.',
   VALIDATION_ERROR: 'Invalid query parameters: a required one missing, neither or both of an either-or pair, an unknown or repeated parameter, or a malformed value. `details` lists `{path, message}`.',
-  RATE_LIMITED: `Over the per-team rate limit (${RATE_LIMIT.requests} requests per ${RATE_LIMIT.seconds} seconds); honour \`Retry-After\`.`,
+  RATE_LIMITED: `Over the per-team rate limit (${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} seconds); honour \`Retry-After\`.`,
   UPSTREAM_BLOCKED: 'The source blocked the request.',
   EXTRACTION_FAILED: 'The source returned unexpected data.',
   PLATFORM_UNAVAILABLE: 'The source is down.',
@@ -153,7 +153,7 @@ export function renderDocs(): string {
   out.push(
     '## Rate limit',
     '',
-    `${RATE_LIMIT.requests} requests per ${RATE_LIMIT.seconds} seconds per team (all keys of a team share it). Over the limit the answer is 429 \`RATE_LIMITED\` with a \`Retry-After\` header.`,
+    `${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} seconds per team (all keys of a team share it). Over the limit the answer is 429 \`RATE_LIMITED\` with a \`Retry-After\` header.`,
     '',
   );
 
@@ -165,4 +165,8 @@ if (require.main === module) {
   mkdirSync(path.dirname(DOCS_PATH), { recursive: true });
   writeFileSync(DOCS_PATH, renderDocs());
   console.log(`wrote ${path.relative(process.cwd(), DOCS_PATH)}`);
+  writeFileSync(OPENAPI_PATH, renderOpenApi());
+  console.log(`wrote ${path.relative(process.cwd(), OPENAPI_PATH)}`);
+  writeFileSync(CLIENT_TABLE_PATH, renderClientTable());
+  console.log(`wrote ${path.relative(process.cwd(), CLIENT_TABLE_PATH)}`);
 }

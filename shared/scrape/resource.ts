@@ -56,4 +56,11 @@ export const hlsPlaylist = v.pipe(
  * A recorded deviation from the spec's type, with its reason: the contract tests accept it, and the
  * docs and OpenAPI show the reason.
  */
-export const deviation = <S extends v.GenericSchema>(schema: S, reason: string) => v.pipe(schema, v.metadata({ specDeviation: reason }));
+export const deviation = <S extends v.GenericSchema>(schema: S, reason: string) =>
+  v.pipe(schema, v.metadata({ description: `Deviation from the spec: ${reason}`, 'x-spec-deviation': reason }));
+
+/** The reason recorded by `deviation`, if the schema carries one. */
+export function deviationOf(schema: v.GenericSchema): string | undefined {
+  const reason = (v.getMetadata(schema as Parameters<typeof v.getMetadata>[0]) as Record<string, unknown>)['x-spec-deviation'];
+  return typeof reason === 'string' ? reason : undefined;
+}

@@ -5,6 +5,7 @@ import { ensureTables } from '../../dev/tables';
 import { startGateway, type Gateway, type GatewayOptions } from '../../dev/gateway';
 import { operations } from '../../shared/operations';
 import { FakeUpstream } from './fake-upstream';
+import { openApiMismatch } from './openapi-check';
 
 /**
  * Everything an integration test needs: this file's tables in DynamoDB Local, a fake upstream
@@ -20,7 +21,8 @@ export interface Harness {
   fake: FakeUpstream;
   gateway: Gateway;
   team(credits?: number): Promise<{ teamId: string; key: string; keyId: string }>;
-  call(path: string, query?: Record<string, string | string[]>, opts?: { key?: string; headers?: Record<string, string> }): Promise<CallResult>;
+  /** Calls the gateway; the response must match docs/openapi.json (see openapi-check.ts) unless told not to check. */
+  call(path: string, query?: Record<string, string | string[]>, opts?: { key?: string; headers?: Record<string, string>; skipOpenApiCheck?: boolean }): Promise<CallResult>;
   stop(): Promise<void>;
 }
 
@@ -55,6 +57,8 @@ export async function startHarness(gatewayOptions: GatewayOptions = {}): Promise
       }
       const headersOut: Record<string, string> = {};
       res.headers.forEach((value, name) => (headersOut[name] = value));
+      const mismatch = opts.skipOpenApiCheck ? null : openApiMismatch(u.pathname, res.status, headersOut, body);
+      if (mismatch) throw new Error(mismatch);
       return { status: res.status, headers: headersOut, body };
     },
     async stop() {

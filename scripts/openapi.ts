@@ -1,0 +1,245 @@
+/**
+ * The OpenAPI 3.1 document (docs/openapi.json) and the client's operation table
+ * (client/operations.gen.ts), both generated from the one source of truth: the operation table
+ * (shared/operations.ts) with its valibot parameter and resource schemas, converted to JSON Schema
+ * with @valibot/to-json-schema. `npm run docs` writes them; test/contract/openapi.test.ts fails when a
+ * committed file is not a fresh generation, and checks every gateway response against the document.
+ */
+import path from 'node:path';
+import { toJsonSchema } from '@valibot/to-json-schema';
+import type * as v from 'valibot';
+import { GATEWAY_MESSAGES, ERROR_STATUS, type ErrorCode } from '../shared/errors';
+import { RATE_LIMIT } from '../shared/config';
+import { operations, type Operation, type Status } from '../shared/operations';
+import { CACHE_MAX_AGE_SECONDS } from '../shared/validation';
+
+const ROOT = path.join(__dirname, '..');
+export const OPENAPI_PATH = path.join(ROOT, 'docs', 'openapi.json');
+export const CLIENT_TABLE_PATH = path.join(ROOT, 'client', 'operations.gen.ts');
+
+type Json = Record<string, unknown>;
+
+/**
+ * A resource schema as JSON Schema. Recursive shapes (a quoted post of the same shape) come back with
+ * local `$defs`; those move into components.schemas under `<name>Def<n>` (`defs`), with every
+ * reference rewritten, so the `$ref`s resolve inside the OpenAPI document.
+ */
+function convert(schema: v.GenericSchema, name: string, defs: Json): Json {
+  const out = toJsonSchema(schema, { target: 'draft-2020-12', errorMode: 'ignore' }) as Json;
+  delete out.$schema;
+  const local = (out.$defs ?? {}) as Json;
+  delete out.$defs;
+  let text = JSON.stringify(out);
+  let localText = JSON.stringify(local);
+  for (const key of Object.keys(local)) {
+    const ref = JSON.stringify(`#/$defs/${key}`);
+    const to = JSON.stringify(`#/components/schemas/${name}Def${key}`);
+    text = text.split(ref).join(to);
+    localText = localText.split(ref).join(to);
+  }
+  for (const [key, def] of Object.entries(JSON.parse(localText) as Json)) defs[`${name}Def${key}`] = def;
+  return JSON.parse(text) as Json;
+}
+
+/** `microblog-a-user-posts` -> `microblogAUserPosts` */
+export const camel = (id: string) => id.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+const pascal = (id: string) => camel(id).replace(/^./, (c) => c.toUpperCase());
+
+const STATUS_TEXT: Record<Exclude<Status, 200>, string> = {
+  400: 'Invalid or expired cursor (BAD_REQUEST)',
+  401: 'Missing, invalid or revoked API key (UNAUTHORIZED)',
+  402: 'Balance lower than the cost of 1 credit (INSUFFICIENT_CREDITS)',
+  404: 'Not found, or not public (NOT_FOUND)',
+  422: 'Invalid query parameters (VALIDATION_ERROR, with details)',
+  429: `Over the rate limit of ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} s per team (RATE_LIMITED)`,
+  503: 'The source blocked the request, returned unexpected data or is down, or the service is at capacity',
+};
+
+const codesFor = (status: number) => (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((c) => ERROR_STATUS[c] === status);
+
+function parameter(name: string, def: Operation['params'][string], op: Operation): Json {
+  // Parameters arrive as strings; the input side of the schema (before any normalisation) is what a caller sends.
+  const schema = toJsonSchema(def.schema, { target: 'draft-2020-12', errorMode: 'ignore', typeMode: 'input' }) as Json;
+  delete schema.$schema;
+  const either = (op.oneOf ?? []).find((pair) => pair.includes(name));
+  const sentence = (t: string) => (/[.!?)]$/.test(t) ? t : `${t}.`);
+  const description = [
+    def.description,
+    either ? `Exactly one of \`${either[0]}\` or \`${either[1]}\`.` : '',
+    def.cursor ? 'An invalid or expired cursor gives 400 BAD_REQUEST.' : '',
+  ]
+    .filter(Boolean)
+    .map(sentence)
+    .join(' ');
+  return {
+    name,
+    in: 'query',
+    required: def.required === true,
+    description,
+    schema: { type: 'string', ...schema },
+    ...(def.example !== undefined ? { example: def.example } : {}),
+  };
+}
+
+const errorExample = (code: ErrorCode): Json => ({
+  error: {
+    code,
+    message: code === 'VALIDATION_ERROR' ? 'Invalid query parameters' : code in GATEWAY_MESSAGES ? GATEWAY_MESSAGES[code as keyof typeof GATEWAY_MESSAGES] : 'The source returned data in an unexpected shape',
+    requestId: '6c1f2f4e-0000-4000-8000-000000000000',
+    ...(code === 'VALIDATION_ERROR' ? { details: [{ path: 'handle', message: 'Required' }] } : {}),
+  },
+});
+
+function operationObject(op: Operation): Json {
+  const responses: Json = {
+    200: {
+      description: 'The success envelope',
+      headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            required: ['data', 'meta'],
+            properties: {
+              data: { allOf: [{ $ref: `#/components/schemas/${pascal(op.id)}Data` }, { $ref: '#/components/schemas/FetchedAt' }] },
+              meta: { $ref: '#/components/schemas/Meta' },
+            },
+          },
+        },
+      },
+    },
+  };
+  for (const status of [...op.responses].filter((s): s is Exclude<Status, 200> => s !== 200).sort((a, b) => a - b)) {
+    const codes = codesFor(status);
+    responses[status] = {
+      description: STATUS_TEXT[status],
+      headers: {
+        'x-request-id': { $ref: '#/components/headers/RequestId' },
+        ...(status === 429 || status === 503 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
+      },
+      content: {
+        'application/json': {
+          schema: { $ref: '#/components/schemas/Error' },
+          examples: Object.fromEntries(codes.map((c) => [c, { value: errorExample(c) }])),
+        },
+      },
+    };
+  }
+  return {
+    operationId: camel(op.id),
+    summary: op.summary,
+    description: `Operation ${op.number} of the spec.${op.status === 'planned' ? ' **Planned**: parameters are defined; the operation is not deployed yet.' : ''}`,
+    tags: [op.platform],
+    'x-status': op.status,
+    ...(op.pageSize ? { 'x-page-size': op.pageSize } : {}),
+    parameters: [
+      ...Object.entries(op.params).map(([name, def]) => parameter(name, def, op)),
+      {
+        name: 'cache_max_age',
+        in: 'query',
+        required: false,
+        description: 'Serve a cached result at most this old, for 0 credits; otherwise a live scrape (1 credit) runs and refreshes the cache.',
+        schema: { type: 'string', enum: Object.keys(CACHE_MAX_AGE_SECONDS) },
+        example: '1d',
+      },
+    ],
+    responses,
+  };
+}
+
+export function openApiDocument(): Json {
+  const ordered = [...operations].sort((a, b) => a.number - b.number) as Operation[];
+  const defs: Json = {};
+  const dataSchemas = Object.fromEntries(ordered.map((op) => [`${pascal(op.id)}Data`, convert(op.data, `${pascal(op.id)}Data`, defs)]));
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Social data API',
+      version: '1.0.0',
+      description:
+        'A read-only HTTP API: thirteen GET operations fetch publicly visible data from social, video, live-stream, link-page and game sites and return clean JSON in one envelope. Each successful live scrape costs 1 credit; errors and cache hits cost 0.',
+    },
+    servers: [{ url: 'http://localhost:3000', description: 'npm start' }],
+    security: [{ apiKey: [] }, { bearer: [] }],
+    tags: [...new Set(ordered.map((o) => o.platform))].map((name) => ({ name })),
+    paths: {
+      ...Object.fromEntries(ordered.map((op) => [op.path, { get: operationObject(op) }])),
+      '/v1/openapi.json': {
+        get: {
+          operationId: 'openapi',
+          summary: 'This document',
+          security: [],
+          responses: { 200: { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } } },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'A 28-character key from the account dashboard' },
+        bearer: { type: 'http', scheme: 'bearer', description: 'The same key as `Authorization: Bearer <key>`' },
+      },
+      headers: {
+        RequestId: { description: 'Equal to meta.requestId / error.requestId', schema: { type: 'string' } },
+        RetryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
+      },
+      schemas: {
+        FetchedAt: {
+          type: 'object',
+          required: ['fetchedAt'],
+          properties: { fetchedAt: { type: 'string', format: 'date-time', description: 'When the data was fetched from the source (UTC)' } },
+        },
+        Meta: {
+          type: 'object',
+          required: ['requestId', 'creditsCharged', 'creditsRemaining', 'cached'],
+          properties: {
+            requestId: { type: 'string' },
+            creditsCharged: { type: 'integer', minimum: 0 },
+            creditsRemaining: { type: 'integer', minimum: 0 },
+            cached: { type: 'boolean' },
+            cachedAt: { type: 'string', format: 'date-time', description: 'Only on a cache hit' },
+          },
+        },
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: {
+              type: 'object',
+              required: ['code', 'message', 'requestId'],
+              properties: {
+                code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
+                message: { type: 'string' },
+                requestId: { type: 'string' },
+                details: {
+                  type: 'array',
+                  description: 'Only with VALIDATION_ERROR',
+                  items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },
+                },
+              },
+            },
+          },
+        },
+        ...dataSchemas,
+        ...defs,
+      },
+    },
+  };
+}
+
+export const renderOpenApi = () => `${JSON.stringify(openApiDocument(), null, 2)}\n`;
+
+/** The small runtime table the typed client needs (paths and which parameter is a cursor), with no server code. */
+export function renderClientTable(): string {
+  const ordered = [...operations].sort((a, b) => a.number - b.number) as Operation[];
+  const rows = ordered.map((op) => {
+    const cursor = Object.entries(op.params).find(([, d]) => d.cursor)?.[0];
+    return `  ${camel(op.id)}: { id: '${op.id}', path: '${op.path}', status: '${op.status}'${cursor ? `, cursor: '${cursor}'` : ''} },`;
+  });
+  return [
+    '// Generated by `npm run docs` (scripts/openapi.ts) from shared/operations.ts. Do not edit by hand.',
+    'export const OPERATIONS = {',
+    ...rows,
+    '} as const;',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,50 @@
+import { readFileSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { routedOperations } from '../../shared/operations';
+import { CLIENT_TABLE_PATH, OPENAPI_PATH, openApiDocument, renderClientTable, renderOpenApi } from '../../scripts/openapi';
+import { startHarness, type Harness } from '../support/harness';
+
+/**
+ * docs/openapi.json is generated from the operation table (npm run docs). A real OpenAPI validator
+ * accepts it, the committed file is a fresh generation, and the gateway serves it without a key.
+ * (Every response of every gateway test is checked against it by the harness: openapi-check.ts.)
+ */
+test('an OpenAPI 3.1 validator accepts the document', async () => {
+  const result = await new Validator().validate(openApiDocument() as never);
+  expect(result.errors ?? []).toEqual([]);
+  expect(result.valid).toBe(true);
+});
+
+test('the committed docs/openapi.json and client/operations.gen.ts are fresh generations (run `npm run docs`)', () => {
+  expect(readFileSync(OPENAPI_PATH, 'utf8')).toBe(renderOpenApi());
+  expect(readFileSync(CLIENT_TABLE_PATH, 'utf8')).toBe(renderClientTable());
+});
+
+test('every routed operation has its parameters, both security schemes, Retry-After on 429/503, and its data schema', () => {
+  const doc = openApiDocument() as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKey', 'bearer']);
+  for (const op of routedOperations()) {
+    const get = doc.paths[op.path].get;
+    expect(get['x-status']).toBe('live');
+    expect(get.parameters.map((p: { name: string }) => p.name).sort()).toEqual([...Object.keys(op.params), 'cache_max_age'].sort());
+    for (const status of op.responses) expect(get.responses[status]).toBeDefined();
+    expect(get.responses[429].headers['Retry-After']).toBeDefined();
+    expect(get.responses[503].headers['Retry-After']).toBeDefined();
+    expect(get.responses[200].content['application/json'].schema.properties.data.allOf[0].$ref).toMatch(/Data$/);
+  }
+});
+
+describe('served by the gateway', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => h?.stop());
+
+  test('GET /v1/openapi.json needs no key and answers the document', async () => {
+    const res = await h.call('/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/application\/json/);
+    expect(res.body).toEqual(JSON.parse(renderOpenApi()));
+  });
+});
