@@ -57,7 +57,7 @@ const STATUS_TEXT: Record<Exclude<Status, 200>, string> = {
 
 const codesFor = (status: number) => (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((c) => ERROR_STATUS[c] === status);
 
-function parameter(name: string, def: Operation['params'][string], op: Operation): Json {
+export function parameter(name: string, def: Operation['params'][string], op: Operation): Json {
   // Parameters arrive as strings; the input side of the schema (before any normalisation) is what a caller sends.
   const schema = toJsonSchema(def.schema, { target: 'draft-2020-12', errorMode: 'ignore', typeMode: 'input' }) as Json;
   delete schema.$schema;
@@ -80,6 +80,19 @@ function parameter(name: string, def: Operation['params'][string], op: Operation
     ...(def.example !== undefined ? { example: def.example } : {}),
   };
 }
+
+/** Every query parameter of an operation, `cache_max_age` included (the MCP tools' input schemas read these too). */
+export const parameters = (op: Operation): Json[] => [
+  ...Object.entries(op.params).map(([name, def]) => parameter(name, def, op)),
+  {
+    name: 'cache_max_age',
+    in: 'query',
+    required: false,
+    description: 'Serve a cached result at most this old, for 0 credits; otherwise a live scrape (1 credit) runs and refreshes the cache.',
+    schema: { type: 'string', enum: Object.keys(CACHE_MAX_AGE_SECONDS) },
+    example: '1d',
+  },
+];
 
 const errorExample = (code: ErrorCode): Json => ({
   error: {
@@ -132,17 +145,7 @@ function operationObject(op: Operation): Json {
     tags: [op.platform],
     'x-status': op.status,
     ...(op.pageSize ? { 'x-page-size': op.pageSize } : {}),
-    parameters: [
-      ...Object.entries(op.params).map(([name, def]) => parameter(name, def, op)),
-      {
-        name: 'cache_max_age',
-        in: 'query',
-        required: false,
-        description: 'Serve a cached result at most this old, for 0 credits; otherwise a live scrape (1 credit) runs and refreshes the cache.',
-        schema: { type: 'string', enum: Object.keys(CACHE_MAX_AGE_SECONDS) },
-        example: '1d',
-      },
-    ],
+    parameters: parameters(op),
     responses,
   };
 }

@@ -1,0 +1,155 @@
+/**
+ * A typed TypeScript client for the Social data API: one method per operation, parameters and
+ * results typed from the operation table's schemas (type-only imports: nothing of the server is
+ * bundled), typed errors, optional retries that honour Retry-After on 429 and 503, and `for await`
+ * over every page of the cursor operations. Runs wherever `fetch` exists (Node 20+, browsers).
+ *
+ *   const api = new SocialDataClient({ baseUrl: 'http://localhost:3000', apiKey: process.env.API_KEY! });
+ *   const { data } = await api.livestreamClip({ url: 'https://kick.com/someone/clips/clip_…' });
+ *   for await (const page of api.pages.microblogAUserPosts({ handle: 'bsky.app' })) console.log(page.data.posts.length);
+ */
+import type { DataOf, OperationEntry, OperationId } from '../shared/operations';
+import { OPERATIONS } from './operations.gen';
+
+export { OPERATIONS };
+export type CacheMaxAge = '1d' | '3d' | '7d' | '14d' | '30d';
+export type ErrorCode =
+  | 'BAD_REQUEST'
+  | 'UNAUTHORIZED'
+  | 'INSUFFICIENT_CREDITS'
+  | 'NOT_FOUND'
+  | 'VALIDATION_ERROR'
+  | 'RATE_LIMITED'
+  | 'UPSTREAM_BLOCKED'
+  | 'EXTRACTION_FAILED'
+  | 'PLATFORM_UNAVAILABLE'
+  | 'SERVICE_UNAVAILABLE';
+
+type MethodName = keyof typeof OPERATIONS;
+type IdOf<M extends MethodName> = (typeof OPERATIONS)[M]['id'] & OperationId;
+type Params<Id extends OperationId> = OperationEntry<Id>['params'];
+type RequiredNames<P> = { [K in keyof P]: P[K] extends { required: true } ? K : never }[keyof P];
+type Value = string | number | boolean;
+
+/** What a caller sends: the operation's query parameters (values are sent as text). */
+export type InputOf<Id extends OperationId> = { [K in RequiredNames<Params<Id>> & string]: Value } & {
+  [K in Exclude<keyof Params<Id>, RequiredNames<Params<Id>>> & string]?: Value;
+};
+
+export interface Meta {
+  requestId: string;
+  creditsCharged: number;
+  creditsRemaining: number;
+  cached: boolean;
+  cachedAt?: string;
+}
+
+/** The success envelope of an operation. */
+export interface Result<Id extends OperationId> {
+  data: DataOf<Id> & { fetchedAt: string };
+  meta: Meta;
+}
+
+export interface CallOptions {
+  /** Accept a cached result at most this old (0 credits on a hit). */
+  cacheMaxAge?: CacheMaxAge;
+  signal?: AbortSignal;
+}
+
+export interface RetryOptions {
+  /** Attempts in all, the first included (default 3). */
+  attempts?: number;
+  /** The longest wait between attempts; a longer Retry-After ends the retries (default 30 s). */
+  maxDelayMs?: number;
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  /** Send the key as `Authorization: Bearer` instead of `x-api-key`. */
+  bearer?: boolean;
+  /** Retry 429 and 503 after their Retry-After; `false` turns retries off. Default on. */
+  retry?: RetryOptions | false;
+  /** Default for every call. */
+  cacheMaxAge?: CacheMaxAge;
+  fetch?: typeof fetch;
+}
+
+/** An error answer of the API, typed. */
+export class ApiClientError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly requestId: string,
+    readonly details?: { path: string; message: string }[],
+    /** Seconds, from the Retry-After header (429, 503). */
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+    this.name = 'ApiClientError';
+  }
+}
+
+type Methods = { [M in MethodName]: (params: InputOf<IdOf<M>>, options?: CallOptions) => Promise<Result<IdOf<M>>> };
+type CursorMethod = { [M in MethodName]: (typeof OPERATIONS)[M] extends { cursor: string } ? M : never }[MethodName];
+type Pages = { [M in CursorMethod]: (params: InputOf<IdOf<M>>, options?: CallOptions) => AsyncGenerator<Result<IdOf<M>>, void, undefined> };
+
+export interface SocialDataClient extends Methods {}
+export class SocialDataClient {
+  /** `for await (const page of client.pages.<method>(params))`: every page of a cursor operation. */
+  readonly pages: Pages;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(private readonly options: ClientOptions) {
+    this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+    const pages: Record<string, unknown> = {};
+    for (const [method, entry] of Object.entries(OPERATIONS) as [MethodName, (typeof OPERATIONS)[MethodName]][]) {
+      (this as unknown as Record<string, unknown>)[method] = (params: Record<string, Value>, opts?: CallOptions) => this.call(entry.path, params, opts);
+      if ('cursor' in entry) pages[method] = (params: Record<string, Value>, opts?: CallOptions) => this.paginate(entry.path, entry.cursor, params, opts);
+    }
+    this.pages = pages as Pages;
+  }
+
+  /** One request, retried on 429/503 as configured. */
+  async call<R = unknown>(path: string, params: Record<string, Value | undefined>, opts: CallOptions = {}): Promise<R> {
+    const url = new URL(path, this.options.baseUrl.replace(/\/*$/, '/'));
+    for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, String(v));
+    const cacheMaxAge = opts.cacheMaxAge ?? this.options.cacheMaxAge;
+    if (cacheMaxAge) url.searchParams.set('cache_max_age', cacheMaxAge);
+    const headers: Record<string, string> = this.options.bearer ? { authorization: `Bearer ${this.options.apiKey}` } : { 'x-api-key': this.options.apiKey };
+    const retry = this.options.retry === false ? { attempts: 1, maxDelayMs: 0 } : { attempts: 3, maxDelayMs: 30_000, ...this.options.retry };
+    for (let attempt = 1; ; attempt++) {
+      const res = await this.fetchImpl(url, { headers, signal: opts.signal });
+      const body = (await res.json().catch(() => null)) as { error?: { code: ErrorCode; message: string; requestId: string; details?: [] } } | null;
+      if (res.ok) return body as R;
+      const retryAfter = Number(res.headers.get('retry-after')) || undefined;
+      const e = body?.error;
+      const error = new ApiClientError(res.status, e?.code ?? 'SERVICE_UNAVAILABLE', e?.message ?? `HTTP ${res.status}`, e?.requestId ?? res.headers.get('x-request-id') ?? '', e?.details, retryAfter);
+      const waitMs = (retryAfter ?? 1) * 1000;
+      if ((res.status !== 429 && res.status !== 503) || attempt >= retry.attempts || waitMs > retry.maxDelayMs) throw error;
+      await sleep(waitMs, opts.signal);
+    }
+  }
+
+  private async *paginate(path: string, cursorName: string, params: Record<string, Value>, opts?: CallOptions) {
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await this.call<{ data: { cursor?: string | null } }>(path, { ...params, [cursorName]: cursor }, opts);
+      yield page as never;
+      const next = page.data.cursor;
+      if (next === null || next === undefined || next === cursor) return;
+      cursor = next;
+    }
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(t);
+      reject(signal.reason);
+    });
+  });
+}

@@ -1,0 +1,72 @@
+import { ApiClientError, SocialDataClient } from '../../client';
+import { scenarios } from '../contract/scenarios';
+import { startHarness, type Harness } from '../support/harness';
+
+/** The typed client against the local gateway (the same gateway `npm start` serves) and the fake upstream. */
+let h: Harness;
+let key: string;
+let api: SocialDataClient;
+beforeAll(async () => {
+  h = await startHarness();
+  ({ key } = await h.team(100));
+  api = new SocialDataClient({ baseUrl: h.gateway.url, apiKey: key });
+});
+afterAll(async () => h?.stop());
+beforeEach(() => h.fake.reset());
+
+test('one typed method per operation: data and meta of the envelope', async () => {
+  scenarios['livestream-clip']!.routes(h.fake);
+  const { data, meta } = await api.livestreamClip({ url: scenarios['livestream-clip']!.query.url! });
+  expect(data.clip.id).toMatch(/^clip_/);
+  expect(typeof data.fetchedAt).toBe('string');
+  expect(meta).toMatchObject({ cached: false, creditsCharged: 1 });
+});
+
+test('cacheMaxAge: a cached result for 0 credits; bearer keys work too', async () => {
+  scenarios['livestream-clip']!.routes(h.fake);
+  const url = scenarios['livestream-clip']!.query.url!;
+  await api.livestreamClip({ url });
+  const bearer = new SocialDataClient({ baseUrl: h.gateway.url, apiKey: key, bearer: true, cacheMaxAge: '1d' });
+  const hit = await bearer.livestreamClip({ url });
+  expect(hit.meta).toMatchObject({ cached: true, creditsCharged: 0 });
+});
+
+test('errors are typed: code, requestId, details', async () => {
+  const err = await api.livestreamClip({ url: 'https://evil.example/x' }).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(ApiClientError);
+  expect(err).toMatchObject({ status: 422, code: 'VALIDATION_ERROR', requestId: expect.any(String), details: [{ path: 'url', message: expect.any(String) }] });
+  const unauthorized = await new SocialDataClient({ baseUrl: h.gateway.url, apiKey: 'A'.repeat(28) }).livestreamClip({ url: 'https://kick.com/a/clips/clip_01JQ7ZK3M8W4TYV5R2N6P9XBCD' }).catch((e: unknown) => e);
+  expect(unauthorized).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+});
+
+test('429 and 503 are retried after Retry-After (bounded); retry: false gives the error at once', async () => {
+  scenarios['livestream-clip']!.routes(h.fake);
+  const url = scenarios['livestream-clip']!.query.url!;
+  let calls = 0;
+  const flaky: typeof fetch = async (input, init) => {
+    calls += 1;
+    if (calls === 1) return new Response(JSON.stringify({ error: { code: 'RATE_LIMITED', message: 'slow down', requestId: 'r1' } }), { status: 429, headers: { 'retry-after': '1' } });
+    return fetch(input, init);
+  };
+  const started = Date.now();
+  const ok = await new SocialDataClient({ baseUrl: h.gateway.url, apiKey: key, fetch: flaky }).livestreamClip({ url });
+  expect(ok.data.clip.id).toMatch(/^clip_/);
+  expect(calls).toBe(2);
+  expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+
+  calls = 0;
+  const noRetry = new SocialDataClient({ baseUrl: h.gateway.url, apiKey: key, fetch: flaky, retry: false });
+  await expect(noRetry.livestreamClip({ url })).rejects.toMatchObject({ status: 429, code: 'RATE_LIMITED', retryAfter: 1 });
+  expect(calls).toBe(1);
+});
+
+test('for await walks every page of a cursor operation and stops at the last', async () => {
+  const s = scenarios['microblog-c-user-posts']!;
+  s.routes(h.fake);
+  const pages = [];
+  for await (const page of api.pages.microblogCUserPosts({ handle: s.query.handle! })) pages.push(page);
+  expect(pages.length).toBe(2);
+  expect(pages[0]!.data.hasMore).toBe(true);
+  expect(pages[1]!.data).toMatchObject({ cursor: null, hasMore: false });
+  expect(pages[1]!.data.posts.length).toBeGreaterThan(0);
+});
