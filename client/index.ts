@@ -8,23 +8,14 @@
  *   const { data } = await api.livestreamClip({ url: 'https://kick.com/someone/clips/clip_…' });
  *   for await (const page of api.pages.microblogAUserPosts({ handle: 'bsky.app' })) console.log(page.data.posts.length);
  */
+import type { Meta } from '../shared/envelope';
+import type { ErrorCode } from '../shared/errors';
 import type { DataOf, OperationEntry, OperationId } from '../shared/operations';
 import { OPERATIONS } from './operations.gen';
 
 export { OPERATIONS };
+export type { ErrorCode, Meta };
 export type CacheMaxAge = '1d' | '3d' | '7d' | '14d' | '30d';
-export type ErrorCode =
-  | 'BAD_REQUEST'
-  | 'UNAUTHORIZED'
-  | 'INSUFFICIENT_CREDITS'
-  | 'NOT_FOUND'
-  | 'VALIDATION_ERROR'
-  | 'RATE_LIMITED'
-  | 'UPSTREAM_BLOCKED'
-  | 'EXTRACTION_FAILED'
-  | 'PLATFORM_UNAVAILABLE'
-  | 'SERVICE_UNAVAILABLE';
-
 type MethodName = keyof typeof OPERATIONS;
 type IdOf<M extends MethodName> = (typeof OPERATIONS)[M]['id'] & OperationId;
 type Params<Id extends OperationId> = OperationEntry<Id>['params'];
@@ -35,14 +26,6 @@ type Value = string | number | boolean;
 export type InputOf<Id extends OperationId> = { [K in RequiredNames<Params<Id>> & string]: Value } & {
   [K in Exclude<keyof Params<Id>, RequiredNames<Params<Id>>> & string]?: Value;
 };
-
-export interface Meta {
-  requestId: string;
-  creditsCharged: number;
-  creditsRemaining: number;
-  cached: boolean;
-  cachedAt?: string;
-}
 
 /** The success envelope of an operation. */
 export interface Result<Id extends OperationId> {
