@@ -1,6 +1,12 @@
+import { balance, ledger } from '../../shared/credits';
 import { fixture } from '../support/fake-upstream';
 import { startHarness, type Harness } from '../support/harness';
 
+/**
+ * Operation 1, /v1/microblog-a/user/posts, through the local gateway: parameter forms and
+ * validation, every listed status, credits charged only on success. The page's content is tested
+ * at unit level (test/unit/microblog-a/).
+ */
 const PATH = '/v1/microblog-a/user/posts';
 const PROFILE = '/xrpc/app.bsky.actor.getProfile';
 const FEED = '/xrpc/app.bsky.feed.getAuthorFeed';
@@ -9,9 +15,10 @@ const HANDLE = 'marlowe-tern.bsky.social';
 
 let h: Harness;
 let key: string;
+let teamId: string;
 beforeAll(async () => {
   h = await startHarness();
-  ({ key } = await h.team(1000));
+  ({ key, teamId } = await h.team(1000));
 });
 afterAll(async () => h.stop());
 beforeEach(() => {
@@ -21,147 +28,15 @@ beforeEach(() => {
 });
 
 const get = (query: Record<string, string>) => h.call(PATH, query, { key });
-const byId = (posts: any[], id: string) => posts.find((p) => p.id === id);
 
-describe('page 1', () => {
-  let body: any;
-  let requests: typeof h.fake.requests;
-  let feedSeenWhileProfilePending = false;
-  beforeAll(async () => {
-    h.fake.reset();
-    // The profile answer waits for the feed request: only a scraper that issues both at once gets it.
-    h.fake.on(PROFILE, async () => {
-      for (let i = 0; i < 100 && h.fake.requestsTo(FEED).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
-      feedSeenWhileProfilePending = h.fake.requestsTo(FEED).length > 0;
-      return { body: fixture('microblog-a/profile.json') };
-    });
-    h.fake.on(FEED, { body: fixture('microblog-a/feed-page1.json') });
-    const res = await get({ handle: HANDLE });
-    expect(res.status).toBe(200);
-    body = res.body;
-    requests = [...h.fake.requests];
-  });
-
-  test('asks the AppView for the Posts tab: both calls at once, with the right parameters', () => {
-    expect(feedSeenWhileProfilePending).toBe(true);
-    expect(requests).toHaveLength(2);
-    const feedReq = requests.find((r) => r.path === FEED)!;
-    expect(feedReq.query).toEqual({ actor: HANDLE, filter: 'posts_and_author_threads', includePins: 'true', limit: '30' });
-    expect(requests.find((r) => r.path === PROFILE)!.query).toEqual({ actor: HANDLE });
-    expect(feedReq.headers['user-agent']).toMatch(/Mozilla\/5\.0/);
-  });
-
-  test('envelope and user', () => {
-    expect(body.meta).toMatchObject({ creditsCharged: 1, cached: false });
-    expect(typeof body.meta.requestId).toBe('string');
-    expect(Date.parse(body.data.fetchedAt)).not.toBeNaN();
-    expect(body.data.user).toMatchObject({
-      did: DID,
-      handle: HANDLE,
-      displayName: 'Marlowe Tern',
-      url: `https://bsky.app/profile/${HANDLE}`,
-      pronouns: 'they/them',
-      isVerified: true,
-      labels: [],
-      followersCount: 1520,
-      postsCount: 842,
-    });
-  });
-
-  test('pinned post first, hidden-author repost and replies to others dropped', () => {
-    const ids = body.data.posts.map((p: any) => p.id);
-    expect(ids[0]).toBe('3lpinned2222a');
-    expect(body.data.posts[0].isPinned).toBe(true);
-    expect(body.data.posts.filter((p: any) => p.isPinned)).toHaveLength(1);
-    expect(ids).not.toContain('3lhiddenpost1');
-    expect(ids).not.toContain('3lreplyother1');
-    expect(body.data.count).toBe(10);
-    expect(body.data.posts).toHaveLength(10);
-    expect(body.data.cursor).toBe('2026-09-21T10:00:00.000Z');
-    expect(body.data.hasMore).toBe(true);
-  });
-
-  test('facets: mentions resolved from UTF-8 byte ranges, hashtags, links', () => {
-    const pinned = body.data.posts[0];
-    expect(pinned.mentions).toEqual([{ did: 'did:plc:z2m4k6p7q3r5s2t4u6v7w3x5', handle: 'quill-harbor.example.net' }]);
-    expect(pinned.hashtags).toEqual(['tidepools']);
-    expect(pinned.tags).toEqual(['marine']);
-    expect(pinned.links).toEqual([{ url: 'https://example.org/tides', text: 'example.org/tides' }]);
-    expect(pinned.media.images).toHaveLength(2);
-    expect(pinned.media.images[0]).toEqual({
-      url: expect.stringContaining('/feed_fullsize/'),
-      thumbnailUrl: expect.stringContaining('/feed_thumbnail/'),
-      alt: 'A tide pool at dusk',
-      width: 2000,
-      height: 1500,
-    });
-    expect(pinned.replySettings).toEqual({
-      everybody: false,
-      allow: [{ type: 'mentioned' }, { type: 'list', list: `at://${DID}/app.bsky.graph.list/3lfriends`, name: 'Tide friends' }],
-      hiddenReplies: ['at://did:plc:z2m4k6p7q3r5s2t4u6v7w3x5/app.bsky.feed.post/3lhiddenreply'],
-    });
-  });
-
-  test('own thread: positions derived, reply context kept', () => {
-    const [t1, t2, t3] = ['3lthread0001a', '3lthread0002a', '3lthread0003a'].map((id) => byId(body.data.posts, id));
-    expect([t1.threadPostIndex, t2.threadPostIndex, t3.threadPostIndex]).toEqual([1, 2, 3]);
-    expect([t1.threadPostCount, t2.threadPostCount, t3.threadPostCount]).toEqual([3, 3, 3]);
-    expect(t1.isReply).toBe(false);
-    expect(t3.isReply).toBe(true);
-    expect(t3.reply.parent).toMatchObject({ id: '3lthread0002a', author: { did: DID } });
-    expect(t3.reply.root).toMatchObject({ id: '3lthread0001a' });
-    expect(t3.reply.grandparentAuthor).toMatchObject({ did: DID });
-    expect(t1.media.video).toEqual({
-      playlistUrl: expect.stringMatching(/playlist\.m3u8$/),
-      thumbnailUrl: expect.stringMatching(/thumbnail\.jpg$/),
-      alt: 'Waves',
-      width: 1080,
-      height: 1920,
-      isGif: false,
-    });
-    expect(byId(body.data.posts, '3lfeedshare1a').threadPostIndex).toBeNull();
-  });
-
-  test('repost: the original post with who reposted it and when', () => {
-    const rp = byId(body.data.posts, '3lotherpost1a');
-    expect(rp.isRepost).toBe(true);
-    expect(rp.author.handle).toBe('quill-harbor.example.net');
-    expect(rp.repostedBy).toMatchObject({ did: DID, handle: HANDLE });
-    expect(rp.repostedAt).toBe('2026-09-28T09:00:00.000Z');
-    expect(rp.media.link).toEqual({
-      url: 'https://news.example.com/erosion',
-      title: 'Coastal erosion, explained',
-      description: 'Why beaches move.',
-      thumbnailUrl: expect.stringContaining('bafkreithumb'),
-    });
-    const own = byId(body.data.posts, '3lfeedshare1a');
-    expect([own.isRepost, own.repostedBy, own.repostedAt]).toEqual([false, null, null]);
-  });
-
-  test('quotes: with media, deleted, and by an author hidden from logged-out viewers', () => {
-    const q = byId(body.data.posts, '3lquotepost1a');
-    expect(q.quote).toMatchObject({ id: '3lotherpost1a', text: 'Worth reading on coastal erosion', author: { handle: 'quill-harbor.example.net' }, unavailable: null });
-    expect(q.quote.media.link.url).toBe('https://news.example.com/erosion');
-    expect(q.media.images[0].alt).toBe('Beach');
-    expect(byId(body.data.posts, '3lquotegone1a').quote).toEqual({ uri: expect.stringContaining('3ldeleted0001'), unavailable: 'notFound' });
-    expect(byId(body.data.posts, '3lquotehid01a').quote).toEqual({ uri: expect.stringContaining('3lhiddenpost1'), unavailable: 'hidden' });
-  });
-
-  test('embedded feed, labels, langs and via', () => {
-    expect(byId(body.data.posts, '3lfeedshare1a').embeddedRecord).toMatchObject({ type: 'feed', name: 'Tide Watch', likeCount: 42, creator: { did: DID } });
-    const l = byId(body.data.posts, '3llabelled01a');
-    expect(l.labels).toEqual(['graphic-media']);
-    expect(l.langs).toEqual(['en', 'fr']);
-    expect(l.via).toBe('Tidal Client');
-  });
-});
-
-test('page 2: the pinned post is not repeated, pins are not asked for, the last page has no cursor', async () => {
-  const res = await get({ handle: HANDLE, cursor: '2026-09-21T10:00:00.000Z' });
+test('200: the page in the envelope, one credit charged', async () => {
+  const before = await balance(teamId);
+  const res = await get({ handle: HANDLE });
   expect(res.status).toBe(200);
-  expect(res.body.data.posts.map((p: any) => p.id)).toEqual(['3lolderpost1a']);
-  expect(res.body.data).toMatchObject({ count: 1, cursor: null, hasMore: false });
-  expect(h.fake.requestsTo(FEED)[0]!.query).toMatchObject({ includePins: 'false', cursor: '2026-09-21T10:00:00.000Z' });
+  expect(res.body.meta).toMatchObject({ creditsCharged: 1, cached: false, creditsRemaining: before - 1 });
+  expect(res.headers['x-request-id']).toBe(res.body.meta.requestId);
+  expect(res.body.data).toMatchObject({ user: { did: DID, handle: HANDLE }, count: 10, cursor: '2026-09-21T10:00:00.000Z', hasMore: true });
+  expect(await balance(teamId)).toBe(before - 1);
 });
 
 test.each([
@@ -245,7 +120,7 @@ describe('422', () => {
   });
 });
 
-describe('upstream failures map to 503 with Retry-After', () => {
+describe('upstream failures map to 503 with Retry-After, and cost nothing', () => {
   test.each([
     ['AppView 502', { status: 502, body: { error: 'InternalServerError' } }, 'PLATFORM_UNAVAILABLE'],
     ['AppView 429', { status: 429, headers: { 'ratelimit-reset': '30' }, body: { error: 'RateLimitExceeded' } }, 'UPSTREAM_BLOCKED'],
@@ -254,9 +129,25 @@ describe('upstream failures map to 503 with Retry-After', () => {
     ['unexpected shape', { status: 200, body: { feed: 'nope' } }, 'EXTRACTION_FAILED'],
   ])('%s', async (_name, reply, code) => {
     h.fake.on(FEED, reply);
+    const before = await balance(teamId);
+    const entries = (await ledger(teamId)).length;
     const res = await get({ handle: HANDLE });
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe(code);
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    expect(await balance(teamId)).toBe(before);
+    expect(await ledger(teamId)).toHaveLength(entries);
   });
+});
+
+test('an error is never cached: the next request with cache_max_age scrapes live, and only that success is cached', async () => {
+  const handle = 'never-cached.bsky.social';
+  h.fake.on(FEED, { status: 502, body: { error: 'InternalServerError' } });
+  expect((await get({ handle })).status).toBe(503);
+  h.fake.on(FEED, { body: fixture('microblog-a/feed-page1.json') });
+  const live = await get({ handle, cache_max_age: '1d' });
+  expect(live.status).toBe(200);
+  expect(live.body.meta).toMatchObject({ cached: false, creditsCharged: 1 });
+  const hit = await get({ handle, cache_max_age: '1d' });
+  expect(hit.body.meta).toMatchObject({ cached: true, creditsCharged: 0 });
 });
