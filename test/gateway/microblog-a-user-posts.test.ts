@@ -1,6 +1,8 @@
 import { balance, ledger } from '../../shared/credits';
-import { fixture } from '../support/fake-upstream';
+import type { ErrorCode } from '../../shared/errors';
+import { fixture, type FakeReply } from '../support/fake-upstream';
 import { startHarness, type Harness } from '../support/harness';
+import { expect503 } from '../support/upstream-failures';
 
 /**
  * Operation 1, /v1/microblog-a/user/posts, through the local gateway: parameter forms and
@@ -121,7 +123,7 @@ describe('422', () => {
 });
 
 describe('upstream failures map to 503 with Retry-After, and cost nothing', () => {
-  test.each([
+  test.each<[string, FakeReply, ErrorCode]>([
     ['AppView 502', { status: 502, body: { error: 'InternalServerError' } }, 'PLATFORM_UNAVAILABLE'],
     ['AppView 429', { status: 429, headers: { 'ratelimit-reset': '30' }, body: { error: 'RateLimitExceeded' } }, 'UPSTREAM_BLOCKED'],
     ['challenge page', { status: 403, body: '<!DOCTYPE html><html><head><title>Just a moment...</title></head><body></body></html>' }, 'UPSTREAM_BLOCKED'],
@@ -132,9 +134,7 @@ describe('upstream failures map to 503 with Retry-After, and cost nothing', () =
     const before = await balance(teamId);
     const entries = (await ledger(teamId)).length;
     const res = await get({ handle: HANDLE });
-    expect(res.status).toBe(503);
-    expect(res.body.error.code).toBe(code);
-    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    expect503(res, code, reply);
     expect(await balance(teamId)).toBe(before);
     expect(await ledger(teamId)).toHaveLength(entries);
   });

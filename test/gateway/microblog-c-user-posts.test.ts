@@ -2,6 +2,7 @@ import { balance, ledger } from '../../shared/credits';
 import { knownUsernames } from '../../shared/platforms/microblog-c/scrape';
 import { fixture, fixtureText, type FakeReply } from '../support/fake-upstream';
 import { startHarness, type Harness } from '../support/harness';
+import { expect503, upstreamFailures } from '../support/upstream-failures';
 
 /**
  * Operation 9, /v1/microblog-c/user/posts, through the local gateway: every error path with its
@@ -49,21 +50,12 @@ test('200 by handle and by userId, one credit each', async () => {
 });
 
 describe('upstream failures are 503 with Retry-After and cost nothing', () => {
-  test.each([
-    ['a Cloudflare challenge (403)', { status: 403, body: challenge }, 'UPSTREAM_BLOCKED'],
-    ['a Cloudflare challenge (200)', { status: 200, body: challenge }, 'UPSTREAM_BLOCKED'],
-    ['an HTML page (404)', { status: 404, body: '<!doctype html><html><body>Not here</body></html>' }, 'UPSTREAM_BLOCKED'],
-    ['429', { status: 429, headers: { 'retry-after': '90' }, body: { error: 'Too many requests' } }, 'UPSTREAM_BLOCKED'],
-    ['a plain 5xx', { status: 502, body: { error: 'bad gateway' } }, 'PLATFORM_UNAVAILABLE'],
-  ])('%s', async (_what, reply, code) => {
+  test.each(upstreamFailures(challenge))('%s', async (_what, reply, code) => {
     h.fake.on(ACCOUNT, reply);
     h.fake.on(STATUSES, reply);
     const before = await balance(teamId);
     const res = await h.call(POSTS, { userId: ACCOUNT_ID }, { key });
-    expect(res.status).toBe(503);
-    expect(res.body.error.code).toBe(code);
-    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
-    if (reply.status === 429) expect(res.headers['retry-after']).toBe('90');
+    expect503(res, code, reply);
     expect(await balance(teamId)).toBe(before);
   });
 });
