@@ -74,7 +74,7 @@ function keep(item: unknown, did: string, pinnedUri: string | null, laterPage: b
   if (isRepost || isPin) return true;
   const reply = get(item, 'reply');
   if (!isObject(get(post, 'record', 'reply')) || !isObject(reply)) return true;
-  const own = (v: unknown) => v === undefined || get(v, 'did') === did;
+  const own = (account: unknown) => account === undefined || get(account, 'did') === did;
   return get(reply, 'parent', 'author', 'did') === did && get(reply, 'root', 'author', 'did') === did && own(get(reply, 'grandparentAuthor'));
 }
 
