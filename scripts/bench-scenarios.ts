@@ -112,8 +112,8 @@ export const scenarios: Scenario[] = [
     query: (i) => ({ handle: `known${i}` }),
     // A warm container that resolved this name before (the scraper remembers username -> id).
     async prime(i) {
-      const { rememberUsername } = await import('../shared/platforms/microblog-c/scrape');
-      rememberUsername(`known${i}`, cUserId(i));
+      const { knownUsernames } = await import('../shared/platforms/microblog-c/scrape');
+      knownUsernames.remember(`known${i}`, cUserId(i));
     },
     note: 'a username this container resolved before skips the lookup: 1 upstream round trip',
   },

@@ -34,7 +34,7 @@ export interface Scenario {
   unavailable?: Variation;
 }
 
-// ---- 1. microblog-a (test/platforms/microblog-a.test.ts) ----------------------------------------
+// ---- 1. microblog-a (test/unit/microblog-a, test/gateway) ------------------------------------
 
 const A_PROFILE = '/xrpc/app.bsky.actor.getProfile';
 const A_FEED = '/xrpc/app.bsky.feed.getAuthorFeed';
@@ -63,7 +63,7 @@ const microblogA: Scenario = {
   unavailable: { routes: (fake) => void fake.on(A_FEED, { status: 502, body: { error: 'InternalServerError' } }) },
 };
 
-// ---- 2. livestream (test/platforms/livestream.test.ts) ------------------------------------------
+// ---- 2. livestream (test/unit/livestream, test/gateway) -------------------------------------
 
 const CLIP_ID = 'clip_01JQ7ZK3M8W4TYV5R2N6P9XBCD';
 const CLIP = `/api/v2/clips/${CLIP_ID}`;
@@ -90,7 +90,7 @@ const livestream: Scenario = {
   unavailable: { routes: (fake) => void fake.on(CLIP, { status: 502, body: 'Bad Gateway' }) },
 };
 
-// ---- 9. microblog-c (test/platforms/microblog-c.test.ts) ----------------------------------------
+// ---- 9. microblog-c (test/unit/microblog-c, test/gateway) ------------------------------------
 
 interface RawStatus {
   id: string;

@@ -1,8 +1,12 @@
-import { arr, bool, count, get, int, isObject, isoDate, list, str, text, url } from '../../scrape/map';
+import { arr, bool, count, get, int, isObject, isoDate, list, need, str, text, url } from '../../scrape/map';
+import type * as R from './resources';
 import { postUrl, profileUrl } from './site';
 
 /**
- * Pure mappers from AppView JSON (app.bsky.* views) to our microblog-a resources.
+ * Pure mappers from AppView JSON (app.bsky.* views) to the microblog-a resources (resources.ts).
+ * What the AppView always sends (the lexicons' required fields: DIDs, handles, URIs, CIDs,
+ * indexedAt, image and playlist URLs) is required (`need`: else EXTRACTION_FAILED naming it);
+ * fields the AppView may leave out are null only where resources.ts records the deviation.
  */
 export const NO_UNAUTHENTICATED = '!no-unauthenticated';
 const T = {
@@ -26,6 +30,7 @@ const T = {
   blockedPost: 'app.bsky.feed.defs#blockedPost',
 } as const;
 
+
 const labelValues = (v: unknown): string[] => list(v, (l) => str(get(l, 'val')));
 export const hasNoUnauthenticated = (labels: unknown) => labelValues(labels).includes(NO_UNAUTHENTICATED);
 
@@ -33,17 +38,18 @@ export const hasNoUnauthenticated = (labels: unknown) => labelValues(labels).inc
 export const rkeyOf = (uri: unknown): string | null => str(typeof uri === 'string' ? uri.split('/').pop() : null);
 
 /** A handle that no longer resolves is reported as "handle.invalid": link by DID then. */
-const linkName = (author: unknown) => {
-  const handle = str(get(author, 'handle'));
-  return handle && handle !== 'handle.invalid' ? handle : (str(get(author, 'did')) ?? '');
-};
+const linkName = (did: string, handle: string) => (handle !== 'handle.invalid' ? handle : did);
 
-export function mapAccount(a: unknown) {
+/** The identity of an account view: `role` names it in an EXTRACTION_FAILED ("author did"). */
+function identity(a: unknown, role: string) {
+  const did = need(str(get(a, 'did')), `${role} did`);
+  const handle = need(str(get(a, 'handle')), `${role} handle`);
+  return { did, handle, displayName: text(get(a, 'displayName')) ?? '', url: profileUrl(linkName(did, handle)) };
+}
+
+export function mapAccount(a: unknown, role = 'account'): R.Account {
   return {
-    did: str(get(a, 'did')),
-    handle: str(get(a, 'handle')),
-    displayName: text(get(a, 'displayName')) ?? '',
-    url: profileUrl(linkName(a)),
+    ...identity(a, role),
     avatarUrl: url(get(a, 'avatar')),
     pronouns: str(get(a, 'pronouns')),
     isVerified: get(a, 'verification', 'verifiedStatus') === 'valid',
@@ -53,9 +59,9 @@ export function mapAccount(a: unknown) {
 }
 
 /** data.user: the account fields plus what the profile view adds. */
-export function mapProfile(p: unknown) {
+export function mapProfile(p: unknown): R.Profile {
   return {
-    ...mapAccount(p),
+    ...mapAccount(p, 'profile'),
     description: text(get(p, 'description')) ?? '',
     website: url(get(p, 'website')),
     bannerUrl: url(get(p, 'banner')),
@@ -74,39 +80,37 @@ function facetText(textValue: string, facet: unknown): string {
   return Buffer.from(textValue, 'utf8').subarray(start, end).toString('utf8');
 }
 
-function facets(record: unknown) {
+function facets(record: unknown): Pick<R.Post, 'hashtags' | 'mentions' | 'links'> {
   const body = text(get(record, 'text')) ?? '';
-  const hashtags: string[] = [];
-  const mentions: { did: string; handle: string | null }[] = [];
-  const links: { url: string; text: string }[] = [];
+  const out: Pick<R.Post, 'hashtags' | 'mentions' | 'links'> = { hashtags: [], mentions: [], links: [] };
   for (const facet of arr(get(record, 'facets'))) {
     for (const feature of arr(get(facet, 'features'))) {
       const type = get(feature, '$type');
       if (type === 'app.bsky.richtext.facet#tag') {
         const tag = str(get(feature, 'tag'));
-        if (tag && !hashtags.includes(tag)) hashtags.push(tag);
+        if (tag && !out.hashtags.includes(tag)) out.hashtags.push(tag);
       } else if (type === 'app.bsky.richtext.facet#mention') {
         const did = str(get(feature, 'did'));
-        if (did) mentions.push({ did, handle: str(facetText(body, facet).replace(/^@/, '')) });
+        if (did) out.mentions.push({ did, handle: str(facetText(body, facet).replace(/^@/, '')) });
       } else if (type === 'app.bsky.richtext.facet#link') {
         const uri = url(get(feature, 'uri'));
-        if (uri) links.push({ url: uri, text: facetText(body, facet) });
+        if (uri) out.links.push({ url: uri, text: facetText(body, facet) });
       }
     }
   }
-  return { hashtags, mentions, links };
+  return out;
 }
 
-const mapImage = (img: unknown) => ({
-  url: url(get(img, 'fullsize')),
-  thumbnailUrl: url(get(img, 'thumb')) ?? url(get(img, 'thumbnail')),
+const mapImage = (img: unknown): R.Image => ({
+  url: need(url(get(img, 'fullsize')), 'image URL'),
+  thumbnailUrl: need(url(get(img, 'thumb')) ?? url(get(img, 'thumbnail')), 'image thumbnail URL'),
   alt: text(get(img, 'alt')) ?? '',
   width: int(get(img, 'aspectRatio', 'width')),
   height: int(get(img, 'aspectRatio', 'height')),
 });
 
-const mapVideo = (v: unknown) => ({
-  playlistUrl: url(get(v, 'playlist')),
+const mapVideo = (v: unknown): R.Video => ({
+  playlistUrl: need(url(get(v, 'playlist')), 'video playlist URL'),
   thumbnailUrl: url(get(v, 'thumbnail')),
   alt: str(get(v, 'alt')),
   width: int(get(v, 'aspectRatio', 'width')),
@@ -114,7 +118,7 @@ const mapVideo = (v: unknown) => ({
   isGif: get(v, 'presentation') === 'gif',
 });
 
-const mapLink = (e: unknown) => ({
+const mapLink = (e: unknown): R.Link => ({
   url: url(get(e, 'external', 'uri')),
   title: text(get(e, 'external', 'title')) ?? '',
   description: text(get(e, 'external', 'description')) ?? '',
@@ -122,7 +126,7 @@ const mapLink = (e: unknown) => ({
 });
 
 /** Media of an embed view; recordWithMedia carries its media beside the record. */
-export function mapMedia(embed: unknown) {
+export function mapMedia(embed: unknown): R.Media {
   const media = get(embed, '$type') === T.recordWithMedia ? get(embed, 'media') : embed;
   const type = get(media, '$type');
   return {
@@ -140,21 +144,23 @@ function embeddedRecordView(embed: unknown): unknown {
   return undefined;
 }
 
+type PostCore = Pick<R.Post, 'id' | 'uri' | 'cid' | 'url' | 'text' | 'createdAt' | 'indexedAt' | 'langs' | 'author' | 'likeCount' | 'repostCount' | 'replyCount' | 'quoteCount'>;
+
 /** What a post view and an embedded record view share: `view` holds the counts, `record` the post record. */
-function postCore(view: unknown, record: unknown) {
-  const author = get(view, 'author');
-  const uri = str(get(view, 'uri'));
-  const rkey = rkeyOf(uri) ?? '';
+function postCore(view: unknown, record: unknown, role: string): PostCore {
+  const author = mapAccount(get(view, 'author'), `${role} author`);
+  const uri = need(str(get(view, 'uri')), `${role} uri`);
+  const rkey = need(rkeyOf(uri), `${role} record key`);
   return {
     id: rkey,
     uri,
-    cid: str(get(view, 'cid')),
-    url: postUrl(linkName(author), rkey),
+    cid: need(str(get(view, 'cid')), `${role} cid`),
+    url: postUrl(linkName(author.did, author.handle), rkey),
     text: text(get(record, 'text')) ?? '',
     createdAt: isoDate(get(record, 'createdAt')),
-    indexedAt: isoDate(get(view, 'indexedAt')),
+    indexedAt: need(isoDate(get(view, 'indexedAt')), `${role} indexedAt`),
     langs: list(get(record, 'langs'), str),
-    author: mapAccount(author),
+    author,
     likeCount: count(get(view, 'likeCount')) ?? 0,
     repostCount: count(get(view, 'repostCount')) ?? 0,
     replyCount: count(get(view, 'replyCount')) ?? 0,
@@ -162,20 +168,20 @@ function postCore(view: unknown, record: unknown) {
   };
 }
 
-export function mapQuote(embed: unknown) {
+export function mapQuote(embed: unknown): R.Quote | null {
   const rec = embeddedRecordView(embed);
   const type = get(rec, '$type');
   if (!isObject(rec)) return null;
-  const uri = str(get(rec, 'uri'));
-  if (type === T.viewNotFound) return { uri, unavailable: 'notFound' };
-  if (type === T.viewBlocked) return { uri, unavailable: 'blocked' };
-  if (type === T.viewDetached) return { uri, unavailable: 'detached' };
+  const ref = (unavailable: 'notFound' | 'blocked' | 'detached' | 'hidden'): R.Quote => ({ uri: need(str(get(rec, 'uri')), 'quoted post uri'), unavailable });
+  if (type === T.viewNotFound) return ref('notFound');
+  if (type === T.viewBlocked) return ref('blocked');
+  if (type === T.viewDetached) return ref('detached');
   if (type !== T.viewRecord) return null;
   const author = get(rec, 'author');
   // Logged-out viewers do not see posts of accounts that asked to be hidden from them.
-  if (hasNoUnauthenticated(get(author, 'labels')) || hasNoUnauthenticated(get(rec, 'labels'))) return { uri, unavailable: 'hidden' };
+  if (hasNoUnauthenticated(get(author, 'labels')) || hasNoUnauthenticated(get(rec, 'labels'))) return ref('hidden');
   return {
-    ...postCore(rec, get(rec, 'value')),
+    ...postCore(rec, get(rec, 'value'), 'quoted post'),
     media: mapMedia(arr(get(rec, 'embeds'))[0]),
     labels: labelValues(get(rec, 'labels')),
     unavailable: null,
@@ -183,15 +189,18 @@ export function mapQuote(embed: unknown) {
 }
 
 /** Feeds, lists, starter packs and labelers embedded in a post. */
-export function mapEmbeddedRecord(embed: unknown) {
+export function mapEmbeddedRecord(embed: unknown): R.EmbeddedRecord | null {
   const rec = embeddedRecordView(embed);
   const type = get(rec, '$type');
-  const common = { uri: str(get(rec, 'uri')), creator: get(rec, 'creator') ? mapAccount(get(rec, 'creator')) : null };
+  const common = () => ({
+    uri: need(str(get(rec, 'uri')), 'embedded record uri'),
+    creator: get(rec, 'creator') ? mapAccount(get(rec, 'creator'), 'embedded record creator') : null,
+  });
   switch (type) {
     case T.generator:
       return {
         type: 'feed',
-        ...common,
+        ...common(),
         name: text(get(rec, 'displayName')) ?? '',
         description: str(get(rec, 'description')),
         avatarUrl: url(get(rec, 'avatar')),
@@ -200,7 +209,7 @@ export function mapEmbeddedRecord(embed: unknown) {
     case T.list:
       return {
         type: 'list',
-        ...common,
+        ...common(),
         name: text(get(rec, 'name')) ?? '',
         description: str(get(rec, 'description')),
         avatarUrl: url(get(rec, 'avatar')),
@@ -210,51 +219,52 @@ export function mapEmbeddedRecord(embed: unknown) {
     case T.starterPack:
       return {
         type: 'starterPack',
-        ...common,
+        ...common(),
         name: text(get(rec, 'record', 'name')) ?? '',
         description: str(get(rec, 'record', 'description')),
         listItemCount: count(get(rec, 'listItemCount')),
         joinedAllTimeCount: count(get(rec, 'joinedAllTimeCount')),
       };
     case T.labeler:
-      return { type: 'labeler', ...common, name: text(get(rec, 'creator', 'displayName')) ?? '', likeCount: count(get(rec, 'likeCount')) };
+      return { type: 'labeler', ...common(), name: text(get(rec, 'creator', 'displayName')) ?? '', likeCount: count(get(rec, 'likeCount')) };
     default:
       return null;
   }
 }
 
 /** A reference to a post in a reply context: enough to link to it and name its author. */
-function mapReplyRef(p: unknown) {
+function mapReplyRef(p: unknown, role: string): R.ReplyRef {
   const type = get(p, '$type');
-  const uri = str(get(p, 'uri'));
+  const uri = need(str(get(p, 'uri')), `${role} uri`);
   if (type === T.notFoundPost || bool(get(p, 'notFound'))) return { uri, unavailable: 'notFound' };
   if (type === T.blockedPost || bool(get(p, 'blocked'))) return { uri, unavailable: 'blocked' };
   const author = get(p, 'author');
   if (hasNoUnauthenticated(get(author, 'labels'))) return { uri, unavailable: 'hidden' };
-  const rkey = rkeyOf(uri) ?? '';
+  const { did, handle, displayName } = identity(author, `${role} author`);
+  const rkey = need(rkeyOf(uri), `${role} record key`);
   return {
     uri,
     id: rkey,
-    url: postUrl(linkName(author), rkey),
+    url: postUrl(linkName(did, handle), rkey),
     text: text(get(p, 'record', 'text')) ?? '',
-    author: { did: str(get(author, 'did')), handle: str(get(author, 'handle')), displayName: text(get(author, 'displayName')) ?? '' },
+    author: { did, handle, displayName },
     unavailable: null,
   };
 }
 
-export function mapReplyContext(feedReply: unknown, recordReply: unknown) {
+export function mapReplyContext(feedReply: unknown, recordReply: unknown): R.ReplyContext | null {
   if (isObject(feedReply)) {
     const gp = get(feedReply, 'grandparentAuthor');
     return {
-      root: mapReplyRef(get(feedReply, 'root')),
-      parent: mapReplyRef(get(feedReply, 'parent')),
-      grandparentAuthor: gp ? mapAccount(gp) : null,
+      root: mapReplyRef(get(feedReply, 'root'), 'reply root'),
+      parent: mapReplyRef(get(feedReply, 'parent'), 'reply parent'),
+      grandparentAuthor: gp ? mapAccount(gp, 'grandparent author') : null,
     };
   }
   if (isObject(recordReply)) {
     return {
-      root: { uri: str(get(recordReply, 'root', 'uri')), unavailable: 'notHydrated' },
-      parent: { uri: str(get(recordReply, 'parent', 'uri')), unavailable: 'notHydrated' },
+      root: { uri: need(str(get(recordReply, 'root', 'uri')), 'reply root uri'), unavailable: 'notHydrated' },
+      parent: { uri: need(str(get(recordReply, 'parent', 'uri')), 'reply parent uri'), unavailable: 'notHydrated' },
       grandparentAuthor: null,
     };
   }
@@ -262,14 +272,14 @@ export function mapReplyContext(feedReply: unknown, recordReply: unknown) {
 }
 
 /** Thread gate: null when anyone may reply; otherwise who may, and which replies are hidden. */
-export function mapReplySettings(threadgate: unknown) {
+export function mapReplySettings(threadgate: unknown): R.ReplySettings | null {
   const rec = get(threadgate, 'record');
   if (!isObject(rec)) return null;
   const rules = get(rec, 'allow');
   const lists = arr(get(threadgate, 'lists'));
   return {
     everybody: rules === undefined,
-    allow: list(rules, (r) => {
+    allow: list(rules, (r): R.ReplySettings['allow'][number] | null => {
       const type = str(get(r, '$type'))?.split('#').pop();
       if (type === 'mentionRule') return { type: 'mentioned' };
       if (type === 'followerRule') return { type: 'followers' };
@@ -286,20 +296,17 @@ export function mapReplySettings(threadgate: unknown) {
 }
 
 /** One feedViewPost -> one post of data.posts[] (thread position is filled in by the scraper). */
-export function mapFeedItem(item: unknown) {
+export function mapFeedItem(item: unknown): R.Post {
   const post = get(item, 'post');
   const record = get(post, 'record');
   const reason = get(item, 'reason');
   const isRepost = get(reason, '$type') === T.reasonRepost;
   const embed = get(post, 'embed');
-  const { hashtags, mentions, links } = facets(record);
   return {
-    ...postCore(post, record),
+    ...postCore(post, record, 'post'),
     tags: list(get(record, 'tags'), str),
     via: str(get(record, 'via')),
-    hashtags,
-    mentions,
-    links,
+    ...facets(record),
     bookmarkCount: count(get(post, 'bookmarkCount')) ?? 0,
     media: mapMedia(embed),
     quote: mapQuote(embed),
@@ -307,14 +314,12 @@ export function mapFeedItem(item: unknown) {
     isReply: isObject(get(record, 'reply')),
     reply: mapReplyContext(get(item, 'reply'), get(record, 'reply')),
     isRepost,
-    repostedBy: isRepost ? mapAccount(get(reason, 'by')) : null,
+    repostedBy: isRepost ? mapAccount(get(reason, 'by'), 'reposter') : null,
     repostedAt: isRepost ? isoDate(get(reason, 'indexedAt')) : null,
     isPinned: get(reason, '$type') === T.reasonPin,
-    threadPostIndex: null as number | null,
-    threadPostCount: null as number | null,
+    threadPostIndex: null,
+    threadPostCount: null,
     replySettings: mapReplySettings(get(post, 'threadgate')),
     labels: labelValues(get(post, 'labels')),
   };
 }
-
-export type Post = ReturnType<typeof mapFeedItem>;

@@ -1,73 +1,195 @@
 import * as v from 'valibot';
-import { anyOrNull, arr, bool, dateTime, given, hlsPlaylist, int, ndateTime, nint, nobj, nstr, str } from '../../scrape/resource';
+import { bool, dateTime, deviation, hlsPlaylist, int, ndateTime, nint, nstr, str } from '../../scrape/resource';
 
 /**
- * microblog-a: the spec's resources as valibot schemas (see shared/scrape/resource.ts for the
- * conventions). The operation table names each operation's `data` schema from here; mappers return
- * their output types, and the contract tests validate every response against them.
+ * microblog-a: the spec's resources (Account, Post) as the precise shapes the mappers produce
+ * (conventions in shared/scrape/resource.ts). The operation table names `UserPostsData` as
+ * operation 1's `data`; map.ts returns these output types, and the contract tests validate every
+ * response against them. Shapes the spec leaves open are the ones the README lists for operation 1.
  */
-export const microblogAAccount = v.looseObject({
-  did: v.pipe(v.string(), v.regex(/^did:plc:[^\s/]+$/, 'Must be did:plc:<id>')),
+const NO_VALUE = 'null where the upstream has no value to give, rather than an invented one';
+
+/** "decentralized identifier of the form did:plc:<id>". */
+const didPlc = v.pipe(v.string(), v.regex(/^did:plc:[^\s/]+$/, 'Must be did:plc:<id>'));
+/** "of the form at://<did>/<collection>/<id>". */
+const atUri = v.pipe(v.string(), v.regex(/^at:\/\/[^/\s]+\/[^/\s]+\/[^/\s]+$/, 'Must be at://<did>/<collection>/<id>'));
+const strings = v.array(str);
+
+// ---- Account (data.user, posts[].author, repostedBy, …) -------------------------------------------
+
+const accountEntries = {
+  did: didPlc,
   handle: str,
   displayName: str,
+  /** The profile link; by DID when the handle no longer resolves ("handle.invalid"). */
   url: str,
-  avatarUrl: str,
+  avatarUrl: deviation(nstr, `${NO_VALUE}: an account without a profile picture`),
   pronouns: nstr,
   isVerified: bool,
-  labels: arr,
-  createdAt: dateTime,
-});
+  /** Label values ("!no-unauthenticated", "porn", …). */
+  labels: strings,
+  createdAt: deviation(ndateTime, `${NO_VALUE}: the AppView leaves createdAt out for some accounts`),
+};
+export const Account = v.object(accountEntries);
+export type Account = v.InferOutput<typeof Account>;
 
-const microblogAImage = v.looseObject({ url: str, thumbnailUrl: str, alt: str, width: int, height: int });
-const microblogAVideo = v.looseObject({
-  playlistUrl: hlsPlaylist,
+/** data.user: the account fields plus what the profile view adds (README, operation 1). */
+export const Profile = v.object({
+  ...accountEntries,
+  description: str,
+  website: nstr,
+  bannerUrl: nstr,
+  followersCount: nint,
+  followsCount: nint,
+  postsCount: nint,
+  pinnedPostUri: v.nullable(atUri),
+});
+export type Profile = v.InferOutput<typeof Profile>;
+
+// ---- media ------------------------------------------------------------------------------------------
+
+export const Image = v.object({
+  url: str,
   thumbnailUrl: str,
+  alt: str,
+  width: deviation(nint, `${NO_VALUE}: an image posted without its aspect ratio has no size`),
+  height: deviation(nint, `${NO_VALUE}: an image posted without its aspect ratio has no size`),
+});
+export type Image = v.InferOutput<typeof Image>;
+
+export const Video = v.object({
+  playlistUrl: hlsPlaylist,
+  thumbnailUrl: deviation(nstr, `${NO_VALUE}: a video still being processed has no thumbnail`),
   alt: nstr,
   // "width, height (nullable)": read as both nullable.
   width: nint,
   height: nint,
+  /** Added: the video is a GIF (presented looping and muted). */
+  isGif: bool,
 });
-// "media.link: url, title, description, thumbnailUrl": no type given.
-const microblogALink = v.looseObject({ url: given, title: given, description: given, thumbnailUrl: given });
+export type Video = v.InferOutput<typeof Video>;
 
-export const microblogAPost = v.looseObject({
+/** "media.link: url, title, description, thumbnailUrl" (no types given: strings). */
+export const Link = v.object({
+  url: deviation(nstr, `${NO_VALUE}: a link card whose address is not a web (http/https) address`),
+  title: str,
+  description: str,
+  thumbnailUrl: deviation(nstr, `${NO_VALUE}: a link card without a preview image`),
+});
+export type Link = v.InferOutput<typeof Link>;
+
+export const Media = v.object({ images: v.array(Image), video: v.nullable(Video), link: v.nullable(Link) });
+export type Media = v.InferOutput<typeof Media>;
+
+// ---- what a post and a quoted post share ----------------------------------------------------------
+
+const postCoreEntries = {
+  /** The record key (the last segment of `uri`). */
   id: str,
-  uri: v.pipe(v.string(), v.regex(/^at:\/\/[^/\s]+\/[^/\s]+\/[^/\s]+$/, 'Must be at://<did>/<collection>/<id>')),
+  uri: atUri,
   cid: str,
   url: str,
   text: str,
-  createdAt: dateTime,
+  createdAt: deviation(ndateTime, `${NO_VALUE}: a post record whose createdAt (written by the posting client) is not a date`),
   indexedAt: dateTime,
-  langs: arr,
-  tags: arr,
-  via: anyOrNull,
-  hashtags: arr,
-  mentions: arr,
-  links: arr,
-  author: microblogAAccount,
+  langs: strings,
+  author: Account,
   likeCount: int,
   repostCount: int,
   replyCount: int,
   quoteCount: int,
+};
+
+// ---- quote: a post-like object, or a reference that cannot be shown -------------------------------
+
+export const QuoteUnavailable = v.object({
+  uri: atUri,
+  /** Why the quoted post is not shown; `hidden`: its author hides from logged-out viewers. */
+  unavailable: v.picklist(['notFound', 'blocked', 'detached', 'hidden']),
+});
+export const QuotedPost = v.object({
+  ...postCoreEntries,
+  media: Media,
+  labels: strings,
+  unavailable: v.null(),
+});
+export const Quote = v.union([QuotedPost, QuoteUnavailable]);
+export type Quote = v.InferOutput<typeof Quote>;
+
+// ---- embeddedRecord: a feed, list, starter pack or labeler ----------------------------------------
+
+const embeddedCommon = { uri: atUri, creator: v.nullable(Account) };
+export const EmbeddedRecord = v.variant('type', [
+  v.object({ type: v.literal('feed'), ...embeddedCommon, name: str, description: nstr, avatarUrl: nstr, likeCount: nint }),
+  v.object({ type: v.literal('list'), ...embeddedCommon, name: str, description: nstr, avatarUrl: nstr, purpose: nstr, listItemCount: nint }),
+  v.object({ type: v.literal('starterPack'), ...embeddedCommon, name: str, description: nstr, listItemCount: nint, joinedAllTimeCount: nint }),
+  v.object({ type: v.literal('labeler'), ...embeddedCommon, name: str, likeCount: nint }),
+]);
+export type EmbeddedRecord = v.InferOutput<typeof EmbeddedRecord>;
+
+// ---- reply: {root, parent, grandparentAuthor} -----------------------------------------------------
+
+export const ReplyRef = v.union([
+  v.object({
+    uri: atUri,
+    id: str,
+    url: str,
+    text: str,
+    author: v.object({ did: didPlc, handle: str, displayName: str }),
+    unavailable: v.null(),
+  }),
+  /** `notHydrated`: the feed gave only the record's reference (no view of the post). */
+  v.object({ uri: atUri, unavailable: v.picklist(['notFound', 'blocked', 'hidden', 'notHydrated']) }),
+]);
+export type ReplyRef = v.InferOutput<typeof ReplyRef>;
+
+export const ReplyContext = v.object({ root: ReplyRef, parent: ReplyRef, grandparentAuthor: v.nullable(Account) });
+export type ReplyContext = v.InferOutput<typeof ReplyContext>;
+
+// ---- replySettings: null when anyone may reply ----------------------------------------------------
+
+export const ReplyRule = v.variant('type', [
+  v.object({ type: v.literal('mentioned') }),
+  v.object({ type: v.literal('followers') }),
+  v.object({ type: v.literal('following') }),
+  v.object({ type: v.literal('list'), list: v.nullable(atUri), name: nstr }),
+]);
+export const ReplySettings = v.object({ everybody: bool, allow: v.array(ReplyRule), hiddenReplies: strings });
+export type ReplySettings = v.InferOutput<typeof ReplySettings>;
+
+// ---- Post (data.posts[]) --------------------------------------------------------------------------
+
+export const Post = v.object({
+  ...postCoreEntries,
+  /** The record's own tags (not in the text). */
+  tags: strings,
+  /** The client that posted it, when it says. */
+  via: nstr,
+  /** Facets: hashtags as written (without '#'), mentions by DID with the handle as written, links with their text. */
+  hashtags: strings,
+  mentions: v.array(v.object({ did: str, handle: nstr })),
+  links: v.array(v.object({ url: str, text: str })),
   bookmarkCount: int,
-  media: v.looseObject({ images: v.array(microblogAImage), video: v.nullable(microblogAVideo), link: v.nullable(microblogALink) }),
-  quote: nobj,
-  embeddedRecord: nobj,
+  media: Media,
+  quote: v.nullable(Quote),
+  embeddedRecord: v.nullable(EmbeddedRecord),
   isReply: bool,
-  reply: nobj,
+  reply: v.nullable(ReplyContext),
   isRepost: bool,
-  repostedBy: nobj,
+  repostedBy: v.nullable(Account),
   repostedAt: ndateTime,
   isPinned: bool,
   threadPostIndex: nint,
   threadPostCount: nint,
-  replySettings: nobj,
-  labels: arr,
+  replySettings: v.nullable(ReplySettings),
+  labels: strings,
 });
+export type Post = v.InferOutput<typeof Post>;
 
-export const UserPostsData = v.looseObject({
-  user: v.nullable(microblogAAccount),
-  posts: v.array(microblogAPost),
+export const UserPostsData = v.object({
+  /** The spec makes `user` nullable; the profile is always read (404 without it), so it is never null. */
+  user: Profile,
+  posts: v.array(Post),
   count: int,
   cursor: nstr,
   hasMore: bool,

@@ -1,9 +1,11 @@
+import type * as v from 'valibot';
 import { extractionFailed, notFound } from '../../errors';
-import type { Scraper } from '../../scrape/scraper';
-import type { UserPostsData } from './resources';
 import { arr, get, isObject, str } from '../../scrape/map';
+import type { Scraper } from '../../scrape/scraper';
 import { getAuthorFeed, getProfile } from './client';
-import { hasNoUnauthenticated, mapFeedItem, mapProfile, type Post } from './map';
+import { hasNoUnauthenticated, mapFeedItem, mapProfile } from './map';
+import type { Post, UserPostsData } from './resources';
+import type { cursorParam, handleParam, userIdParam } from './site';
 
 /**
  * Operation 1, an account's Posts tab as a logged-out visitor sees it.
@@ -18,11 +20,12 @@ import { hasNoUnauthenticated, mapFeedItem, mapProfile, type Post } from './map'
  * - threadPostIndex/threadPostCount: for posts of one own thread present on the same page,
  *   the 1-based chronological position and the number of that thread's posts on the page.
  */
-export interface Params {
-  handle?: string;
-  userId?: string;
-  cursor?: string;
-}
+/** The validated parameters (site.ts schemas; the table makes exactly one of handle and userId present). */
+type Params = {
+  handle?: v.InferOutput<typeof handleParam>;
+  userId?: v.InferOutput<typeof userIdParam>;
+  cursor?: v.InferOutput<typeof cursorParam>;
+};
 
 export const scrapeUserPosts: Scraper<Params, UserPostsData> = async (params, ctx, log) => {
   const actor = params.handle ?? params.userId;
@@ -71,7 +74,7 @@ function keep(item: unknown, did: string, pinnedUri: string | null, laterPage: b
   if (isRepost || isPin) return true;
   const reply = get(item, 'reply');
   if (!isObject(get(post, 'record', 'reply')) || !isObject(reply)) return true;
-  const own = (v: unknown) => v === undefined || get(v, 'did') === did;
+  const own = (account: unknown) => account === undefined || get(account, 'did') === did;
   return get(reply, 'parent', 'author', 'did') === did && get(reply, 'root', 'author', 'did') === did && own(get(reply, 'grandparentAuthor'));
 }
 
@@ -79,8 +82,7 @@ function annotateThreads(posts: Post[], did: string) {
   const threads = new Map<string, Post[]>();
   for (const p of posts) {
     if (p.isRepost || p.author.did !== did) continue;
-    const root = p.reply ? (p.reply.root.uri ?? null) : p.uri;
-    if (!root) continue;
+    const root = p.reply ? p.reply.root.uri : p.uri;
     threads.set(root, [...(threads.get(root) ?? []), p]);
   }
   for (const members of threads.values()) {

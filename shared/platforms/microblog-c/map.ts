@@ -1,5 +1,6 @@
 import { elementText, parseDocument } from '../../scrape/html';
-import { bool, count, get, int, isObject, isoDate, list, num, str, text, url, type Json } from '../../scrape/map';
+import { bool, count, get, int, isObject, isoDate, list, need, num, str, text, url, type Json } from '../../scrape/map';
+import type * as R from './resources';
 import { postUrl, profileUrl } from './site';
 
 /**
@@ -8,132 +9,6 @@ import { postUrl, profileUrl } from './site';
  * reblog, quote, media_attachments, card, poll, …}. Missing fields become null (or "" / [] where the
  * spec types the field as a plain string or an array).
  */
-
-export interface BioMention {
-  handle: string;
-  url: string;
-}
-
-export interface Emoji {
-  shortcode: string;
-  url: string | null;
-  staticUrl: string | null;
-}
-
-export interface Account {
-  id: string;
-  handle: string;
-  displayName: string;
-  url: string;
-  avatarUrl: string;
-  headerUrl: string;
-  website: string;
-  websiteUrl: string;
-  bio: string | null;
-  location: string | null;
-  bioMentions: BioMention[];
-  bioLinks: string[];
-  emojis: Emoji[];
-  isVerified: boolean;
-  isPremium: boolean;
-  isPrivate: boolean;
-  isBot: boolean;
-  isGroup: boolean;
-  isTvAccount: boolean;
-  acceptsMessages: boolean;
-  isDiscoverable: boolean | null;
-  followerCount: number | null;
-  followingCount: number | null;
-  postCount: number | null;
-  createdAt: string | null;
-  lastPostDate: string | null;
-}
-
-export interface Author {
-  id: string;
-  handle: string;
-  displayName: string;
-  url: string;
-  avatarUrl: string;
-  isVerified: boolean;
-  isPremium: boolean;
-  followerCount: number | null;
-}
-
-export type RepostedBy = Pick<Author, 'id' | 'handle' | 'displayName' | 'url' | 'avatarUrl'>;
-
-export type MediaType = 'image' | 'video' | 'gif';
-
-export interface Media {
-  id: string | null;
-  type: MediaType;
-  url: string | null;
-  previewUrl: string | null;
-  width: number | null;
-  height: number | null;
-  durationSeconds: number | null;
-  altText: string | null;
-}
-
-export interface Card {
-  url: string | null;
-  type: string | null;
-  title: string | null;
-  description: string | null;
-  imageUrl: string | null;
-  providerName: string | null;
-  providerUrl: string | null;
-  authorName: string | null;
-  authorUrl: string | null;
-  width: number | null;
-  height: number | null;
-}
-
-export interface Poll {
-  id: string | null;
-  options: { title: string; votesCount: number | null }[];
-  votesCount: number | null;
-  votersCount: number | null;
-  isMultiple: boolean;
-  isExpired: boolean;
-  expiresAt: string | null;
-}
-
-export interface Mention {
-  id: string | null;
-  handle: string;
-  url: string;
-}
-
-export interface Post {
-  id: string;
-  url: string;
-  text: string | null;
-  createdAt: string | null;
-  editedAt: string | null;
-  language: string | null;
-  author: Author;
-  replyCount: number | null;
-  repostCount: number | null;
-  likeCount: number | null;
-  media: Media[];
-  card: Card | null;
-  poll: Poll | null;
-  mentions: Mention[];
-  hashtags: string[];
-  links: string[];
-  quotedPost: Post | null;
-  isReply: boolean;
-  isPinned: boolean;
-  isSensitive: boolean;
-  isSponsored: boolean;
-  inReplyToPostId: string | null;
-  inReplyToAccountId: string | null;
-  spoilerText: string | null;
-  visibility: string;
-  repostedBy: RepostedBy | null;
-  repostedAt: string | null;
-}
 
 /** A field the spec types as a plain string: an absent value is "", never null. */
 const plain = (v: unknown): string => text(v) ?? '';
@@ -145,7 +20,7 @@ const flag = (v: unknown): boolean => bool(v) ?? false;
 interface ReadHtml {
   text: string | null;
   /** <a class="u-url mention"> */
-  mentions: BioMention[];
+  mentions: R.Account['bioMentions'];
   /** <a class="mention hashtag">, as written (without '#'). */
   hashtags: string[];
   /** Every other <a href>, in order, deduplicated. */
@@ -207,14 +82,14 @@ export function dateOnly(v: unknown): string | null {
   return isoDate(s)?.slice(0, 10) ?? null;
 }
 
-export function mapEmoji(e: Json): Emoji | null {
+export function mapEmoji(e: Json): R.Account['emojis'][number] | null {
   const shortcode = str(get(e, 'shortcode'));
   return shortcode ? { shortcode, url: url(get(e, 'url')), staticUrl: url(get(e, 'static_url')) } : null;
 }
 
-export function mapAccount(a: Json): Account {
+export function mapAccount(a: Json): R.Account {
   const note = readHtml(get(a, 'note'));
-  const { id, handle, displayName, url: profile, avatarUrl, isVerified, isPremium, followerCount } = mapAuthor(a);
+  const { id, handle, displayName, url: profile, avatarUrl, isVerified, isPremium, followerCount } = mapAuthor(a, 'account');
   return {
     id,
     handle,
@@ -240,7 +115,7 @@ export function mapAccount(a: Json): Account {
     followerCount,
     followingCount: count(get(a, 'following_count')),
     postCount: count(get(a, 'statuses_count')),
-    createdAt: isoDate(get(a, 'created_at')),
+    createdAt: need(isoDate(get(a, 'created_at')), 'account creation date'),
     lastPostDate: dateOnly(get(a, 'last_status_at')),
   };
 }
@@ -251,13 +126,13 @@ export function isSuspended(a: Json): boolean {
 }
 
 /** The account fields a post carries (no bio: its HTML is not parsed for every post). */
-export function mapAuthor(a: Json): Author {
-  const handle = plain(get(a, 'acct') ?? get(a, 'username'));
+export function mapAuthor(a: Json, role = 'post author'): R.Author {
+  const handle = need(str(get(a, 'acct')) ?? str(get(a, 'username')), `${role} username`);
   return {
-    id: plain(get(a, 'id')),
+    id: need(str(get(a, 'id')), `${role} id`),
     handle,
     displayName: plain(get(a, 'display_name')),
-    url: url(get(a, 'url')) ?? (handle ? profileUrl(handle) : ''),
+    url: url(get(a, 'url')) ?? profileUrl(handle),
     avatarUrl: plain(get(a, 'avatar')),
     isVerified: flag(get(a, 'verified')),
     isPremium: flag(get(a, 'premium')),
@@ -265,8 +140,8 @@ export function mapAuthor(a: Json): Author {
   };
 }
 
-export function mapRepostedBy(a: Json): RepostedBy {
-  const { id, handle, displayName, url, avatarUrl } = mapAuthor(a);
+export function mapRepostedBy(a: Json): R.RepostedBy {
+  const { id, handle, displayName, url, avatarUrl } = mapAuthor(a, 'reposter');
   return { id, handle, displayName, url, avatarUrl };
 }
 
@@ -279,7 +154,7 @@ const VIDEO_FILE = /\.(mp4|m4v|mov|webm|m3u8|mp3|m4a|ogg|wav)(\?|$)/i;
  * Upstream types image | video | gifv | tv | audio | unknown -> image | video | gif.
  * A `tv` attachment's url is the programme's poster image (the stream is not public), so it is an image.
  */
-export function mediaType(type: unknown, fileUrl: unknown): MediaType {
+export function mediaType(type: unknown, fileUrl: unknown): R.Media['type'] {
   switch (type) {
     case 'image':
     case 'tv':
@@ -297,12 +172,12 @@ export function mediaType(type: unknown, fileUrl: unknown): MediaType {
   }
 }
 
-export function mapMedia(m: Json): Media | null {
+export function mapMedia(m: Json): R.Media | null {
   if (!isObject(m)) return null;
   const type = mediaType(m.type, m.url);
   const duration = num(get(m, 'meta', 'original', 'duration'));
   return {
-    id: str(m.id),
+    id: need(str(m.id), 'media attachment id'),
     type,
     url: url(m.url) ?? url(m.remote_url),
     previewUrl: url(m.preview_url) ?? url(m.preview_remote_url),
@@ -313,10 +188,11 @@ export function mapMedia(m: Json): Media | null {
   };
 }
 
-export function mapCard(c: Json): Card | null {
-  if (!isObject(c) || !url(c.url)) return null;
+export function mapCard(c: Json): R.Card | null {
+  const cardUrl = url(get(c, 'url'));
+  if (!isObject(c) || !cardUrl) return null;
   return {
-    url: url(c.url),
+    url: cardUrl,
     type: str(c.type),
     title: str(c.title),
     description: str(c.description),
@@ -330,7 +206,7 @@ export function mapCard(c: Json): Card | null {
   };
 }
 
-export function mapPoll(p: Json): Poll | null {
+export function mapPoll(p: Json): R.Poll | null {
   if (!isObject(p)) return null;
   return {
     id: str(p.id),
@@ -346,9 +222,9 @@ export function mapPoll(p: Json): Poll | null {
   };
 }
 
-export function mapMention(m: Json): Mention | null {
+export function mapMention(m: Json): R.Mention | null {
   const handle = str(get(m, 'acct')) ?? str(get(m, 'username'));
-  return handle ? { id: str(get(m, 'id')), handle, url: url(get(m, 'url')) ?? profileUrl(handle) } : null;
+  return handle ? { id: need(str(get(m, 'id')), 'mentioned account id'), handle, url: url(get(m, 'url')) ?? profileUrl(handle) } : null;
 }
 
 /**
@@ -379,7 +255,7 @@ export interface PostContext {
  * One timeline item -> a post. A repost (`reblog` set) becomes the original post with `repostedBy` /
  * `repostedAt` from the outer item. Returns null for an item without an id.
  */
-export function mapPost(item: Json, ctx: PostContext = {}): Post | null {
+export function mapPost(item: Json, ctx: PostContext = {}): R.Post | null {
   const reblog = get(item, 'reblog');
   if (isObject(reblog)) {
     const original = mapStatus(reblog, false);
@@ -389,7 +265,7 @@ export function mapPost(item: Json, ctx: PostContext = {}): Post | null {
   return mapStatus(item, ctx.pinned ?? flag(get(item, 'pinned')));
 }
 
-function mapStatus(s: Json, isPinned: boolean): Post | null {
+function mapStatus(s: Json, isPinned: boolean): R.Post | null {
   const id = str(get(s, 'id'));
   if (!isObject(s) || !id) return null;
   const body = readHtml(s.content);
@@ -404,9 +280,9 @@ function mapStatus(s: Json, isPinned: boolean): Post | null {
   if (card?.url && !links.includes(card.url)) links.push(card.url);
   return {
     id,
-    url: groupUrl ?? (author.handle ? postUrl(author.handle, id) : (url(s.url) ?? '')),
+    url: groupUrl ?? postUrl(author.handle, id),
     text: body.text,
-    createdAt: isoDate(s.created_at),
+    createdAt: need(isoDate(s.created_at), 'post creation date'),
     editedAt: isoDate(s.edited_at),
     language: str(s.language),
     author,

@@ -1,11 +1,15 @@
+import type * as v from 'valibot';
 import { ApiError, extractionFailed, validationError } from '../../errors';
 import type { Log } from '../../log';
+import { allInOrder } from '../../scrape/concurrent';
 import type { ScrapeContext } from '../../scrape/context';
-import type { Scraper } from '../../scrape/scraper';
-import type { UserPostsData } from './resources';
 import { get, str } from '../../scrape/map';
+import { RememberedIds } from '../../scrape/remembered';
+import type { Scraper } from '../../scrape/scraper';
 import { PAGE_SIZE, type RawAccount, type Who, fetchAccount, fetchPinned, fetchTimeline, lookupAccount } from './client';
-import { type Post, mapAccount, mapPost } from './map';
+import { mapAccount, mapPost } from './map';
+import type { Post, UserPostsData } from './resources';
+import type { cursorParam, handleParam, userIdParam } from './site';
 
 /**
  * Operation 9, /v1/microblog-c/user/posts: an account's posts, newest first, as on its profile page.
@@ -45,77 +49,53 @@ import { type Post, mapAccount, mapPost } from './map';
  * - 404 NOT_FOUND: unknown account, suspended account (200 with `suspended: true` and emptied
  *   fields), or an account hidden from logged-out viewers (upstream 401).
  */
-export interface UserPostsParams {
-  handle?: string;
-  userId?: string;
-  cursor?: string;
-}
-
-
-/** Settle every call, then report the first failure in the order given (the account's first). */
-async function inOrder<A, B, C>(a: Promise<A>, b: Promise<B>, c: Promise<C>): Promise<[A, B, C]> {
-  const [x, y, z] = await Promise.allSettled([a, b, c]);
-  for (const r of [x, y, z]) if (r.status === 'rejected') throw r.reason;
-  return [(x as PromiseFulfilledResult<A>).value, (y as PromiseFulfilledResult<B>).value, (z as PromiseFulfilledResult<C>).value];
-}
+/** The validated parameters (site.ts schemas; the table makes exactly one of handle and userId present). */
+type Params = {
+  handle?: v.InferOutput<typeof handleParam>;
+  userId?: v.InferOutput<typeof userIdParam>;
+  cursor?: v.InferOutput<typeof cursorParam>;
+};
 
 /**
  * Usernames this container has resolved: ids never change, so a known name skips the lookup and
  * costs one upstream round trip instead of two. A name can move to another account (rename), so
  * the account read by id must still carry the name; if not, or if it is gone, we look it up again.
+ * `knownUsernames.clear()` starts tests from a cold container.
  */
-const knownIds = new Map<string, { id: string; at: number }>();
-const KNOWN_ID_TTL_MS = 6 * 3600_000;
-const KNOWN_ID_MAX = 5000;
+export const knownUsernames = new RememberedIds();
 
-function knownId(handle: string): string | undefined {
-  const hit = knownIds.get(handle);
-  if (hit && Date.now() - hit.at < KNOWN_ID_TTL_MS) return hit.id;
-  knownIds.delete(handle);
-  return undefined;
-}
-
-/** Tests start from a cold container. */
-export const forgetKnownUsernames = () => knownIds.clear();
-
-export function rememberUsername(handle: string, id: string) {
-  knownIds.delete(handle);
-  knownIds.set(handle, { id, at: Date.now() });
-  if (knownIds.size > KNOWN_ID_MAX) knownIds.delete(knownIds.keys().next().value as string);
-}
-
-export const scrapeUserPosts: Scraper<UserPostsParams, UserPostsData> = async (params, ctx, log) => {
+export const scrapeUserPosts: Scraper<Params, UserPostsData> = async (params, ctx, log) => {
   const { handle, userId, cursor } = params;
   if (userId !== undefined) return userPosts(ctx, log, fetchAccount(ctx, userId), { id: userId }, cursor);
   if (handle === undefined) throw validationError([{ path: 'handle', message: 'Give a handle or a userId' }]);
 
-  const id = knownId(handle);
+  const id = knownUsernames.get(handle);
   if (id !== undefined) {
     try {
       const page = await userPosts(ctx, log, fetchAccount(ctx, id), { id, username: handle }, cursor);
-      if (String(get(page, 'user', 'handle')).toLowerCase() === handle) return page;
+      if (page.user.handle.toLowerCase() === handle) return page;
       log.info('a known username now names another account; looking it up again');
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 'NOT_FOUND')) throw err;
     }
-    knownIds.delete(handle);
+    knownUsernames.forget(handle);
   }
   // By username the id is needed before the timeline: two round trips the first time.
   const found = await lookupAccount(ctx, handle);
-  rememberUsername(handle, found.id);
+  knownUsernames.remember(handle, found.id);
   return userPosts(ctx, log, Promise.resolve(found), { id: found.id, username: str(found.acct) ?? handle }, cursor);
 };
 
-async function userPosts(ctx: ScrapeContext, log: Log, account: Promise<RawAccount>, who: Who, cursor: string | undefined) {
+async function userPosts(ctx: ScrapeContext, log: Log, account: Promise<RawAccount>, who: Who, cursor: string | undefined): Promise<UserPostsData> {
   const firstPage = cursor === undefined;
-  const [rawAccount, page, pinnedItems] = await inOrder(
+  // Settled together; the account's failure (not found) wins over the timeline's, whatever finished first.
+  const [rawAccount, page, pinnedItems] = await allInOrder([
     account,
     fetchTimeline(ctx, who, cursor),
-    firstPage ? fetchPinned(ctx, who) : Promise.resolve([]),
-  );
+    firstPage ? fetchPinned(ctx, who) : Promise.resolve([] as unknown[]),
+  ]);
 
   const user = mapAccount(rawAccount);
-  if (!user.id || !user.handle) throw extractionFailed(`account ${who.id}: no id or username`);
 
   const pinned = pinnedItems.map((item) => mapPost(item, { pinned: true })).filter((p): p is Post => p !== null);
   const pinnedIds = new Set(pinned.map((p) => p.id));

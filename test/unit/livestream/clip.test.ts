@@ -1,82 +1,32 @@
-import * as v from 'valibot';
-import { logger } from '../../shared/log';
-import { ScrapeContext } from '../../shared/scrape/http';
-import { mapClip, normalizePrivacy } from '../../shared/platforms/livestream/map';
-import { scrapeClip } from '../../shared/platforms/livestream/scrape';
-import { PUBLIC_HOSTS, clipPageUrl, parseClipUrl, urlParam } from '../../shared/platforms/livestream/site';
-import { FakeUpstream, fixture, fixtureText } from '../support/fake-upstream';
-import { rejection } from '../support/rejection';
+import { logger } from '../../../shared/log';
+import { ScrapeContext } from '../../../shared/scrape/http';
+import { mapClip, normalizePrivacy } from '../../../shared/platforms/livestream/map';
+import { scrapeClip } from '../../../shared/platforms/livestream/scrape';
+import { PUBLIC_HOSTS, clipPageUrl } from '../../../shared/platforms/livestream/site';
+import { FakeUpstream, fixture, fixtureText } from '../../support/fake-upstream';
+import { rejection } from '../../support/rejection';
+
+/**
+ * livestream clip (operation 2): the scraper (client, classifier, mappers) against a fake upstream
+ * serving crafted fixtures. Through the gateway: test/gateway/livestream-clip.test.ts.
+ */
 
 const HOST = PUBLIC_HOSTS[0];
 const HLS_ID = 'clip_01JQ7ZK3M8W4TYV5R2N6P9XBCD';
 const MP4_ID = 'clip_01H2K8R4TQ6VZ3N5W7YB9CDMFG';
 const ENVELOPE_ID = 'clip_01KZ4N7QWX2RT9VB6MC3HJ8DPE';
 const PRIVATE_ID = 'clip_01JR2D5F8G3H6K9M4N7P2Q5S8T';
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const fake = new FakeUpstream();
 const clipPath = (id: string) => `/api/v2/clips/${id}`;
 const scrape = (clipId: string) => scrapeClip({ url: { clipId } }, ScrapeContext.withBudget(5000), logger);
 
-
 beforeAll(async () => {
   await fake.start();
   process.env.UPSTREAM_LIVESTREAM_URL = fake.url;
 });
-afterEach(() => fake.reset());
+beforeEach(() => fake.reset());
 afterAll(() => fake.stop());
-
-describe('livestream clip URL (the SSRF guard)', () => {
-  it.each([
-    [`https://${HOST}/towerbuilder/clips/${HLS_ID}`, HLS_ID, 'towerbuilder'],
-    [`https://www.${HOST}/TowerBuilder/clips/${HLS_ID}/`, HLS_ID, 'towerbuilder'],
-    [`http://${HOST}/towerbuilder/clips/${HLS_ID}`, HLS_ID, 'towerbuilder'],
-    [`https://${HOST}/towerbuilder/clips/${HLS_ID.toLowerCase()}`, HLS_ID, 'towerbuilder'],
-    [`https://${HOST}/towerbuilder?clip=${HLS_ID}`, HLS_ID, 'towerbuilder'],
-    [`https://${HOST}/towerbuilder?utm_source=share&clip=${HLS_ID}&t=12`, HLS_ID, 'towerbuilder'],
-    [`  https://${HOST}/old_timer-2/clips/${MP4_ID}#top  `, MP4_ID, 'old_timer-2'],
-  ])('accepts %s', (raw, clipId, channel) => {
-    expect(parseClipUrl(raw)).toEqual({ clipId, channel });
-    const r = v.safeParse(urlParam, raw);
-    expect(r.success).toBe(true);
-    // Only the clip id is kept: it alone identifies the clip (and keys the cache).
-    expect(r.output).toEqual({ clipId });
-  });
-
-  it.each([
-    ['another host', `https://example.com/towerbuilder/clips/${HLS_ID}`],
-    ['a suffix host', `https://${HOST}.evil.com/towerbuilder/clips/${HLS_ID}`],
-    ['a prefix host', `https://evil${HOST}/towerbuilder/clips/${HLS_ID}`],
-    ['a subdomain other than www', `https://api.${HOST}/towerbuilder/clips/${HLS_ID}`],
-    ['credentials', `https://user@${HOST}/towerbuilder/clips/${HLS_ID}`],
-    ['credentials hiding another host', `https://${HOST}@evil.com/towerbuilder/clips/${HLS_ID}`],
-    ['a port', `https://${HOST}:8443/towerbuilder/clips/${HLS_ID}`],
-    ['a javascript: URL', `javascript:alert(1)//${HOST}/towerbuilder/clips/${HLS_ID}`],
-    ['an ftp URL', `ftp://${HOST}/towerbuilder/clips/${HLS_ID}`],
-    ['no scheme', `${HOST}/towerbuilder/clips/${HLS_ID}`],
-    ['a channel page', `https://${HOST}/towerbuilder`],
-    ['a clips list', `https://${HOST}/towerbuilder/clips`],
-    ['an empty clip parameter', `https://${HOST}/towerbuilder?clip=`],
-    ['a video URL', `https://${HOST}/towerbuilder/videos/5f3c2a91-7d4e-4b6a-9c1e-2a8b0d6f4e73`],
-    ['an id without the clip_ prefix', `https://${HOST}/towerbuilder/clips/01JQ7ZK3M8W4TYV5R2N6P9XBCD`],
-    ['an id too short', `https://${HOST}/towerbuilder/clips/clip_01JQ7ZK3M8`],
-    ['an id with letters outside Crockford base32', `https://${HOST}/towerbuilder/clips/clip_01JQ7ZK3M8W4TYV5R2N6P9XBCU`],
-    ['a path traversal in the id', `https://${HOST}/towerbuilder/clips/clip_..%2F..%2Fadmin`],
-    ['an extra path segment', `https://${HOST}/towerbuilder/clips/${HLS_ID}/play`],
-    ['a bad channel', `https://${HOST}/tower.builder/clips/${HLS_ID}`],
-    ['no URL at all', 'not a url'],
-  ])('rejects %s', (_what, raw) => {
-    expect(parseClipUrl(raw)).toBeNull();
-    const r = v.safeParse(urlParam, raw);
-    expect(r.success).toBe(false);
-    expect(r.issues?.[0]?.message).toMatch(/clip URL/);
-  });
-
-  it('rejects a URL longer than 2048 characters', () => {
-    const raw = `https://${HOST}/towerbuilder?pad=${'x'.repeat(2100)}&clip=${HLS_ID}`;
-    expect(v.safeParse(urlParam, raw).success).toBe(false);
-  });
-});
 
 describe('livestream clip scrape', () => {
   it('maps a current HLS clip field by field and asks the clip endpoint like the web app', async () => {
@@ -118,15 +68,6 @@ describe('livestream clip scrape', () => {
       creator: { id: 7730152, username: 'ClipperMoth', slug: 'clippermoth', profilePicture: null },
     });
 
-    // The types of the spec's table, as a client would check them.
-    const clip = result.clip as Record<string, unknown>;
-    for (const k of ['id', 'title', 'url', 'privacy', 'thumbnailUrl', 'videoUrl', 'livestreamId', 'vodId']) expect(typeof clip[k]).toBe('string');
-    for (const k of ['durationSeconds', 'views', 'likes', 'vodStartsAt']) expect(Number.isInteger(clip[k])).toBe(true);
-    expect(typeof clip.isMature).toBe('boolean');
-    expect(clip.createdAt).toMatch(ISO);
-    expect(clip.startedAt).toMatch(ISO);
-    expect(new URL(clip.videoUrl as string).pathname).toMatch(/\.m3u8$/);
-
     expect(fake.requests).toHaveLength(1);
     const req = fake.requests[0]!;
     expect(req.method).toBe('GET');
@@ -141,7 +82,7 @@ describe('livestream clip scrape', () => {
   it('maps an MP4-era clip: placeholder start date is null, the MP4 is the only stream, no VOD', async () => {
     fake.on(clipPath(MP4_ID), { body: fixture('livestream/clip-mp4-2023.json') });
 
-    const { clip } = (await scrape(MP4_ID)) as { clip: Record<string, unknown> };
+    const { clip } = await scrape(MP4_ID);
 
     expect(clip).toMatchObject({
       id: MP4_ID,
@@ -166,7 +107,7 @@ describe('livestream clip scrape', () => {
   it('maps the newer {data, message} shape', async () => {
     fake.on(clipPath(ENVELOPE_ID), { body: fixture('livestream/clip-data-envelope.json') });
 
-    const { clip } = (await scrape(ENVELOPE_ID)) as { clip: Record<string, unknown> };
+    const { clip } = await scrape(ENVELOPE_ID);
 
     expect(clip).toEqual({
       id: ENVELOPE_ID,
@@ -204,7 +145,7 @@ describe('livestream clip scrape', () => {
     fake.on(clipPath(HLS_ID), first);
     fake.on(`${clipPath(HLS_ID)}/play`, { body: fixture('livestream/clip-hls.json') });
 
-    const { clip } = (await scrape(HLS_ID)) as { clip: Record<string, unknown> };
+    const { clip } = await scrape(HLS_ID);
 
     expect(clip.id).toBe(HLS_ID);
     expect(clip.views).toBe(18077);

@@ -1,19 +1,17 @@
-import { logger } from '../../shared/log';
-import type { Account, Post } from '../../shared/platforms/microblog-c/map';
-import { scrapeUserPosts, type UserPostsParams } from '../../shared/platforms/microblog-c/scrape';
-import { isPlausibleCursor } from '../../shared/platforms/microblog-c/site';
-import { operation } from '../../shared/operations';
-import { validateQuery } from '../../shared/validation';
-import { WEB_ORIGIN, postUrl, profileUrl } from '../../shared/platforms/microblog-c/site';
-import { ScrapeContext } from '../../shared/scrape/http';
-import { forgetKnownUsernames } from '../../shared/platforms/microblog-c/scrape';
-import { FakeUpstream, fixture, fixtureText, type FakeReply } from '../support/fake-upstream';
-import { rejection } from '../support/rejection';
+import { logger } from '../../../shared/log';
+import type { ParamsOf } from '../../../shared/operations';
+import type { Post, UserPostsData } from '../../../shared/platforms/microblog-c/resources';
+import { knownUsernames, scrapeUserPosts } from '../../../shared/platforms/microblog-c/scrape';
+import { WEB_ORIGIN, postUrl, profileUrl } from '../../../shared/platforms/microblog-c/site';
+import { ScrapeContext } from '../../../shared/scrape/http';
+import { FakeUpstream, fixture, fixtureText, type FakeReply } from '../../support/fake-upstream';
+import { rejection } from '../../support/rejection';
 
 /**
- * microblog-c user posts (operation 9) against a fake upstream serving crafted fixtures:
- * an account, a 20-item timeline page with every kind of post, the pinned list, a last page,
- * and the upstream's error answers.
+ * microblog-c user posts (operation 9): the scraper (client, classifier, mappers) against a fake
+ * upstream serving crafted fixtures: an account, a 20-item timeline page with every kind of post,
+ * the pinned list, a last page, and the upstream's error answers. Through the gateway:
+ * test/gateway/microblog-c-user-posts.test.ts; the response schema: test/contract.
  */
 interface RawStatus {
   id: string;
@@ -25,13 +23,7 @@ interface RawStatus {
   in_reply_to_account_id: string | null;
   mentions: { id: string; acct: string }[];
 }
-interface Page {
-  user: Account;
-  posts: Post[];
-  count: number;
-  cursor: string | null;
-  hasMore: boolean;
-}
+type Page = UserPostsData;
 
 const fake = new FakeUpstream();
 const account = fixture('microblog-c/account.json') as { id: string; acct: string; avatar: string };
@@ -65,8 +57,7 @@ function publicAccountRoutes() {
   });
 }
 
-const run = async (params: UserPostsParams): Promise<Page> =>
-  (await scrapeUserPosts(params, ScrapeContext.withBudget(5000), logger)) as unknown as Page;
+const run = (params: ParamsOf<'microblog-c-user-posts'>): Promise<Page> => scrapeUserPosts(params, ScrapeContext.withBudget(5000), logger);
 
 
 const raw = (xs: RawStatus[], needle: string): RawStatus => {
@@ -80,94 +71,6 @@ const post = (posts: Post[], needle: string): Post => {
   return p;
 };
 
-// ---- the spec's field tables, as types ----------------------------------------------------------
-type Kind = 'string' | 'string?' | 'integer' | 'integer?' | 'number?' | 'count?' | 'boolean' | 'boolean?' | 'array' | 'object' | 'object?' | 'date-time' | 'date-time?' | 'date';
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-
-function expectShape(value: unknown, shape: Record<string, Kind>, where: string) {
-  expect(typeof value === 'object' && value !== null).toBe(true);
-  const obj = value as Record<string, unknown>;
-  expect({ where, keys: Object.keys(obj).sort() }).toEqual({ where, keys: Object.keys(shape).sort() });
-  for (const [key, kind] of Object.entries(shape)) {
-    const v = obj[key];
-    const ok = (() => {
-      const nullable = kind.endsWith('?');
-      if (v === null) return nullable;
-      switch (kind.replace('?', '')) {
-        case 'string':
-          return typeof v === 'string';
-        case 'integer':
-          return Number.isInteger(v);
-        case 'number':
-          return typeof v === 'number' && Number.isFinite(v);
-        case 'count':
-          return Number.isInteger(v) && (v as number) >= 0;
-        case 'boolean':
-          return typeof v === 'boolean';
-        case 'array':
-          return Array.isArray(v);
-        case 'object':
-          return typeof v === 'object' && !Array.isArray(v);
-        case 'date-time':
-          return typeof v === 'string' && ISO.test(v);
-        case 'date':
-          return typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v);
-        default:
-          return false;
-      }
-    })();
-    if (!ok) throw new Error(`${where}.${key}: expected ${kind}, got ${JSON.stringify(v)}`);
-  }
-}
-
-const ACCOUNT_SHAPE: Record<string, Kind> = {
-  id: 'string', handle: 'string', displayName: 'string', url: 'string', avatarUrl: 'string', headerUrl: 'string',
-  website: 'string', websiteUrl: 'string', bio: 'string?', location: 'string?', bioMentions: 'array', bioLinks: 'array',
-  emojis: 'array', isVerified: 'boolean', isPremium: 'boolean', isPrivate: 'boolean', isBot: 'boolean', isGroup: 'boolean',
-  isTvAccount: 'boolean', acceptsMessages: 'boolean', isDiscoverable: 'boolean?', followerCount: 'integer',
-  followingCount: 'integer', postCount: 'integer', createdAt: 'date-time', lastPostDate: 'date',
-};
-const POST_SHAPE: Record<string, Kind> = {
-  id: 'string', url: 'string', text: 'string?', createdAt: 'date-time', editedAt: 'date-time?', language: 'string?',
-  author: 'object', replyCount: 'count?', repostCount: 'count?', likeCount: 'count?', media: 'array', card: 'object?',
-  poll: 'object?', mentions: 'array', hashtags: 'array', links: 'array', quotedPost: 'object?', isReply: 'boolean',
-  isPinned: 'boolean', isSensitive: 'boolean', isSponsored: 'boolean', inReplyToPostId: 'string?',
-  inReplyToAccountId: 'string?', spoilerText: 'string?', visibility: 'string', repostedBy: 'object?', repostedAt: 'date-time?',
-};
-const AUTHOR_SHAPE: Record<string, Kind> = {
-  id: 'string', handle: 'string', displayName: 'string', url: 'string', avatarUrl: 'string', isVerified: 'boolean',
-  isPremium: 'boolean', followerCount: 'integer',
-};
-const REPOSTED_BY_SHAPE: Record<string, Kind> = { id: 'string', handle: 'string', displayName: 'string', url: 'string', avatarUrl: 'string' };
-const MEDIA_SHAPE: Record<string, Kind> = {
-  id: 'string', type: 'string', url: 'string', previewUrl: 'string', width: 'integer', height: 'integer',
-  durationSeconds: 'number?', altText: 'string?',
-};
-const CARD_SHAPE: Record<string, Kind> = {
-  url: 'string', type: 'string', title: 'string?', description: 'string?', imageUrl: 'string?', providerName: 'string?',
-  providerUrl: 'string?', authorName: 'string?', authorUrl: 'string?', width: 'integer?', height: 'integer?',
-};
-const POLL_SHAPE: Record<string, Kind> = {
-  id: 'string', options: 'array', votesCount: 'count?', votersCount: 'count?', isMultiple: 'boolean', isExpired: 'boolean',
-  expiresAt: 'date-time?',
-};
-
-function expectPost(p: Post, where: string) {
-  expectShape(p, POST_SHAPE, where);
-  expectShape(p.author, AUTHOR_SHAPE, `${where}.author`);
-  p.media.forEach((m, i) => {
-    expectShape(m, MEDIA_SHAPE, `${where}.media[${i}]`);
-    expect(['image', 'video', 'gif']).toContain(m.type);
-  });
-  if (p.card) expectShape(p.card, CARD_SHAPE, `${where}.card`);
-  if (p.poll) expectShape(p.poll, POLL_SHAPE, `${where}.poll`);
-  if (p.repostedBy) expectShape(p.repostedBy, REPOSTED_BY_SHAPE, `${where}.repostedBy`);
-  for (const m of p.mentions) expectShape(m, { id: 'string', handle: 'string', url: 'string' }, `${where}.mentions[]`);
-  for (const h of p.hashtags) expect(typeof h).toBe('string');
-  for (const l of p.links) expect(l).toMatch(/^https?:\/\//);
-  if (p.quotedPost) expectPost(p.quotedPost, `${where}.quotedPost`);
-}
-
 // -------------------------------------------------------------------------------------------------
 beforeAll(async () => {
   await fake.start();
@@ -176,7 +79,7 @@ beforeAll(async () => {
 afterAll(() => fake.stop());
 beforeEach(() => {
   fake.reset();
-  forgetKnownUsernames();
+  knownUsernames.clear();
   publicAccountRoutes();
 });
 
@@ -186,8 +89,7 @@ describe('microblog-c user posts: page 1', () => {
     page = await run({ handle: 'harborlight' });
   });
 
-  it('maps the account with every field of the spec, of the right type', () => {
-    expectShape(page.user, ACCOUNT_SHAPE, 'user');
+  it('maps the account', () => {
     expect(page.user).toMatchObject({
       id: ID,
       handle: 'HarborLight',
@@ -218,11 +120,6 @@ describe('microblog-c user posts: page 1', () => {
     expect(page.user.bioMentions).toEqual([{ handle: 'tidewriter', url: profileUrl('tidewriter') }]);
     expect(page.user.bioLinks).toEqual(['https://harborlight.example/letter']);
     expect(page.user.emojis).toEqual([expect.objectContaining({ shortcode: 'anchor', url: expect.stringMatching(/anchor\.png$/) })]);
-  });
-
-  it('gives every post every field of the spec, of the right type', () => {
-    expect(page.posts.length).toBeGreaterThan(0);
-    page.posts.forEach((p, i) => expectPost(p, `posts[${i}]`));
   });
 
   it('leads with the pinned posts, marked isPinned, and does not repeat them in the timeline', () => {
@@ -463,13 +360,6 @@ describe('microblog-c user posts: paging', () => {
     expect(page.posts[0]!.isPinned).toBe(true);
     expect(page.cursor).toBe(PAGE1_NEXT);
   });
-
-  it('accepts only cursors that are post ids of this platform', () => {
-    expect(isPlausibleCursor(PAGE1_NEXT)).toBe(true);
-    expect(isPlausibleCursor('107814993046697416')).toBe(true);
-    expect(isPlausibleCursor('12345')).toBe(false);
-    expect(isPlausibleCursor('99999999999999999999')).toBe(false);
-  });
 });
 
 describe('microblog-c user posts: errors', () => {
@@ -499,12 +389,6 @@ describe('microblog-c user posts: errors', () => {
   it('a cursor upstream rejects (400) -> BAD_REQUEST', async () => {
     fake.on(STATUSES, { status: 400, body: fixture('microblog-c/error-bad-request.json') });
     await rejection(run({ handle: 'harborlight', cursor: PAGE1_NEXT }), 'BAD_REQUEST');
-  });
-
-  it('a cursor that is no post id -> BAD_REQUEST from parameter validation, before any credit or upstream call', async () => {
-    const op = operation('microblog-c-user-posts');
-    await rejection(Promise.resolve().then(() => validateQuery(op, { handle: 'harborlight', cursor: '12345' })), 'BAD_REQUEST');
-    expect(validateQuery(op, { handle: 'harborlight', cursor: PAGE1_NEXT }).values.cursor).toBe(PAGE1_NEXT);
   });
 
   it('rate limited (429) -> UPSTREAM_BLOCKED with retryAfter from the upstream reset time', async () => {
