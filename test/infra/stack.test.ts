@@ -54,9 +54,9 @@ const actionsOf = (s: { Action: string | string[] }) => (Array.isArray(s.Action)
 const tableId = (logicalPrefix: string) => ofType('AWS::DynamoDB::Table').find(([id]) => id.startsWith(logicalPrefix))![0];
 
 describe('functions', () => {
-  it('one function per routed operation plus the authorizer, all nodejs22.x on arm64', () => {
+  it('one function per routed operation plus the authorizer and the OpenAPI document, all nodejs22.x on arm64', () => {
     const fns = ofType('AWS::Lambda::Function');
-    expect(fns).toHaveLength(routed.length + 1);
+    expect(fns).toHaveLength(routed.length + 2);
     for (const [, fn] of fns) {
       expect(fn.Properties.Runtime).toBe('nodejs22.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
@@ -91,7 +91,7 @@ describe('functions', () => {
     });
     const fromSsm = synth({ scraperProxyParameter: '/social-data/proxy-url' }).toJSON();
     const envs = Object.values(fromSsm.Resources as Record<string, Resource>)
-      .filter((r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Description).includes('GET /v1/'))
+      .filter((r) => r.Type === 'AWS::Lambda::Function' && routed.some((op) => String(r.Properties.Description).endsWith(`GET ${op.path}`)))
       .map((r) => r.Properties.Environment.Variables.SCRAPER_PROXY_URL);
     expect(envs.length).toBe(routed.length);
     for (const env of envs) expect(JSON.stringify(env)).toContain('Ref'); // a CloudFormation parameter, not a literal
@@ -130,19 +130,28 @@ describe('least-privilege IAM', () => {
 });
 
 describe('REST API', () => {
+  it('serves the OpenAPI document without a key or the authorizer', () => {
+    const paths = resourcePaths();
+    const [, m] = ofType('AWS::ApiGateway::Method').find(([, x]) => paths.get(x.Properties.ResourceId.Ref) === '/v1/openapi.json')!;
+    expect(m.Properties).toMatchObject({ HttpMethod: 'GET', AuthorizationType: 'NONE', ApiKeyRequired: false });
+  });
+
   it('routes exactly the routed operations, each a GET', () => {
     const paths = resourcePaths();
     const methods = ofType('AWS::ApiGateway::Method').map(([, m]) => ({
       path: paths.get(m.Properties.ResourceId.Ref),
       verb: m.Properties.HttpMethod,
     }));
-    expect(methods.map((m) => m.path).sort()).toEqual(routed.map((op) => op.path).sort());
+    expect(methods.map((m) => m.path).sort()).toEqual([...routed.map((op) => op.path), '/v1/openapi.json'].sort());
     expect(new Set(methods.map((m) => m.verb))).toEqual(new Set(['GET']));
   });
 
   it('requires an API key and the authorizer on every method, with a Lambda proxy integration', () => {
     const [authorizerId] = ofType('AWS::ApiGateway::Authorizer')[0]!;
-    for (const [, m] of ofType('AWS::ApiGateway::Method')) {
+    const paths = resourcePaths();
+    const methods = ofType('AWS::ApiGateway::Method').filter(([, m]) => routed.some((op) => op.path === paths.get(m.Properties.ResourceId.Ref)));
+    expect(methods).toHaveLength(routed.length);
+    for (const [, m] of methods) {
       expect(m.Properties.ApiKeyRequired).toBe(true);
       expect(m.Properties.AuthorizationType).toBe('CUSTOM');
       expect(m.Properties.AuthorizerId).toEqual({ Ref: authorizerId });
