@@ -167,7 +167,7 @@ export const operations = [
     params: { url: { schema: pro.contentUrlParam, required: true, description: 'Post (.../posts/<slug>) or article (.../pulse/<slug>) URL', example: 'https://www.linkedin.com/pulse/some-article-slug' } },
     data: proR.PostData,
     responses: NO_400,
-    status: 'planned',
+    status: 'live',
     parsesHtml: true,
   },
   {
