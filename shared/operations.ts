@@ -139,8 +139,8 @@ export const operations = [
     params: { url: { schema: link.pageUrlParam, required: true, description: 'Public page URL', example: 'https://pillar.io/somecreator' } },
     data: linkR.PageData,
     responses: NO_400,
-    status: 'planned',
-    parsesHtml: true,
+    status: 'live',
+    parsesHtml: false,
   },
   {
     id: 'shortvideo-video-comments',
