@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { OperationId } from '../shared/operations';
 import { FIXTURES, fixture, fixtureText, type FakeReply, type FakeUpstream } from '../test/support/fake-upstream';
+import { linkpageRoutes } from '../test/support/linkpage-upstream';
 
 /**
  * The fake-upstream set-ups `npm run bench` uses: one entry per operation (or per input form of an
@@ -65,6 +66,8 @@ const cStatuses = (id: string) => (fake: FakeUpstream) =>
 /** Distinct numeric account ids near the fixture's (same length, so still plausible). */
 const cUserId = (i: number) => (BigInt(cAccountId()) + BigInt(i + 1)).toString();
 
+// linkpage: the GraphQL token is read from the app bundle on the first request of all (shell +
+// bundle), then each page is a resolve query and a page query; every name is new to the bench.
 // professional: one GET of the page; the slug (so the path) differs per request.
 const PRO_VIDEO = lazyText('professional/post-video.html');
 const proPath = (i: number) => `/posts/bench-${i}_dockwalk-activity-7301122334455667788-Qw3R`;
@@ -135,5 +138,14 @@ export const scenarios: Scenario[] = [
     },
     query: (i) => ({ url: `https://www.linkedin.com${proPath(i)}` }),
     note: 'one GET of the logged-out page (JSON-LD + DOM): 1 upstream round trip',
+  },
+  {
+    op: 'linkpage-page',
+    fixtures: ['linkpage/app-shell.html', 'linkpage/chunk-vendors-s-z.js', 'linkpage/page.json'],
+    routes(fake) {
+      linkpageRoutes(fake);
+    },
+    query: (i) => ({ url: `https://pillar.io/bench-${i}` }),
+    note: 'token known (shared credential): resolve + page = 2 upstream round trips; the very first request also reads the app shell and bundle (4)',
   },
 ];
