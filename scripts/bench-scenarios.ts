@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { OperationId } from '../shared/operations';
-import { FIXTURES, fixture, type FakeReply, type FakeUpstream } from '../test/support/fake-upstream';
+import { FIXTURES, fixture, fixtureText, type FakeReply, type FakeUpstream } from '../test/support/fake-upstream';
+import { linkpageRoutes } from '../test/support/linkpage-upstream';
 
 /**
  * The fake-upstream set-ups `npm run bench` uses: one entry per operation (or per input form of an
@@ -33,6 +34,12 @@ function lazyFixture(rel: string): () => unknown {
   return () => (value ??= fixture(rel));
 }
 
+/** Reads a text fixture (an HTML page, a JS bundle) once, on first use. */
+function lazyText(rel: string): () => string {
+  let value: string | undefined;
+  return () => (value ??= fixtureText(rel));
+}
+
 export const missingFixtures = (s: Scenario): string[] => s.fixtures.filter((rel) => !existsSync(path.join(FIXTURES, rel)));
 
 // microblog-a: getProfile and getAuthorFeed (issued together).
@@ -58,6 +65,12 @@ const cStatuses = (id: string) => (fake: FakeUpstream) =>
   fake.on(`/api/v1/accounts/${id}/statuses`, (req): FakeReply => ({ body: req.query.pinned === 'true' ? C_PINNED() : C_PAGE1() }));
 /** Distinct numeric account ids near the fixture's (same length, so still plausible). */
 const cUserId = (i: number) => (BigInt(cAccountId()) + BigInt(i + 1)).toString();
+
+// linkpage: the GraphQL token is read from the app bundle on the first request of all (shell +
+// bundle), then each page is a resolve query and a page query; every name is new to the bench.
+// professional: one GET of the page; the slug (so the path) differs per request.
+const PRO_VIDEO = lazyText('professional/post-video.html');
+const proPath = (i: number) => `/posts/bench-${i}_dockwalk-activity-7301122334455667788-Qw3R`;
 
 export const scenarios: Scenario[] = [
   {
@@ -116,5 +129,23 @@ export const scenarios: Scenario[] = [
       knownUsernames.remember(`known${i}`, cUserId(i));
     },
     note: 'a username this container resolved before skips the lookup: 1 upstream round trip',
+  },
+  {
+    op: 'professional-post',
+    fixtures: ['professional/post-video.html'],
+    routes(fake, i) {
+      fake.on(proPath(i), { body: PRO_VIDEO() });
+    },
+    query: (i) => ({ url: `https://www.linkedin.com${proPath(i)}` }),
+    note: 'one GET of the logged-out page (JSON-LD + DOM): 1 upstream round trip',
+  },
+  {
+    op: 'linkpage-page',
+    fixtures: ['linkpage/app-shell.html', 'linkpage/chunk-vendors-s-z.js', 'linkpage/page.json'],
+    routes(fake) {
+      linkpageRoutes(fake);
+    },
+    query: (i) => ({ url: `https://pillar.io/bench-${i}` }),
+    note: 'token known (shared credential): resolve + page = 2 upstream round trips; the very first request also reads the app shell and bundle (4)',
   },
 ];

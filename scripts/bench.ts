@@ -45,6 +45,8 @@ const CREDITS = 1_000_000;
 const GATEWAY_RATE = 1e9;
 
 const TARGET_IMPORT_RATIO = 1.5;
+/** Functions that parse HTML bundle linkedom (the scraper behind a dynamic import, but in the bundle). */
+const TARGET_IMPORT_RATIO_HTML = 2.2;
 const TARGET_DYNAMO_HIT = 3;
 const TARGET_DYNAMO_LIVE = 4;
 const TARGET_DELAY_RATIO = 1.1;
@@ -197,7 +199,7 @@ async function benchBundles(ops: { id: string; file: string; parsesHtml: boolean
       let check = '-';
       if (t.role === 'baseline') check = '(baseline)';
       else if (t.noHtml) check = verdict(`cold import ratio <= ${TARGET_IMPORT_RATIO} (no-HTML function)`, t.name, ratio <= TARGET_IMPORT_RATIO, `${f3(ratio)}x`);
-      else if (t.role === 'parses HTML') check = 'n/a (parses HTML)';
+      else if (t.role === 'parses HTML') check = verdict(`cold import ratio <= ${TARGET_IMPORT_RATIO_HTML} (HTML-parsing function)`, t.name, ratio <= TARGET_IMPORT_RATIO_HTML, `${f3(ratio)}x`);
       else if (t.role === 'info') check = 'info (deferred part)';
       else check = 'n/a (not routed)';
       const xs = samples.get(t.name)![0]!;
@@ -206,7 +208,7 @@ async function benchBundles(ops: { id: string; file: string; parsesHtml: boolean
     });
     table(
       `1. Bundle size and cold import (esbuild as infra/stack.ts: bundle, minify, sourcemap w/o sources, platform node, target node22, cjs, no externals)`,
-      ['function', 'kind', 'bundle KB', 'import ms (median)', 'p25-p75', 'ratio', 'import ms w/ --enable-source-maps', 'ratio', `target ratio <= ${TARGET_IMPORT_RATIO}`],
+      ['function', 'kind', 'bundle KB', 'import ms (median)', 'p25-p75', 'ratio', 'import ms w/ --enable-source-maps', 'ratio', `target ratio <= ${TARGET_IMPORT_RATIO} (HTML: ${TARGET_IMPORT_RATIO_HTML})`],
       rows,
       [
         `median of ${IMPORT_RUNS} fresh \`node -e "require(bundle)"\` processes per bundle (after 1 discarded warm-up), timed with process.hrtime around the require inside the child; node ${process.version}, ${os.cpus().length} CPUs`,

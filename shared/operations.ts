@@ -139,8 +139,8 @@ export const operations = [
     params: { url: { schema: link.pageUrlParam, required: true, description: 'Public page URL', example: 'https://pillar.io/somecreator' } },
     data: linkR.PageData,
     responses: NO_400,
-    status: 'planned',
-    parsesHtml: true,
+    status: 'live',
+    parsesHtml: false,
   },
   {
     id: 'shortvideo-video-comments',
@@ -167,7 +167,7 @@ export const operations = [
     params: { url: { schema: pro.contentUrlParam, required: true, description: 'Post (.../posts/<slug>) or article (.../pulse/<slug>) URL', example: 'https://www.linkedin.com/pulse/some-article-slug' } },
     data: proR.PostData,
     responses: NO_400,
-    status: 'planned',
+    status: 'live',
     parsesHtml: true,
   },
   {

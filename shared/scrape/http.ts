@@ -121,7 +121,9 @@ export function upstreamClient(def: PlatformUpstream, rules: AnswerRules): Upstr
       if (res && isChallengePage(res.body, res.headers)) {
         throw blocked(`${def.platform} answered ${res.status} with an anti-bot page`, upstreamRetryAfter(res.headers));
       }
-      if (res && res.status < 500) return res;
+      // Only 5xx is retried: a non-standard status above 599 (a 999 "request denied") is an answer
+      // for the platform's rules, and asking again at once would only be refused again.
+      if (res && (res.status < 500 || res.status > 599)) return res;
       const delay = RETRY_BASE_MS * 2 ** attempt * (0.5 + Math.random() / 2);
       if (attempt >= config.upstreamRetries || ctx.remaining() - delay < 250) {
         if (res) throw unavailable(`${def.platform} answered ${res.status}`, upstreamRetryAfter(res.headers));

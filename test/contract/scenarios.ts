@@ -1,7 +1,8 @@
 import type { OperationId } from '../../shared/operations';
 import { PUBLIC_HOSTS as LIVESTREAM_HOSTS } from '../../shared/platforms/livestream/site';
 import { WEB_ORIGIN as MICROBLOG_C_ORIGIN } from '../../shared/platforms/microblog-c/site';
-import { fixture, type FakeReply, type FakeUpstream } from '../support/fake-upstream';
+import { fixture, fixtureText, type FakeReply, type FakeUpstream } from '../support/fake-upstream';
+import { LINKPAGE_GRAPHQL, linkpageRoutes } from '../support/linkpage-upstream';
 
 /**
  * One contract scenario per operation: the fake upstream routes under which `query` succeeds, and
@@ -146,8 +147,55 @@ const microblogC: Scenario = {
   },
 };
 
+// ---- 6. linkpage (test/unit/linkpage/, test/gateway/linkpage-page.test.ts) ---------------------
+
+const linkpage: Scenario = {
+  routes: (fake) => linkpageRoutes(fake),
+  query: { url: 'https://pillar.io/marisolcooks' },
+  moreSuccesses: [
+    { name: 'www., upper case, trailing slash, query', query: { url: 'https://www.pillar.io/MarisolCooks/?utm_source=ig' } },
+    {
+      name: 'a page with no theme, socials or items',
+      routes: (fake) =>
+        linkpageRoutes(fake, {
+          page: () => {
+            const bare = fixture('linkpage/page.json') as { data: Record<string, unknown> };
+            return { body: { data: { ...bare.data, banner: { url_key: 'marisolcooks', clicks: 0, customizations: {} }, links: [], products: [], builderItems: [], influencer: { ...(bare.data.influencer as object), socials: [] } } } };
+          },
+        }),
+    },
+  ],
+  // A deleted page: the name resolves to nothing, and its id (a warm function may remember it) reads no influencer.
+  notFound: {
+    routes: (fake) => linkpageRoutes(fake, { knows: () => false, page: () => ({ body: { data: { influencer: null, banner: null, links: [], products: [], builderItems: [] } } }) }),
+  },
+  unavailable: { routes: (fake) => void fake.on(LINKPAGE_GRAPHQL, { status: 502, body: 'Bad Gateway' }) },
+};
+
+// ---- 8. professional (test/unit/professional/, test/gateway/professional-post.test.ts) ---------
+
+const PRO_POST = '/posts/quayside-robotics_dockwalk-warehouseautomation-activity-7301122334455667788-Qw3R';
+const PRO_ARTICLE = '/pulse/counting-footsteps-not-berths-marguerite-oyelaran-x7k2q';
+const proUrl = (path: string, host = 'www.linkedin.com') => `https://${host}${path}`;
+const proPage = (path: string, file: string) => (fake: FakeUpstream) => void fake.on(path, { body: fixtureText(`professional/${file}.html`) });
+
+const professional: Scenario = {
+  routes: proPage(PRO_POST, 'post-video'),
+  query: { url: proUrl(PRO_POST) },
+  moreSuccesses: [
+    { name: 'article', routes: proPage(PRO_ARTICLE, 'article'), query: { url: proUrl(PRO_ARTICLE, 'fr.linkedin.com') } },
+    { name: 'image post, author without JSON-LD image', routes: proPage(PRO_POST, 'post-image'), query: { url: `${proUrl(PRO_POST)}?utm_source=share` } },
+    { name: 'document post', routes: proPage(PRO_POST, 'post-document') },
+    { name: 'reshare', routes: proPage(PRO_POST, 'post-reshare') },
+  ],
+  notFound: { routes: (fake) => void fake.on(PRO_POST, { status: 404, body: '<!DOCTYPE html><html><body>Page not found</body></html>' }) },
+  unavailable: { routes: (fake) => void fake.on(PRO_POST, { status: 502, body: 'Bad Gateway' }) },
+};
+
 export const scenarios: Partial<Record<OperationId, Scenario>> = {
   'microblog-a-user-posts': microblogA,
   'livestream-clip': livestream,
+  'linkpage-page': linkpage,
   'microblog-c-user-posts': microblogC,
+  'professional-post': professional,
 };

@@ -21,6 +21,8 @@ export interface RecordedRequest {
   path: string;
   query: Record<string, string>;
   headers: http.IncomingHttpHeaders;
+  /** The request body as text ('' when there is none), e.g. a GraphQL query. */
+  body: string;
 }
 
 type Handler = (req: RecordedRequest) => FakeReply | Promise<FakeReply>;
@@ -80,11 +82,14 @@ export class FakeUpstream {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
     const u = new URL(req.url ?? '/', 'http://fake');
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
     const recorded: RecordedRequest = {
       method: req.method ?? 'GET',
       path: u.pathname,
       query: Object.fromEntries(u.searchParams),
       headers: req.headers,
+      body: Buffer.concat(chunks).toString('utf8'),
     };
     this.requests.push(recorded);
     const handler = this.routes.get(u.pathname);

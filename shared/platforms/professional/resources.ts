@@ -1,10 +1,101 @@
 import * as v from 'valibot';
-import { obj } from '../../scrape/resource';
+import { int, ndateTime, nint, nstr, str } from '../../scrape/resource';
 
 /**
- * professional: the spec's resources as valibot schemas (see shared/scrape/resource.ts for the
- * conventions). The operation table names each operation's `data` schema from here; mappers return
- * their output types, and the contract tests validate every response against them.
+ * professional: the "Article or post" resource (`data.content`). The spec lists what it describes
+ * but leaves the field names and types open ("not shown"); these are the names chosen (README,
+ * "professional post"), written as a precise schema. Conventions: shared/scrape/resource.ts.
  */
-// Field names inside `content`: not shown.
-export const PostData = v.looseObject({ content: obj });
+export const ContentAuthor = v.object({
+  name: str,
+  /** Profile or company page, without tracking query. */
+  url: nstr,
+  imageUrl: nstr,
+  /** Company pages hide it in the JSON-LD (0); then the count the page prints, else null. */
+  followerCount: nint,
+});
+
+export const ContentComment = v.object({
+  authorName: str,
+  authorUrl: nstr,
+  text: str,
+  /** Exact time from the JSON-LD; the page itself only prints "2w". */
+  createdAt: ndateTime,
+  likeCount: int,
+});
+
+export const RelatedArticle = v.object({ title: str, url: str, imageUrl: nstr });
+
+export const ContentImage = v.object({ url: str, width: nint, height: nint, alt: nstr });
+
+export const VideoMedia = v.object({
+  type: v.literal('video'),
+  /** The highest-bitrate progressive MP4 the page offers. */
+  streamUrl: str,
+  thumbnailUrl: nstr,
+  durationSeconds: nint,
+  width: nint,
+  height: nint,
+  embedUrl: nstr,
+});
+
+export const DocumentMedia = v.object({
+  type: v.literal('document'),
+  /** The document's manifest URL: logged out there is no direct file ("Sign in to download"). */
+  sourceUrl: nstr,
+  title: nstr,
+  pageCount: nint,
+  /** The slides the page shows logged out (the first few), in order. */
+  slideImageUrls: v.array(str),
+});
+
+export const ContentMedia = v.nullable(v.variant('type', [VideoMedia, DocumentMedia]));
+
+const contentFields = {
+  type: v.picklist(['post', 'article']),
+  /** Posts: the activity id (digits). Articles: the article id (digits), else the slug's 5-char suffix. */
+  id: str,
+  url: str,
+  title: nstr,
+  excerpt: nstr,
+  /** Full text, line breaks kept (may be empty: an image-only post). */
+  body: str,
+  coverImageUrl: nstr,
+  author: ContentAuthor,
+  publishedAt: ndateTime,
+  modifiedAt: ndateTime,
+  /** Articles only; null for posts. */
+  readingTimeMinutes: nint,
+  likeCount: int,
+  commentCount: int,
+  comments: v.array(ContentComment),
+  /** Articles only; [] for posts. */
+  relatedArticles: v.array(RelatedArticle),
+  /** Posts only; [] for articles (their inline images are part of the body). */
+  images: v.array(ContentImage),
+  media: ContentMedia,
+  hashtags: v.array(str),
+};
+
+/**
+ * The post a post reshares, in the same shape. The page does not show its counts or comments
+ * (counts null, comments []), and a reshare is never nested deeper (reshared null).
+ */
+export const ResharedContent = v.object({
+  ...contentFields,
+  likeCount: nint,
+  commentCount: nint,
+  reshared: v.null(),
+});
+
+export const Content = v.object({ ...contentFields, reshared: v.nullable(ResharedContent) });
+export type Content = v.InferOutput<typeof Content>;
+export type ResharedContent = v.InferOutput<typeof ResharedContent>;
+export type ContentAuthor = v.InferOutput<typeof ContentAuthor>;
+export type ContentComment = v.InferOutput<typeof ContentComment>;
+export type ContentImage = v.InferOutput<typeof ContentImage>;
+export type ContentMediaOut = v.InferOutput<typeof ContentMedia>;
+export type RelatedArticle = v.InferOutput<typeof RelatedArticle>;
+
+export const PostData = v.object({ content: Content });
+export type PostData = v.InferOutput<typeof PostData>;
