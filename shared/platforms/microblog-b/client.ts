@@ -105,7 +105,7 @@ const ID_PATTERNS = [
   // legacy webpack build
   /queryId:"([A-Za-z0-9_-]{10,40})"[^{}]{0,200}?operationName:"([A-Za-z]+)"/g,
   // x-web (Relay) build
-  /params:\{id:"([A-Za-z0-9_-]{10,40})"[^{}]{0,300}?name:"([A-Za-z]+)"/g,
+  /params:\{id:"([A-Za-z0-9_-]{10,40})"(?:(?!params:\{)[\s\S]){0,300}?name:"([A-Za-z]+)"/g,
   // endpoint templates: …/graphql/<id>/<name>
   /graphql\/([A-Za-z0-9_-]{10,40})\/([A-Za-z]+)/g,
 ];
