@@ -88,3 +88,18 @@ export async function coldMicroblogB(): Promise<void> {
     await db().send(new DeleteCommand({ TableName: config.cacheTable, Key: { pk: credentialKey(name) } }));
   }
 }
+
+/** Upstream answers that must become a 503 (code, and the Retry-After they must give when they set one). */
+export function upstreamFailures(): [name: string, reply: FakeReply, code: string, retryAfter: [number, number] | null][] {
+  const reset = Math.floor(Date.now() / 1000) + 120;
+  return [
+    ['429 with x-rate-limit-reset', { status: 429, body: fixture('microblog-b/error-rate-limit.json'), headers: { 'x-rate-limit-remaining': '0', 'x-rate-limit-reset': String(reset) } }, 'UPSTREAM_BLOCKED', [100, 121]],
+    ['200 with code 88 "Rate limit exceeded"', { status: 200, body: fixture('microblog-b/error-rate-limit.json') }, 'UPSTREAM_BLOCKED', null],
+    ['"Denied by access control"', { status: 200, body: fixture('microblog-b/error-denied.json') }, 'UPSTREAM_BLOCKED', null],
+    ['a Cloudflare challenge', { status: 403, body: fixtureText('livestream/cloudflare-challenge.html') }, 'UPSTREAM_BLOCKED', null],
+    ['a login page', { status: 200, body: fixtureText('microblog-b/login-page.html') }, 'UPSTREAM_BLOCKED', null],
+    ['error 336 (a feature flag missing)', { status: 400, body: fixture('microblog-b/error-features.json') }, 'EXTRACTION_FAILED', null],
+    ['a changed shape', { status: 200, body: { data: { something_else: {} } } }, 'EXTRACTION_FAILED', null],
+    ['a 5xx', { status: 502, body: 'Bad Gateway' }, 'PLATFORM_UNAVAILABLE', null],
+  ];
+}

@@ -124,14 +124,28 @@ export function mapAuthor(u: Json): R.NoteAuthor {
  * deactivated (`UserUnavailable`) -> 404.
  */
 export function userOf(data: Json): Json {
-  const result = get(data, 'data', 'user', 'result');
-  if (!isObject(get(data, 'data'))) throw extractionFailed('user lookup: the answer has no data');
+  const result = get(answerData(data, 'user', 'user lookup'), 'user', 'result');
   if (!isObject(result)) throw notFound();
   const type = str(result.__typename);
   if (type === 'UserUnavailable') throw notFound();
   if (type !== undefined && type !== null && type !== 'User') throw extractionFailed(`user lookup: a ${type}`);
   return result;
 }
+
+/**
+ * The answer's `data`, which must hold `key` or be empty (`{}`: the upstream's "nothing there");
+ * anything else is a changed shape.
+ */
+function answerData(data: Json, key: string, what: string): Record<string, unknown> {
+  const d = get(data, 'data');
+  if (!isObject(d)) throw extractionFailed(`${what}: the answer has no data${errorsOf(data)}`);
+  if (!(key in d) && Object.keys(d).length > 0) throw extractionFailed(`${what}: data without ${key} (has ${Object.keys(d).join(', ')})`);
+  return d;
+}
+const errorsOf = (data: Json) => {
+  const m = str(get(data, 'errors', 0, 'message'));
+  return m ? ` (${m.slice(0, 160)})` : '';
+};
 
 /** What /user-notes needs of a user: its id and whether its notes are hidden from logged-out viewers. */
 export function userIdentity(u: Json): { id: string; protected: boolean } {
@@ -390,8 +404,7 @@ export interface TimelineItem {
  * notes of self-thread modules (`profile-conversation-*`). Unknown or suspended account -> 404.
  */
 export function userTimeline(data: Json): TimelineItem[] {
-  const user = get(data, 'data', 'user', 'result');
-  if (!isObject(get(data, 'data'))) throw extractionFailed('user notes: the answer has no data');
+  const user = get(answerData(data, 'user', 'user notes'), 'user', 'result');
   if (!isObject(user) || user.__typename === 'UserUnavailable') throw notFound();
   const instructions = get(user, 'timeline', 'timeline', 'instructions') ?? get(user, 'timeline_v2', 'timeline', 'instructions');
   if (!Array.isArray(instructions)) throw extractionFailed('user notes: no timeline instructions');
@@ -428,8 +441,7 @@ export function userTimeline(data: Json): TimelineItem[] {
 
 /** The focal note of a TweetResultByRestId answer; deleted, tombstoned, withheld, protected, age-gated -> 404. */
 export function focalNoteOf(data: Json): Record<string, unknown> {
-  if (!isObject(get(data, 'data'))) throw extractionFailed('note: the answer has no data');
-  const result = get(data, 'data', 'tweetResult', 'result');
+  const result = get(answerData(data, 'tweetResult', 'note'), 'tweetResult', 'result');
   if (!isObject(result)) throw notFound();
   const note = unwrapNote(result);
   if (note) return note;
