@@ -15,7 +15,7 @@ import * as pro from './platforms/professional/site';
 import * as svR from './platforms/shortvideo/resources';
 import * as sv from './platforms/shortvideo/site';
 import type { Scraper } from './scrape/scraper';
-import { booleanParam, type ParamDef, type ParamSchema, type ParamValues } from './validation';
+import { type ParamDef, type ParamSchema, type ParamValues } from './validation';
 
 /**
  * THE table of the thirteen operations. The CDK stack, the local gateway, the docs and the contract
@@ -196,7 +196,7 @@ export const operations = [
     summary: 'The notes shown on the initial profile load: pinned first, then newest to oldest.',
     params: {
       handle: { schema: b.handleParam, required: true, description: 'Handle (1-15 letters, digits, _), @handle, or profile URL on x.com / twitter.com', example: 'nasa' },
-      trim: { schema: booleanParam, description: 'true or false (default): true keeps only the essential fields (see README)' },
+      trim: { schema: b.trimParam, description: 'true or false (default): true keeps only the essential fields (see README)' },
     },
     data: bR.UserNotesData,
     responses: NO_400,
@@ -223,7 +223,7 @@ export const operations = [
     summary: 'A note with its reply thread.',
     params: {
       url: { schema: b.noteUrlParam, required: true, description: 'Note permalink on x.com / twitter.com: https://x.com/<handle>/status/<id>', example: 'https://x.com/nasa/status/1841206275088290279' },
-      trim: { schema: booleanParam, description: 'true or false (default): true returns only the focal note with the essential fields, in one upstream call' },
+      trim: { schema: b.trimParam, description: 'true or false (default): true returns only the focal note with the essential fields, in one upstream call' },
     },
     data: bR.NoteData,
     responses: [200, 401, 402, 422, 429, 503],

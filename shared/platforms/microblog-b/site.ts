@@ -1,5 +1,6 @@
 import { type PlatformUpstream } from '../../scrape/upstream';
-import { parseHostUrl, parsedBy } from '../../validation';
+import * as v from 'valibot';
+import { booleanParam, parseHostUrl, parsedBy } from '../../validation';
 
 /**
  * microblog-b: the short-text network, read logged out through its web GraphQL API with a guest token.
@@ -71,3 +72,6 @@ export const noteUrlParam = parsedBy((raw) => {
   const noteId = parseNoteUrl(raw);
   return noteId ? { noteId } : null;
 }, 'Must be a note permalink on x.com or twitter.com: https://x.com/<handle>/status/<id>');
+
+/** `true` or `false` (the default): false reads as absent, so `trim=false` and no trim are one cache entry. */
+export const trimParam = v.pipe(booleanParam, v.transform((b): true | undefined => (b ? true : undefined)));

@@ -1,3 +1,4 @@
+import { cacheKey } from '../../../shared/cache';
 import { operation } from '../../../shared/operations';
 import { UPSTREAM, parseHandle, parseNoteUrl } from '../../../shared/platforms/microblog-b/site';
 import { isPlatformHost, resolveUpstream } from '../../../shared/scrape/upstream';
@@ -81,6 +82,8 @@ describe('note URL', () => {
     const b = validateQuery(op, { url: 'https://twitter.com/someoneelse/status/1934000000000000100/photo/1' }).values;
     expect(a).toEqual(b);
     expect(validateQuery(op, { url: 'https://x.com/a/status/1', trim: 'true' }).values).toEqual({ url: { noteId: '1' }, trim: true });
+    // trim=false is the default: the same cache entry as no trim at all.
+    expect(cacheKey(op.id, validateQuery(op, { url: 'https://x.com/a/status/1', trim: 'false' }).values)).toBe(cacheKey(op.id, validateQuery(op, { url: 'https://x.com/b/status/1' }).values));
     expect(rejection(() => validateQuery(op, { url: 'https://x.com/a/status/1', trim: 'yes' }))).toMatchObject({ status: 422, details: [{ path: 'trim', message: 'Must be true or false' }] });
   });
 });
