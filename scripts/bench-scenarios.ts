@@ -150,15 +150,16 @@ export const scenarios: Scenario[] = [
     op: 'microblog-b-profile',
     fixtures: B_FIXTURES,
     routes: (fake, i) => bRoutes(fake, i),
-    query: (i) => ({ handle: `bench${i}` }),
+    // Handles of their own: a profile lookup teaches user-notes the id, which would skew its figures.
+    query: (i) => ({ handle: `profile${i}` }),
     note: 'UserByScreenName: 1 upstream round trip',
   },
   {
     op: 'microblog-b-user-notes',
     variant: 'handle',
     fixtures: B_FIXTURES,
-    routes: (fake, i) => bRoutes(fake, i),
-    query: (i) => ({ handle: `bench${i}` }),
+    routes: (fake, i) => bRoutes(fake, i, `notes${i}`),
+    query: (i) => ({ handle: `notes${i}` }),
     note: 'the timeline is asked for by user id: UserByScreenName, then UserTweets (2 upstream round trips)',
   },
   {
