@@ -113,11 +113,13 @@ describe('user notes', () => {
 
 describe('note', () => {
   test('focal (TweetResultByRestId) and replies (TweetDetail) go out together: one round trip', async () => {
-    fake.on(NOTE, tokens.guard({ body: fixture('microblog-b/note.json'), delayMs: 150 }));
-    fake.on(DETAIL, tokens.guard({ body: fixture('microblog-b/conversation.json'), delayMs: 150 }));
-    const started = Date.now();
+    // Each answer is held 150 ms: both requests must have arrived before the first answer left.
+    const arrived: Record<string, number> = {};
+    const held = (name: string, body: unknown) => tokens.guard(() => ((arrived[name] = Date.now()), { body, delayMs: 150 }));
+    fake.on(NOTE, held('note', fixture('microblog-b/note.json')));
+    fake.on(DETAIL, held('detail', fixture('microblog-b/conversation.json')));
     const { result, paths } = await run((ctx) => scrapeNote({ url: noteUrl }, ctx, logger));
-    expect(Date.now() - started).toBeLessThan(290 + 200); // warm-up included; two sequential calls would take 300+ ms alone
+    expect(Math.abs(arrived.note! - arrived.detail!)).toBeLessThan(150);
     expect(paths.sort()).toEqual([DETAIL, NOTE].sort());
     const focal = result.focalNote as ThreadNote;
     expect(focal).toMatchObject({ id: FOCAL, author: { screenName: 'tidewren' } });
