@@ -2,15 +2,15 @@
 export const OPERATIONS = {
   microblogAUserPosts: { id: 'microblog-a-user-posts', path: '/v1/microblog-a/user/posts', status: 'live', cursor: 'cursor' },
   livestreamClip: { id: 'livestream-clip', path: '/v1/livestream/clip', status: 'live' },
-  microblogBProfile: { id: 'microblog-b-profile', path: '/v1/microblog-b/profile', status: 'planned' },
+  microblogBProfile: { id: 'microblog-b-profile', path: '/v1/microblog-b/profile', status: 'live' },
   citygameDaily: { id: 'citygame-daily', path: '/v1/citygame/daily', status: 'planned' },
   shortvideoUserFollowing: { id: 'shortvideo-user-following', path: '/v1/shortvideo/user/following', status: 'planned', cursor: 'cursor' },
   linkpagePage: { id: 'linkpage-page', path: '/v1/linkpage/page', status: 'live' },
   shortvideoVideoComments: { id: 'shortvideo-video-comments', path: '/v1/shortvideo/video/comments', status: 'planned', cursor: 'cursor' },
   professionalPost: { id: 'professional-post', path: '/v1/professional/post', status: 'live' },
   microblogCUserPosts: { id: 'microblog-c-user-posts', path: '/v1/microblog-c/user/posts', status: 'live', cursor: 'cursor' },
-  microblogBUserNotes: { id: 'microblog-b-user-notes', path: '/v1/microblog-b/user-notes', status: 'planned' },
+  microblogBUserNotes: { id: 'microblog-b-user-notes', path: '/v1/microblog-b/user-notes', status: 'live' },
   shortvideoUserLive: { id: 'shortvideo-user-live', path: '/v1/shortvideo/user/live', status: 'planned' },
-  microblogBNote: { id: 'microblog-b-note', path: '/v1/microblog-b/note', status: 'planned' },
+  microblogBNote: { id: 'microblog-b-note', path: '/v1/microblog-b/note', status: 'live' },
   shortvideoSearchHashtag: { id: 'shortvideo-search-hashtag', path: '/v1/shortvideo/search/hashtag', status: 'planned', cursor: 'cursor' },
 } as const;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { OperationId } from '../shared/operations';
 import { FIXTURES, fixture, fixtureText, type FakeReply, type FakeUpstream } from '../test/support/fake-upstream';
 import { linkpageRoutes } from '../test/support/linkpage-upstream';
+import { microblogBRoutes } from '../test/support/microblog-b-upstream';
 
 /**
  * The fake-upstream set-ups `npm run bench` uses: one entry per operation (or per input form of an
@@ -71,6 +72,28 @@ const cUserId = (i: number) => (BigInt(cAccountId()) + BigInt(i + 1)).toString()
 // professional: one GET of the page; the slug (so the path) differs per request.
 const PRO_VIDEO = lazyText('professional/post-video.html');
 const proPath = (i: number) => `/posts/bench-${i}_dockwalk-activity-7301122334455667788-Qw3R`;
+
+// microblog-b: guest activation once per container (absorbed by the warm-up), then GraphQL calls.
+const B_USER = lazyFixture('microblog-b/user-2026.json');
+const B_NOTES_TEXT = lazyText('microblog-b/user-notes.json');
+const B_NOTE = lazyFixture('microblog-b/note.json');
+const B_CONVO_TEXT = lazyText('microblog-b/conversation.json');
+const B_FOCAL = '2010000000000001000';
+const B_FIXTURES = ['microblog-b/user-2026.json', 'microblog-b/user-notes.json', 'microblog-b/note.json', 'microblog-b/conversation.json'];
+const json = (body: string): FakeReply => ({ body, headers: { 'content-type': 'application/json' } });
+/** A distinct note id per request, same length as the fixture's. */
+const bNoteId = (i: number) => (BigInt(B_FOCAL) + BigInt(i + 1) * 7n).toString();
+/** The fixture timeline, owned by `screenName` (so a remembered handle is recognised as its owner's). */
+const bTimeline = (screenName: string) => json(B_NOTES_TEXT().split('"HarborKite"').join(`"${screenName}"`));
+function bRoutes(fake: FakeUpstream, i: number, owner = 'HarborKite') {
+  microblogBRoutes(fake, {
+    UserByScreenName: { body: B_USER() },
+    UserTweets: bTimeline(owner),
+    TweetResultByRestId: { body: B_NOTE() },
+    // The conversation of note i: its replies answer note i.
+    TweetDetail: json(B_CONVO_TEXT().split(B_FOCAL).join(bNoteId(i))),
+  });
+}
 
 export const scenarios: Scenario[] = [
   {
@@ -147,5 +170,49 @@ export const scenarios: Scenario[] = [
     },
     query: (i) => ({ url: `https://pillar.io/bench-${i}` }),
     note: 'token known (shared credential): resolve + page = 2 upstream round trips; the very first request also reads the app shell and bundle (4)',
+  },
+  {
+    op: 'microblog-b-profile',
+    fixtures: B_FIXTURES,
+    routes: (fake, i) => bRoutes(fake, i),
+    // Handles of their own: a profile lookup teaches user-notes the id, which would skew its figures.
+    query: (i) => ({ handle: `profile${i}` }),
+    note: 'UserByScreenName: 1 upstream round trip',
+  },
+  {
+    op: 'microblog-b-user-notes',
+    variant: 'handle',
+    fixtures: B_FIXTURES,
+    routes: (fake, i) => bRoutes(fake, i, `notes${i}`),
+    query: (i) => ({ handle: `notes${i}` }),
+    note: 'the timeline is asked for by user id: UserByScreenName, then UserTweets (2 upstream round trips)',
+  },
+  {
+    op: 'microblog-b-user-notes',
+    variant: 'handle seen before',
+    fixtures: B_FIXTURES,
+    routes: (fake, i) => bRoutes(fake, i, `known${i}`),
+    query: (i) => ({ handle: `known${i}` }),
+    // A warm container that resolved this handle before (the scraper remembers handle -> id).
+    async prime(i) {
+      const { rememberHandle } = await import('../shared/platforms/microblog-b/scrape');
+      rememberHandle(`known${i}`, '1234567890');
+    },
+    note: 'a handle this container resolved before: UserTweets only (1 upstream round trip)',
+  },
+  {
+    op: 'microblog-b-note',
+    fixtures: B_FIXTURES,
+    routes: (fake, i) => bRoutes(fake, i),
+    query: (i) => ({ url: `https://x.com/tidewren/status/${bNoteId(i)}` }),
+    note: 'TweetResultByRestId and TweetDetail go out together: 2 calls, 1 upstream round trip',
+  },
+  {
+    op: 'microblog-b-note',
+    variant: 'trim=true',
+    fixtures: B_FIXTURES,
+    routes: (fake, i) => bRoutes(fake, i),
+    query: (i) => ({ url: `https://x.com/tidewren/status/${bNoteId(i)}`, trim: 'true' }),
+    note: 'TweetResultByRestId only: 1 upstream round trip',
   },
 ];

@@ -8,7 +8,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { RATE_LIMIT } from '../shared/config';
 import { ERROR_STATUS, type ErrorCode } from '../shared/errors';
-import { operations, type Operation, type Status } from '../shared/operations';
+import { answeredStatuses, operations, type Operation, type Status } from '../shared/operations';
 import { CACHE_MAX_AGE_SECONDS } from '../shared/validation';
 import { CLIENT_TABLE_PATH, OPENAPI_PATH, renderClientTable, renderOpenApi } from './openapi';
 
@@ -85,9 +85,10 @@ function renderOperation(op: Operation): string[] {
   out.push(`Page size: ${op.pageSize !== undefined ? `${op.pageSize} per page` : 'not paged'}.`, '');
 
   out.push('### Responses', '');
-  for (const status of [...op.responses].sort((a, b) => a - b)) {
+  for (const status of answeredStatuses(op)) {
     const codes = codesFor(status);
-    out.push(`- **${status}**${codes.length ? ` ${codes.map((c) => `\`${c}\``).join(', ')}` : ''}: ${STATUS_TEXT[status]}`);
+    const extra = op.responses.includes(status) ? '' : ' (not in the spec\'s list for this operation; its common rule applies)';
+    out.push(`- **${status}**${extra}${codes.length ? ` ${codes.map((c) => `\`${c}\``).join(', ')}` : ''}: ${STATUS_TEXT[status]}`);
   }
   out.push('');
 

@@ -10,7 +10,7 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { GATEWAY_MESSAGES, ERROR_STATUS, type ErrorCode } from '../shared/errors';
 import { RATE_LIMIT } from '../shared/config';
-import { operations, type Operation, type Status } from '../shared/operations';
+import { answeredStatuses, operations, type Operation, type Status } from '../shared/operations';
 import { CACHE_MAX_AGE_SECONDS } from '../shared/validation';
 
 const ROOT = path.join(__dirname, '..');
@@ -122,7 +122,7 @@ function operationObject(op: Operation): Json {
       },
     },
   };
-  for (const status of [...op.responses].filter((s): s is Exclude<Status, 200> => s !== 200).sort((a, b) => a - b)) {
+  for (const status of answeredStatuses(op).filter((s): s is Exclude<Status, 200> => s !== 200)) {
     const codes = codesFor(status);
     responses[status] = {
       description: STATUS_TEXT[status],

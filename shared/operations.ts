@@ -15,7 +15,7 @@ import * as pro from './platforms/professional/site';
 import * as svR from './platforms/shortvideo/resources';
 import * as sv from './platforms/shortvideo/site';
 import type { Scraper } from './scrape/scraper';
-import { booleanParam, type ParamDef, type ParamSchema, type ParamValues } from './validation';
+import { type ParamDef, type ParamSchema, type ParamValues } from './validation';
 
 /**
  * THE table of the thirteen operations. The CDK stack, the local gateway, the docs and the contract
@@ -45,6 +45,11 @@ export interface Operation {
   pageSize?: number;
   /** Responses the spec lists for this operation. */
   responses: readonly Status[];
+  /**
+   * Statuses the service answers beyond the spec's per-operation list, where a common rule of the
+   * spec applies that the list leaves out (documented in docs, OpenAPI and the README).
+   */
+  alsoAnswers?: readonly Status[];
   status: 'live' | 'planned';
   /** Whether the scraper parses HTML (and so bundles linkedom). */
   parsesHtml: boolean;
@@ -94,10 +99,10 @@ export const operations = [
     path: '/v1/microblog-b/profile',
     platform: 'microblog-b',
     summary: 'Profile information, stats and metadata (no posts).',
-    params: { handle: { schema: b.handleParam, required: true, description: 'Handle without the leading @', example: 'nasa' } },
+    params: { handle: { schema: b.handleParam, required: true, description: 'Handle (1-15 letters, digits, _), @handle, or profile URL on x.com / twitter.com', example: 'nasa' } },
     data: bR.ProfileData,
     responses: NO_400,
-    status: 'planned',
+    status: 'live',
     parsesHtml: false,
   },
   {
@@ -195,12 +200,12 @@ export const operations = [
     platform: 'microblog-b',
     summary: 'The notes shown on the initial profile load: pinned first, then newest to oldest.',
     params: {
-      handle: { schema: b.handleParam, required: true, description: 'Handle without the leading @', example: 'nasa' },
-      trim: { schema: booleanParam, description: 'true: essential fields only' },
+      handle: { schema: b.handleParam, required: true, description: 'Handle (1-15 letters, digits, _), @handle, or profile URL on x.com / twitter.com', example: 'nasa' },
+      trim: { schema: b.trimParam, description: 'true or false (default): true keeps only the essential fields (see README)' },
     },
     data: bR.UserNotesData,
     responses: NO_400,
-    status: 'planned',
+    status: 'live',
     parsesHtml: false,
   },
   {
@@ -222,12 +227,14 @@ export const operations = [
     platform: 'microblog-b',
     summary: 'A note with its reply thread.',
     params: {
-      url: { schema: b.noteUrlParam, required: true, description: 'Public permalink of a note', example: 'https://x.com/nasa/status/1841206275088290279' },
-      trim: { schema: booleanParam, description: 'true: only the focal note, essential fields' },
+      url: { schema: b.noteUrlParam, required: true, description: 'Note permalink on x.com / twitter.com: https://x.com/<handle>/status/<id>', example: 'https://x.com/nasa/status/1841206275088290279' },
+      trim: { schema: b.trimParam, description: 'true or false (default): true returns only the focal note with the essential fields, in one upstream call' },
     },
     data: bR.NoteData,
     responses: [200, 401, 402, 422, 429, 503],
-    status: 'planned',
+    // Common rule 5 (deleted, tombstoned, withheld or protected -> 404) applies; the spec's list for op 12 omits it.
+    alsoAnswers: [404],
+    status: 'live',
     parsesHtml: false,
   },
   {
@@ -268,3 +275,6 @@ export const routedOperations = (): Operation[] => operations.filter((o) => o.st
 
 /** functions/<id>.ts is the Lambda entry of each routed operation. */
 export const handlerFile = (op: Operation) => `functions/${op.id}.ts`;
+
+/** Every status an operation may answer: the spec's list plus `alsoAnswers`. */
+export const answeredStatuses = (op: Operation): Status[] => [...new Set([...op.responses, ...(op.alsoAnswers ?? [])])].sort((a, b) => a - b);

@@ -3,6 +3,7 @@ import { PUBLIC_HOSTS as LIVESTREAM_HOSTS } from '../../shared/platforms/livestr
 import { WEB_ORIGIN as MICROBLOG_C_ORIGIN } from '../../shared/platforms/microblog-c/site';
 import { fixture, fixtureText, type FakeReply, type FakeUpstream } from '../support/fake-upstream';
 import { LINKPAGE_GRAPHQL, linkpageRoutes } from '../support/linkpage-upstream';
+import { microblogBRoutes } from '../support/microblog-b-upstream';
 
 /**
  * One contract scenario per operation: the fake upstream routes under which `query` succeeds, and
@@ -192,10 +193,57 @@ const professional: Scenario = {
   unavailable: { routes: (fake) => void fake.on(PRO_POST, { status: 502, body: 'Bad Gateway' }) },
 };
 
+// ---- 3, 10, 12. microblog-b (test/gateway/microblog-b-*.test.ts) ---------------------------------
+
+/** Each route answers `reply` through the guest-token check (so a refused token still refreshes). */
+const bRoutes = (replies: Parameters<typeof microblogBRoutes>[1] = {}) => (fake: FakeUpstream) => void microblogBRoutes(fake, replies);
+const bDown: FakeReply = { status: 502, body: 'Bad Gateway' };
+
+const microblogBProfile: Scenario = {
+  routes: bRoutes(),
+  query: { handle: '@HarborKite' },
+  moreSuccesses: [
+    { name: 'legacy user schema', routes: bRoutes({ UserByScreenName: { body: fixture('microblog-b/user-legacy.json') } }), query: { handle: 'tidewren' } },
+    { name: 'protected account', routes: bRoutes({ UserByScreenName: { body: fixture('microblog-b/user-protected.json') } }), query: { handle: 'https://x.com/quietcove' } },
+  ],
+  notFound: { routes: bRoutes({ UserByScreenName: { body: fixture('microblog-b/user-suspended.json') } }) },
+  unavailable: { routes: bRoutes({ UserByScreenName: bDown }) },
+};
+
+const microblogBUserNotes: Scenario = {
+  routes: bRoutes(),
+  query: { handle: 'harborkite' },
+  moreSuccesses: [
+    { name: 'trim=true', query: { handle: 'harborkite', trim: 'true' } },
+    { name: 'no notes', routes: bRoutes({ UserTweets: { body: fixture('microblog-b/user-notes-empty.json') } }), query: { handle: 'tidewren' } },
+  ],
+  // Unknown by name, and suspended by id (the scraper may know the handle's id from an earlier call).
+  notFound: {
+    routes: bRoutes({ UserByScreenName: { body: fixture('microblog-b/user-not-found.json') }, UserTweets: { body: fixture('microblog-b/user-notes-suspended.json') } }),
+  },
+  unavailable: { routes: bRoutes({ UserTweets: bDown }) },
+};
+
+const microblogBNote: Scenario = {
+  routes: bRoutes(),
+  query: { url: 'https://x.com/tidewren/status/2010000000000001000' },
+  moreSuccesses: [
+    { name: 'trim=true', query: { url: 'https://x.com/tidewren/status/2010000000000001000', trim: 'true' } },
+    { name: 'replies refused by the guest view', routes: bRoutes({ TweetDetail: { body: fixture('microblog-b/error-denied.json') } }) },
+    { name: 'long-form note', routes: bRoutes({ TweetResultByRestId: { body: fixture('microblog-b/note-long-form.json') } }), query: { url: 'https://twitter.com/HarborKite/status/1970000000000000400' } },
+    { name: 'article note', routes: bRoutes({ TweetResultByRestId: { body: fixture('microblog-b/note-article.json') } }), query: { url: 'https://x.com/HarborKite/status/2020000000000002000' } },
+  ],
+  // Operation 12 lists no 404 (a deleted note is still 404 by the common rule: test/gateway/microblog-b-note.test.ts).
+  unavailable: { routes: bRoutes({ TweetResultByRestId: bDown }) },
+};
+
 export const scenarios: Partial<Record<OperationId, Scenario>> = {
   'microblog-a-user-posts': microblogA,
   'livestream-clip': livestream,
   'linkpage-page': linkpage,
   'microblog-c-user-posts': microblogC,
   'professional-post': professional,
+  'microblog-b-profile': microblogBProfile,
+  'microblog-b-user-notes': microblogBUserNotes,
+  'microblog-b-note': microblogBNote,
 };
