@@ -27,6 +27,9 @@ import { handlerFile, routedOperations, type Operation } from '../shared/operati
  *   scraperProxyUrl        the proxy URL itself, as plain text in the template. For a proxy without
  *                          credentials only; scraperProxyParameter wins when both are given.
  *   stageRateLimit, stageBurstLimit  whole-stage throttle (all teams together), default 100 rps / 200.
+ *   dashboardOrigin       the origin browsers see the dashboard at (https://host), when it is not the
+ *                          API's own host (a CDN or proxy in front that rewrites Host); the account API
+ *                          checks the Origin of state-changing requests against it.
  */
 const PROJECT_ROOT = path.resolve(__dirname, '..');
 
@@ -199,12 +202,13 @@ export class SocialDataApiStack extends Stack {
    * (an API key is never accepted there), and the pages are public like any sign-in page.
    */
   private addDashboard(environment: Record<string, string>) {
+    const dashboardOrigin = this.node.tryGetContext('dashboardOrigin') as string | undefined;
     const accountFn = this.nodeFunction('Account', 'functions/account.ts', {
       description: 'The dashboard account API: /v1/account/* (session cookie)',
       // scrypt (32 MiB, CPU-bound) on sign-in and set-password: 1024 MB gives it most of a vCPU.
       memorySize: 1024,
       timeout: Duration.seconds(10),
-      environment,
+      environment: { ...environment, ...(dashboardOrigin ? { DASHBOARD_ORIGIN: dashboardOrigin } : {}) },
     });
     // Members, invitations, sessions, sign-in throttles and keys are items; the ledger and the
     // usage counters are read with Query on the team's partition; keys and members are listed

@@ -56,7 +56,7 @@ async function main() {
   const { inviteLink } = await import('./admin');
   const member = (await listMembers(teamId))[0];
   const signIn = member?.passwordSetAt
-    ? `Dashboard: ${dashboardUrl}/sign-in?email=${encodeURIComponent(member.email)}  (member ${member.email})`
+    ? `Dashboard: ${dashboardUrl}/sign-in?email=${encodeURIComponent(member.email)}  (member ${member.email}; a new password link: npm run admin -- member invite --local --team ${teamId} --email ${member.email})`
     : `Dashboard: ${dashboardUrl}  Set the password of ${member?.email ?? DEV_MEMBER} (link valid 24 h):\n\n    ${inviteLink(`http://localhost:${port}`, (await invite(teamId, member?.email ?? DEV_MEMBER)).token)}\n`;
   const first = routedOperations()[0];
   const out = [
