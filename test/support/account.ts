@@ -1,5 +1,7 @@
 import { invite } from '../../shared/account/members';
+import { matchAccountRoute } from '../../shared/account/routes';
 import type { Harness } from './harness';
+import { openApiMismatch } from './openapi-check';
 
 /**
  * A browser-like client of the account API through the local gateway: it keeps the session cookie
@@ -29,6 +31,13 @@ export class AccountClient {
       parsed = JSON.parse(text);
     } catch {
       /* text */
+    }
+    const route = matchAccountRoute(method, path.split('?')[0]!);
+    if (route) {
+      const headersOut: Record<string, string> = {};
+      res.headers.forEach((value, name) => (headersOut[name] = value));
+      const mismatch = openApiMismatch(route.route.path, res.status, headersOut, parsed, method.toLowerCase());
+      if (mismatch) throw new Error(`${method} ${mismatch}`);
     }
     const set = res.headers.get('set-cookie');
     if (set) {
