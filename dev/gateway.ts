@@ -8,6 +8,7 @@ import { RATE_LIMIT } from '../shared/config';
 import { ApiError, GATEWAY_MESSAGES, atCapacity } from '../shared/errors';
 import { logger } from '../shared/log';
 import { routedOperations, type Operation } from '../shared/operations';
+import { DASHBOARD_PATH, matchAccountRoute } from '../shared/account/routes';
 
 /**
  * The local stand-in for API Gateway: the same routes (from the operation table), the same
@@ -72,12 +73,38 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     });
   });
 
+  let dashboardHandler: Promise<Handler> | undefined;
+  const dashboard = () =>
+    (dashboardHandler ??= Promise.all([import('../shared/account/static'), import('../dashboard/build')]).then(([s, b]) => s.dashboardHandler(() => b.buildDashboard())));
+
+  async function serveAccount(req: http.IncomingMessage, url: URL, requestId: string): Promise<APIGatewayProxyResult> {
+    const matched = matchAccountRoute(req.method ?? 'GET', url.pathname);
+    if (!matched) {
+      // API Gateway: an unknown path or method is MISSING_AUTHENTICATION_TOKEN, mapped to 404.
+      return failure(new ApiError('NOT_FOUND', GATEWAY_MESSAGES.NOT_FOUND), requestId);
+    }
+    const body = await readBody(req);
+    const event = plainEvent(req, url, requestId, matched.route.path, matched.params, body);
+    const { handler } = await import('../functions/account');
+    const res = await handler(event);
+    // Served over plain http: a browser would drop a Secure cookie (except on localhost), so the
+    // local gateway alone relaxes it. API Gateway is https only and passes it unchanged.
+    const cookie = res.headers?.['set-cookie'];
+    if (typeof cookie === 'string') res.headers = { ...res.headers, 'set-cookie': cookie.replace(/; Secure/g, '') };
+    return res;
+  }
+
   async function serve(req: http.IncomingMessage): Promise<APIGatewayProxyResult> {
     const requestId = randomUUID();
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
       // The OpenAPI document is public, as on API Gateway (no authorizer on that route).
       if (url.pathname === OPENAPI_PATH && req.method === 'GET') return (await import('../functions/openapi')).handler();
+      // The dashboard and its account API: no API-key authorizer (the session cookie is the credential).
+      if (url.pathname.startsWith('/v1/account/')) return await serveAccount(req, url, requestId);
+      if ((url.pathname === DASHBOARD_PATH || url.pathname.startsWith(`${DASHBOARD_PATH}/`)) && req.method === 'GET') {
+        return await (await dashboard())(plainEvent(req, url, requestId, url.pathname, null, null));
+      }
       const op = routes.get(url.pathname);
       if (!op || req.method !== 'GET') {
         return failure(new ApiError('NOT_FOUND', GATEWAY_MESSAGES.NOT_FOUND), requestId);
@@ -155,6 +182,50 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         server.close(() => resolve());
       }),
   };
+}
+
+/** A REST proxy event for a route without authorizer, as API Gateway builds it (https added as X-Forwarded-Proto). */
+function plainEvent(req: http.IncomingMessage, url: URL, requestId: string, resource: string, pathParameters: Record<string, string> | null, body: string | null): APIGatewayProxyEvent {
+  const { single, multi } = headerMaps(req);
+  if (!Object.keys(single).some((h) => h.toLowerCase() === 'x-forwarded-proto')) {
+    single['X-Forwarded-Proto'] = 'http';
+    multi['X-Forwarded-Proto'] = ['http'];
+  }
+  const { single: query, multi: multiQuery } = queryMaps(url);
+  const method = req.method ?? 'GET';
+  return {
+    resource,
+    path: url.pathname,
+    httpMethod: method,
+    headers: single,
+    multiValueHeaders: multi,
+    queryStringParameters: query,
+    multiValueQueryStringParameters: multiQuery,
+    pathParameters: pathParameters && Object.keys(pathParameters).length ? pathParameters : null,
+    stageVariables: null,
+    body,
+    isBase64Encoded: false,
+    requestContext: {
+      requestId,
+      stage: STAGE,
+      httpMethod: method,
+      // No stage in local URLs: the request's own path, as behind a custom domain.
+      path: url.pathname,
+      resourcePath: resource,
+      identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' },
+    } as unknown as APIGatewayProxyEvent['requestContext'],
+  };
+}
+
+async function readBody(req: http.IncomingMessage): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > 1024 * 1024) break; // API Gateway's own limit is 10 MB; the account API refuses far less
+    chunks.push(chunk as Buffer);
+  }
+  return chunks.length ? Buffer.concat(chunks).toString('utf8') : null;
 }
 
 function headerMaps(req: http.IncomingMessage) {

@@ -10,7 +10,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { RATE_LIMIT } from '../shared/config';
-import { ACCOUNTS, CACHE, type TableDef } from '../shared/db/tables';
+import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/account/routes';
+import { ACCOUNTS, CACHE, TEAM_INDEX, type TableDef } from '../shared/db/tables';
 import { ERROR_STATUS, GATEWAY_MESSAGES, type ErrorCode } from '../shared/errors';
 import { handlerFile, routedOperations, type Operation } from '../shared/operations';
 
@@ -26,6 +27,9 @@ import { handlerFile, routedOperations, type Operation } from '../shared/operati
  *   scraperProxyUrl        the proxy URL itself, as plain text in the template. For a proxy without
  *                          credentials only; scraperProxyParameter wins when both are given.
  *   stageRateLimit, stageBurstLimit  whole-stage throttle (all teams together), default 100 rps / 200.
+ *   dashboardOrigin       the origin browsers see the dashboard at (https://host), when it is not the
+ *                          API's own host (a CDN or proxy in front that rewrites Host); the account API
+ *                          checks the Origin of state-changing requests against it.
  */
 const PROJECT_ROOT = path.resolve(__dirname, '..');
 
@@ -149,6 +153,8 @@ export class SocialDataApiStack extends Stack {
       apiKeyRequired: false,
     });
 
+    this.addDashboard(environment);
+
     this.usagePlan = this.api.addUsagePlan('TeamUsagePlan', {
       name: 'social-data-api-team',
       description: `One API key per team (created by the admin CLI); ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} s per team`,
@@ -189,10 +195,53 @@ export class SocialDataApiStack extends Stack {
     return table;
   }
 
+  /**
+   * The account dashboard: its JSON API (one function for every /v1/account/* route) and the
+   * single-page app (one function serving the page and its bundled assets). Neither route has the
+   * API-key authorizer: the account API's credential is the session cookie, checked by the function
+   * (an API key is never accepted there), and the pages are public like any sign-in page.
+   */
+  private addDashboard(environment: Record<string, string>) {
+    const dashboardOrigin = this.node.tryGetContext('dashboardOrigin') as string | undefined;
+    const accountFn = this.nodeFunction('Account', 'functions/account.ts', {
+      description: 'The dashboard account API: /v1/account/* (session cookie)',
+      // scrypt (32 MiB, CPU-bound) on sign-in and set-password: 1024 MB gives it most of a vCPU.
+      memorySize: 1024,
+      timeout: Duration.seconds(10),
+      environment: { ...environment, ...(dashboardOrigin ? { DASHBOARD_ORIGIN: dashboardOrigin } : {}) },
+    });
+    // Members, invitations, sessions, sign-in throttles and keys are items; the ledger and the
+    // usage counters are read with Query on the team's partition; keys and members are listed
+    // through the byTeam index. No DeleteItem: sign-out marks the session ended.
+    this.allow(accountFn, this.accounts, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query');
+    accountFn.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${this.accounts.tableArn}/index/${TEAM_INDEX.name}`] }));
+
+    const dashboardFn = this.nodeFunction(
+      'Dashboard',
+      'functions/dashboard.ts',
+      { description: `GET ${DASHBOARD_PATH}: the dashboard single-page app`, memorySize: 256, timeout: Duration.seconds(5), environment: { NODE_OPTIONS: '--enable-source-maps' } },
+      {
+        // esbuild bundles the app (dashboard/build.ts) next to the function's own bundle.
+        beforeBundling: () => [],
+        beforeInstall: () => [],
+        afterBundling: (inputDir: string, outputDir: string) => [`"${inputDir}/node_modules/.bin/tsx" "${inputDir}/dashboard/build.ts" "${outputDir}/dashboard"`],
+      },
+    );
+
+    const open = { authorizationType: apigateway.AuthorizationType.NONE, apiKeyRequired: false };
+    const accountIntegration = new apigateway.LambdaIntegration(accountFn, { proxy: true, allowTestInvoke: false });
+    for (const route of ACCOUNT_ROUTES) this.api.root.resourceForPath(route.path).addMethod(route.method, accountIntegration, open);
+    const dashboardIntegration = new apigateway.LambdaIntegration(dashboardFn, { proxy: true, allowTestInvoke: false });
+    const pages = this.api.root.resourceForPath(DASHBOARD_PATH);
+    pages.addMethod('GET', dashboardIntegration, open);
+    pages.addResource('{proxy+}').addMethod('GET', dashboardIntegration, open);
+  }
+
   private nodeFunction(
     id: string,
     entry: string,
     props: Pick<lambda.FunctionProps, 'description' | 'memorySize' | 'timeout' | 'environment'>,
+    commandHooks?: NonNullable<NonNullable<ConstructorParameters<typeof NodejsFunction>[2]>['bundling']>['commandHooks'],
   ): NodejsFunction {
     const entryPath = path.join(PROJECT_ROOT, entry);
     if (!existsSync(entryPath)) throw new Error(`${id}: handler file ${entry} is missing (a routed operation needs functions/<id>.ts)`);
@@ -218,11 +267,12 @@ export class SocialDataApiStack extends Stack {
         format: OutputFormat.CJS,
         // Bundle the AWS SDK too: it imports faster than the runtime's copy.
         externalModules: [],
+        ...(commandHooks ? { commandHooks } : {}),
       },
     });
   }
 
-  /** Item-level actions on the table itself: no Scan, no DeleteItem, no Query, no index access. */
+  /** Actions on the table itself (not its indexes): never Scan or DeleteItem; Query for the account API only. */
   private allow(fn: lambda.IFunction, table: dynamodb.ITable, ...actions: string[]) {
     fn.addToRolePolicy(new iam.PolicyStatement({ actions, resources: [table.tableArn] }));
   }

@@ -8,12 +8,24 @@
  *   key list --team ID                         name, created, last used, revoked (never the secret)
  *   key revoke --team ID --key KEYID           takes effect on the next request
  *   usage --team ID [--days 7] [--recent 20]   recent ledger records and daily counts
+ *   member invite --team ID --email E [--base URL]
+ *                                              dashboard member (created if new) and a one-time link to set
+ *                                              the password, valid 24 h; inviting again issues a new link
+ *   member list --team ID                      the team's dashboard members
+ *
+ * --base (or DASHBOARD_BASE_URL) is where the service is served: the stack's ApiUrl output (with
+ * its /prod stage); with --local it defaults to http://localhost:3000, where `npm start` serves.
  *
  * Target: with --local (or DYNAMODB_ENDPOINT set) the DynamoDB Local that `npm start` runs;
  * otherwise real DynamoDB with the usual AWS credentials, ACCOUNTS_TABLE and AWS_REGION.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+
+// The AWS SDK prints a multi-line notice about future Node versions on every run; the README's
+// supported Node is fine today, and an operator can do nothing about it. Its own switch, read when
+// a client is created (every SDK import below is dynamic, so this runs first).
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 type Flags = Record<string, string | true>;
 
@@ -112,13 +124,40 @@ export async function run(argv: string[], print: (line: string) => void = (l) =>
       for (const e of entries.slice(-int(flags, 'recent', 20)).reverse()) print(`  ${e.time}  ${e.operation}  ${e.credits}  ${e.requestId}`);
       return;
     }
+    case 'member invite': {
+      const teamId = need(flags, 'team');
+      const team = await credits.getTeam(teamId);
+      if (!team) throw new Error(`no team ${teamId}`);
+      const base = baseUrl(flags);
+      const { invite } = await import('../shared/account/members');
+      const { member, token, expiresAt } = await invite(teamId, need(flags, 'email'));
+      print(`member ${member.email} of team ${teamId} "${team.name}". One-time link to set the password (valid until ${expiresAt}):\n\n    ${inviteLink(base, token)}\n`);
+      return;
+    }
+    case 'member list': {
+      const { listMembers } = await import('../shared/account/members');
+      const list = await listMembers(need(flags, 'team'));
+      if (!list.length) print('no members');
+      for (const m of list) print(`  member ${m.email}  invited ${m.createdAt}  ${m.passwordSetAt ? `password set ${m.passwordSetAt}` : 'password not set yet'}`);
+      return;
+    }
     default:
-      throw new Error('usage: team create|show|credits, key create|list|revoke, usage  (see the comment at the top of scripts/admin.ts or the README)');
+      throw new Error('usage: team create|show|credits, key create|list|revoke, usage, member invite|list  (see the comment at the top of scripts/admin.ts or the README)');
   }
 }
 
 const describeKey = (k: { keyId: string; name: string; createdAt: string; lastUsedAt?: string; revokedAt?: string }) =>
   `  key ${k.keyId}  "${k.name}"  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}${k.revokedAt ? `  REVOKED ${k.revokedAt}` : ''}`;
+
+export const inviteLink = (base: string, token: string) => `${base}/dashboard/set-password?token=${encodeURIComponent(token)}`;
+
+function baseUrl(flags: Flags): string {
+  const given = (typeof flags.base === 'string' && flags.base) || process.env.DASHBOARD_BASE_URL;
+  const base = given || (process.env.DYNAMODB_ENDPOINT ? `http://localhost:${process.env.PORT || 3000}` : '');
+  if (!base) throw new Error('--base URL is required (the stack ApiUrl output, e.g. https://abc.execute-api.eu-west-1.amazonaws.com/prod)');
+  if (!/^https?:\/\/[^\s]+$/.test(base)) throw new Error('--base must be an http(s) URL');
+  return base.replace(/\/+$/, '');
+}
 
 function localEndpointFile() {
   return path.resolve(__dirname, '..', '.local', 'dynamodb-endpoint');

@@ -12,6 +12,7 @@ import { GATEWAY_MESSAGES, ERROR_STATUS, type ErrorCode } from '../shared/errors
 import { RATE_LIMIT } from '../shared/config';
 import { answeredStatuses, operations, type Operation, type Status } from '../shared/operations';
 import { CACHE_MAX_AGE_SECONDS } from '../shared/validation';
+import { accountPaths, accountSchemas, sessionScheme } from './openapi-account';
 
 const ROOT = path.join(__dirname, '..');
 export const OPENAPI_PATH = path.join(ROOT, 'docs', 'openapi.json');
@@ -164,7 +165,7 @@ export function openApiDocument(): Json {
     },
     servers: [{ url: 'http://localhost:3000', description: 'npm start' }],
     security: [{ apiKey: [] }, { bearer: [] }],
-    tags: [...new Set(ordered.map((o) => o.platform))].map((name) => ({ name })),
+    tags: [...[...new Set(ordered.map((o) => o.platform))].map((name) => ({ name })), { name: 'account', description: 'The account dashboard API (session cookie, not an API key)' }],
     paths: {
       ...Object.fromEntries(ordered.map((op) => [op.path, { get: operationObject(op) }])),
       '/v1/openapi.json': {
@@ -175,11 +176,13 @@ export function openApiDocument(): Json {
           responses: { 200: { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } } },
         },
       },
+      ...accountPaths(),
     },
     components: {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'A 28-character key from the account dashboard' },
         bearer: { type: 'http', scheme: 'bearer', description: 'The same key as `Authorization: Bearer <key>`' },
+        session: sessionScheme,
       },
       headers: {
         RequestId: { description: 'Equal to meta.requestId / error.requestId', schema: { type: 'string' } },
@@ -224,6 +227,7 @@ export function openApiDocument(): Json {
         },
         ...dataSchemas,
         ...defs,
+        ...accountSchemas,
       },
     },
   };

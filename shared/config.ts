@@ -38,6 +38,17 @@ export const config = {
   get keyTouchIntervalMs() {
     return num('KEY_TOUCH_INTERVAL_S', 60) * 1000;
   },
+  /** A dashboard session ends this long after sign-in (or at sign-out). */
+  get sessionTtlSeconds() {
+    return num('SESSION_TTL_S', 8 * 3600);
+  },
+  /** Failed dashboard sign-ins allowed per e-mail, and per client address, in a 15-minute window. */
+  get signInFailuresPerEmail() {
+    return num('SIGN_IN_FAILURES_PER_EMAIL', 10);
+  },
+  get signInFailuresPerAddress() {
+    return num('SIGN_IN_FAILURES_PER_ADDRESS', 50);
+  },
   /** The cache keeps an entry this long (TTL attribute), whatever cache_max_age callers use. */
   cacheTtlSeconds: 30 * 24 * 3600,
 };

@@ -180,3 +180,17 @@ export async function settle(charge: Omit<LedgerEntry, 'credits'>, cacheItem: Re
   if (pending?.[config.accountsTable]?.length) throw atCapacity('ledger write left unprocessed');
   if (pending?.[config.cacheTable]?.length) log.warn('cache write left unprocessed; served uncached');
 }
+
+/** The newest charges first, at most `limit`. */
+export async function recentCharges(teamId: string, limit: number): Promise<LedgerEntry[]> {
+  const res = await db().send(
+    new QueryCommand({
+      TableName: config.accountsTable,
+      KeyConditionExpression: 'pk = :p AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':p': teamPk(teamId), ':from': LEDGER_PREFIX, ':to': `${LEDGER_PREFIX}\uffff` },
+      ScanIndexForward: false,
+      Limit: limit,
+    }),
+  );
+  return (res.Items ?? []).map((i) => ({ teamId: i.teamId, requestId: i.requestId, operation: i.operation, credits: i.credits, time: i.time }));
+}

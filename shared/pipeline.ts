@@ -5,6 +5,7 @@ import { config } from './config';
 import { COST, balance, refund, reserve, settle } from './credits';
 import { failure, success } from './envelope';
 import { ApiError, GATEWAY_MESSAGES, toApiError } from './errors';
+import { countAnswer } from './account/usage';
 import { requestLogger } from './log';
 import { recordOutcome } from './metrics';
 import { type DataOf, type Operation, type OperationEntry, type OperationId, type ScraperOf, operation } from './operations';
@@ -15,6 +16,7 @@ import { CACHE_MAX_AGE_SECONDS, validateQuery } from './validation';
  * The one request pipeline every function runs:
  *   authenticated team -> validate -> cache (when cache_max_age allows) -> reserve 1 credit and
  *   scrape within the deadline, concurrently -> ledger + cache write (one batch) -> envelope.
+ * Each answered request also adds to the team's daily usage counter (shared/account/usage.ts).
  * Any error after the reservation gives the credit back; errors always cost 0.
  */
 
@@ -61,7 +63,9 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
         if (hit) {
           outcome = 'cache_hit';
           const cachedAt = new Date(hit.fetchedAt).toISOString();
-          return success(hit.data, { requestId, creditsCharged: 0, creditsRemaining: await balance(teamId), cached: true, cachedAt });
+          // The day's usage counter goes with the balance read: one more call, no more waiting.
+          const [remaining] = await Promise.all([balance(teamId), countAnswer(teamId, op.id, { kind: 'hit' }, log)]);
+          return success(hit.data, { requestId, creditsCharged: 0, creditsRemaining: remaining, cached: true, cachedAt });
         }
       }
 
@@ -92,7 +96,16 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
 
       const item = cacheItem(key, op.id, data, fetchedAt);
       if (!item) log.warn('result too large to cache; served uncached', { bytes: JSON.stringify(data).length });
-      await settle({ teamId, requestId, operation: op.id, time: new Date(fetchedAt).toISOString() }, item, log);
+      // The day's usage counter goes with the ledger write; should the ledger write fail (the
+      // request then fails and is refunded), the count is taken back.
+      const counting = countAnswer(teamId, op.id, { kind: 'live', credits: COST }, log, fetchedAt);
+      try {
+        await settle({ teamId, requestId, operation: op.id, time: new Date(fetchedAt).toISOString() }, item, log);
+      } catch (err) {
+        if (await counting) await countAnswer(teamId, op.id, { kind: 'live', credits: COST }, log, fetchedAt, -1);
+        throw err;
+      }
+      await counting;
       reserved = false;
       outcome = 'live';
       return success(data, { requestId, creditsCharged: COST, creditsRemaining: remainingAfter, cached: false });

@@ -44,3 +44,20 @@ test('bad input is a clear error', async () => {
   await expect(admin('key', 'revoke', '--team', 'nope', '--key', 'nope')).rejects.toThrow('no such key');
   await expect(admin('frobnicate')).rejects.toThrow('usage:');
 });
+
+test('member invite prints a one-time set-password link (24 h) on the given base; member list shows the state', async () => {
+  const created = await admin('team', 'create', '--name', 'dash', '--credits', '5');
+  const teamId = created.match(/team ([0-9a-f-]{36})/)![1]!;
+  const out = await admin('member', 'invite', '--team', teamId, '--email', 'Carol@Example.com', '--base', 'https://api.example.com/prod/');
+  const link = out.match(/\n\s+(https:\/\/\S+)\n/)![1]!;
+  expect(link).toMatch(/^https:\/\/api\.example\.com\/prod\/dashboard\/set-password\?token=[A-Za-z0-9_-]{43}$/);
+  const until = Date.parse(out.match(/valid until (\S+)\)/)![1]!);
+  expect(until - Date.now()).toBeGreaterThan(23.9 * 3600_000);
+  expect(until - Date.now()).toBeLessThanOrEqual(24 * 3600_000);
+  expect(await admin('member', 'list', '--team', teamId)).toContain('carol@example.com  invited');
+  const { setPassword } = await import('../shared/account/members');
+  expect(await setPassword(new URL(link).searchParams.get('token')!, 'a long enough password')).toBe('carol@example.com');
+  expect(await admin('member', 'list', '--team', teamId)).toContain('password set');
+  await expect(admin('member', 'invite', '--team', 'nope', '--email', 'x@example.com')).rejects.toThrow('no team');
+  await expect(admin('member', 'invite', '--team', teamId, '--email', 'not-an-email', '--base', 'https://a.example')).rejects.toThrow('not an e-mail');
+});

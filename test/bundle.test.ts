@@ -76,3 +76,31 @@ test.each(routedOperations().map((op) => [op.id, op] as const))('%s: the bundled
   expect(body.meta).toMatchObject({ requestId: `bundle-${op.id}`, creditsCharged: 1, cached: false });
   expect(res.headers?.['x-request-id']).toBe(`bundle-${op.id}`);
 });
+
+test('dashboard: the bundled function serves the pages and the assets built next to it (as the stack bundles it)', async () => {
+  const dir = path.join(outDir, 'dashboard-fn');
+  const { writeDashboard } = await import('../dashboard/build');
+  await writeDashboard(path.join(dir, 'dashboard')); // what the stack's afterBundling hook runs
+  await esbuild.build({ entryPoints: [path.join(ROOT, 'functions/dashboard.ts')], bundle: true, platform: 'node', target: 'node22', format: 'cjs', minify: true, outfile: path.join(dir, 'index.js'), logLevel: 'warning' });
+  const fn = require(path.join(dir, 'index.js')) as { handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> };
+  const call = (p: string) => fn.handler({ path: p, httpMethod: 'GET', headers: {}, requestContext: { requestId: 'bundle-dash', path: `/prod${p}` } } as unknown as APIGatewayProxyEvent);
+
+  const page = await call('/dashboard/keys');
+  expect(page.statusCode).toBe(200);
+  expect(page.headers?.['content-type']).toMatch(/^text\/html/);
+  expect(page.headers?.['content-security-policy']).toContain("script-src 'self'");
+  expect(page.body).toContain('src="/prod/dashboard/assets/app.js"');
+  const js = await call('/dashboard/assets/app.js');
+  expect(js.statusCode).toBe(200);
+  expect(js.body).toContain('/v1/account'); // the app, chart.js bundled in: nothing from a CDN
+  expect(js.body).not.toMatch(/https?:\/\/(cdn|unpkg|cdnjs)\./);
+  expect((await call('/dashboard/assets/app.css')).headers?.['content-type']).toMatch(/^text\/css/);
+  expect((await call('/dashboard/nope')).statusCode).toBe(404);
+});
+
+test('account: the bundled function answers the account API (not signed in -> 401 in the error envelope)', async () => {
+  const fn = require(await bundle('functions/account.ts')) as { handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> };
+  const res = await fn.handler({ path: '/v1/account/me', httpMethod: 'GET', headers: { 'x-api-key': key }, requestContext: { requestId: 'bundle-account', path: '/prod/v1/account/me' } } as unknown as APIGatewayProxyEvent);
+  expect(res.statusCode).toBe(401);
+  expect(JSON.parse(res.body).error).toMatchObject({ code: 'UNAUTHORIZED', requestId: 'bundle-account' });
+});

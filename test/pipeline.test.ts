@@ -149,15 +149,32 @@ describe('cache', () => {
     expect(second.body.meta.cached).toBe(false);
   });
 
-  test('DynamoDB calls, authorizer included: at most 3 for a cache hit, 4 for a live scrape', async () => {
+  // One of each is the team's daily usage counter (dashboard usage page), sent concurrently with
+  // the balance read (hit) or the ledger write (live), so it adds a call but not a round trip.
+  test('DynamoDB calls, authorizer included: at most 4 for a cache hit, 5 for a live scrape', async () => {
     const { key } = await h.team(10);
     await h.call(PATH, { handle: 'count-calls.bsky.social' }, { key }); // first use also writes lastUsedAt
     let before = dynamoCallCount();
     await h.call(PATH, { handle: 'count-calls.bsky.social', cache_max_age: '1d' }, { key });
-    expect(dynamoCallCount() - before).toBeLessThanOrEqual(3);
+    expect(dynamoCallCount() - before).toBeLessThanOrEqual(4);
     before = dynamoCallCount();
     await h.call(PATH, { handle: 'count-calls-2.bsky.social', cache_max_age: '1d' }, { key });
-    expect(dynamoCallCount() - before).toBeLessThanOrEqual(4);
+    expect(dynamoCallCount() - before).toBeLessThanOrEqual(5);
+  });
+
+  test('the daily usage counter: live requests with their credits, and cache hits, per operation', async () => {
+    const { key, teamId } = await h.team(10);
+    await h.call(PATH, { handle: 'usage-count.bsky.social' }, { key });
+    await h.call(PATH, { handle: 'usage-count.bsky.social', cache_max_age: '1d' }, { key });
+    await h.call(PATH, { handle: 'usage-count.bsky.social', cache_max_age: '1d' }, { key });
+    await h.call(PATH, { handle: '!!' }, { key }); // 422: not counted
+    const { usage } = await import('../shared/account/usage');
+    const report = await usage(teamId, 30);
+    expect(report.days).toHaveLength(30);
+    expect(report.days.at(-1)!.operations).toEqual({ 'microblog-a-user-posts': { live: 1, hits: 2, credits: 1 } });
+    expect(report.totals).toMatchObject({ requests: 3, live: 1, hits: 2, credits: 1 });
+    expect(report.totals.cacheHitShare).toBeCloseTo(2 / 3);
+    expect(report.totals.credits).toBe(10 - (await balance(teamId)));
   });
 });
 

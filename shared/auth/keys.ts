@@ -118,8 +118,8 @@ export async function listKeys(teamId: string): Promise<KeyRecord[]> {
   return out;
 }
 
-/** Revokes by keyId (the secret is not known after creation). Returns false if no such key. */
-export async function revokeKey(teamId: string, keyId: string): Promise<boolean> {
+/** The stored item of a team's key by keyId: a key of another team is never found. */
+async function teamKeyItem(teamId: string, keyId: string): Promise<Record<string, unknown> | undefined> {
   const res = await db().send(
     new QueryCommand({
       TableName: config.accountsTable,
@@ -130,15 +130,40 @@ export async function revokeKey(teamId: string, keyId: string): Promise<boolean>
       ExpressionAttributeValues: { ':p': teamPk(teamId), ':k': 'KEY#', ':id': keyId },
     }),
   );
-  const item = res.Items?.[0];
+  return res.Items?.[0];
+}
+
+/** Revokes by keyId (the secret is not known after creation). Returns false if no such key. */
+export async function revokeKey(teamId: string, keyId: string): Promise<boolean> {
+  const item = await teamKeyItem(teamId, keyId);
   if (!item) return false;
   await db().send(
     new UpdateCommand({
       TableName: config.accountsTable,
       Key: { pk: item.pk, sk: KEY_SK },
       UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
-      ExpressionAttributeValues: { ':now': new Date().toISOString() },
+      ConditionExpression: 'teamId = :team',
+      ExpressionAttributeValues: { ':now': new Date().toISOString(), ':team': teamId },
     }),
   );
   return true;
+}
+
+/** Renames a team's key. Returns the updated record, or null if the team has no such key. */
+export async function renameKey(teamId: string, keyId: string, name: string): Promise<KeyRecord | null> {
+  const item = await teamKeyItem(teamId, keyId);
+  if (!item) return null;
+  const res = await db().send(
+    new UpdateCommand({
+      TableName: config.accountsTable,
+      Key: { pk: item.pk, sk: KEY_SK },
+      UpdateExpression: 'SET #n = :name',
+      ConditionExpression: 'teamId = :team',
+      ExpressionAttributeNames: { '#n': 'name' },
+      ExpressionAttributeValues: { ':name': name, ':team': teamId },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  const { keyId: id, teamId: t, name: n, createdAt, lastUsedAt, revokedAt, usageKey } = res.Attributes as KeyRecord;
+  return { keyId: id, teamId: t, name: n, createdAt, lastUsedAt, revokedAt, usageKey };
 }

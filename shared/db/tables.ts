@@ -2,12 +2,22 @@
  * The two tables, described once: the CDK stack (infra/stack.ts) and the local set-up
  * (dev/tables.ts) both build them from `TABLES`, and the code reads their key names from here.
  *
- * accounts (pk, sk; GSI byTeam on gsi1pk, gsi1sk):
+ * accounts (pk, sk; GSI byTeam on gsi1pk, gsi1sk; TTL on expiresAt):
  *   TEAM#<teamId> / TEAM                      team: name, credits, createdAt, usageKeyId?, usageKey
  *   KEY#<sha256(secret)> / KEY                key: keyId, teamId, name, createdAt, lastUsedAt?, revokedAt?, usageKey
  *                                             (gsi1pk TEAM#<teamId>, gsi1sk KEY#<createdAt>#<keyId>)
  *   TEAM#<teamId> / LEDGER#<time>#<requestId> a charge: requestId, operation, credits, time
  *   TEAM#<teamId> / GRANT#<time>#<id>         credits added: credits, time
+ *   TEAM#<teamId> / USAGE#<yyyy-mm-dd>        a day's answered requests (shared/account/usage.ts): numbers
+ *                                             `live:<operation>`, `hit:<operation>` (cache hits), `credits:<operation>`;
+ *                                             one UpdateItem (ADD) per answered request; expiresAt after 400 days
+ *   MEMBER#<email> / MEMBER                   a dashboard member: memberId, email, teamId, createdAt,
+ *                                             passwordHash? (scrypt), passwordSetAt?
+ *                                             (gsi1pk TEAM#<teamId>, gsi1sk MEMBER#<createdAt>#<email>)
+ *   INVITE#<sha256(token)> / INVITE           a one-time set-password link: email, teamId, createdAt, expiresAt, usedAt?
+ *   SESSION#<sha256(id)> / SESSION            a dashboard session: teamId, email, memberId, createdAt, expiresAt, endedAt?
+ *   THROTTLE#<email|addr>#<value> / <window>  failed sign-ins in a 15-minute window: failures, expiresAt
+ *   (expiresAt: the table's TTL attribute, epoch seconds; readers also check it, as TTL deletes late)
  * cache (pk; TTL on expiresAt):
  *   <operation>#<normalized input>            body (brotli JSON), fetchedAt (ms), expiresAt (TTL, s)
  *   CRED#<platform>#<kind>                    a shared upstream credential (shared/scrape/credentials.ts)
@@ -28,6 +38,7 @@ export const ACCOUNTS = {
   partitionKey: 'pk',
   sortKey: 'sk',
   indexes: [{ name: 'byTeam', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
+  ttlAttribute: 'expiresAt',
   retain: true,
 } as const satisfies TableDef;
 
@@ -49,3 +60,11 @@ export const keyPk = (hash: string) => `KEY#${hash}`;
 export const KEY_SK = 'KEY';
 export const LEDGER_PREFIX = 'LEDGER#';
 export const credentialKey = (name: string) => `CRED#${name}`;
+export const USAGE_PREFIX = 'USAGE#';
+export const memberPk = (email: string) => `MEMBER#${email}`;
+export const MEMBER_SK = 'MEMBER';
+export const invitePk = (hash: string) => `INVITE#${hash}`;
+export const INVITE_SK = 'INVITE';
+export const sessionPk = (hash: string) => `SESSION#${hash}`;
+export const SESSION_SK = 'SESSION';
+export const throttlePk = (kind: 'email' | 'addr', value: string) => `THROTTLE#${kind}#${value}`;

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { ACCOUNT_ROUTES } from '../../shared/account/routes';
 import { routedOperations } from '../../shared/operations';
 import { CLIENT_TABLE_PATH, OPENAPI_PATH, openApiDocument, renderClientTable, renderOpenApi } from '../../scripts/openapi';
 import { startHarness, type Harness } from '../support/harness';
@@ -22,7 +23,7 @@ test('the committed docs/openapi.json and client/operations.gen.ts are fresh gen
 
 test('every routed operation has its parameters, both security schemes, Retry-After on 429/503, and its data schema', () => {
   const doc = openApiDocument() as any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKey', 'bearer']);
+  expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKey', 'bearer', 'session']);
   for (const op of routedOperations()) {
     const get = doc.paths[op.path].get;
     expect(get['x-status']).toBe('live');
@@ -31,6 +32,16 @@ test('every routed operation has its parameters, both security schemes, Retry-Af
     expect(get.responses[429].headers['Retry-After']).toBeDefined();
     expect(get.responses[503].headers['Retry-After']).toBeDefined();
     expect(get.responses[200].content['application/json'].schema.properties.data.allOf[0].$ref).toMatch(/Data$/);
+  }
+});
+
+test('every account-API route is in the document, on the session cookie or open, never on an API key', () => {
+  const doc = openApiDocument() as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  for (const route of ACCOUNT_ROUTES) {
+    const op = doc.paths[route.path][route.method.toLowerCase()];
+    expect(op).toBeDefined();
+    const open = ['setPassword', 'signIn', 'signOut'].includes(route.name);
+    expect(op.security).toEqual(open ? [] : [{ session: [] }]);
   }
 });
 

@@ -4,6 +4,7 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { SocialDataApiStack, TEAM_BURST_LIMIT, TEAM_RATE_LIMIT } from '../../infra/stack';
 import { ACCOUNTS, CACHE , TEAM_INDEX } from '../../shared/db/tables';
+import { ACCOUNT_ROUTES } from '../../shared/account/routes';
 import { routedOperations } from '../../shared/operations';
 
 type Resource = { Type: string; Properties: Record<string, any> };
@@ -54,9 +55,9 @@ const actionsOf = (s: { Action: string | string[] }) => (Array.isArray(s.Action)
 const tableId = (logicalPrefix: string) => ofType('AWS::DynamoDB::Table').find(([id]) => id.startsWith(logicalPrefix))![0];
 
 describe('functions', () => {
-  it('one function per routed operation plus the authorizer and the OpenAPI document, all nodejs22.x on arm64', () => {
+  it('one function per routed operation plus the authorizer, the OpenAPI document, the account API and the dashboard, all nodejs22.x on arm64', () => {
     const fns = ofType('AWS::Lambda::Function');
-    expect(fns).toHaveLength(routed.length + 2);
+    expect(fns).toHaveLength(routed.length + 4);
     for (const [, fn] of fns) {
       expect(fn.Properties.Runtime).toBe('nodejs22.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
@@ -91,7 +92,7 @@ describe('functions', () => {
     });
     const fromSsm = synth({ scraperProxyParameter: '/social-data/proxy-url' }).toJSON();
     const envs = Object.values(fromSsm.Resources as Record<string, Resource>)
-      .filter((r) => r.Type === 'AWS::Lambda::Function' && routed.some((op) => String(r.Properties.Description).endsWith(`GET ${op.path}`)))
+      .filter((r) => r.Type === 'AWS::Lambda::Function' && /^\d+\. GET \/v1\//.test(String(r.Properties.Description)))
       .map((r) => r.Properties.Environment.Variables.SCRAPER_PROXY_URL);
     expect(envs.length).toBe(routed.length);
     for (const env of envs) expect(JSON.stringify(env)).toContain('Ref'); // a CloudFormation parameter, not a literal
@@ -103,13 +104,17 @@ describe('least-privilege IAM', () => {
   const accounts = { 'Fn::GetAtt': [tableId('AccountsTable'), 'Arn'] };
   const cache = { 'Fn::GetAtt': [tableId('CacheTable'), 'Arn'] };
 
-  it('grants no wildcard, Scan, Query, DeleteItem, BatchGetItem or table action anywhere', () => {
-    const all = ofType('AWS::IAM::Policy').flatMap(([, p]) => p.Properties.PolicyDocument.Statement.flatMap(actionsOf));
+  it('grants no wildcard, Scan, DeleteItem, BatchGetItem or table action anywhere, and Query only to the account API', () => {
+    const accountRole = functionByDescription('dashboard account API').Properties.Role['Fn::GetAtt'][0];
+    const policies = ofType('AWS::IAM::Policy');
+    const all = policies.flatMap(([, p]) => p.Properties.PolicyDocument.Statement.flatMap(actionsOf));
     expect(all.length).toBeGreaterThan(0);
     for (const action of all) {
       // BatchWriteItem (the settle step's one call) is allowed; see the comment in infra/stack.ts.
-      expect(action).not.toMatch(/\*|Scan|Query|DeleteItem|BatchGet|DeleteTable|CreateTable|UpdateTable/);
+      expect(action).not.toMatch(/\*|Scan|DeleteItem|BatchGet|DeleteTable|CreateTable|UpdateTable/);
     }
+    const others = policies.filter(([, p]) => !p.Properties.Roles.some((r: { Ref: string }) => r.Ref === accountRole));
+    expect(others.flatMap(([, p]) => p.Properties.PolicyDocument.Statement.flatMap(actionsOf))).not.toContain('dynamodb:Query');
   });
 
   it('lets the authorizer read and touch keys in the accounts table only', () => {
@@ -129,33 +134,58 @@ describe('least-privilege IAM', () => {
   });
 });
 
+describe('dashboard functions', () => {
+  const accounts = { 'Fn::GetAtt': [tableId('AccountsTable'), 'Arn'] };
+
+  it('the account API: items of the accounts table, Query on its partition and the byTeam index; nothing on the cache', () => {
+    const stmts = statementsOf(functionByDescription('dashboard account API'));
+    expect(stmts).toHaveLength(2);
+    expect(stmts[0]).toMatchObject({ Resource: accounts });
+    expect(actionsOf(stmts[0]!).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    expect(JSON.stringify(stmts[1]!.Resource)).toContain(`/index/${TEAM_INDEX.name}`);
+    expect(actionsOf(stmts[1]!)).toEqual(['dynamodb:Query']);
+  });
+
+  it('the dashboard pages: no table access at all', () => {
+    expect(statementsOf(functionByDescription('dashboard single-page app'))).toEqual([]);
+  });
+});
+
 describe('REST API', () => {
-  it('serves the OpenAPI document without a key or the authorizer', () => {
-    const paths = resourcePaths();
-    const [, m] = ofType('AWS::ApiGateway::Method').find(([, x]) => paths.get(x.Properties.ResourceId.Ref) === '/v1/openapi.json')!;
-    expect(m.Properties).toMatchObject({ HttpMethod: 'GET', AuthorizationType: 'NONE', ApiKeyRequired: false });
+  const paths = resourcePaths();
+  const methods = ofType('AWS::ApiGateway::Method').map(([, m]) => ({ path: paths.get(m.Properties.ResourceId.Ref)!, verb: m.Properties.HttpMethod as string, props: m.Properties }));
+  const isData = (path: string) => routed.some((op) => op.path === path);
+
+  it('routes the routed operations (GET), the OpenAPI document, the account API and the dashboard pages, nothing else', () => {
+    expect(methods.map((m) => `${m.verb} ${m.path}`).sort()).toEqual(
+      [
+        ...routed.map((op) => `GET ${op.path}`),
+        'GET /v1/openapi.json',
+        ...ACCOUNT_ROUTES.map((r) => `${r.method} ${r.path}`),
+        'GET /dashboard',
+        'GET /dashboard/{proxy+}',
+      ].sort(),
+    );
   });
 
-  it('routes exactly the routed operations, each a GET', () => {
-    const paths = resourcePaths();
-    const methods = ofType('AWS::ApiGateway::Method').map(([, m]) => ({
-      path: paths.get(m.Properties.ResourceId.Ref),
-      verb: m.Properties.HttpMethod,
-    }));
-    expect(methods.map((m) => m.path).sort()).toEqual([...routed.map((op) => op.path), '/v1/openapi.json'].sort());
-    expect(new Set(methods.map((m) => m.verb))).toEqual(new Set(['GET']));
-  });
-
-  it('requires an API key and the authorizer on every method, with a Lambda proxy integration', () => {
+  it('requires an API key and the authorizer on every data method, with a Lambda proxy integration', () => {
     const [authorizerId] = ofType('AWS::ApiGateway::Authorizer')[0]!;
-    const paths = resourcePaths();
-    const methods = ofType('AWS::ApiGateway::Method').filter(([, m]) => routed.some((op) => op.path === paths.get(m.Properties.ResourceId.Ref)));
-    expect(methods).toHaveLength(routed.length);
-    for (const [, m] of methods) {
-      expect(m.Properties.ApiKeyRequired).toBe(true);
-      expect(m.Properties.AuthorizationType).toBe('CUSTOM');
-      expect(m.Properties.AuthorizerId).toEqual({ Ref: authorizerId });
-      expect(m.Properties.Integration.Type).toBe('AWS_PROXY');
+    for (const m of methods.filter((x) => isData(x.path))) {
+      expect(m.props.ApiKeyRequired).toBe(true);
+      expect(m.props.AuthorizationType).toBe('CUSTOM');
+      expect(m.props.AuthorizerId).toEqual({ Ref: authorizerId });
+      expect(m.props.Integration.Type).toBe('AWS_PROXY');
+    }
+  });
+
+  it('leaves the API-key authorizer off the OpenAPI document, the account API (session cookie) and the dashboard', () => {
+    const open = methods.filter((x) => !isData(x.path));
+    expect(open).toHaveLength(1 + ACCOUNT_ROUTES.length + 2);
+    for (const m of open) {
+      expect(m.props.ApiKeyRequired).toBe(false);
+      expect(m.props.AuthorizationType).toBe('NONE');
+      expect(m.props.AuthorizerId).toBeUndefined();
+      expect(m.props.Integration.Type).toBe('AWS_PROXY');
     }
   });
 
@@ -246,6 +276,13 @@ describe('tables', () => {
           },
         ],
       }),
+    });
+  });
+
+  it('accounts: TTL on expiresAt (sessions, invitations, sign-in throttles, usage counters)', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [{ AttributeName: ACCOUNTS.partitionKey, KeyType: 'HASH' }, { AttributeName: ACCOUNTS.sortKey, KeyType: 'RANGE' }],
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
     });
   });
 

@@ -10,7 +10,7 @@ import addFormats from 'ajv-formats';
  * what the service does. A status the document does not list for the operation is itself a failure.
  */
 const DOC_PATH = path.join(__dirname, '..', '..', 'docs', 'openapi.json');
-type Doc = { paths: Record<string, { get?: { responses: Record<string, { headers?: Record<string, unknown> }> } }> };
+type Doc = { paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> } | undefined>> };
 
 let ajv: Ajv2020 | undefined;
 let doc: Doc | undefined;
@@ -26,10 +26,10 @@ function load() {
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 
-/** null when the response matches the document, else what is wrong. */
-export function openApiMismatch(pathname: string, status: number, headers: Record<string, string>, body: unknown): string | null {
+/** null when the response matches the document, else what is wrong. `pathname` is the document's path (a template for the account API's `{keyId}`). */
+export function openApiMismatch(pathname: string, status: number, headers: Record<string, string>, body: unknown, method = 'get'): string | null {
   const { ajv, doc } = load();
-  const op = doc.paths[pathname]?.get;
+  const op = doc.paths[pathname]?.[method];
   if (!op) return null; // not an operation of the document (an unknown route's 404)
   const response = op.responses[String(status)];
   if (!response) return `${pathname}: status ${status} is not listed in docs/openapi.json`;
@@ -37,7 +37,7 @@ export function openApiMismatch(pathname: string, status: number, headers: Recor
     if (headers[name.toLowerCase()] === undefined) return `${pathname} ${status}: header ${name} missing`;
   }
   if (pathname === '/v1/openapi.json') return null;
-  const validate = ajv.getSchema(`openapi#/${pointer('paths', pathname, 'get', 'responses', String(status), 'content', 'application/json', 'schema')}`);
+  const validate = ajv.getSchema(`openapi#/${pointer('paths', pathname, method, 'responses', String(status), 'content', 'application/json', 'schema')}`);
   if (!validate) return `${pathname} ${status}: no schema in docs/openapi.json`;
   if (validate(body)) return null;
   return `${pathname} ${status} does not match docs/openapi.json: ${ajv.errorsText(validate.errors, { separator: '; ' }).slice(0, 1500)}`;

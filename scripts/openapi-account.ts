@@ -1,0 +1,154 @@
+/**
+ * The account API (shared/account/routes.ts) in the OpenAPI document: one operation per route, the
+ * session cookie as its security scheme, and the shapes shared/account/api.ts answers. Kept beside
+ * scripts/openapi.ts, which merges it in; test/gateway/account.test.ts checks every account-API
+ * response of its run against the generated document.
+ */
+import { ACCOUNT_ROUTES, type AccountRoute } from '../shared/account/routes';
+import { SESSION_COOKIE } from '../shared/account/sessions';
+
+type Json = Record<string, unknown>;
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const dateTime = { type: 'string', format: 'date-time' };
+const nullableDateTime = { type: ['string', 'null'], format: 'date-time' };
+const count = { type: 'integer' };
+const obj = (properties: Json, required = Object.keys(properties)): Json => ({ type: 'object', required, properties });
+
+export const accountSchemas: Json = {
+  AccountMember: obj({
+    email: { type: 'string' },
+    memberId: { type: 'string' },
+    team: obj({ teamId: { type: 'string' }, name: { type: 'string' } }),
+    sessionExpiresAt: dateTime,
+  }),
+  AccountKey: obj({
+    keyId: { type: 'string' },
+    name: { type: 'string', minLength: 1, maxLength: 64 },
+    createdAt: dateTime,
+    lastUsedAt: nullableDateTime,
+    revokedAt: nullableDateTime,
+    status: { type: 'string', enum: ['active', 'revoked'] },
+  }),
+  AccountNewKey: {
+    allOf: [ref('AccountKey'), obj({ secret: { type: 'string', pattern: '^[A-Za-z0-9]{28}$', description: 'Shown this once; only its hash is stored' } })],
+  },
+  AccountCredits: obj({
+    balance: count,
+    charges: {
+      type: 'array',
+      description: 'The latest 50 charges, newest first',
+      items: obj({ time: dateTime, operation: { type: 'string' }, requestId: { type: 'string' }, credits: count }),
+    },
+  }),
+  AccountUsage: obj({
+    days: {
+      type: 'array',
+      description: 'One entry per UTC day, oldest first, today last',
+      items: obj({
+        day: { type: 'string', format: 'date' },
+        operations: { type: 'object', additionalProperties: ref('AccountUsageCounts') },
+      }),
+    },
+    totals: obj({ requests: count, live: count, hits: count, credits: count, cacheHitShare: { type: ['number', 'null'] } }),
+    byOperation: {
+      type: 'object',
+      additionalProperties: obj({ requests: count, hits: count, credits: count, cacheHitShare: { type: ['number', 'null'] } }),
+    },
+  }),
+  AccountUsageCounts: obj({
+    live: { ...count, description: 'Live requests (charged)' },
+    hits: { ...count, description: 'Cache hits (free)' },
+    credits: count,
+  }),
+};
+
+const data = (schema: Json) => ({ type: 'object', required: ['data'], properties: { data: schema } });
+
+type Spec = { summary: string; body?: Json; query?: Json[]; ok: [number, Json, string]; errors: number[]; open?: boolean };
+
+const nameBody = obj({ name: { type: 'string', minLength: 1, maxLength: 64 } });
+
+const SPECS: Record<AccountRoute['name'], Spec> = {
+  setPassword: {
+    summary: 'Set the password with the token of an invitation link (once, within 24 h)',
+    body: obj({ token: { type: 'string' }, password: { type: 'string', minLength: 12, maxLength: 200 } }),
+    ok: [200, obj({ email: { type: 'string' } }), 'The password is set'],
+    errors: [400, 422, 503],
+    open: true,
+  },
+  signIn: {
+    summary: 'Sign in; answers the session cookie',
+    body: obj({ email: { type: 'string' }, password: { type: 'string' } }),
+    ok: [200, ref('AccountMember'), `Signed in; Set-Cookie: ${SESSION_COOKIE}=…; HttpOnly; Secure; SameSite=Strict`],
+    errors: [400, 401, 503],
+    open: true,
+  },
+  signOut: { summary: 'End the session at once', ok: [200, obj({ signedOut: { type: 'boolean' } }), 'Signed out; the cookie is cleared'], errors: [400, 503], open: true },
+  me: { summary: 'The signed-in member and their team', ok: [200, ref('AccountMember'), 'The member'], errors: [401, 503] },
+  listKeys: { summary: "The team's keys, newest first (never their secrets)", ok: [200, obj({ keys: { type: 'array', items: ref('AccountKey') } }), 'The keys'], errors: [401, 503] },
+  createKey: { summary: 'Create a named key; its secret is in this answer only', body: nameBody, ok: [201, obj({ key: ref('AccountNewKey') }), 'The new key, with its secret'], errors: [400, 401, 422, 503] },
+  renameKey: { summary: 'Rename a key of the team', body: nameBody, ok: [200, obj({ key: ref('AccountKey') }), 'The renamed key'], errors: [400, 401, 404, 422, 503] },
+  revokeKey: { summary: 'Revoke a key of the team: its very next request is refused', ok: [200, obj({ key: ref('AccountKey') }), 'The revoked key'], errors: [400, 401, 404, 503] },
+  credits: { summary: 'The balance and the latest charges', ok: [200, ref('AccountCredits'), 'Balance and charges'], errors: [401, 503] },
+  usage: {
+    summary: 'Requests, cache hits and credits per UTC day and operation',
+    query: [{ name: 'days', in: 'query', required: false, description: 'How many days, today included (1-90)', schema: { type: 'string', pattern: '^\\d+$', default: '30' } }],
+    ok: [200, ref('AccountUsage'), 'The usage report'],
+    errors: [401, 422, 503],
+  },
+};
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'A state-changing request without this site\'s Origin, a body that is not a JSON object, or an unknown, used or expired token (BAD_REQUEST)',
+  401: 'Not signed in (no, expired or ended session), or sign-in failed: one message for every sign-in failure (UNAUTHORIZED)',
+  404: 'The team has no key with this id (NOT_FOUND)',
+  422: 'Invalid body or query (VALIDATION_ERROR, with details)',
+  503: 'The service is at capacity (SERVICE_UNAVAILABLE)',
+};
+
+const camelName = (name: string) => `account${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+
+export function accountPaths(): Json {
+  const paths: Record<string, Json> = {};
+  for (const route of ACCOUNT_ROUTES) {
+    const spec = SPECS[route.name];
+    const [okStatus, okSchema, okText] = spec.ok;
+    const params = [
+      ...(route.path.includes('{keyId}') ? [{ name: 'keyId', in: 'path', required: true, schema: { type: 'string' } }] : []),
+      ...(spec.query ?? []),
+    ];
+    const responses: Json = {
+      [okStatus]: {
+        description: okText,
+        headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
+        content: { 'application/json': { schema: data(okSchema) } },
+      },
+    };
+    for (const status of spec.errors) {
+      responses[status] = {
+        description: ERROR_TEXT[status],
+        headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' }, ...(status === 503 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}) },
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      };
+    }
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = {
+      operationId: camelName(route.name),
+      summary: spec.summary,
+      tags: ['account'],
+      // The session cookie, never an API key; the first three need none.
+      security: spec.open ? [] : [{ session: [] }],
+      ...(params.length ? { parameters: params } : {}),
+      ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
+      responses,
+    };
+  }
+  return paths;
+}
+
+export const sessionScheme: Json = {
+  type: 'apiKey',
+  in: 'cookie',
+  name: SESSION_COOKIE,
+  description: 'The dashboard session (POST /v1/account/sign-in). State-changing requests must also carry this site\'s Origin.',
+};

@@ -1,0 +1,247 @@
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { createKey, listKeys, renameKey, revokeKey, type KeyRecord } from '../auth/keys';
+import { config } from '../config';
+import { getTeam, recentCharges } from '../credits';
+import { failure } from '../envelope';
+import { ApiError, atCapacity, notFound, type ValidationDetail } from '../errors';
+import { requestLogger, type Log } from '../log';
+import { getMember, isEmail, normalizeEmail, setPassword } from './members';
+import { decoyHash, passwordProblem, verifyPassword } from './passwords';
+import { matchAccountRoute, type AccountRoute } from './routes';
+import { clearedSessionCookie, endSession, findSession, sessionCookie, sessionIdFromCookies, startSession, type Session } from './sessions';
+import { overLimit, recordFailure, subjects } from './throttle';
+import { usage } from './usage';
+
+/**
+ * The account API (ACCOUNT_ROUTES) behind the dashboard. JSON in, `{data}` or the spec's error
+ * envelope out. Authorised by the session cookie alone, and only for the session's own team: every
+ * key lookup is by (session team, keyId), so another team's key is simply not found. An API key in
+ * the request is ignored (it never signs in here), and state-changing requests must carry this
+ * site's Origin.
+ */
+export const SIGN_IN_FAILED = 'Sign-in failed: the e-mail or password is wrong, or there were too many attempts; try again later';
+export const NOT_SIGNED_IN = 'Sign in to the dashboard first (session cookie missing, expired or ended)';
+export const BAD_ORIGIN = 'The request must come from the dashboard of this site (Origin header)';
+export const BAD_TOKEN = 'This set-password link is invalid, used or expired; ask for a new invitation';
+const MAX_BODY_BYTES = 8 * 1024;
+const KEY_NAME_MAX = 64;
+const RECENT_CHARGES = 50;
+
+type Ctx = {
+  event: APIGatewayProxyEvent;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+  params: Record<string, string>;
+  requestId: string;
+  cookiePath: string;
+  log: Log;
+};
+type Reply = { status?: number; data: unknown; cookie?: string };
+
+const lowerHeaders = (h: APIGatewayProxyEvent['headers'] | null | undefined) => {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h ?? {})) if (typeof v === 'string') out[k.toLowerCase()] = v;
+  return out;
+};
+
+/** The part of the request path before /v1 (a stage such as /prod, or a custom domain's base path). */
+function basePrefix(event: APIGatewayProxyEvent): string {
+  const full = event.requestContext?.path ?? event.path;
+  const i = full.indexOf('/v1/account/');
+  return i > 0 ? full.slice(0, i) : '';
+}
+
+/** The origin this API is served from: DASHBOARD_ORIGIN when set, else the request's own host. */
+export function expectedOrigin(headers: Record<string, string>): string | null {
+  if (process.env.DASHBOARD_ORIGIN) return process.env.DASHBOARD_ORIGIN.replace(/\/+$/, '');
+  const host = headers.host;
+  if (!host) return null;
+  const proto = (headers['x-forwarded-proto'] ?? 'https').split(',')[0]!.trim();
+  return `${proto}://${host}`;
+}
+
+function parseBody(event: APIGatewayProxyEvent): Record<string, unknown> {
+  if (!event.body) return {};
+  const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  if (Buffer.byteLength(raw) > MAX_BODY_BYTES) throw new ApiError('BAD_REQUEST', 'The request body is too large');
+  try {
+    const parsed = JSON.parse(raw) as unknown;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    /* below */
+  }
+  throw new ApiError('BAD_REQUEST', 'The request body must be a JSON object');
+}
+
+const invalid = (path: string, message: string) => new ApiError('VALIDATION_ERROR', 'Invalid request body', { details: [{ path, message }] as ValidationDetail[] });
+
+function keyName(value: unknown): string {
+  const name = typeof value === 'string' ? value.trim() : '';
+  if (!name) throw invalid('name', 'A key name is required');
+  if (name.length > KEY_NAME_MAX) throw invalid('name', `At most ${KEY_NAME_MAX} characters`);
+  return name;
+}
+
+export const publicKey = (k: KeyRecord) => ({
+  keyId: k.keyId,
+  name: k.name,
+  createdAt: k.createdAt,
+  lastUsedAt: k.lastUsedAt ?? null,
+  revokedAt: k.revokedAt ?? null,
+  status: k.revokedAt ? ('revoked' as const) : ('active' as const),
+});
+
+async function session(ctx: Ctx): Promise<Session> {
+  const id = sessionIdFromCookies(ctx.headers.cookie);
+  const s = id ? await findSession(id) : null;
+  if (!s) throw new ApiError('UNAUTHORIZED', NOT_SIGNED_IN);
+  return s;
+}
+
+const HANDLERS: Record<AccountRoute['name'], (ctx: Ctx) => Promise<Reply>> = {
+  async setPassword({ body }) {
+    const problem = passwordProblem(body.password);
+    if (problem) throw invalid('password', problem);
+    if (typeof body.token !== 'string') throw invalid('token', 'The token from the invitation link is required');
+    const email = await setPassword(body.token, body.password as string);
+    if (!email) throw new ApiError('BAD_REQUEST', BAD_TOKEN);
+    return { data: { email } };
+  },
+
+  async signIn({ body, event, log, cookiePath }) {
+    const email = typeof body.email === 'string' ? normalizeEmail(body.email) : '';
+    const password = typeof body.password === 'string' ? body.password : '';
+    const address = event.requestContext?.identity?.sourceIp || 'unknown';
+    const who = subjects(email.slice(0, 254), address);
+    const [limited, member] = await Promise.all([overLimit(who), isEmail(email) ? getMember(email) : null]);
+    let ok = false;
+    if (!limited && password && password.length <= 200) {
+      // Unknown e-mail or no password yet: check against a decoy, so the timing tells nothing.
+      ok = member?.passwordHash ? await verifyPassword(password, member.passwordHash) : (await verifyPassword(password, await decoyHash()), false);
+    }
+    if (!ok || !member) {
+      if (!limited) await recordFailure(who);
+      log.info('sign-in refused', { limited });
+      throw new ApiError('UNAUTHORIZED', SIGN_IN_FAILED);
+    }
+    const { id, session: s } = await startSession(member);
+    log.info('signed in', { teamId: member.teamId, memberId: member.memberId });
+    return { data: await me(s), cookie: sessionCookie(id, cookiePath, config.sessionTtlSeconds) };
+  },
+
+  async signOut({ headers, cookiePath }) {
+    const id = sessionIdFromCookies(headers.cookie);
+    if (id) await endSession(id);
+    return { data: { signedOut: true }, cookie: clearedSessionCookie(cookiePath) };
+  },
+
+  async me(ctx) {
+    return { data: await me(await session(ctx)) };
+  },
+
+  async listKeys(ctx) {
+    const { teamId } = await session(ctx);
+    const keys = (await listKeys(teamId)).map(publicKey).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+    return { data: { keys } };
+  },
+
+  async createKey(ctx) {
+    const { teamId, memberId } = await session(ctx);
+    const name = keyName(ctx.body.name);
+    const team = await getTeam(teamId);
+    if (!team) throw new ApiError('UNAUTHORIZED', NOT_SIGNED_IN);
+    const { secret, record } = await createKey(teamId, name, team.usageKey);
+    ctx.log.info('key created', { teamId, memberId, keyId: record.keyId });
+    return { status: 201, data: { key: { ...publicKey(record), secret } } };
+  },
+
+  async renameKey(ctx) {
+    const { teamId } = await session(ctx);
+    const name = keyName(ctx.body.name);
+    const updated = await renameKey(teamId, ctx.params.keyId ?? '', name);
+    if (!updated) throw notFound('Your team has no key with this id');
+    return { data: { key: publicKey(updated) } };
+  },
+
+  async revokeKey(ctx) {
+    const { teamId, memberId } = await session(ctx);
+    const keyId = ctx.params.keyId ?? '';
+    if (!(await revokeKey(teamId, keyId))) throw notFound('Your team has no key with this id');
+    ctx.log.info('key revoked', { teamId, memberId, keyId });
+    const key = (await listKeys(teamId)).find((k) => k.keyId === keyId);
+    return { data: { key: key ? publicKey(key) : { keyId, status: 'revoked' } } };
+  },
+
+  async credits(ctx) {
+    const { teamId } = await session(ctx);
+    const [team, charges] = await Promise.all([getTeam(teamId), recentCharges(teamId, RECENT_CHARGES)]);
+    return {
+      data: {
+        balance: team?.credits ?? 0,
+        charges: charges.map(({ time, operation, requestId, credits }) => ({ time, operation, requestId, credits })),
+      },
+    };
+  },
+
+  async usage(ctx) {
+    const { teamId } = await session(ctx);
+    const raw = ctx.event.queryStringParameters?.days ?? '30';
+    const days = Number(raw);
+    if (!/^\d+$/.test(raw) || days < 1 || days > 90) {
+      throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', { details: [{ path: 'days', message: 'A whole number from 1 to 90' }] });
+    }
+    return { data: await usage(teamId, days) };
+  },
+};
+
+async function me(s: Session) {
+  const team = await getTeam(s.teamId);
+  return {
+    email: s.email,
+    memberId: s.memberId,
+    team: { teamId: s.teamId, name: team?.name ?? '' },
+    sessionExpiresAt: new Date(s.expiresAt * 1000).toISOString(),
+  };
+}
+
+const STATE_CHANGING = new Set(['POST', 'PATCH', 'DELETE', 'PUT']);
+
+export async function accountHandler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const requestId = event.requestContext?.requestId || randomUUID();
+  const log = requestLogger(requestId, 'account');
+  const prefix = basePrefix(event);
+  const cookiePath = `${prefix}/v1/account`;
+  try {
+    const matched = matchAccountRoute(event.httpMethod, event.path);
+    if (!matched) throw new ApiError('NOT_FOUND', 'No such account route');
+    const headers = lowerHeaders(event.headers);
+    if (STATE_CHANGING.has(event.httpMethod)) {
+      const expected = expectedOrigin(headers);
+      if (!headers.origin || !expected || headers.origin !== expected) {
+        log.info('origin refused', { origin: headers.origin ?? null, expected });
+        throw new ApiError('BAD_REQUEST', BAD_ORIGIN);
+      }
+    }
+    const body = STATE_CHANGING.has(event.httpMethod) ? parseBody(event) : {};
+    const reply = await HANDLERS[matched.route.name]({ event, headers, body, params: matched.params, requestId, cookiePath, log });
+    return {
+      statusCode: reply.status ?? 200,
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+        'x-request-id': requestId,
+        ...(reply.cookie ? { 'set-cookie': reply.cookie } : {}),
+      },
+      body: JSON.stringify({ data: reply.data }),
+    };
+  } catch (err) {
+    const apiError = err instanceof ApiError ? err : atCapacity(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+    log[apiError.status >= 500 ? 'error' : 'info']('account request failed', { code: apiError.code, cause: apiError.internal ?? apiError.message });
+    const res = failure(apiError, requestId);
+    // A request without a live session also clears a stale cookie.
+    if (apiError.message === NOT_SIGNED_IN) res.headers = { ...res.headers, 'set-cookie': clearedSessionCookie(cookiePath) };
+    return res;
+  }
+}

@@ -1,0 +1,59 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { failure } from '../envelope';
+import { ApiError } from '../errors';
+import { DASHBOARD_PATH } from './routes';
+
+/**
+ * The dashboard's single-page app: index.html for each page path, and the bundled script and
+ * stylesheet (dashboard/build.ts). In Lambda the assets sit next to the function's bundle (copied
+ * there at bundling time); the local gateway builds them in memory.
+ */
+export interface Asset {
+  type: string;
+  body: string;
+}
+export type Assets = Record<string, Asset>;
+
+export const ASSET_FILES = { 'index.html': 'text/html; charset=utf-8', 'assets/app.js': 'text/javascript; charset=utf-8', 'assets/app.css': 'text/css; charset=utf-8' } as const;
+export const PAGES = ['', 'sign-in', 'set-password', 'keys', 'credits', 'usage'];
+/** In index.html, replaced by the path before /dashboard (an API Gateway stage such as /prod). */
+export const BASE_MARKER = '%BASE%';
+
+export function assetsFromDir(dir: string): Assets {
+  const out: Assets = {};
+  for (const [file, type] of Object.entries(ASSET_FILES)) out[file] = { type, body: readFileSync(path.join(dir, file), 'utf8') };
+  return out;
+}
+
+const SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer', // the set-password link carries its token in the query
+  'x-frame-options': 'DENY',
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+};
+
+export function dashboardHandler(load: () => Assets | Promise<Assets>) {
+  let assets: Promise<Assets> | undefined;
+  return async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+    const requestId = event.requestContext?.requestId ?? 'local';
+    const all = await (assets ??= Promise.resolve(load()));
+    const full = event.requestContext?.path ?? event.path;
+    const base = full.slice(0, Math.max(0, full.indexOf(DASHBOARD_PATH)));
+    const rest = event.path.slice(event.path.indexOf(DASHBOARD_PATH) + DASHBOARD_PATH.length).replace(/^\/+|\/+$/g, '');
+    if (PAGES.includes(rest)) {
+      return {
+        statusCode: 200,
+        headers: { ...SECURITY_HEADERS, 'content-type': all['index.html']!.type, 'cache-control': 'no-store' },
+        body: all['index.html']!.body.replaceAll(BASE_MARKER, base),
+      };
+    }
+    const asset = all[rest];
+    if (asset && rest !== 'index.html') {
+      return { statusCode: 200, headers: { ...SECURITY_HEADERS, 'content-type': asset.type, 'cache-control': 'no-cache' }, body: asset.body };
+    }
+    return failure(new ApiError('NOT_FOUND', 'No such dashboard page'), requestId);
+  };
+}

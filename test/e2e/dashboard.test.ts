@@ -1,0 +1,221 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { run } from '../../scripts/admin';
+import { operation } from '../../shared/operations';
+import { scenarios } from '../contract/scenarios';
+import { startHarness, type Harness } from '../support/harness';
+
+/**
+ * The dashboard in a real browser (Debian's chromium, driven by playwright-core) over the local
+ * gateway, DynamoDB Local and the fake upstream: invite -> set password -> sign in -> create a key ->
+ * call the data API with it -> last used and usage update -> rename -> revoke -> 401 -> sign out.
+ * Screenshots of every page go to .local/screenshots/ (git-ignored).
+ */
+jest.setTimeout(120_000);
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const SHOTS = path.join(__dirname, '..', '..', '.local', 'screenshots');
+const CLIP = operation('livestream-clip');
+const clip = scenarios['livestream-clip']!;
+
+let h: Harness;
+let browser: Browser;
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does it), or set CHROMIUM_PATH`);
+  mkdirSync(SHOTS, { recursive: true });
+  h = await startHarness();
+  browser = await chromium.launch({ executablePath: CHROMIUM });
+});
+afterAll(async () => {
+  await browser?.close();
+  await h?.stop();
+});
+
+
+/** playwright-core has no locator assertions (those are @playwright/test's): poll until true, 5 s at most. */
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+const matches = (text: string | null, want: string | RegExp) => text !== null && (typeof want === 'string' ? text.includes(want) : want.test(text));
+const hasText = (l: Locator, want: string | RegExp) => until(`${String(l)} to contain ${String(want)}`, async () => matches(await l.first().textContent({ timeout: 200 }), want));
+const heading = (page: Page, text: string) => until(`h1 "${text}"`, async () => (await page.locator('h1').textContent({ timeout: 200 })) === text);
+const visible = (l: Locator) => l.first().waitFor({ state: 'visible', timeout: 5000 });
+const hidden = (l: Locator) => l.first().waitFor({ state: 'hidden', timeout: 5000 });
+
+const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+
+/** Every form control has a label, every button a name: the accessible basics the page promises. */
+async function unlabelled(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const bad: string[] = [];
+    for (const el of Array.from(document.querySelectorAll('input, select, textarea'))) {
+      const i = el as HTMLInputElement;
+      if (!i.labels?.length && !i.getAttribute('aria-label')) bad.push(i.outerHTML);
+    }
+    for (const b of Array.from(document.querySelectorAll('button'))) if (!(b.textContent ?? '').trim() && !b.getAttribute('aria-label')) bad.push(b.outerHTML);
+    return bad;
+  });
+}
+
+/** The elements reaching past the right edge of the viewport (none, when nothing scrolls sideways). */
+const tooWide = async (page: Page) => {
+  await page.waitForTimeout(100); // the charts resize on the next frame
+  return page.evaluate(() => [
+    ...Array.from(document.querySelectorAll('body *'))
+      .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)
+      .map((el) => `${el.tagName.toLowerCase()}.${el.className}`),
+    ...(document.documentElement.scrollWidth > window.innerWidth ? [`document ${document.documentElement.scrollWidth}px`] : []),
+  ]);
+};
+
+test('invite -> set password -> sign in -> create key -> use it -> last used and usage -> rename -> revoke -> 401 -> sign out', async () => {
+  const team = await h.team(50);
+  const lines: string[] = [];
+  await run(['member', 'invite', '--team', team.teamId, '--email', 'grace@example.com', '--base', h.gateway.url], (l) => lines.push(l));
+  const link = lines.join('\n').match(/(http:\/\/\S+\/dashboard\/set-password\?token=\S+)/)![1]!;
+
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h.gateway.url });
+  const page = await context.newPage();
+  const failedRequests: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/401|Unauthorized/.test(m.text())) failedRequests.push(m.text());
+  });
+
+  // Set the password from the invitation link.
+  await page.goto(link);
+  await heading(page, 'Set your password');
+  expect(await unlabelled(page)).toEqual([]);
+  await shot(page, '1-set-password');
+  await page.getByLabel('New password').fill('a very long passphrase');
+  await page.getByLabel('Repeat the password').fill('a very long passphrase');
+  await page.getByRole('button', { name: 'Set password' }).click();
+
+  // Sign in, by keyboard: the e-mail is filled in from the link's answer.
+  await heading(page, 'Sign in');
+  await hasText(page.getByRole('status'), 'Your password is set');
+  expect(await page.getByLabel('E-mail').inputValue()).toBe('grace@example.com');
+  await shot(page, '2-sign-in');
+  await page.getByLabel('Password').fill('wrong passphrase!!');
+  await page.getByLabel('Password').press('Enter');
+  await hasText(page.getByRole('alert'), 'Sign-in failed');
+  await page.getByLabel('Password').fill('a very long passphrase');
+  await page.getByLabel('Password').press('Enter');
+
+  // Keys: the team's first key (made by the harness), then a new one whose secret is shown once.
+  await heading(page, 'API keys');
+  expect(await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Keys' }).getAttribute('aria-current')).toBe('page');
+  await page.getByLabel('Name of the new key').fill('e2e key');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const secretBox = page.getByLabel('Secret of key e2e key');
+  await until('the new secret to have focus', () => secretBox.evaluate((el) => el === document.activeElement));
+  const secret = await secretBox.inputValue();
+  expect(secret).toMatch(/^[A-Za-z0-9]{28}$/);
+  await visible(page.getByText('This secret is shown once and cannot be shown again'));
+  await page.getByRole('button', { name: 'Copy', exact: true }).click();
+  await visible(page.getByText('Copied to the clipboard.'));
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+  expect(await unlabelled(page)).toEqual([]);
+  await shot(page, '3-keys-new-secret');
+  await page.getByRole('button', { name: 'I have stored it' }).click();
+  await until('the secret to be gone', async () => (await page.getByLabel('Secret of key e2e key').count()) === 0);
+  const row = page.locator('tr', { has: page.getByRole('cell', { name: 'e2e key', exact: true }) });
+  await hasText(row.locator('td[data-label="Last used"]'), 'never');
+
+  // The data API with the new key: one live request and one cache hit.
+  clip.routes(h.fake);
+  const live = await h.call(CLIP.path, clip.query, { key: secret });
+  expect(live.status).toBe(200);
+  expect((await h.call(CLIP.path, { ...clip.query, cache_max_age: '1d' }, { key: secret })).body.meta.cached).toBe(true);
+
+  await page.reload();
+  await hasText(row.locator('td[data-label="Last used"]'), /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+  await shot(page, '4-keys');
+
+  // Credits: balance and the charge with its request id.
+  await page.getByRole('link', { name: 'Credits' }).click();
+  await heading(page, 'Credits');
+  await hasText(page.locator('.balance'), '49 credits left');
+  await visible(page.getByRole('cell', { name: live.body.meta.requestId }));
+  await shot(page, '5-credits');
+
+  // Usage: 2 requests, 1 credit, half of them cache hits; the chart is drawn.
+  await page.getByRole('link', { name: 'Usage' }).click();
+  await heading(page, 'Usage');
+  const totals = page.locator('dl.totals');
+  await hasText(totals, 'Requests, 30 days2');
+  await hasText(totals, 'Credits used1');
+  await hasText(totals, 'Cache-hit share50 %');
+  await visible(page.getByRole('img', { name: /Requests per day over the last 30 days, by operation: 2 in all/ }));
+  const drawn = await page.evaluate(() => {
+    const c = document.querySelector('canvas')!;
+    const px = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+    let painted = 0;
+    for (let i = 3; i < px.length; i += 4) if (px[i]! > 0) painted++;
+    return painted;
+  });
+  expect(drawn).toBeGreaterThan(1000);
+  await visible(page.getByRole('row', { name: /livestream-clip 2 1 50 % 1/ }));
+  await shot(page, '6-usage');
+
+  // Narrow phone width: no sideways scrolling on any page.
+  await page.setViewportSize({ width: 360, height: 780 });
+  await shot(page, '7-usage-360');
+  expect(await tooWide(page)).toEqual([]);
+  await page.getByRole('link', { name: 'Keys' }).click();
+  await heading(page, 'API keys');
+  await shot(page, '8-keys-360');
+  expect(await tooWide(page)).toEqual([]);
+  await page.getByRole('link', { name: 'Credits' }).click();
+  await heading(page, 'Credits');
+  expect(await tooWide(page)).toEqual([]);
+  await page.getByRole('link', { name: 'Keys' }).click();
+  await page.setViewportSize({ width: 1200, height: 900 });
+
+  // Rename, then revoke with a confirmation; the very next data request with the key is 401.
+  await page.getByRole('button', { name: 'Rename key e2e key' }).click();
+  await page.getByLabel('New name for key e2e key').fill('nightly');
+  await page.getByLabel('New name for key e2e key').press('Enter');
+  await visible(page.getByRole('cell', { name: 'nightly', exact: true }));
+  await page.getByRole('button', { name: 'Revoke key nightly' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Revoke key “nightly”?' });
+  await visible(dialog);
+  await shot(page, '9-revoke-confirm');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await hidden(dialog);
+  expect((await h.call(CLIP.path, clip.query, { key: secret })).status).toBe(200);
+  // By keyboard: Enter opens the confirmation, Escape closes it, nothing revoked.
+  await page.getByRole('button', { name: 'Revoke key nightly' }).press('Enter');
+  await visible(dialog);
+  await page.keyboard.press('Escape');
+  await hidden(dialog);
+  expect((await h.call(CLIP.path, clip.query, { key: secret })).status).toBe(200);
+  await page.getByRole('button', { name: 'Revoke key nightly' }).click();
+  await dialog.getByRole('button', { name: 'Revoke key' }).click();
+  await hasText(page.getByRole('status'), 'is revoked');
+  await hasText(page.locator('tr', { has: page.getByRole('cell', { name: 'nightly', exact: true }) }).locator('.status'), 'Revoked');
+  const refused = await h.call(CLIP.path, clip.query, { key: secret });
+  expect(refused.status).toBe(401);
+  expect((await h.call(CLIP.path, clip.query, { key: team.key })).status).toBe(200);
+
+  // Sign out: the session ends at once, even for a request that still carried the cookie.
+  const cookies = await context.cookies();
+  const session = cookies.find((c) => c.name === 'sda_session')!;
+  expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/v1/account' });
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await heading(page, 'Sign in');
+  await hasText(page.getByRole('status'), 'You are signed out');
+  const after = await fetch(`${h.gateway.url}/v1/account/me`, { headers: { cookie: `sda_session=${session.value}` } });
+  expect(after.status).toBe(401);
+  await page.goto(`${h.gateway.url}/dashboard/keys`);
+  await heading(page, 'Sign in');
+  expect(failedRequests).toEqual([]);
+  await context.close();
+});
+
