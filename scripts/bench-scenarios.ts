@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { OperationId } from '../shared/operations';
-import { FIXTURES, fixture, type FakeReply, type FakeUpstream } from '../test/support/fake-upstream';
+import { FIXTURES, fixture, fixtureText, type FakeReply, type FakeUpstream } from '../test/support/fake-upstream';
 
 /**
  * The fake-upstream set-ups `npm run bench` uses: one entry per operation (or per input form of an
@@ -58,6 +58,10 @@ const cStatuses = (id: string) => (fake: FakeUpstream) =>
   fake.on(`/api/v1/accounts/${id}/statuses`, (req): FakeReply => ({ body: req.query.pinned === 'true' ? C_PINNED() : C_PAGE1() }));
 /** Distinct numeric account ids near the fixture's (same length, so still plausible). */
 const cUserId = (i: number) => (BigInt(cAccountId()) + BigInt(i + 1)).toString();
+
+// shortvideo: the home page primes the warm function's jar once; then one signed call per page.
+const SV_COMMENTS = lazyFixture('shortvideo/comments-page1.json');
+const svVideoId = (i: number) => (7401122334455660000n + BigInt(i)).toString();
 
 export const scenarios: Scenario[] = [
   {
@@ -116,5 +120,15 @@ export const scenarios: Scenario[] = [
       rememberUsername(`known${i}`, cUserId(i));
     },
     note: 'a username this container resolved before skips the lookup: 1 upstream round trip',
+  },
+  {
+    op: 'shortvideo-video-comments',
+    fixtures: ['shortvideo/comments-page1.json', 'shortvideo/home.html'],
+    routes(fake) {
+      fake.on('/', { headers: { 'set-cookie': 'ttwid=1%7Cbench; Path=/' }, body: fixtureText('shortvideo/home.html') });
+      fake.on('/api/comment/list/', { body: SV_COMMENTS() });
+    },
+    query: (i) => ({ url: `https://www.tiktok.com/@bench.user/video/${svVideoId(i)}` }),
+    note: 'the first request of a warm function primes the cookie jar from the home page; after that 1 upstream round trip per page',
   },
 ];

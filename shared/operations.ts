@@ -155,7 +155,7 @@ export const operations = [
     pageSize: 40,
     data: svR.CommentsData,
     responses: ALL,
-    status: 'planned',
+    status: 'live',
     parsesHtml: false,
   },
   {

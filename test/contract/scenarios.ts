@@ -1,7 +1,7 @@
 import type { OperationId } from '../../shared/operations';
 import { PUBLIC_HOSTS as LIVESTREAM_HOSTS } from '../../shared/platforms/livestream/site';
 import { WEB_ORIGIN as MICROBLOG_C_ORIGIN } from '../../shared/platforms/microblog-c/site';
-import { fixture, type FakeReply, type FakeUpstream } from '../support/fake-upstream';
+import { fixture, fixtureText, type FakeReply, type FakeUpstream } from '../support/fake-upstream';
 
 /**
  * One contract scenario per operation: the fake upstream routes under which `query` succeeds, and
@@ -146,8 +146,33 @@ const microblogC: Scenario = {
   },
 };
 
+// ---- 7. shortvideo comments (test/gateway/shortvideo-video-comments.test.ts) -------------------
+
+const SV_HOME: FakeReply = { headers: { 'set-cookie': 'ttwid=1%7Cfake; Path=/' }, body: fixtureText('shortvideo/home.html') };
+const SV_COMMENTS = '/api/comment/list/';
+const SV_VIDEO_URL = 'https://www.tiktok.com/@lagos.lens/video/7401122334455667788';
+
+const shortvideoComments: Scenario = {
+  routes: (fake) => {
+    fake.on('/', SV_HOME);
+    fake.on(SV_COMMENTS, (req) => ({ headers: { 'set-cookie': 'tt_chain_token=chainABC; Path=/' }, body: fixture(req.query.cursor === '40' ? 'shortvideo/comments-last.json' : 'shortvideo/comments-page1.json') }));
+  },
+  query: { url: SV_VIDEO_URL },
+  moreSuccesses: [
+    { name: 'page 2 (last page)', query: { url: SV_VIDEO_URL, cursor: '40' } },
+    { name: 'comments turned off', routes: (fake) => void fake.on(SV_COMMENTS, { body: fixture('shortvideo/comments-off.json') }), query: { url: 'https://m.tiktok.com/@lagos.lens/photo/7401122334455667788' } },
+  ],
+  notFound: { routes: (fake) => void fake.on(SV_COMMENTS, { body: fixture('shortvideo/error-item-unavailable.json') }) },
+  badCursor: {
+    routes: (fake) => void fake.on(SV_COMMENTS, { body: { status_code: 10201, status_msg: 'invalid parameter' } }),
+    query: { url: SV_VIDEO_URL, cursor: '99999' },
+  },
+  unavailable: { routes: (fake) => void fake.on(SV_COMMENTS, { body: fixture('shortvideo/captcha.json') }) },
+};
+
 export const scenarios: Partial<Record<OperationId, Scenario>> = {
   'microblog-a-user-posts': microblogA,
   'livestream-clip': livestream,
   'microblog-c-user-posts': microblogC,
+  'shortvideo-video-comments': shortvideoComments,
 };

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { anyOrNull, arr, bool, dateTime, digits, given, int, nobj, nstr, num, str } from '../../scrape/resource';
+import { anyOrNull, bool, dateTime, deviation, digits, given, int, nbool, ndateTime, nint, nnum, nobj, nstr, num, str } from '../../scrape/resource';
 
 /**
  * shortvideo: the spec's resources as valibot schemas (see shared/scrape/resource.ts for the
@@ -35,38 +35,73 @@ export const FollowingData = v.looseObject({
 });
 
 
-const commentImageVariant = v.looseObject({ url: given, urls: arr, uri: given, width: given, height: given });
-export const shortvideoComment = v.looseObject({
-  id: str,
-  videoId: str,
+// ---- 7. comments ---------------------------------------------------------------------------------
+
+const NO_VALUE = 'null where the upstream has no value to give, rather than an invented one';
+/** A field the spec names without a type, null when the upstream leaves it out. */
+const orNull = <S extends v.GenericSchema>(s: S, why = NO_VALUE) => deviation(v.nullable(s), why);
+
+/** One rendition of a comment image: the first mirror, every mirror, the storage key, the size. */
+const CommentImageVariant = v.object({ url: str, urls: v.array(str), uri: str, width: int, height: int });
+export const CommentImage = v.object({ original: CommentImageVariant, crop: CommentImageVariant });
+/** Shape chosen: the platform's label as shown ({text: "Creator", type: 1}, …). */
+export const CommentLabel = v.object({ text: str, type: int });
+/** Shape chosen: a sticker comment's sticker (absent from logged-out samples; read from `sticker`). */
+export const CommentSticker = v.object({ id: nstr, url: nstr, animatedUrl: nstr, width: nint, height: nint });
+export const CommentAuthor = v.object({
+  id: digits,
+  secUid: str,
+  handle: str,
+  nickname: str,
+  avatarUrl: orNull(str, `${NO_VALUE}: an account without a picture`),
+  url: str,
+});
+const commentEntries = {
+  id: digits,
+  videoId: digits,
   parentId: nstr,
   replyToId: nstr,
+  /** Mentions stay plain text. */
   text: str,
   createdAt: dateTime,
+  /** The upstream's language code; "un" when it could not tell. */
   language: str,
   likeCount: int,
   replyCount: int,
-  author: v.looseObject({ id: given, secUid: given, handle: given, nickname: given, avatarUrl: given, url: given }),
+  author: CommentAuthor,
   isLikedByCreator: bool,
   isPinnedByCreator: bool,
   isTranslatable: bool,
   allowsPhotoDownload: bool,
-  labels: arr,
-  images: v.array(v.looseObject({ original: commentImageVariant, crop: commentImageVariant })),
-  sticker: anyOrNull,
-  emojis: arr,
-  shareInfo: v.looseObject({ url: given, title: given, description: given, acl: v.looseObject({ code: int, addToStoryCode: int }) }),
-  topReply: anyOrNull,
-});
-export const CommentsData = v.looseObject({
-  video: v.looseObject({ id: given, url: given, handle: given }),
-  comments: v.array(shortvideoComment),
+  labels: v.array(CommentLabel),
+  images: v.array(CommentImage),
+  sticker: v.nullable(CommentSticker),
+  /** Shape chosen: the distinct emoji of `text`, in order of first appearance. */
+  emojis: v.array(str),
+  shareInfo: v.object({
+    url: str,
+    title: str,
+    description: str,
+    acl: v.object({ code: int, addToStoryCode: orNull(int, 'the web API does not carry it (it exists only in the app)') }),
+  }),
+};
+/** Shape chosen for `topReply`: the first reply the upstream shows, as a comment without its own topReply. */
+export const CommentReply = v.object(commentEntries);
+export const Comment = v.object({ ...commentEntries, topReply: v.nullable(CommentReply) });
+export type Comment = v.InferOutput<typeof Comment>;
+export type CommentReply = v.InferOutput<typeof CommentReply>;
+
+export const CommentsData = v.object({
+  video: v.object({ id: digits, url: str, handle: str }),
+  comments: v.array(Comment),
   count: int,
   total: int,
   cursor: nstr, // "null on the last page"
   hasMore: bool,
 });
+export type CommentsData = v.InferOutput<typeof CommentsData>;
 
+// ---- 11. live status (part 2: still the loose transcription of the spec) -------------------------
 
 const liveStream = v.looseObject({
   quality: given,
@@ -138,104 +173,149 @@ export const LiveData = v.looseObject({
 });
 
 
-const hashtagVideo = v.looseObject({
-  id: given,
-  url: given,
-  type: str,
-  description: anyOrNull,
-  createdAt: given,
-  language: given,
-  stats: v.looseObject({ playCount: given, likeCount: given, commentCount: given, shareCount: given, collectCount: given, repostCount: given }),
-  author: v.looseObject({
-    id: given,
-    secUid: given,
-    handle: given,
-    nickname: given,
-    bio: given,
-    avatarUrl: given,
-    verified: given,
-    privateAccount: given,
-    stats: v.looseObject({ followerCount: given, followingCount: given, likeCount: given, videoCount: given, friendCount: given, diggCount: given }),
-  }),
-  video: v.looseObject({
-    duration: given,
-    width: given,
-    height: given,
-    definition: given,
-    format: given,
-    codec: given,
-    bitrate: given,
-    quality: given,
-    size: given,
-    coverUrl: given,
-    originCoverUrl: given,
-    dynamicCoverUrl: given,
-    playUrl: given,
-    downloadUrl: given,
-    volume: v.looseObject({ loudness: num, peak: num }),
-    formats: v.array(
-      v.looseObject({ gearName: given, qualityType: given, codec: given, format: given, bitrate: given, fps: given, width: given, height: given, size: given, url: given }),
-    ),
-    subtitles: arr,
-  }),
-  photo: anyOrNull,
-  music: v.looseObject({
-    id: given,
-    title: given,
-    url: given,
-    authorName: given,
-    album: given,
-    duration: given,
-    preciseDuration: given,
-    shootDuration: given,
-    original: given,
-    isCopyrighted: given,
-    isCommerceMusic: given,
-    isUnlimitedMusic: given,
-    isPrivate: given,
-    coverUrl: given,
-    playUrl: given,
-    streaming: arr,
-  }),
-  hashtags: v.array(v.looseObject({ id: given, name: given, description: given })),
-  mentions: given,
-  effects: v.array(v.looseObject({ id: given, name: given })),
-  stickerTexts: v.array(v.string()),
-  location: anyOrNull,
-  contentCategory: v.looseObject({ id: given, name: given }),
-  anchors: given,
-  warnings: given,
-  playlistId: given,
-  isAd: given,
-  isPinned: given,
-  isPrivate: given,
-  isCommerce: given,
-  aigcDescription: given,
-  aigcLabelType: given,
-  duetEnabled: given,
-  stitchEnabled: given,
-  shareEnabled: given,
-  canRepost: given,
-  commentStatus: int,
-  suggestedSearches: given,
+// ---- 13. hashtag videos ----------------------------------------------------------------------------
+
+const counts = <K extends string>(...keys: K[]) => v.object(Object.fromEntries(keys.map((k) => [k, int])) as Record<K, typeof int>);
+
+export const VideoFormat = v.object({
+  gearName: str,
+  qualityType: nint,
+  codec: nstr,
+  format: str,
+  bitrate: nint,
+  fps: nnum,
+  width: nint,
+  height: nint,
+  size: nint,
+  url: str,
 });
-export const HashtagData = v.looseObject({
-  hashtag: v.looseObject({
-    id: given,
-    name: given,
-    url: given,
-    description: given,
-    coverUrl: given,
-    profileImageUrl: given,
-    announcement: given,
-    videoCount: int,
-    viewCount: int,
-    isCommerce: bool,
-  }),
+/** Shape chosen: one caption track. */
+export const Subtitle = v.object({ language: str, languageId: nstr, format: nstr, source: nstr, version: nstr, size: nint, url: str, expiresAt: ndateTime });
+export const VideoMedia = v.object({
+  duration: int,
+  width: orNull(int, `${NO_VALUE}: photo posts`),
+  height: orNull(int, `${NO_VALUE}: photo posts`),
+  definition: orNull(str),
+  format: orNull(str),
+  codec: orNull(str),
+  bitrate: orNull(int),
+  quality: orNull(str),
+  size: orNull(int),
+  coverUrl: orNull(str),
+  originCoverUrl: orNull(str),
+  dynamicCoverUrl: orNull(str),
+  playUrl: orNull(str, `${NO_VALUE}: photo posts have no video stream`),
+  downloadUrl: orNull(str, `${NO_VALUE}: photo posts, and videos whose owner disabled downloads`),
+  volume: orNull(v.object({ loudness: num, peak: num })),
+  formats: v.array(VideoFormat),
+  subtitles: v.array(Subtitle),
+});
+/** Shape chosen: the images of a photo post. */
+export const PhotoPost = v.object({
+  title: nstr,
+  coverUrl: nstr,
+  images: v.array(v.object({ url: str, urls: v.array(str), width: nint, height: nint })),
+});
+/** Shape chosen for `streaming`: the external music-service links of the track. */
+export const MusicStreaming = v.object({ platform: int, songId: nstr });
+export const Music = v.object({
+  id: str,
+  title: orNull(str),
+  url: orNull(str),
+  authorName: orNull(str),
+  album: orNull(str),
+  duration: orNull(int),
+  preciseDuration: orNull(num),
+  shootDuration: orNull(int),
+  original: orNull(bool),
+  isCopyrighted: orNull(bool),
+  isCommerceMusic: orNull(bool),
+  isUnlimitedMusic: orNull(bool),
+  isPrivate: orNull(bool),
+  coverUrl: orNull(str),
+  playUrl: orNull(str),
+  streaming: v.array(MusicStreaming),
+});
+export const VideoAuthor = v.object({
+  id: digits,
+  secUid: str,
+  handle: str,
+  nickname: str,
+  bio: str,
+  avatarUrl: orNull(str, `${NO_VALUE}: an account without a picture`),
+  verified: bool,
+  privateAccount: bool,
+  stats: counts('followerCount', 'followingCount', 'likeCount', 'videoCount', 'friendCount', 'diggCount'),
+});
+/** Shape chosen: an account mentioned in the description. */
+export const Mention = v.object({ handle: str, userId: nstr, secUid: nstr });
+/** Shape chosen: a place tag. */
+export const Location = v.object({ id: str, name: str, address: nstr, city: nstr, province: nstr, country: nstr, category: nstr });
+/** Shape chosen: a link shown under the video (effect, CapCut template, product…). */
+export const Anchor = v.object({ id: nstr, type: nint, keyword: nstr, description: nstr, url: nstr, iconUrl: nstr });
+/** Shape chosen: a content warning shown on the video. */
+export const Warning = v.object({ type: nstr, text: str, url: nstr });
+export const HashtagVideo = v.object({
+  id: digits,
+  url: str,
+  /** "video" or "photo". */
+  type: v.picklist(['video', 'photo']),
+  description: nstr,
+  createdAt: dateTime,
+  /** The description's language code; "un" when the upstream could not tell. */
+  language: str,
+  stats: counts('playCount', 'likeCount', 'commentCount', 'shareCount', 'collectCount', 'repostCount'),
+  author: VideoAuthor,
+  video: VideoMedia,
+  photo: v.nullable(PhotoPost),
+  music: orNull(Music, `${NO_VALUE}: a video without a sound`),
+  hashtags: v.array(v.object({ id: str, name: str, description: str })),
+  mentions: v.array(Mention),
+  effects: v.array(v.object({ id: str, name: str })),
+  stickerTexts: v.array(str),
+  location: v.nullable(Location),
+  contentCategory: v.object({ id: orNull(int), name: orNull(str, 'the upstream gives only a numeric category for most videos') }),
+  anchors: v.array(Anchor),
+  warnings: v.array(Warning),
+  playlistId: orNull(str, `${NO_VALUE}: a video outside any playlist`),
+  isAd: bool,
+  isPinned: bool,
+  isPrivate: bool,
+  isCommerce: bool,
+  aigcDescription: str,
+  aigcLabelType: orNull(int),
+  duetEnabled: bool,
+  stitchEnabled: bool,
+  shareEnabled: bool,
+  canRepost: bool,
+  commentStatus: int,
+  /** Shape chosen: the searches the platform suggests under the video. */
+  suggestedSearches: v.array(str),
+});
+export type HashtagVideo = v.InferOutput<typeof HashtagVideo>;
+
+export const HashtagInfo = v.object({
+  id: digits,
+  name: str,
+  url: str,
+  description: str,
+  coverUrl: orNull(str, `${NO_VALUE}: a hashtag without a cover`),
+  profileImageUrl: orNull(str, `${NO_VALUE}: a hashtag without a picture`),
+  /** Shape chosen: {title, body} of the hashtag's announcement. */
+  announcement: orNull(v.object({ title: str, body: str }), `${NO_VALUE}: most hashtags have no announcement`),
+  videoCount: int,
+  viewCount: int,
+  isCommerce: bool,
+});
+export type HashtagInfo = v.InferOutput<typeof HashtagInfo>;
+
+export const HashtagData = v.object({
+  hashtag: HashtagInfo,
   region: str,
   regionName: str,
   servedRegion: str,
-  videos: v.array(hashtagVideo),
-  mediaHeaders: v.looseObject({ Cookie: given, Referer: given }),
+  videos: v.array(HashtagVideo),
+  mediaHeaders: v.object({ Cookie: orNull(str, `${NO_VALUE}: the upstream set no tt_chain_token`), Referer: str }),
   cursor: nstr, // "cursor is null on the last page"
 });
+export type HashtagData = v.InferOutput<typeof HashtagData>;
