@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { OperationId } from '../shared/operations';
+import { encodeHashtagCursor } from '../shared/platforms/shortvideo/cursor';
 import { FIXTURES, fixture, fixtureText, type FakeReply, type FakeUpstream } from '../test/support/fake-upstream';
 
 /**
@@ -62,6 +63,15 @@ const cUserId = (i: number) => (BigInt(cAccountId()) + BigInt(i + 1)).toString()
 // shortvideo: the home page primes the warm function's jar once; then one signed call per page.
 const SV_COMMENTS = lazyFixture('shortvideo/comments-page1.json');
 const svVideoId = (i: number) => (7401122334455660000n + BigInt(i)).toString();
+const SV_DETAIL = lazyFixture('shortvideo/hashtag-detail.json');
+const SV_ITEMS = lazyFixture('shortvideo/hashtag-items-page1.json');
+const SV_HASHTAG_FIXTURES = ['shortvideo/hashtag-detail.json', 'shortvideo/hashtag-items-page1.json', 'shortvideo/home.html'];
+const svLaterCursor = (i: number) => encodeHashtagCursor({ hashtag: `later${i}`, region: 'NG', challengeId: '1600000000000001', offset: 30, seen: new Set() });
+const svHashtagRoutes = (fake: FakeUpstream) => {
+  fake.on('/', { headers: { 'set-cookie': 'ttwid=1%7Cbench; Path=/' }, body: fixtureText('shortvideo/home.html') });
+  fake.on('/api/challenge/detail/', { body: SV_DETAIL() });
+  fake.on('/api/challenge/item_list/', { headers: { 'set-cookie': 'tt_chain_token=bench; Path=/' }, body: SV_ITEMS() });
+};
 
 export const scenarios: Scenario[] = [
   {
@@ -130,5 +140,27 @@ export const scenarios: Scenario[] = [
     },
     query: (i) => ({ url: `https://www.tiktok.com/@bench.user/video/${svVideoId(i)}` }),
     note: 'the first request of a warm function primes the cookie jar from the home page; after that 1 upstream round trip per page',
+  },
+  {
+    op: 'shortvideo-search-hashtag',
+    variant: 'page 1',
+    fixtures: SV_HASHTAG_FIXTURES,
+    routes: svHashtagRoutes,
+    query: (i) => ({ hashtag: `bench${i}` }),
+    note: 'page 1: the hashtag detail, then its video list: 2 sequential upstream round trips',
+  },
+  {
+    op: 'shortvideo-search-hashtag',
+    variant: 'later page',
+    fixtures: SV_HASHTAG_FIXTURES,
+    routes: svHashtagRoutes,
+    query: (i) => ({ hashtag: `later${i}`, cursor: svLaterCursor(i) }),
+    // A warm container that served page 1 of this hashtag (it remembers the detail for 10 minutes).
+    async prime(i) {
+      const { rememberHashtag } = await import('../shared/platforms/shortvideo/scrape');
+      const { mapHashtagInfo } = await import('../shared/platforms/shortvideo/map');
+      rememberHashtag(`later${i}`, 'NG', mapHashtagInfo(SV_DETAIL(), `later${i}`));
+    },
+    note: 'later pages: the cursor carries the hashtag id: 1 upstream round trip (the list; the detail is remembered, or asked concurrently by a cold container)',
   },
 ];

@@ -244,7 +244,7 @@ export const operations = [
     pageSize: 30,
     data: svR.HashtagData,
     responses: ALL,
-    status: 'planned',
+    status: 'live',
     parsesHtml: false,
   },
 ] as const satisfies readonly Operation[];

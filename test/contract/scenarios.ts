@@ -1,5 +1,6 @@
 import type { OperationId } from '../../shared/operations';
 import { PUBLIC_HOSTS as LIVESTREAM_HOSTS } from '../../shared/platforms/livestream/site';
+import { encodeHashtagCursor, fingerprint } from '../../shared/platforms/shortvideo/cursor';
 import { WEB_ORIGIN as MICROBLOG_C_ORIGIN } from '../../shared/platforms/microblog-c/site';
 import { fixture, fixtureText, type FakeReply, type FakeUpstream } from '../support/fake-upstream';
 
@@ -170,9 +171,36 @@ const shortvideoComments: Scenario = {
   unavailable: { routes: (fake) => void fake.on(SV_COMMENTS, { body: fixture('shortvideo/captcha.json') }) },
 };
 
+// ---- 13. shortvideo hashtag videos (test/gateway/shortvideo-search-hashtag.test.ts) -------------
+
+const SV_DETAIL = '/api/challenge/detail/';
+const SV_ITEMS = '/api/challenge/item_list/';
+const SV_PAGES: Record<string, string> = { '0': 'shortvideo/hashtag-items-page1.json', '30': 'shortvideo/hashtag-items-page2.json' };
+
+const shortvideoHashtag: Scenario = {
+  routes: (fake) => {
+    fake.on('/', SV_HOME);
+    fake.on(SV_DETAIL, { body: fixture('shortvideo/hashtag-detail.json') });
+    fake.on(SV_ITEMS, (req) => ({ headers: { 'set-cookie': 'tt_chain_token=chainNG; Path=/' }, body: fixture(SV_PAGES[req.query.cursor ?? ''] ?? 'shortvideo/hashtag-items-last.json') }));
+  },
+  query: { hashtag: 'lagossunset' },
+  moreSuccesses: [
+    {
+      name: 'page 2 (cursor of page 1)',
+      query: { hashtag: 'lagossunset', region: 'NG', cursor: encodeHashtagCursor({ hashtag: 'lagossunset', region: 'NG', challengeId: '1600000000000001', offset: 30, seen: new Set([fingerprint('7500000000000000002')]) }) },
+    },
+    { name: 'last page', query: { hashtag: 'lagossunset', cursor: encodeHashtagCursor({ hashtag: 'lagossunset', region: 'NG', challengeId: '1600000000000001', offset: 60, seen: new Set() }) } },
+    { name: 'another region', query: { hashtag: '#LagosSunset', region: 'gh' } },
+  ],
+  notFound: { routes: (fake) => void fake.on(SV_DETAIL, { body: fixture('shortvideo/hashtag-detail-empty.json') }), query: { hashtag: 'nowhere', region: 'KE' } },
+  badCursor: { query: { hashtag: 'lagossunset', cursor: 'tampered.AAAAAAAAAAAAAAAAAAAAAA' } },
+  unavailable: { routes: (fake) => void fake.on(SV_ITEMS, { body: '' }), query: { hashtag: 'blockedtag' } },
+};
+
 export const scenarios: Partial<Record<OperationId, Scenario>> = {
   'microblog-a-user-posts': microblogA,
   'livestream-clip': livestream,
   'microblog-c-user-posts': microblogC,
   'shortvideo-video-comments': shortvideoComments,
+  'shortvideo-search-hashtag': shortvideoHashtag,
 };

@@ -1,8 +1,13 @@
+import { ApiError, badCursor, notFound } from '../../errors';
+import type { Log } from '../../log';
 import type { ScraperOf } from '../../operations';
+import type { ScrapeContext } from '../../scrape/context';
 import { arr, get, int, str } from '../../scrape/map';
-import { apiGet } from './client';
-import { mapComment } from './map';
-import { videoUrl } from './site';
+import { type ApiAnswer, apiGet, session } from './client';
+import { MAX_SEEN, encodeHashtagCursor, fingerprint } from './cursor';
+import { mapComment, mapHashtagInfo, mapHashtagVideo } from './map';
+import type { HashtagInfo, HashtagVideo } from './resources';
+import { DEFAULT_REGION, WEB_ORIGIN, regionName, tagUrl, videoUrl } from './site';
 
 /**
  * Operation 7, /v1/shortvideo/video/comments: a video's top-level comments, 40 per page, in the
@@ -37,5 +42,108 @@ export const scrapeComments: ScraperOf<'shortvideo-video-comments'> = async ({ u
     total: int(get(data, 'total')) ?? 0,
     cursor: hasMore ? str(next) : null,
     hasMore,
+  };
+};
+
+/**
+ * Operation 13, /v1/shortvideo/search/hashtag: the videos the source shows for a hashtag in a
+ * region, up to 30 per page, in its ranked order.
+ *   GET /api/challenge/detail/?challengeName=<name>            the hashtag (id, texts, exact counts)
+ *   GET /api/challenge/item_list/?challengeID=<id>&count=30&cursor=<offset>
+ * Page 1: detail, then the list (2 sequential round trips). Later pages: the cursor carries the
+ * hashtag's id, so the list goes out at once; the detail comes from this warm function's memory
+ * (10 minutes), else it is fetched concurrently with the list (1 round trip either way).
+ * The cursor (cursor.ts) also carries fingerprints of every video already returned, so one cursor
+ * chain never returns a video twice; the chain ends when the upstream ends or a page brings
+ * nothing new (the device id is renewed then, as the web app would).
+ */
+export const HASHTAG_PAGE = 30;
+const DETAIL_TTL_MS = 10 * 60_000;
+const details = new Map<string, { info: HashtagInfo; at: number }>();
+/** Tests start from a cold container. */
+export const forgetHashtags = () => details.clear();
+/** A warm container that showed this hashtag's page 1 a moment ago (bench set-up). */
+export const rememberHashtag = (hashtag: string, region: string, info: HashtagInfo) => details.set(`${region}#${hashtag}`, { info, at: Date.now() });
+
+const regionSay = (hashtag: string, region: string) =>
+  `The hashtag #${hashtag} is not available in region ${region} (${regionName(region) ?? region}); another region may work`;
+
+/** NOT_FOUND from the upstream for this hashtag, with the message that suggests another region. */
+const inRegion = (hashtag: string, region: string) => (err: unknown) => {
+  if (err instanceof ApiError && err.code === 'NOT_FOUND') throw notFound(regionSay(hashtag, region));
+  throw err;
+};
+
+async function hashtagDetail(ctx: ScrapeContext, log: Log, hashtag: string, region: string): Promise<HashtagInfo> {
+  const key = `${region}#${hashtag}`;
+  const known = details.get(key);
+  if (known && Date.now() - known.at < DETAIL_TTL_MS) return known.info;
+  const { data } = await apiGet(ctx, log, {
+    path: '/api/challenge/detail/',
+    params: { challengeName: hashtag },
+    referer: tagUrl(hashtag),
+    fromPage: 'hashtag',
+    region,
+    what: `hashtag #${hashtag} (${region})`,
+  }).catch(inRegion(hashtag, region));
+  // No challenge in the answer: the hashtag does not exist, or not in this region.
+  if (!str(get(data, 'challengeInfo', 'challenge', 'id'))) throw notFound(regionSay(hashtag, region));
+  const info = mapHashtagInfo(data, hashtag);
+  details.set(key, { info, at: Date.now() });
+  return info;
+}
+
+function itemList(ctx: ScrapeContext, log: Log, hashtag: string, region: string, challengeId: string, offset: number, carriesCursor: boolean): Promise<ApiAnswer> {
+  return apiGet(ctx, log, {
+    path: '/api/challenge/item_list/',
+    params: { challengeID: challengeId, count: HASHTAG_PAGE, cursor: offset, coverFormat: 2 },
+    referer: tagUrl(hashtag),
+    fromPage: 'hashtag',
+    region,
+    what: `videos of #${hashtag} (${region}) from ${offset}`,
+    cursor: carriesCursor,
+  }).catch(inRegion(hashtag, region));
+}
+
+export const scrapeHashtag: ScraperOf<'shortvideo-search-hashtag'> = async ({ hashtag, region: asked, cursor }, ctx, log) => {
+  const region = asked ?? DEFAULT_REGION;
+  const state = cursor?.state;
+  if (state && (state.hashtag !== hashtag || state.region !== region)) {
+    throw badCursor(`the cursor belongs to #${state.hashtag} in ${state.region}, not #${hashtag} in ${region}`);
+  }
+  let info: HashtagInfo;
+  let list: ApiAnswer;
+  if (state) {
+    [info, list] = await Promise.all([hashtagDetail(ctx, log, hashtag, region), itemList(ctx, log, hashtag, region, state.challengeId, state.offset, true)]);
+  } else {
+    info = await hashtagDetail(ctx, log, hashtag, region);
+    list = await itemList(ctx, log, hashtag, region, info.id, 0, false);
+  }
+  const offset = state?.offset ?? 0;
+  const seen = new Set(state?.seen ?? []);
+  const videos: HashtagVideo[] = [];
+  for (const item of arr(get(list.data, 'itemList'))) {
+    const video = mapHashtagVideo(item);
+    const f = fingerprint(video.id);
+    if (seen.has(f)) continue;
+    seen.add(f);
+    videos.push(video);
+  }
+  const next = int(get(list.data, 'cursor'));
+  const upstreamHasMore = get(list.data, 'hasMore') === true || int(get(list.data, 'hasMore')) === 1;
+  if (upstreamHasMore && videos.length === 0) {
+    log.info('shortvideo hashtag page brought nothing new; ending the chain and renewing the device id', { hashtag, region, offset });
+    session.renewDevice();
+  }
+  const goesOn = upstreamHasMore && videos.length > 0 && next !== null && next > offset && seen.size <= MAX_SEEN;
+  const served = str(get(list.data, 'extra', 'region')) ?? str(get(list.data, 'region'));
+  return {
+    hashtag: info,
+    region,
+    regionName: regionName(region) ?? region,
+    servedRegion: served && /^[A-Za-z]{2}$/.test(served) ? served.toUpperCase() : region,
+    videos,
+    mediaHeaders: { Cookie: list.chainToken ? `tt_chain_token=${list.chainToken}` : null, Referer: `${WEB_ORIGIN}/` },
+    cursor: goesOn ? encodeHashtagCursor({ hashtag, region, challengeId: info.id, offset: next, seen }) : null,
   };
 };
