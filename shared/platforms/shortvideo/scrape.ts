@@ -33,8 +33,14 @@ export const scrapeComments: ScraperOf<'shortvideo-video-comments'> = async ({ u
   // Only top-level comments (the endpoint returns those; a reply that slips in is left out).
   const comments = arr(get(data, 'comments')).map(mapComment).filter((c) => c.parentId === null);
   const next = int(get(data, 'cursor'));
-  // The list ends when the upstream says so, or when its cursor stops moving forward.
-  const hasMore = (int(get(data, 'has_more')) ?? 0) === 1 && next !== null && next > Number(offset) && comments.length > 0;
+  const upstreamHasMore = (int(get(data, 'has_more')) ?? 0) === 1;
+  // The list ends when the upstream says so, or when its cursor stops moving forward (then the
+  // session takes a new device id, the known cure for an upstream that keeps sending one page).
+  const hasMore = upstreamHasMore && next !== null && next > Number(offset) && comments.length > 0;
+  if (upstreamHasMore && !hasMore) {
+    log.info('shortvideo comments: the upstream cursor did not move; ending the list and renewing the device id', { videoId: url.videoId, offset });
+    session.renewDevice();
+  }
   return {
     video: { id: url.videoId, url: page, handle: url.handle },
     comments,

@@ -219,6 +219,26 @@ describe('shortvideo client', () => {
     expect(String(data.sent)).toContain('ttwid=');
   });
 
+  it('solves a WAF page served instead of an API answer, and asks once more', async () => {
+    const { html } = wafPage(777);
+    fake.on('/', home);
+    fake.on('/api/comment/list/', (req) => (String(req.headers.cookie ?? '').includes('_wafchallengeid=') ? { body: { status_code: 0, ok: true } } : { body: html }));
+    const { data } = await run();
+    expect(data.ok).toBe(true);
+    expect(fake.requestsTo('/api/comment/list/')).toHaveLength(2);
+  });
+
+  it('renewDevice gives the session a new device id for the next calls', async () => {
+    fake.on('/', home);
+    fake.on('/api/comment/list/', { body: { status_code: 0 } });
+    const s = newSession();
+    await apiGet(ctx(), logger, call, s);
+    s.renewDevice();
+    await apiGet(ctx(), logger, call, s);
+    const [a, b] = fake.requestsTo('/api/comment/list/');
+    expect(a!.query.device_id).not.toBe(b!.query.device_id);
+  });
+
   it.each([
     ['captcha code 10000', { body: { code: 10000, from: '', type: 'verify' } }, 'UPSTREAM_BLOCKED', /captcha/],
     ['verify type', { body: { type: 'verify', code: '10000' } }, 'UPSTREAM_BLOCKED', /captcha/],
