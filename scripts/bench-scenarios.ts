@@ -64,6 +64,9 @@ const cUserId = (i: number) => (BigInt(cAccountId()) + BigInt(i + 1)).toString()
 const SV_COMMENTS = lazyFixture('shortvideo/comments-page1.json');
 const svVideoId = (i: number) => (7401122334455660000n + BigInt(i)).toString();
 const SV_DETAIL = lazyFixture('shortvideo/hashtag-detail.json');
+const SV_LIVE_OFFLINE = lazyFixture('shortvideo/live-user-room-offline.json');
+const SV_LIVE_ON = lazyFixture('shortvideo/live-user-room-live.json');
+const SV_ROOM_INFO = lazyFixture('shortvideo/live-room-info.json');
 const SV_ITEMS = lazyFixture('shortvideo/hashtag-items-page1.json');
 const SV_HASHTAG_FIXTURES = ['shortvideo/hashtag-detail.json', 'shortvideo/hashtag-items-page1.json', 'shortvideo/home.html'];
 const svLaterCursor = (i: number) => encodeHashtagCursor({ hashtag: `later${i}`, region: 'NG', challengeId: '1600000000000001', offset: 30, seen: new Set() });
@@ -162,5 +165,26 @@ export const scenarios: Scenario[] = [
       rememberHashtag(`later${i}`, 'NG', mapHashtagInfo(SV_DETAIL(), `later${i}`));
     },
     note: 'later pages: the cursor carries the hashtag id: 1 upstream round trip (the list; the detail is remembered, or asked concurrently by a cold container)',
+  },
+  {
+    op: 'shortvideo-user-live',
+    variant: 'offline',
+    fixtures: ['shortvideo/live-user-room-offline.json'],
+    routes(fake) {
+      fake.on('/api-live/user/room/', { body: SV_LIVE_OFFLINE() });
+    },
+    query: (i) => ({ handle: `offline${i}` }),
+    note: 'offline: the room lookup alone: 1 upstream round trip',
+  },
+  {
+    op: 'shortvideo-user-live',
+    variant: 'live',
+    fixtures: ['shortvideo/live-user-room-live.json', 'shortvideo/live-room-info.json'],
+    routes(fake) {
+      fake.on('/api-live/user/room/', { body: SV_LIVE_ON() });
+      fake.on('/webcast/room/info/', { body: SV_ROOM_INFO() });
+    },
+    query: (i) => ({ handle: `live${i}` }),
+    note: 'live: the room lookup, then the room: 2 sequential upstream round trips (1 when the warm function saw that room before)',
   },
 ];

@@ -212,7 +212,7 @@ export const operations = [
     params: { handle: { schema: sv.handleParam, required: true, description: 'Username, @username, or profile URL', example: 'someuser' } },
     data: svR.LiveData,
     responses: NO_400,
-    status: 'planned',
+    status: 'live',
     parsesHtml: false,
   },
   {

@@ -197,10 +197,30 @@ const shortvideoHashtag: Scenario = {
   unavailable: { routes: (fake) => void fake.on(SV_ITEMS, { body: '' }), query: { hashtag: 'blockedtag' } },
 };
 
+// ---- 11. shortvideo live status (test/gateway/shortvideo-user-live.test.ts) -----------------------
+
+const SV_LOOKUP = '/api-live/user/room/';
+const SV_ROOM = '/webcast/room/info/';
+const shortvideoLive: Scenario = {
+  routes: (fake) => {
+    fake.on(SV_LOOKUP, { body: fixture('shortvideo/live-user-room-live.json') });
+    fake.on(SV_ROOM, { body: fixture('shortvideo/live-room-info.json') });
+  },
+  query: { handle: 'qlai.plays' },
+  moreSuccesses: [
+    { name: 'offline, with the last live', routes: (fake) => void fake.on(SV_LOOKUP, { body: fixture('shortvideo/live-user-room-offline.json') }), query: { handle: '@qlai.plays' } },
+    { name: 'never live', routes: (fake) => void fake.on(SV_LOOKUP, { body: fixture('shortvideo/live-user-room-never.json') }), query: { handle: 'https://www.tiktok.com/@quiet.one' } },
+    { name: 'age-restricted room', routes: (fake) => void fake.on(SV_ROOM, { body: fixture('shortvideo/live-room-info-age-restricted.json') }), query: { handle: 'qlai.plays' } },
+  ],
+  notFound: { routes: (fake) => void fake.on(SV_LOOKUP, { body: fixture('shortvideo/live-user-not-found.json') }) },
+  unavailable: { routes: (fake) => void fake.on(SV_LOOKUP, { status: 502, body: 'bad gateway' }) },
+};
+
 export const scenarios: Partial<Record<OperationId, Scenario>> = {
   'microblog-a-user-posts': microblogA,
   'livestream-clip': livestream,
   'microblog-c-user-posts': microblogC,
   'shortvideo-video-comments': shortvideoComments,
   'shortvideo-search-hashtag': shortvideoHashtag,
+  'shortvideo-user-live': shortvideoLive,
 };

@@ -16,6 +16,8 @@ import { parseWafChallenge, solveWafChallenge } from './waf';
  *   GET https://www.tiktok.com/api/comment/list/    comments of a video (signed)
  *   GET https://www.tiktok.com/api/challenge/detail/     a hashtag (signed)
  *   GET https://www.tiktok.com/api/challenge/item_list/  a hashtag's videos (signed)
+ *   GET https://www.tiktok.com/api-live/user/room/    an account's live room and status (unsigned)
+ *   GET https://webcast.tiktok.com/webcast/room/info/ a live room (unsigned)
  * Every /api/ call carries the web app's base query parameters, generated to agree with the
  * User-Agent (the signatures cover both), a random device id per session, and msToken from the jar.
  * The WAF proof-of-work page is solved (waf.ts) and the page requested again, inside the deadline.
@@ -44,6 +46,8 @@ export const RULES: AnswerRules = {
   badCursor: [{ code: 10201 }],
   notFound: [
     { code: [10202, 10204, 10221], say: 'The content does not exist or was removed' },
+    // api-live/user/room: {"data": null, "message": "user_not_found", "statusCode": 19881007}
+    { code: 19881007, say: 'No such account' },
     { code: [10216, 10222], say: 'The content is private' },
     { code: 10231, say: 'The content is not available in this region' },
   ],
@@ -178,8 +182,15 @@ async function page(ctx: ScrapeContext, s: Session, url: string, what: string, l
 }
 
 export interface ApiCall {
-  /** Path under https://www.tiktok.com, e.g. /api/comment/list/. */
+  /** Path under `origin` (default https://www.tiktok.com), e.g. /api/comment/list/. */
   path: string;
+  origin?: string;
+  /** Signed with X-Bogus (default); the live endpoints are called unsigned. */
+  signed?: boolean;
+  /** Prime the session's jar first (default); the live endpoints need none of its cookies. */
+  prime?: boolean;
+  /** Cookies to send instead of the session's jar. */
+  jar?: CookieJar;
   /** The endpoint's own parameters (added after the base parameters). */
   params: Record<string, string | number>;
   /** The web page the call is made from (Referer). */
@@ -203,12 +214,13 @@ export interface ApiAnswer {
  * then classified by RULES; a 200 whose status code is not 0 is an unknown shape.
  */
 export async function apiGet(ctx: ScrapeContext, log: Log, call: ApiCall, s: Session = session): Promise<ApiAnswer> {
-  await s.prime(ctx, log);
+  if (call.prime !== false) await s.prime(ctx, log);
+  const jar = call.jar ?? s.jar;
   const query = new URLSearchParams({ ...s.baseParams(call.region ?? '', call.fromPage) });
   for (const [k, v] of Object.entries(call.params)) query.set(k, String(v));
-  const unsigned = `${WEB_ORIGIN}${call.path}?${query.toString()}`;
-  const signed = await currentSigner().sign(ctx, unsigned, s.userAgent);
-  for (const [k, v] of Object.entries(signed.cookies)) s.jar.set(k, v);
+  const unsigned = `${call.origin ?? WEB_ORIGIN}${call.path}?${query.toString()}`;
+  const signed = call.signed === false ? { url: unsigned, userAgent: s.userAgent, cookies: {} } : await currentSigner().sign(ctx, unsigned, s.userAgent);
+  for (const [k, v] of Object.entries(signed.cookies)) jar.set(k, v);
   if (signed.userAgent !== s.userAgent) s.userAgent = signed.userAgent; // later calls agree with the signer's browser
 
   const opts = {
@@ -221,7 +233,7 @@ export async function apiGet(ctx: ScrapeContext, log: Log, call: ApiCall, s: Ses
       'sec-fetch-mode': 'cors',
       'sec-fetch-site': 'same-origin',
     },
-    jar: s.jar,
+    jar,
     // The API never redirects an answer it gives; a redirect is a login wall (RULES), not followed.
     followRedirects: false,
     proxyScope: call.region || undefined,
@@ -239,5 +251,5 @@ export async function apiGet(ctx: ScrapeContext, log: Log, call: ApiCall, s: Ses
     throw extractionFailed(`shortvideo ${call.what}: status code ${String(code)} "${parsed.message ?? ''}"`);
   }
   if (!isObject(parsed.data)) throw extractionFailed(`shortvideo ${call.what}: the answer is not an object`);
-  return { data: parsed.data, chainToken: s.jar.get('tt_chain_token') };
+  return { data: parsed.data, chainToken: jar.get('tt_chain_token') };
 }

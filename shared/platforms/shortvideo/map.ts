@@ -353,3 +353,185 @@ export function mapHashtagVideo(item: Json): R.HashtagVideo {
     ],
   };
 }
+
+// ---- live status -----------------------------------------------------------------------------------
+
+/** A JSON value the upstream sends as a string (stream_data, sdk_params), parsed; undefined when it is not JSON. */
+function jsonString(v: unknown): unknown {
+  if (typeof v !== 'string' || v === '') return isObject(v) ? v : undefined;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return undefined;
+  }
+}
+
+/** expiresAt from a stream URL's `expire` (unix seconds) parameter. */
+function expiryOf(...urls: (string | null)[]): string | null {
+  for (const u of urls) {
+    if (!u) continue;
+    const e = new URL(u).searchParams.get('expire') ?? new URL(u).searchParams.get('x-expires');
+    const t = e ? isoDate(Number(e)) : null;
+    if (t) return t;
+  }
+  return null;
+}
+
+const QUALITY_NAMES: Record<string, string> = { ao: 'Audio only' };
+
+/** Every quality of one pull_data ({options.qualities, stream_data: "<JSON>"}). */
+export function mapStreams(pullData: Json): R.LiveDetails['streams'] {
+  const names = new Map(list(get(pullData, 'options', 'qualities'), (q) => {
+    const k = str(get(q, 'sdk_key'));
+    const n = str(get(q, 'name'));
+    return k && n ? ([k, n] as const) : null;
+  }));
+  const data = get(jsonString(get(pullData, 'stream_data')), 'data');
+  if (!isObject(data)) return [];
+  return Object.entries(data).flatMap(([quality, q]) => {
+    const main = get(q, 'main');
+    const flvUrl = url(get(main, 'flv'));
+    const hlsUrl = url(get(main, 'hls'));
+    if (!flvUrl && !hlsUrl) return [];
+    const sdk = jsonString(get(main, 'sdk_params'));
+    const resolution = str(get(sdk, 'resolution'));
+    const wh = resolution?.match(/^(\d+)x(\d+)$/);
+    const isAudioOnly = quality === 'ao' || /[?&]only_audio=1\b/.test(flvUrl ?? hlsUrl ?? '');
+    return [
+      {
+        quality,
+        name: names.get(quality) ?? QUALITY_NAMES[quality] ?? quality,
+        codec: str(get(sdk, 'VCodec')),
+        isAudioOnly,
+        resolution: wh && !isAudioOnly ? resolution : null,
+        width: wh && !isAudioOnly ? Number(wh[1]) : null,
+        height: wh && !isAudioOnly ? Number(wh[2]) : null,
+        bitrate: int(get(sdk, 'vbitrate')),
+        flvUrl,
+        hlsUrl,
+        dashUrl: url(get(main, 'dash')),
+        expiresAt: expiryOf(flvUrl, hlsUrl),
+      },
+    ];
+  });
+}
+
+/** The account as the room lookup (api-live/user/room) gives it. */
+export function mapLiveUser(d: Json): R.LiveData['user'] {
+  const u = get(d, 'user');
+  const handle = need(str(get(u, 'uniqueId')), 'live user handle');
+  return {
+    id: need(str(get(u, 'id')), 'live user id'),
+    secUid: need(str(get(u, 'secUid')), 'live user secUid'),
+    handle,
+    nickname: text(get(u, 'nickname')) ?? handle,
+    bio: text(get(u, 'signature')) ?? '',
+    avatarUrl: firstUrl(get(u, 'avatarLarger'), get(u, 'avatarMedium'), get(u, 'avatarThumb')),
+    verified: bool(get(u, 'verified')) ?? false,
+    // The lookup has no privateAccount for every account; `secret` is its private flag there.
+    isPrivate: bool(get(u, 'privateAccount')) ?? bool(get(u, 'secret')) ?? false,
+    followerCount: exactCount(get(d, 'statsV2'), get(d, 'stats'), 'followerCount'),
+    followingCount: exactCount(get(d, 'statsV2'), get(d, 'stats'), 'followingCount'),
+    profileUrl: profileUrl(handle),
+    liveUrl: `${profileUrl(handle)}/live`,
+  };
+}
+
+/** The last live of an offline account: what the room lookup still reports of it, or null. */
+export function mapLastLive(d: Json): R.LiveData['lastLive'] {
+  const room = get(d, 'liveRoom');
+  const startedAt = isoDate(int(get(room, 'startTime')) || null);
+  if (!startedAt) return null;
+  const endedAt = isoDate(int(get(room, 'finishTime')) || int(get(room, 'endTime')) || null);
+  return {
+    roomId: idOrNull(get(d, 'user', 'roomId')),
+    title: str(get(room, 'title')),
+    startedAt,
+    endedAt,
+    durationSeconds: endedAt ? Math.max(0, Math.round((Date.parse(endedAt) - Date.parse(startedAt)) / 1000)) : null,
+    totalViewers: count(get(room, 'liveRoomStats', 'enterCount')),
+  };
+}
+
+function broadcastType(r: Json): R.LiveDetails['broadcastType'] {
+  if (bool(get(r, 'live_type_audio'))) return 'audio';
+  if (bool(get(r, 'live_type_screenshot'))) return 'screen';
+  if (bool(get(r, 'live_type_third_party'))) return 'software';
+  return 'camera';
+}
+
+function battleOf(r: Json): R.LiveDetails['battle'] {
+  const s = get(r, 'link_mic', 'battle_settings');
+  // 64-bit ids arrive as JSON numbers too (rounded by any JSON parser): the _str twin wins.
+  const id = idOrNull(get(s, 'battle_id_str')) ?? idOrNull(get(s, 'battle_id'));
+  if (!id) return null;
+  const hostId = str(get(r, 'owner', 'id_str'));
+  const startMs = int(get(s, 'start_time_ms')) || (int(get(s, 'start_time')) ?? 0) * 1000;
+  const scores = list(get(r, 'link_mic', 'battle_scores'), (x) => {
+    const userId = str(get(x, 'user_id')) ?? str(get(x, 'user_id_str'));
+    const score = int(get(x, 'score'));
+    return userId && score !== null ? { userId, score, isHost: userId === hostId } : null;
+  });
+  return {
+    id,
+    startedAt: startMs ? isoDate(startMs) : null,
+    durationSeconds: int(get(s, 'duration')),
+    isFinished: (int(get(s, 'finished')) ?? 0) !== 0 || bool(get(s, 'finished')) === true,
+    opponentUserId: idOrNull(get(r, 'link_mic', 'rival_anchor_id_str')) ?? idOrNull(get(r, 'link_mic', 'rival_anchor_id')) ?? scores.find((x) => !x.isHost)?.userId ?? null,
+    scores,
+  };
+}
+
+/**
+ * A live room: room/info `data` (`room`), completed by the room lookup (`lookup`) where the room
+ * hides something (an age-restricted room gives almost nothing without a session).
+ */
+export function mapLive(room: Json, lookup: Json, ageRestricted: boolean): R.LiveDetails {
+  const lr = get(lookup, 'liveRoom');
+  const roomId = need(str(get(room, 'id_str')) ?? str(get(lookup, 'user', 'roomId')), 'live room id');
+  const handle = str(get(lookup, 'user', 'uniqueId')) ?? '';
+  const pull = get(room, 'stream_url', 'live_core_sdk_data', 'pull_data') ?? get(lr, 'streamData', 'pull_data');
+  const streams = ageRestricted ? [] : [...mapStreams(pull), ...mapStreams(get(lr, 'hevcStreamData', 'pull_data')).filter((h) => h.codec === 'h265')];
+  // The same quality may come twice (the H.264 and the H.265 ladder): keep both, once each.
+  const unique = [...new Map(streams.map((x) => [`${x.quality}|${x.codec}|${x.flvUrl}`, x])).values()];
+  return {
+    roomId,
+    streamId: str(get(room, 'stream_id_str')) ?? str(get(lr, 'streamId')),
+    title: str(get(room, 'title')) ?? str(get(lr, 'title')),
+    shareUrl: url(get(room, 'share_url')) ?? `${profileUrl(handle)}/live`,
+    coverUrl: url(get(room, 'cover', 'url_list', 0)) ?? url(get(lr, 'coverUrl')),
+    startedAt: need(isoDate(int(get(room, 'start_time')) || int(get(room, 'create_time')) || int(get(lr, 'startTime')) || null), 'live start time'),
+    viewerCount: count(get(room, 'user_count')) ?? count(get(lr, 'liveRoomStats', 'userCount')) ?? 0,
+    totalViewers: count(get(room, 'stats', 'total_user')) ?? count(get(lr, 'liveRoomStats', 'enterCount')) ?? 0,
+    newFollowers: count(get(room, 'stats', 'follow_count')) ?? 0,
+    category: str(get(room, 'hashtag', 'title')),
+    game: str(get(room, 'game_tag_detail', 'display_name')) ?? str(get(room, 'game_tag', 0, 'show_name')),
+    broadcastType: broadcastType(room),
+    isCoHosting: arr(get(room, 'social_interaction', 'cohost', 'linked_users')).length > 0 || arr(get(room, 'link_mic', 'linked_user_list')).length > 0,
+    battle: battleOf(room),
+    topGifters: list(get(room, 'top_fans'), (f) => {
+      const u = get(f, 'user');
+      const userId = str(get(u, 'id_str'));
+      return userId
+        ? {
+            userId,
+            secUid: str(get(u, 'sec_uid')),
+            handle: str(get(u, 'display_id')),
+            nickname: str(get(u, 'nickname')),
+            avatarUrl: url(get(u, 'avatar_thumb', 'url_list', 0)),
+            followerCount: count(get(u, 'follow_info', 'follower_count')),
+            gifterLevel: int(get(u, 'pay_grade', 'level')),
+            giftScore: count(get(f, 'fan_ticket')),
+          }
+        : null;
+    }),
+    ageRestricted,
+    subscriberOnly: (int(get(room, 'live_sub_only')) ?? int(get(lr, 'liveSubOnly')) ?? 0) === 1,
+    isPaidEvent: (int(get(room, 'paid_event', 'paid_type')) ?? int(get(lr, 'paidEvent', 'paid_type')) ?? 0) !== 0,
+    hasShop: bool(get(room, 'has_commerce_goods')) ?? false,
+    chatEnabled: bool(get(room, 'room_auth', 'Chat')) ?? !ageRestricted,
+    giftsEnabled: bool(get(room, 'room_auth', 'Gift')) ?? !ageRestricted,
+    shopProductCount: count(get(room, 'commerce_info', 'product_num')) ?? 0,
+    streams: unique,
+  };
+}

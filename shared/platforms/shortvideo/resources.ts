@@ -101,48 +101,60 @@ export const CommentsData = v.object({
 });
 export type CommentsData = v.InferOutput<typeof CommentsData>;
 
-// ---- 11. live status (part 2: still the loose transcription of the spec) -------------------------
+// ---- 11. live status --------------------------------------------------------------------------------
 
-const liveStream = v.looseObject({
-  quality: given,
-  name: given,
-  codec: given,
-  isAudioOnly: given,
-  resolution: v.pipe(v.string(), v.regex(/^\d+x\d+$/, 'Must be <width>x<height>')),
-  width: given,
-  height: given,
-  bitrate: given,
-  flvUrl: given,
-  hlsUrl: given,
-  dashUrl: anyOrNull,
-  expiresAt: dateTime,
+/** One quality of the stream (FLV and HLS links, and DASH where offered). */
+export const LiveStream = v.object({
+  /** The upstream's key: origin, uhd_60, hd_60, hd, sd, ld, ao (audio only). */
+  quality: str,
+  /** The name the player shows ("Original", "1080p60", "720p", … "Audio only"). */
+  name: str,
+  codec: orNull(str),
+  isAudioOnly: bool,
+  resolution: orNull(v.pipe(v.string(), v.regex(/^\d+x\d+$/, 'Must be <width>x<height>')), `${NO_VALUE}: an audio-only stream has no picture`),
+  width: orNull(int, `${NO_VALUE}: an audio-only stream has no picture`),
+  height: orNull(int, `${NO_VALUE}: an audio-only stream has no picture`),
+  bitrate: orNull(int),
+  flvUrl: orNull(str, `${NO_VALUE}: a quality offered in HLS only`),
+  hlsUrl: orNull(str, `${NO_VALUE}: a quality offered in FLV only`),
+  dashUrl: nstr,
+  expiresAt: orNull(dateTime, `${NO_VALUE}: a URL without an expire parameter`),
 });
-const liveDetails = v.looseObject({
-  roomId: str,
-  streamId: str,
-  title: anyOrNull,
-  shareUrl: given,
-  coverUrl: given,
+export const LiveBattle = v.object({
+  id: str,
+  startedAt: ndateTime,
+  durationSeconds: nint,
+  isFinished: bool,
+  opponentUserId: nstr,
+  scores: v.array(v.object({ userId: str, score: int, isHost: bool })),
+});
+export const TopGifter = v.object({
+  userId: str,
+  secUid: nstr,
+  handle: nstr,
+  nickname: nstr,
+  avatarUrl: nstr,
+  followerCount: nint,
+  gifterLevel: nint,
+  giftScore: nint,
+});
+export const LiveDetails = v.object({
+  roomId: digits,
+  streamId: orNull(str, `${NO_VALUE}: an age-restricted room hides its stream`),
+  title: nstr,
+  shareUrl: str,
+  coverUrl: orNull(str),
   startedAt: dateTime,
   viewerCount: int,
   totalViewers: int,
   newFollowers: int,
-  // "`category`, `game` (nullable)": read as both nullable.
-  category: anyOrNull,
-  game: anyOrNull,
-  broadcastType: str,
+  category: nstr,
+  game: nstr,
+  /** camera, screen (screen share), software (streaming software), audio. */
+  broadcastType: v.picklist(['camera', 'screen', 'software', 'audio']),
   isCoHosting: bool,
-  battle: v.looseObject({
-    id: given,
-    startedAt: given,
-    durationSeconds: given,
-    isFinished: given,
-    opponentUserId: given,
-    scores: v.array(v.looseObject({ userId: given, score: given, isHost: given })),
-  }),
-  topGifters: v.array(
-    v.looseObject({ userId: given, secUid: given, handle: given, nickname: given, avatarUrl: given, followerCount: given, gifterLevel: given, giftScore: given }),
-  ),
+  battle: orNull(LiveBattle, `${NO_VALUE}: no battle is going on`),
+  topGifters: v.array(TopGifter),
   ageRestricted: bool,
   subscriberOnly: bool,
   isPaidEvent: bool,
@@ -150,28 +162,32 @@ const liveDetails = v.looseObject({
   chatEnabled: bool,
   giftsEnabled: bool,
   shopProductCount: int,
-  streams: v.array(liveStream),
+  streams: v.array(LiveStream),
 });
-export const LiveData = v.looseObject({
+/** Shape chosen: the most recent live as the room lookup reports it. */
+export const LastLive = v.object({ roomId: nstr, title: nstr, startedAt: dateTime, endedAt: ndateTime, durationSeconds: nint, totalViewers: nint });
+export const LiveUser = v.object({
+  id: digits,
+  secUid: str,
+  handle: str,
+  nickname: str,
+  bio: str,
+  avatarUrl: orNull(str, `${NO_VALUE}: an account without a picture`),
+  verified: bool,
+  isPrivate: bool,
+  followerCount: int,
+  followingCount: int,
+  profileUrl: str,
+  liveUrl: str,
+});
+export const LiveData = v.object({
   isLive: bool,
-  user: v.looseObject({
-    id: given,
-    secUid: given,
-    handle: given,
-    nickname: given,
-    bio: given,
-    avatarUrl: given,
-    verified: given,
-    isPrivate: given,
-    followerCount: given,
-    followingCount: given,
-    profileUrl: given,
-    liveUrl: given,
-  }),
-  live: v.nullable(liveDetails),
-  lastLive: nobj,
+  user: LiveUser,
+  live: v.nullable(LiveDetails),
+  lastLive: v.nullable(LastLive),
 });
-
+export type LiveData = v.InferOutput<typeof LiveData>;
+export type LiveDetails = v.InferOutput<typeof LiveDetails>;
 
 // ---- 13. hashtag videos ----------------------------------------------------------------------------
 

@@ -2,12 +2,14 @@ import { ApiError, badCursor, notFound } from '../../errors';
 import type { Log } from '../../log';
 import type { ScraperOf } from '../../operations';
 import type { ScrapeContext } from '../../scrape/context';
-import { arr, get, int, str } from '../../scrape/map';
+import { CookieJar } from '../../scrape/cookies';
+import { arr, get, int, isObject, str } from '../../scrape/map';
+import { RememberedIds } from '../../scrape/remembered';
 import { type ApiAnswer, apiGet, session } from './client';
 import { MAX_SEEN, encodeHashtagCursor, fingerprint } from './cursor';
-import { mapComment, mapHashtagInfo, mapHashtagVideo } from './map';
+import { mapComment, mapHashtagInfo, mapHashtagVideo, mapLastLive, mapLive, mapLiveUser } from './map';
 import type { HashtagInfo, HashtagVideo } from './resources';
-import { DEFAULT_REGION, WEB_ORIGIN, regionName, tagUrl, videoUrl } from './site';
+import { DEFAULT_REGION, WEBCAST_ORIGIN, WEB_ORIGIN, regionName, tagUrl, videoUrl } from './site';
 
 /**
  * Operation 7, /v1/shortvideo/video/comments: a video's top-level comments, 40 per page, in the
@@ -152,4 +154,69 @@ export const scrapeHashtag: ScraperOf<'shortvideo-search-hashtag'> = async ({ ha
     mediaHeaders: { Cookie: list.chainToken ? `tt_chain_token=${list.chainToken}` : null, Referer: `${WEB_ORIGIN}/` },
     cursor: goesOn ? encodeHashtagCursor({ hashtag, region, challengeId: info.id, offset: next, seen }) : null,
   };
+};
+
+/**
+ * Operation 11, /v1/shortvideo/user/live: is the account live now, with its streams.
+ *   GET https://www.tiktok.com/api-live/user/room/?uniqueId=<handle>&sourceType=54   (unsigned)
+ *       status 2 = live, 4 = offline (the room id alone proves nothing: it stays after a live)
+ *   GET https://webcast.tiktok.com/webcast/room/info/?room_id=<id>                  (unsigned, when live)
+ * Offline: 1 round trip. Live: 2 sequential; when this warm function saw the account live in
+ * that room before, both go out at once (1 round trip). An unknown account (19881007) is a 404.
+ */
+const liveRooms = new RememberedIds(3600_000, 5000);
+/** Tests start from a cold container. */
+export const forgetLiveRooms = () => liveRooms.clear();
+
+function liveJar(): CookieJar {
+  const jar = new CookieJar();
+  jar.set('tt-target-idc', 'useast1a');
+  return jar;
+}
+
+const roomInfo = (ctx: ScrapeContext, log: Log, roomId: string) =>
+  apiGet(ctx, log, {
+    origin: WEBCAST_ORIGIN,
+    path: '/webcast/room/info/',
+    params: { aid: 1988, room_id: roomId, msToken: '' },
+    referer: `${WEB_ORIGIN}/`,
+    fromPage: 'user',
+    what: `live room ${roomId}`,
+    signed: false,
+    prime: false,
+    jar: liveJar(),
+  });
+
+/** An age-restricted room answers without the room (a prompt, or almost no keys) to a logged-out client. */
+const isAgeGate = (room: unknown) => !isObject(room) || 'prompts' in room || Object.keys(room).length <= 1 || get(room, 'age_restricted', 'restricted') === true;
+
+export const scrapeLive: ScraperOf<'shortvideo-user-live'> = async ({ handle }, ctx, log) => {
+  const knownRoom = liveRooms.get(handle);
+  const early = knownRoom ? roomInfo(ctx, log, knownRoom).then((a) => a, () => null) : undefined;
+  const { data: lookupAnswer } = await apiGet(ctx, log, {
+    path: '/api-live/user/room/',
+    params: { uniqueId: handle, sourceType: 54, msToken: '' },
+    referer: `${WEB_ORIGIN}/@${handle}/live`,
+    fromPage: 'user',
+    what: `live room of @${handle}`,
+    signed: false,
+    prime: false,
+    jar: liveJar(),
+  });
+  const lookup = get(lookupAnswer, 'data');
+  if (!isObject(get(lookup, 'user'))) throw notFound('No such account');
+  const user = mapLiveUser(lookup);
+  const status = int(get(lookup, 'liveRoom', 'status')) ?? int(get(lookup, 'user', 'status'));
+  const roomId = str(get(lookup, 'user', 'roomId'));
+  if (status !== 2 || !roomId || roomId === '0') {
+    liveRooms.forget(handle);
+    return { isLive: false, user, live: null, lastLive: mapLastLive(lookup) };
+  }
+  liveRooms.remember(handle, roomId);
+  const info = (knownRoom === roomId ? await early : null) ?? (await roomInfo(ctx, log, roomId));
+  const room = get(info.data, 'data');
+  // The room ended between the two calls.
+  if (isObject(room) && int(get(room, 'status')) === 4) return { isLive: false, user, live: null, lastLive: mapLastLive(lookup) };
+  const gated = isAgeGate(room);
+  return { isLive: true, user, live: mapLive(gated ? {} : room, lookup, gated), lastLive: null };
 };
