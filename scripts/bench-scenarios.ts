@@ -64,6 +64,8 @@ const cUserId = (i: number) => (BigInt(cAccountId()) + BigInt(i + 1)).toString()
 const SV_COMMENTS = lazyFixture('shortvideo/comments-page1.json');
 const svVideoId = (i: number) => (7401122334455660000n + BigInt(i)).toString();
 const SV_DETAIL = lazyFixture('shortvideo/hashtag-detail.json');
+const SV_USER_DETAIL = lazyFixture('shortvideo/user-detail.json');
+const SV_FOLLOWING = lazyFixture('shortvideo/following-page1.json');
 const SV_LIVE_OFFLINE = lazyFixture('shortvideo/live-user-room-offline.json');
 const SV_LIVE_ON = lazyFixture('shortvideo/live-user-room-live.json');
 const SV_ROOM_INFO = lazyFixture('shortvideo/live-room-info.json');
@@ -186,5 +188,16 @@ export const scenarios: Scenario[] = [
     },
     query: (i) => ({ handle: `live${i}` }),
     note: 'live: the room lookup, then the room: 2 sequential upstream round trips (1 when the warm function saw that room before)',
+  },
+  {
+    op: 'shortvideo-user-following',
+    fixtures: ['shortvideo/user-detail.json', 'shortvideo/following-page1.json'],
+    routes(fake) {
+      fake.on('/', { headers: { 'set-cookie': 'ttwid=1%7Cbench; Path=/' }, body: fixtureText('shortvideo/home.html') });
+      fake.on('/api/user/detail/', { body: SV_USER_DETAIL() });
+      fake.on('/api/user/list/', { body: SV_FOLLOWING() });
+    },
+    query: (i) => ({ userId: (6799800000000000000n + BigInt(i)).toString() }),
+    note: 'the account (user-detail by id; by handle the profile page), then the list: 2 sequential upstream round trips',
   },
 ];

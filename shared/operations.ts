@@ -127,7 +127,7 @@ export const operations = [
     pageSize: 30,
     data: svR.FollowingData,
     responses: ALL,
-    status: 'planned',
+    status: 'live',
     parsesHtml: false,
   },
   {

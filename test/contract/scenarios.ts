@@ -216,6 +216,28 @@ const shortvideoLive: Scenario = {
   unavailable: { routes: (fake) => void fake.on(SV_LOOKUP, { status: 502, body: 'bad gateway' }) },
 };
 
+// ---- 5. shortvideo following (test/gateway/shortvideo-user-following.test.ts) --------------------
+
+const SV_PROFILE = '/@zola.travels';
+const SV_USER_DETAIL = '/api/user/detail/';
+const SV_FOLLOWING = '/api/user/list/';
+const shortvideoFollowing: Scenario = {
+  routes: (fake) => {
+    fake.on('/', SV_HOME);
+    fake.on(SV_PROFILE, { body: fixtureText('shortvideo/profile-page.html') });
+    fake.on(SV_USER_DETAIL, { body: fixture('shortvideo/user-detail.json') });
+    fake.on(SV_FOLLOWING, (req) => ({ body: fixture(req.query.minCursor === '1745042188' ? 'shortvideo/following-last.json' : 'shortvideo/following-page1.json') }));
+  },
+  query: { handle: 'zola.travels' },
+  moreSuccesses: [
+    { name: 'page 2 (last page)', query: { handle: '@zola.travels', cursor: '1745042188' } },
+    { name: 'by userId', query: { userId: '6799800000000000001' } },
+  ],
+  notFound: { routes: (fake) => void fake.on(SV_PROFILE, { body: fixtureText('shortvideo/profile-page-hidden-following.html') }) },
+  badCursor: { routes: (fake) => void fake.on(SV_FOLLOWING, { body: { statusCode: 10201, statusMsg: 'invalid parameter' } }), query: { handle: 'zola.travels', cursor: '99' } },
+  unavailable: { routes: (fake) => void fake.on(SV_FOLLOWING, { body: fixture('shortvideo/following-login.json') }) },
+};
+
 export const scenarios: Partial<Record<OperationId, Scenario>> = {
   'microblog-a-user-posts': microblogA,
   'livestream-clip': livestream,
@@ -223,4 +245,5 @@ export const scenarios: Partial<Record<OperationId, Scenario>> = {
   'shortvideo-video-comments': shortvideoComments,
   'shortvideo-search-hashtag': shortvideoHashtag,
   'shortvideo-user-live': shortvideoLive,
+  'shortvideo-user-following': shortvideoFollowing,
 };

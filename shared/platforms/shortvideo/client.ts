@@ -16,6 +16,9 @@ import { parseWafChallenge, solveWafChallenge } from './waf';
  *   GET https://www.tiktok.com/api/comment/list/    comments of a video (signed)
  *   GET https://www.tiktok.com/api/challenge/detail/     a hashtag (signed)
  *   GET https://www.tiktok.com/api/challenge/item_list/  a hashtag's videos (signed)
+ *   GET https://www.tiktok.com/@<handle>             profile page (rehydration JSON: the account)
+ *   GET https://www.tiktok.com/api/user/detail/      an account by handle or id (signed)
+ *   GET https://www.tiktok.com/api/user/list/        accounts an account follows (signed, scene=21)
  *   GET https://www.tiktok.com/api-live/user/room/    an account's live room and status (unsigned)
  *   GET https://webcast.tiktok.com/webcast/room/info/ a live room (unsigned)
  * Every /api/ call carries the web app's base query parameters, generated to agree with the
@@ -166,6 +169,9 @@ function withWafAnswer(ctx: ScrapeContext, s: Session, answer: UpstreamAnswer, w
   return cookies;
 }
 
+/** A public web page of the platform (the WAF challenge solved when it is served instead). */
+export const fetchPage = (ctx: ScrapeContext, log: Log, url: string, what: string, s: Session = session) => page(ctx, s, url, what, log);
+
 /** An HTML page (the WAF challenge solved when it is served instead). */
 async function page(ctx: ScrapeContext, s: Session, url: string, what: string, log: Log): Promise<UpstreamAnswer> {
   const headers = { 'user-agent': s.userAgent, accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'navigate', 'sec-fetch-site': 'none' };
@@ -177,7 +183,8 @@ async function page(ctx: ScrapeContext, s: Session, url: string, what: string, l
     for (const name of Object.keys(solved)) s.jar.take({ headers: { 'set-cookie': `${name}=; Max-Age=0` } });
     if (parseWafChallenge(answer.body)) throw blocked(`shortvideo ${what}: the WAF challenge came back after it was solved`);
   }
-  if (answer.status >= 400) throw blocked(`shortvideo ${what}: ${answer.status}`);
+  // Refusals are blocks; a 404 page is the caller's to read (a profile page says why in its data).
+  if (answer.status === 401 || answer.status === 403 || answer.status === 429) throw blocked(`shortvideo ${what}: ${answer.status}`, answer.status === 429 ? 60 : undefined);
   return answer;
 }
 

@@ -535,3 +535,66 @@ export function mapLive(room: Json, lookup: Json, ageRestricted: boolean): R.Liv
     streams: unique,
   };
 }
+
+// ---- following -------------------------------------------------------------------------------------
+
+/** The `__UNIVERSAL_DATA_FOR_REHYDRATION__` JSON of a web page, or undefined (a client-rendered shell). */
+export function rehydrationData(html: string): unknown {
+  const m = html.match(/<script\b[^>]*\bid=["']__UNIVERSAL_DATA_FOR_REHYDRATION__["'][^>]*>([\s\S]*?)<\/script>/i);
+  if (!m?.[1]) return undefined;
+  try {
+    return JSON.parse(m[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `data.profile` from a user-detail object ({userInfo: {user, stats, statsV2}}). */
+export function mapFollowingProfile(detail: Json): R.FollowingData['profile'] {
+  const u = get(detail, 'userInfo', 'user');
+  const handle = need(str(get(u, 'uniqueId')), 'profile handle');
+  return {
+    id: need(str(get(u, 'id')), 'profile id'),
+    secUid: need(str(get(u, 'secUid')), 'profile secUid'),
+    handle,
+    nickname: text(get(u, 'nickname')) ?? handle,
+    url: profileUrl(handle),
+    followingCount: exactCount(get(detail, 'userInfo', 'statsV2'), get(detail, 'userInfo', 'stats'), 'followingCount'),
+  };
+}
+
+export function mapFollowed(entry: Json): R.FollowedAccount {
+  const u = get(entry, 'user');
+  const handle = need(str(get(u, 'uniqueId')), 'followed account handle');
+  const sV2 = get(entry, 'statsV2');
+  const s = get(entry, 'stats');
+  const large = url(get(u, 'avatarLarger'));
+  const medium = url(get(u, 'avatarMedium'));
+  const thumb = url(get(u, 'avatarThumb'));
+  return {
+    id: need(str(get(u, 'id')), 'followed account id'),
+    secUid: need(str(get(u, 'secUid')), 'followed account secUid'),
+    handle,
+    nickname: text(get(u, 'nickname')) ?? handle,
+    bio: text(get(u, 'signature')) ?? '',
+    url: profileUrl(handle),
+    avatarUrl: large ?? medium ?? thumb,
+    avatars: { large, medium, thumb },
+    verified: bool(get(u, 'verified')) ?? false,
+    privateAccount: bool(get(u, 'privateAccount')) ?? false,
+    secret: bool(get(u, 'secret')) ?? false,
+    platformSeller: bool(get(u, 'ttSeller')) ?? false,
+    openFavorite: bool(get(u, 'openFavorite')) ?? false,
+    ftc: bool(get(u, 'ftc')) ?? false,
+    isADVirtual: bool(get(u, 'isADVirtual')) ?? false,
+    downloadSetting: int(get(u, 'downloadSetting')) ?? 0,
+    stats: {
+      followerCount: exactCount(sV2, s, 'followerCount'),
+      followingCount: exactCount(sV2, s, 'followingCount'),
+      likeCount: exactCount(sV2, s, 'heartCount', 'heart'),
+      videoCount: exactCount(sV2, s, 'videoCount'),
+      friendCount: exactCount(sV2, s, 'friendCount'),
+      diggCount: exactCount(sV2, s, 'diggCount'),
+    },
+  };
+}

@@ -6,15 +6,18 @@ import { anyOrNull, bool, dateTime, deviation, digits, given, int, nbool, ndateT
  * conventions). The operation table names each operation's `data` schema from here; mappers return
  * their output types, and the contract tests validate every response against them.
  */
-export const shortvideoFollowed = v.looseObject({
+// ---- 5. following ---------------------------------------------------------------------------------
+
+const NO_PICTURE = 'null where the upstream has no value to give, rather than an invented one: an account without a picture';
+export const FollowedAccount = v.object({
   id: digits,
   secUid: str,
   handle: str,
   nickname: str,
   bio: str,
   url: str,
-  avatarUrl: str,
-  avatars: v.looseObject({ large: str, medium: str, thumb: str }),
+  avatarUrl: deviation(nstr, NO_PICTURE),
+  avatars: v.object({ large: deviation(nstr, NO_PICTURE), medium: deviation(nstr, NO_PICTURE), thumb: deviation(nstr, NO_PICTURE) }),
   verified: bool,
   privateAccount: bool,
   secret: bool,
@@ -23,17 +26,18 @@ export const shortvideoFollowed = v.looseObject({
   ftc: bool,
   isADVirtual: bool,
   downloadSetting: int,
-  stats: v.looseObject({ followerCount: int, followingCount: int, likeCount: int, videoCount: int, friendCount: int, diggCount: int }),
+  stats: v.object({ followerCount: int, followingCount: int, likeCount: int, videoCount: int, friendCount: int, diggCount: int }),
 });
-export const FollowingData = v.looseObject({
-  profile: v.looseObject({ id: str, secUid: str, handle: str, nickname: str, url: str, followingCount: int }),
-  following: v.array(shortvideoFollowed),
+export type FollowedAccount = v.InferOutput<typeof FollowedAccount>;
+export const FollowingData = v.object({
+  profile: v.object({ id: digits, secUid: str, handle: str, nickname: str, url: str, followingCount: int }),
+  following: v.array(FollowedAccount),
   count: int,
   total: int,
   cursor: nstr, // "cursor is null on the last page"
   hasMore: bool,
 });
-
+export type FollowingData = v.InferOutput<typeof FollowingData>;
 
 // ---- 7. comments ---------------------------------------------------------------------------------
 

@@ -1,13 +1,13 @@
-import { ApiError, badCursor, notFound } from '../../errors';
+import { ApiError, badCursor, extractionFailed, notFound } from '../../errors';
 import type { Log } from '../../log';
 import type { ScraperOf } from '../../operations';
 import type { ScrapeContext } from '../../scrape/context';
 import { CookieJar } from '../../scrape/cookies';
-import { arr, get, int, isObject, str } from '../../scrape/map';
+import { arr, bool, get, int, isObject, str } from '../../scrape/map';
 import { RememberedIds } from '../../scrape/remembered';
-import { type ApiAnswer, apiGet, session } from './client';
+import { type ApiAnswer, apiGet, fetchPage, session } from './client';
 import { MAX_SEEN, encodeHashtagCursor, fingerprint } from './cursor';
-import { mapComment, mapHashtagInfo, mapHashtagVideo, mapLastLive, mapLive, mapLiveUser } from './map';
+import { mapComment, mapFollowed, mapFollowingProfile, mapHashtagInfo, mapHashtagVideo, mapLastLive, mapLive, mapLiveUser, rehydrationData } from './map';
 import type { HashtagInfo, HashtagVideo } from './resources';
 import { DEFAULT_REGION, WEBCAST_ORIGIN, WEB_ORIGIN, regionName, tagUrl, videoUrl } from './site';
 
@@ -219,4 +219,97 @@ export const scrapeLive: ScraperOf<'shortvideo-user-live'> = async ({ handle }, 
   if (isObject(room) && int(get(room, 'status')) === 4) return { isLive: false, user, live: null, lastLive: mapLastLive(lookup) };
   const gated = isAgeGate(room);
   return { isLive: true, user, live: mapLive(gated ? {} : room, lookup, gated), lastLive: null };
+};
+
+/**
+ * Operation 5, /v1/shortvideo/user/following: the accounts a user follows, 30 per page, most
+ * recently followed first.
+ *   by handle: GET https://www.tiktok.com/@<handle> (the profile page's rehydration JSON; the signed
+ *              /api/user/detail/?uniqueId= when the page comes without it)
+ *   by userId: GET /api/user/detail/?userId=<id> (signed; the only id route the web app has)
+ *   then       GET /api/user/list/?secUid=<secUid>&scene=21&count=30&maxCursor=0&minCursor=<cursor>
+ * Unknown, banned and private accounts, and accounts hiding their following list, are 404. The
+ * list is served to logged-in sessions only as a rule: a login wall (or an empty list for an account
+ * that follows someone) is 503 UPSTREAM_BLOCKED saying so.
+ */
+export const FOLLOWING_PAGE = 30;
+const NEEDS_SESSION = 'The source shows following lists only to a logged-in session, which the service does not use';
+/** UPSTREAM_BLOCKED whose message says what the source refused. */
+const blockedSaying = (message: string, internal: string, retryAfter?: number) => new ApiError('UPSTREAM_BLOCKED', message, { internal, retryAfter });
+const GONE: Record<string, string> = {
+  '10202': 'No such account',
+  '10221': 'No such account (unknown or banned)',
+  '10222': 'The account is private',
+};
+
+/** The account's user-detail object; 404 for the codes that say it is gone or private. */
+function checkedDetail(detail: unknown, who: string): unknown {
+  const code = String(get(detail, 'statusCode') ?? get(detail, 'status_code') ?? '0');
+  if (GONE[code]) throw notFound(GONE[code]);
+  if (code !== '0') throw extractionFailed(`shortvideo profile ${who}: status code ${code}`);
+  if (!isObject(get(detail, 'userInfo', 'user'))) throw notFound('No such account');
+  return detail;
+}
+
+async function detailByApi(ctx: ScrapeContext, log: Log, params: Record<string, string>, who: string): Promise<unknown> {
+  const { data } = await apiGet(ctx, log, { path: '/api/user/detail/', params: { uniqueId: '', secUid: '', ...params }, referer: `${WEB_ORIGIN}/`, fromPage: 'user', what: `profile ${who}` });
+  return data;
+}
+
+async function profileByHandle(ctx: ScrapeContext, log: Log, handle: string): Promise<unknown> {
+  await session.prime(ctx, log);
+  const page = await fetchPage(ctx, log, `${WEB_ORIGIN}/@${handle}`, `profile page @${handle}`);
+  const detail = get(rehydrationData(page.body), '__DEFAULT_SCOPE__', 'webapp.user-detail');
+  if (detail !== undefined) return checkedDetail(detail, `@${handle}`);
+  if (page.status === 404) throw notFound('No such account');
+  // A client-rendered shell without the account: the signed detail API has the same object.
+  log.info('shortvideo profile page without rehydration data; asking the user-detail API', { handle });
+  return checkedDetail(await detailByApi(ctx, log, { uniqueId: handle }, `@${handle}`), `@${handle}`);
+}
+
+async function profileById(ctx: ScrapeContext, log: Log, userId: string): Promise<unknown> {
+  const data = await detailByApi(ctx, log, { userId }, `id ${userId}`);
+  if (!isObject(get(data, 'userInfo', 'user')) && String(get(data, 'statusCode') ?? get(data, 'status_code') ?? '0') === '0') {
+    throw blockedSaying('The source gives no logged-out lookup of an account by its numeric id; call with the handle instead', `shortvideo user-detail by id ${userId}: no account in the answer`);
+  }
+  return checkedDetail(data, `id ${userId}`);
+}
+
+export const scrapeFollowing: ScraperOf<'shortvideo-user-following'> = async ({ handle, userId, cursor }, ctx, log) => {
+  const detail = handle ? await profileByHandle(ctx, log, handle) : await profileById(ctx, log, userId!);
+  const user = get(detail, 'userInfo', 'user');
+  const profile = mapFollowingProfile(detail);
+  if (bool(get(user, 'privateAccount')) === true) throw notFound('The account is private');
+  const visibility = int(get(user, 'followingVisibility'));
+  if (visibility !== null && visibility !== 1) throw notFound('The account hides its following list');
+
+  const sent = cursor ?? '0';
+  const { data } = await apiGet(ctx, log, {
+    path: '/api/user/list/',
+    params: { secUid: profile.secUid, count: FOLLOWING_PAGE, maxCursor: 0, minCursor: sent, scene: 21 },
+    referer: profile.url,
+    fromPage: 'user',
+    what: `following of @${profile.handle}`,
+    cursor: cursor !== undefined,
+  }).catch((err: unknown) => {
+    if (err instanceof ApiError && err.code === 'UPSTREAM_BLOCKED') throw blockedSaying(`${NEEDS_SESSION} (${err.message})`, err.internal ?? err.message, err.retryAfter);
+    throw err;
+  });
+  // An account the upstream lists twice on one page is returned once.
+  const following = [...new Map(arr(get(data, 'userList')).map(mapFollowed).map((f) => [f.id, f] as const)).values()];
+  if (following.length === 0 && cursor === undefined && profile.followingCount > 0) {
+    throw blockedSaying(NEEDS_SESSION, `shortvideo following of @${profile.handle}: empty list for ${profile.followingCount} followed`);
+  }
+  const next = str(get(data, 'minCursor'));
+  const upstreamHasMore = bool(get(data, 'hasMore')) === true;
+  // The list ends when the upstream says so, repeats the cursor, or a page brings no accounts.
+  const hasMore = upstreamHasMore && following.length > 0 && next !== null && /^\d{1,13}$/.test(next) && next !== sent && next !== '0';
+  return {
+    profile,
+    following,
+    count: following.length,
+    total: int(get(data, 'total')) ?? profile.followingCount,
+    cursor: hasMore ? next : null,
+    hasMore,
+  };
 };
