@@ -7,6 +7,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { RATE_LIMIT } from '../shared/config';
@@ -30,6 +31,11 @@ import { handlerFile, routedOperations, type Operation } from '../shared/operati
  *   dashboardOrigin       the origin browsers see the dashboard at (https://host), when it is not the
  *                          API's own host (a CDN or proxy in front that rewrites Host); the account API
  *                          checks the Origin of state-changing requests against it.
+ *   shortvideoSignerUrl    SHORTVIDEO_SIGNER_URL of the shortvideo functions (an external signing
+ *                          service); unset: the built-in X-Bogus signer.
+ * CURSOR_SECRET (the HMAC key of the cursors the service issues) is generated once per deployment
+ * in Secrets Manager and handed to the functions as a CloudFormation dynamic reference, so its value
+ * is never in git or cdk.out.
  */
 const PROJECT_ROOT = path.resolve(__dirname, '..');
 
@@ -84,6 +90,12 @@ export class SocialDataApiStack extends Stack {
     this.allow(authorizerFn, this.accounts, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
 
     const proxyUrl = this.scraperProxyUrl();
+    const cursorSecret = new secretsmanager.Secret(this, 'CursorSecret', {
+      description: 'HMAC key of the opaque cursors the API issues (CURSOR_SECRET)',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const signerUrl = this.node.tryGetContext('shortvideoSignerUrl') as string | undefined;
     const operationFns = routedOperations().map((op) => {
       const fn = this.nodeFunction(functionId(op), handlerFile(op), {
         description: `${op.number}. GET ${op.path}`,
@@ -93,6 +105,9 @@ export class SocialDataApiStack extends Stack {
           ...environment,
           SCRAPE_DEADLINE_MS: String(SCRAPE_DEADLINE_MS),
           ...(proxyUrl ? { SCRAPER_PROXY_URL: proxyUrl } : {}),
+          // Resolved by CloudFormation at deploy time ({{resolve:secretsmanager:…}}).
+          CURSOR_SECRET: cursorSecret.secretValue.unsafeUnwrap(),
+          ...(signerUrl && op.platform === 'shortvideo' ? { SHORTVIDEO_SIGNER_URL: signerUrl } : {}),
         },
       });
       // Reserve/refund are UpdateItem; the ledger record and the cache entry are one BatchWriteItem

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { OperationId } from '../shared/operations';
+import { encodeHashtagCursor } from '../shared/platforms/shortvideo/cursor';
 import { FIXTURES, fixture, fixtureText, type FakeReply, type FakeUpstream } from '../test/support/fake-upstream';
 import { linkpageRoutes } from '../test/support/linkpage-upstream';
 import { microblogBRoutes } from '../test/support/microblog-b-upstream';
@@ -94,6 +95,24 @@ function bRoutes(fake: FakeUpstream, i: number, owner = 'HarborKite') {
     TweetDetail: json(B_CONVO_TEXT().split(B_FOCAL).join(bNoteId(i))),
   });
 }
+
+// shortvideo: the home page primes the warm function's jar once; then one signed call per page.
+const SV_COMMENTS = lazyFixture('shortvideo/comments-page1.json');
+const svVideoId = (i: number) => (7401122334455660000n + BigInt(i)).toString();
+const SV_DETAIL = lazyFixture('shortvideo/hashtag-detail.json');
+const SV_USER_DETAIL = lazyFixture('shortvideo/user-detail.json');
+const SV_FOLLOWING = lazyFixture('shortvideo/following-page1.json');
+const SV_LIVE_OFFLINE = lazyFixture('shortvideo/live-user-room-offline.json');
+const SV_LIVE_ON = lazyFixture('shortvideo/live-user-room-live.json');
+const SV_ROOM_INFO = lazyFixture('shortvideo/live-room-info.json');
+const SV_ITEMS = lazyFixture('shortvideo/hashtag-items-page1.json');
+const SV_HASHTAG_FIXTURES = ['shortvideo/hashtag-detail.json', 'shortvideo/hashtag-items-page1.json', 'shortvideo/home.html'];
+const svLaterCursor = (i: number) => encodeHashtagCursor({ hashtag: `later${i}`, region: 'NG', challengeId: '1600000000000001', offset: 30, seen: new Set() });
+const svHashtagRoutes = (fake: FakeUpstream) => {
+  fake.on('/', { headers: { 'set-cookie': 'ttwid=1%7Cbench; Path=/' }, body: fixtureText('shortvideo/home.html') });
+  fake.on('/api/challenge/detail/', { body: SV_DETAIL() });
+  fake.on('/api/challenge/item_list/', { headers: { 'set-cookie': 'tt_chain_token=bench; Path=/' }, body: SV_ITEMS() });
+};
 
 export const scenarios: Scenario[] = [
   {
@@ -214,5 +233,69 @@ export const scenarios: Scenario[] = [
     routes: (fake, i) => bRoutes(fake, i),
     query: (i) => ({ url: `https://x.com/tidewren/status/${bNoteId(i)}`, trim: 'true' }),
     note: 'TweetResultByRestId only: 1 upstream round trip',
+  },
+  {
+    op: 'shortvideo-video-comments',
+    fixtures: ['shortvideo/comments-page1.json', 'shortvideo/home.html'],
+    routes(fake) {
+      fake.on('/', { headers: { 'set-cookie': 'ttwid=1%7Cbench; Path=/' }, body: fixtureText('shortvideo/home.html') });
+      fake.on('/api/comment/list/', { body: SV_COMMENTS() });
+    },
+    query: (i) => ({ url: `https://www.tiktok.com/@bench.user/video/${svVideoId(i)}` }),
+    note: 'the first request of a warm function primes the cookie jar from the home page; after that 1 upstream round trip per page',
+  },
+  {
+    op: 'shortvideo-search-hashtag',
+    variant: 'page 1',
+    fixtures: SV_HASHTAG_FIXTURES,
+    routes: svHashtagRoutes,
+    query: (i) => ({ hashtag: `bench${i}` }),
+    note: 'page 1: the hashtag detail, then its video list: 2 sequential upstream round trips',
+  },
+  {
+    op: 'shortvideo-search-hashtag',
+    variant: 'later page',
+    fixtures: SV_HASHTAG_FIXTURES,
+    routes: svHashtagRoutes,
+    query: (i) => ({ hashtag: `later${i}`, cursor: svLaterCursor(i) }),
+    // A warm container that served page 1 of this hashtag (it remembers the detail for 10 minutes).
+    async prime(i) {
+      const { rememberHashtag } = await import('../shared/platforms/shortvideo/scrape');
+      const { mapHashtagInfo } = await import('../shared/platforms/shortvideo/map');
+      rememberHashtag(`later${i}`, 'NG', mapHashtagInfo(SV_DETAIL(), `later${i}`));
+    },
+    note: 'later pages: the cursor carries the hashtag id: 1 upstream round trip (the list; the detail is remembered, or asked concurrently by a cold container)',
+  },
+  {
+    op: 'shortvideo-user-live',
+    variant: 'offline',
+    fixtures: ['shortvideo/live-user-room-offline.json'],
+    routes(fake) {
+      fake.on('/api-live/user/room/', { body: SV_LIVE_OFFLINE() });
+    },
+    query: (i) => ({ handle: `offline${i}` }),
+    note: 'offline: the room lookup alone: 1 upstream round trip',
+  },
+  {
+    op: 'shortvideo-user-live',
+    variant: 'live',
+    fixtures: ['shortvideo/live-user-room-live.json', 'shortvideo/live-room-info.json'],
+    routes(fake) {
+      fake.on('/api-live/user/room/', { body: SV_LIVE_ON() });
+      fake.on('/webcast/room/info/', { body: SV_ROOM_INFO() });
+    },
+    query: (i) => ({ handle: `live${i}` }),
+    note: 'live: the room lookup, then the room: 2 sequential upstream round trips (1 when the warm function saw that room before)',
+  },
+  {
+    op: 'shortvideo-user-following',
+    fixtures: ['shortvideo/user-detail.json', 'shortvideo/following-page1.json'],
+    routes(fake) {
+      fake.on('/', { headers: { 'set-cookie': 'ttwid=1%7Cbench; Path=/' }, body: fixtureText('shortvideo/home.html') });
+      fake.on('/api/user/detail/', { body: SV_USER_DETAIL() });
+      fake.on('/api/user/list/', { body: SV_FOLLOWING() });
+    },
+    query: (i) => ({ userId: (6799800000000000000n + BigInt(i)).toString() }),
+    note: 'the account (user-detail by id; by handle the profile page), then the list: 2 sequential upstream round trips',
   },
 ];

@@ -132,7 +132,7 @@ export const operations = [
     pageSize: 30,
     data: svR.FollowingData,
     responses: ALL,
-    status: 'planned',
+    status: 'live',
     parsesHtml: false,
   },
   {
@@ -154,13 +154,13 @@ export const operations = [
     platform: 'shortvideo',
     summary: "A video's top-level comments in the source's relevance order, about 40 per page.",
     params: {
-      url: { schema: sv.videoUrlParam, required: true, description: 'Public video URL, <site>/@<user>/video/<id>', example: 'https://www.tiktok.com/@someuser/video/7301234567890123456' },
-      cursor: cursor(sv.numericCursorParam, 'The cursor of the previous page'),
+      url: { schema: sv.videoUrlParam, required: true, description: 'Public video (or photo-post) URL, <site>/@<user>/video/<id> or /photo/<id>', example: 'https://www.tiktok.com/@someuser/video/7301234567890123456' },
+      cursor: cursor(sv.commentsCursorParam, 'The cursor of the previous page (1-10 digits)'),
     },
     pageSize: 40,
     data: svR.CommentsData,
     responses: ALL,
-    status: 'planned',
+    status: 'live',
     parsesHtml: false,
   },
   {
@@ -217,7 +217,7 @@ export const operations = [
     params: { handle: { schema: sv.handleParam, required: true, description: 'Username, @username, or profile URL', example: 'someuser' } },
     data: svR.LiveData,
     responses: NO_400,
-    status: 'planned',
+    status: 'live',
     parsesHtml: false,
   },
   {
@@ -244,14 +244,14 @@ export const operations = [
     platform: 'shortvideo',
     summary: 'Videos shown for a hashtag in a region (default NG), up to 30 per page.',
     params: {
-      hashtag: { schema: sv.hashtagParam, required: true, description: 'The hashtag, with or without #', example: 'football' },
-      region: { schema: sv.regionParam, description: 'Two-letter region code; default NG', example: 'NG' },
-      cursor: cursor(sv.numericCursorParam, 'The cursor of the previous page'),
+      hashtag: { schema: sv.hashtagParam, required: true, description: 'The hashtag, with or without #: 1-100 letters, digits or _, no spaces', example: 'football' },
+      region: { schema: sv.regionParam, description: 'ISO 3166-1 alpha-2 region code, case-insensitive; default NG', example: 'NG' },
+      cursor: cursor(sv.hashtagCursorParam, 'The opaque cursor returned by the previous page (authenticated; a tampered or foreign one is a 400)'),
     },
     pageSize: 30,
     data: svR.HashtagData,
     responses: ALL,
-    status: 'planned',
+    status: 'live',
     parsesHtml: false,
   },
 ] as const satisfies readonly Operation[];

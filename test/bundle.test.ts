@@ -31,7 +31,7 @@ beforeAll(async () => {
   await ensureTables();
   await fake.start();
   for (const op of routedOperations()) process.env[`UPSTREAM_${envName(op.platform)}_URL`] = fake.url;
-  const team = await createTeam('bundle-test', 10, { usageKey: 'usage-bundle-test' });
+  const team = await createTeam('bundle-test', 100, { usageKey: 'usage-bundle-test' });
   key = (await createKey(team.teamId, 'bundle', team.usageKey)).secret;
 });
 afterAll(async () => {

@@ -1,5 +1,6 @@
 import type { OperationId } from '../../shared/operations';
 import { PUBLIC_HOSTS as LIVESTREAM_HOSTS } from '../../shared/platforms/livestream/site';
+import { encodeHashtagCursor, fingerprint } from '../../shared/platforms/shortvideo/cursor';
 import { WEB_ORIGIN as MICROBLOG_C_ORIGIN } from '../../shared/platforms/microblog-c/site';
 import { fixture, fixtureText, type FakeReply, type FakeUpstream } from '../support/fake-upstream';
 import { LINKPAGE_GRAPHQL, linkpageRoutes } from '../support/linkpage-upstream';
@@ -237,6 +238,97 @@ const microblogBNote: Scenario = {
   unavailable: { routes: bRoutes({ TweetResultByRestId: bDown }) },
 };
 
+// ---- 7. shortvideo comments (test/gateway/shortvideo-video-comments.test.ts) -------------------
+
+const SV_HOME: FakeReply = { headers: { 'set-cookie': 'ttwid=1%7Cfake; Path=/' }, body: fixtureText('shortvideo/home.html') };
+const SV_COMMENTS = '/api/comment/list/';
+const SV_VIDEO_URL = 'https://www.tiktok.com/@lagos.lens/video/7401122334455667788';
+
+const shortvideoComments: Scenario = {
+  routes: (fake) => {
+    fake.on('/', SV_HOME);
+    fake.on(SV_COMMENTS, (req) => ({ headers: { 'set-cookie': 'tt_chain_token=chainABC; Path=/' }, body: fixture(req.query.cursor === '40' ? 'shortvideo/comments-last.json' : 'shortvideo/comments-page1.json') }));
+  },
+  query: { url: SV_VIDEO_URL },
+  moreSuccesses: [
+    { name: 'page 2 (last page)', query: { url: SV_VIDEO_URL, cursor: '40' } },
+    { name: 'comments turned off', routes: (fake) => void fake.on(SV_COMMENTS, { body: fixture('shortvideo/comments-off.json') }), query: { url: 'https://m.tiktok.com/@lagos.lens/photo/7401122334455667788' } },
+  ],
+  notFound: { routes: (fake) => void fake.on(SV_COMMENTS, { body: fixture('shortvideo/error-item-unavailable.json') }) },
+  badCursor: {
+    routes: (fake) => void fake.on(SV_COMMENTS, { body: { status_code: 10201, status_msg: 'invalid parameter' } }),
+    query: { url: SV_VIDEO_URL, cursor: '99999' },
+  },
+  unavailable: { routes: (fake) => void fake.on(SV_COMMENTS, { body: fixture('shortvideo/captcha.json') }) },
+};
+
+// ---- 13. shortvideo hashtag videos (test/gateway/shortvideo-search-hashtag.test.ts) -------------
+
+const SV_DETAIL = '/api/challenge/detail/';
+const SV_ITEMS = '/api/challenge/item_list/';
+const SV_PAGES: Record<string, string> = { '0': 'shortvideo/hashtag-items-page1.json', '30': 'shortvideo/hashtag-items-page2.json' };
+
+const shortvideoHashtag: Scenario = {
+  routes: (fake) => {
+    fake.on('/', SV_HOME);
+    fake.on(SV_DETAIL, { body: fixture('shortvideo/hashtag-detail.json') });
+    fake.on(SV_ITEMS, (req) => ({ headers: { 'set-cookie': 'tt_chain_token=chainNG; Path=/' }, body: fixture(SV_PAGES[req.query.cursor ?? ''] ?? 'shortvideo/hashtag-items-last.json') }));
+  },
+  query: { hashtag: 'lagossunset' },
+  moreSuccesses: [
+    {
+      name: 'page 2 (cursor of page 1)',
+      query: { hashtag: 'lagossunset', region: 'NG', cursor: encodeHashtagCursor({ hashtag: 'lagossunset', region: 'NG', challengeId: '1600000000000001', offset: 30, seen: new Set([fingerprint('7500000000000000002')]) }) },
+    },
+    { name: 'last page', query: { hashtag: 'lagossunset', cursor: encodeHashtagCursor({ hashtag: 'lagossunset', region: 'NG', challengeId: '1600000000000001', offset: 60, seen: new Set() }) } },
+    { name: 'another region', query: { hashtag: '#LagosSunset', region: 'gh' } },
+  ],
+  notFound: { routes: (fake) => void fake.on(SV_DETAIL, { body: fixture('shortvideo/hashtag-detail-empty.json') }), query: { hashtag: 'nowhere', region: 'KE' } },
+  badCursor: { query: { hashtag: 'lagossunset', cursor: 'tampered.AAAAAAAAAAAAAAAAAAAAAA' } },
+  unavailable: { routes: (fake) => void fake.on(SV_ITEMS, { body: '' }), query: { hashtag: 'blockedtag' } },
+};
+
+// ---- 11. shortvideo live status (test/gateway/shortvideo-user-live.test.ts) -----------------------
+
+const SV_LOOKUP = '/api-live/user/room/';
+const SV_ROOM = '/webcast/room/info/';
+const shortvideoLive: Scenario = {
+  routes: (fake) => {
+    fake.on(SV_LOOKUP, { body: fixture('shortvideo/live-user-room-live.json') });
+    fake.on(SV_ROOM, { body: fixture('shortvideo/live-room-info.json') });
+  },
+  query: { handle: 'qlai.plays' },
+  moreSuccesses: [
+    { name: 'offline, with the last live', routes: (fake) => void fake.on(SV_LOOKUP, { body: fixture('shortvideo/live-user-room-offline.json') }), query: { handle: '@qlai.plays' } },
+    { name: 'never live', routes: (fake) => void fake.on(SV_LOOKUP, { body: fixture('shortvideo/live-user-room-never.json') }), query: { handle: 'https://www.tiktok.com/@quiet.one' } },
+    { name: 'age-restricted room', routes: (fake) => void fake.on(SV_ROOM, { body: fixture('shortvideo/live-room-info-age-restricted.json') }), query: { handle: 'qlai.plays' } },
+  ],
+  notFound: { routes: (fake) => void fake.on(SV_LOOKUP, { body: fixture('shortvideo/live-user-not-found.json') }) },
+  unavailable: { routes: (fake) => void fake.on(SV_LOOKUP, { status: 502, body: 'bad gateway' }) },
+};
+
+// ---- 5. shortvideo following (test/gateway/shortvideo-user-following.test.ts) --------------------
+
+const SV_PROFILE = '/@zola.travels';
+const SV_USER_DETAIL = '/api/user/detail/';
+const SV_FOLLOWING = '/api/user/list/';
+const shortvideoFollowing: Scenario = {
+  routes: (fake) => {
+    fake.on('/', SV_HOME);
+    fake.on(SV_PROFILE, { body: fixtureText('shortvideo/profile-page.html') });
+    fake.on(SV_USER_DETAIL, { body: fixture('shortvideo/user-detail.json') });
+    fake.on(SV_FOLLOWING, (req) => ({ body: fixture(req.query.minCursor === '1745042188' ? 'shortvideo/following-last.json' : 'shortvideo/following-page1.json') }));
+  },
+  query: { handle: 'zola.travels' },
+  moreSuccesses: [
+    { name: 'page 2 (last page)', query: { handle: '@zola.travels', cursor: '1745042188' } },
+    { name: 'by userId', query: { userId: '6799800000000000001' } },
+  ],
+  notFound: { routes: (fake) => void fake.on(SV_PROFILE, { body: fixtureText('shortvideo/profile-page-hidden-following.html') }) },
+  badCursor: { routes: (fake) => void fake.on(SV_FOLLOWING, { body: { statusCode: 10201, statusMsg: 'invalid parameter' } }), query: { handle: 'zola.travels', cursor: '99' } },
+  unavailable: { routes: (fake) => void fake.on(SV_FOLLOWING, { body: fixture('shortvideo/following-login.json') }) },
+};
+
 export const scenarios: Partial<Record<OperationId, Scenario>> = {
   'microblog-a-user-posts': microblogA,
   'livestream-clip': livestream,
@@ -246,4 +338,8 @@ export const scenarios: Partial<Record<OperationId, Scenario>> = {
   'microblog-b-profile': microblogBProfile,
   'microblog-b-user-notes': microblogBUserNotes,
   'microblog-b-note': microblogBNote,
+  'shortvideo-video-comments': shortvideoComments,
+  'shortvideo-search-hashtag': shortvideoHashtag,
+  'shortvideo-user-live': shortvideoLive,
+  'shortvideo-user-following': shortvideoFollowing,
 };

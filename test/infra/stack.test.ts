@@ -84,6 +84,28 @@ describe('functions', () => {
     template.resourceCountIs('Custom::LogRetention', 0);
   });
 
+  it('gives every operation function a CURSOR_SECRET generated per deployment, as a deploy-time reference (never the value)', () => {
+    const secrets = ofType('AWS::SecretsManager::Secret');
+    expect(secrets).toHaveLength(1);
+    const [secretId, secret] = secrets[0]!;
+    expect(secret.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 48, ExcludePunctuation: true });
+    for (const op of routed) {
+      const env = JSON.stringify(functionByDescription(`GET ${op.path}`).Properties.Environment.Variables.CURSOR_SECRET);
+      expect(env).toContain('{{resolve:secretsmanager:');
+      expect(env).toContain(secretId);
+    }
+  });
+
+  it('passes SHORTVIDEO_SIGNER_URL from context to the shortvideo functions only', () => {
+    const t = synth({ shortvideoSignerUrl: 'http://signer.internal:8080/signature' }).toJSON();
+    const fns = Object.values(t.Resources as Record<string, Resource>).filter((r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Description).includes('GET /v1/'));
+    for (const fn of fns) {
+      const expected = String(fn.Properties.Description).includes('/v1/shortvideo/') ? 'http://signer.internal:8080/signature' : undefined;
+      expect(fn.Properties.Environment.Variables.SHORTVIDEO_SIGNER_URL).toBe(expected);
+    }
+    expect(fns.some((fn) => fn.Properties.Environment.Variables.SHORTVIDEO_SIGNER_URL)).toBe(true);
+  });
+
   it('passes a proxy URL from context, or a deploy-time SSM reference instead of the value', () => {
     const plain = synth({ scraperProxyUrl: 'http://proxy.internal:3128' });
     plain.hasResourceProperties('AWS::Lambda::Function', {

@@ -1,20 +1,23 @@
 import * as v from 'valibot';
-import { anyOrNull, arr, bool, dateTime, digits, given, int, nobj, nstr, num, str } from '../../scrape/resource';
+import { anyOrNull, bool, dateTime, deviation, digits, given, int, nbool, ndateTime, nint, nnum, nobj, nstr, num, str } from '../../scrape/resource';
 
 /**
  * shortvideo: the spec's resources as valibot schemas (see shared/scrape/resource.ts for the
  * conventions). The operation table names each operation's `data` schema from here; mappers return
  * their output types, and the contract tests validate every response against them.
  */
-export const shortvideoFollowed = v.looseObject({
+// ---- 5. following ---------------------------------------------------------------------------------
+
+const NO_PICTURE = 'null where the upstream has no value to give, rather than an invented one: an account without a picture';
+export const FollowedAccount = v.object({
   id: digits,
   secUid: str,
   handle: str,
   nickname: str,
   bio: str,
   url: str,
-  avatarUrl: str,
-  avatars: v.looseObject({ large: str, medium: str, thumb: str }),
+  avatarUrl: deviation(nstr, NO_PICTURE),
+  avatars: v.object({ large: deviation(nstr, NO_PICTURE), medium: deviation(nstr, NO_PICTURE), thumb: deviation(nstr, NO_PICTURE) }),
   verified: bool,
   privateAccount: bool,
   secret: bool,
@@ -23,91 +26,139 @@ export const shortvideoFollowed = v.looseObject({
   ftc: bool,
   isADVirtual: bool,
   downloadSetting: int,
-  stats: v.looseObject({ followerCount: int, followingCount: int, likeCount: int, videoCount: int, friendCount: int, diggCount: int }),
+  stats: v.object({ followerCount: int, followingCount: int, likeCount: int, videoCount: int, friendCount: int, diggCount: int }),
 });
-export const FollowingData = v.looseObject({
-  profile: v.looseObject({ id: str, secUid: str, handle: str, nickname: str, url: str, followingCount: int }),
-  following: v.array(shortvideoFollowed),
+export type FollowedAccount = v.InferOutput<typeof FollowedAccount>;
+export const FollowingData = v.object({
+  profile: v.object({ id: digits, secUid: str, handle: str, nickname: str, url: str, followingCount: int }),
+  following: v.array(FollowedAccount),
   count: int,
   total: int,
   cursor: nstr, // "cursor is null on the last page"
   hasMore: bool,
 });
+export type FollowingData = v.InferOutput<typeof FollowingData>;
 
+// ---- 7. comments ---------------------------------------------------------------------------------
 
-const commentImageVariant = v.looseObject({ url: given, urls: arr, uri: given, width: given, height: given });
-export const shortvideoComment = v.looseObject({
-  id: str,
-  videoId: str,
+const NO_VALUE = 'null where the upstream has no value to give, rather than an invented one';
+/** A field the spec names without a type, null when the upstream leaves it out. */
+const orNull = <S extends v.GenericSchema>(s: S, why = NO_VALUE) => deviation(v.nullable(s), why);
+
+/** One rendition of a comment image: the first mirror, every mirror, the storage key, the size. */
+const CommentImageVariant = v.object({ url: str, urls: v.array(str), uri: str, width: int, height: int });
+export const CommentImage = v.object({ original: CommentImageVariant, crop: CommentImageVariant });
+/** Shape chosen: the platform's label as shown ({text: "Creator", type: 1}, …). */
+export const CommentLabel = v.object({ text: str, type: int });
+/** Shape chosen: a sticker comment's sticker (absent from logged-out samples; read from `sticker`). */
+export const CommentSticker = v.object({ id: nstr, url: nstr, animatedUrl: nstr, width: nint, height: nint });
+export const CommentAuthor = v.object({
+  id: digits,
+  secUid: str,
+  handle: str,
+  nickname: str,
+  avatarUrl: orNull(str, `${NO_VALUE}: an account without a picture`),
+  url: str,
+});
+const commentEntries = {
+  id: digits,
+  videoId: digits,
   parentId: nstr,
   replyToId: nstr,
+  /** Mentions stay plain text. */
   text: str,
   createdAt: dateTime,
+  /** The upstream's language code; "un" when it could not tell. */
   language: str,
   likeCount: int,
   replyCount: int,
-  author: v.looseObject({ id: given, secUid: given, handle: given, nickname: given, avatarUrl: given, url: given }),
+  author: CommentAuthor,
   isLikedByCreator: bool,
   isPinnedByCreator: bool,
   isTranslatable: bool,
   allowsPhotoDownload: bool,
-  labels: arr,
-  images: v.array(v.looseObject({ original: commentImageVariant, crop: commentImageVariant })),
-  sticker: anyOrNull,
-  emojis: arr,
-  shareInfo: v.looseObject({ url: given, title: given, description: given, acl: v.looseObject({ code: int, addToStoryCode: int }) }),
-  topReply: anyOrNull,
-});
-export const CommentsData = v.looseObject({
-  video: v.looseObject({ id: given, url: given, handle: given }),
-  comments: v.array(shortvideoComment),
+  labels: v.array(CommentLabel),
+  images: v.array(CommentImage),
+  sticker: v.nullable(CommentSticker),
+  /** Shape chosen: the distinct emoji of `text`, in order of first appearance. */
+  emojis: v.array(str),
+  shareInfo: v.object({
+    url: str,
+    title: str,
+    description: str,
+    acl: v.object({ code: int, addToStoryCode: orNull(int, 'the web API does not carry it (it exists only in the app)') }),
+  }),
+};
+/** Shape chosen for `topReply`: the first reply the upstream shows, as a comment without its own topReply. */
+export const CommentReply = v.object(commentEntries);
+export const Comment = v.object({ ...commentEntries, topReply: v.nullable(CommentReply) });
+export type Comment = v.InferOutput<typeof Comment>;
+export type CommentReply = v.InferOutput<typeof CommentReply>;
+
+export const CommentsData = v.object({
+  video: v.object({ id: digits, url: str, handle: str }),
+  comments: v.array(Comment),
   count: int,
   total: int,
   cursor: nstr, // "null on the last page"
   hasMore: bool,
 });
+export type CommentsData = v.InferOutput<typeof CommentsData>;
 
+// ---- 11. live status --------------------------------------------------------------------------------
 
-const liveStream = v.looseObject({
-  quality: given,
-  name: given,
-  codec: given,
-  isAudioOnly: given,
-  resolution: v.pipe(v.string(), v.regex(/^\d+x\d+$/, 'Must be <width>x<height>')),
-  width: given,
-  height: given,
-  bitrate: given,
-  flvUrl: given,
-  hlsUrl: given,
-  dashUrl: anyOrNull,
-  expiresAt: dateTime,
+/** One quality of the stream (FLV and HLS links, and DASH where offered). */
+export const LiveStream = v.object({
+  /** The upstream's key: origin, uhd_60, hd_60, hd, sd, ld, ao (audio only). */
+  quality: str,
+  /** The name the player shows ("Original", "1080p60", "720p", … "Audio only"). */
+  name: str,
+  codec: orNull(str),
+  isAudioOnly: bool,
+  resolution: orNull(v.pipe(v.string(), v.regex(/^\d+x\d+$/, 'Must be <width>x<height>')), `${NO_VALUE}: an audio-only stream has no picture`),
+  width: orNull(int, `${NO_VALUE}: an audio-only stream has no picture`),
+  height: orNull(int, `${NO_VALUE}: an audio-only stream has no picture`),
+  bitrate: orNull(int),
+  flvUrl: orNull(str, `${NO_VALUE}: a quality offered in HLS only`),
+  hlsUrl: orNull(str, `${NO_VALUE}: a quality offered in FLV only`),
+  dashUrl: nstr,
+  expiresAt: orNull(dateTime, `${NO_VALUE}: a URL without an expire parameter`),
 });
-const liveDetails = v.looseObject({
-  roomId: str,
-  streamId: str,
-  title: anyOrNull,
-  shareUrl: given,
-  coverUrl: given,
+export const LiveBattle = v.object({
+  id: str,
+  startedAt: ndateTime,
+  durationSeconds: nint,
+  isFinished: bool,
+  opponentUserId: nstr,
+  scores: v.array(v.object({ userId: str, score: int, isHost: bool })),
+});
+export const TopGifter = v.object({
+  userId: str,
+  secUid: nstr,
+  handle: nstr,
+  nickname: nstr,
+  avatarUrl: nstr,
+  followerCount: nint,
+  gifterLevel: nint,
+  giftScore: nint,
+});
+export const LiveDetails = v.object({
+  roomId: digits,
+  streamId: orNull(str, `${NO_VALUE}: an age-restricted room hides its stream`),
+  title: nstr,
+  shareUrl: str,
+  coverUrl: orNull(str),
   startedAt: dateTime,
   viewerCount: int,
   totalViewers: int,
   newFollowers: int,
-  // "`category`, `game` (nullable)": read as both nullable.
-  category: anyOrNull,
-  game: anyOrNull,
-  broadcastType: str,
+  category: nstr,
+  game: nstr,
+  /** camera, screen (screen share), software (streaming software), audio. */
+  broadcastType: v.picklist(['camera', 'screen', 'software', 'audio']),
   isCoHosting: bool,
-  battle: v.looseObject({
-    id: given,
-    startedAt: given,
-    durationSeconds: given,
-    isFinished: given,
-    opponentUserId: given,
-    scores: v.array(v.looseObject({ userId: given, score: given, isHost: given })),
-  }),
-  topGifters: v.array(
-    v.looseObject({ userId: given, secUid: given, handle: given, nickname: given, avatarUrl: given, followerCount: given, gifterLevel: given, giftScore: given }),
-  ),
+  battle: orNull(LiveBattle, `${NO_VALUE}: no battle is going on`),
+  topGifters: v.array(TopGifter),
   ageRestricted: bool,
   subscriberOnly: bool,
   isPaidEvent: bool,
@@ -115,127 +166,176 @@ const liveDetails = v.looseObject({
   chatEnabled: bool,
   giftsEnabled: bool,
   shopProductCount: int,
-  streams: v.array(liveStream),
+  streams: v.array(LiveStream),
 });
-export const LiveData = v.looseObject({
+/** Shape chosen: the most recent live as the room lookup reports it. */
+export const LastLive = v.object({ roomId: nstr, title: nstr, startedAt: dateTime, endedAt: ndateTime, durationSeconds: nint, totalViewers: nint });
+export const LiveUser = v.object({
+  id: digits,
+  secUid: str,
+  handle: str,
+  nickname: str,
+  bio: str,
+  avatarUrl: orNull(str, `${NO_VALUE}: an account without a picture`),
+  verified: bool,
+  isPrivate: bool,
+  followerCount: int,
+  followingCount: int,
+  profileUrl: str,
+  liveUrl: str,
+});
+export const LiveData = v.object({
   isLive: bool,
-  user: v.looseObject({
-    id: given,
-    secUid: given,
-    handle: given,
-    nickname: given,
-    bio: given,
-    avatarUrl: given,
-    verified: given,
-    isPrivate: given,
-    followerCount: given,
-    followingCount: given,
-    profileUrl: given,
-    liveUrl: given,
-  }),
-  live: v.nullable(liveDetails),
-  lastLive: nobj,
+  user: LiveUser,
+  live: v.nullable(LiveDetails),
+  lastLive: v.nullable(LastLive),
 });
+export type LiveData = v.InferOutput<typeof LiveData>;
+export type LiveDetails = v.InferOutput<typeof LiveDetails>;
 
+// ---- 13. hashtag videos ----------------------------------------------------------------------------
 
-const hashtagVideo = v.looseObject({
-  id: given,
-  url: given,
-  type: str,
-  description: anyOrNull,
-  createdAt: given,
-  language: given,
-  stats: v.looseObject({ playCount: given, likeCount: given, commentCount: given, shareCount: given, collectCount: given, repostCount: given }),
-  author: v.looseObject({
-    id: given,
-    secUid: given,
-    handle: given,
-    nickname: given,
-    bio: given,
-    avatarUrl: given,
-    verified: given,
-    privateAccount: given,
-    stats: v.looseObject({ followerCount: given, followingCount: given, likeCount: given, videoCount: given, friendCount: given, diggCount: given }),
-  }),
-  video: v.looseObject({
-    duration: given,
-    width: given,
-    height: given,
-    definition: given,
-    format: given,
-    codec: given,
-    bitrate: given,
-    quality: given,
-    size: given,
-    coverUrl: given,
-    originCoverUrl: given,
-    dynamicCoverUrl: given,
-    playUrl: given,
-    downloadUrl: given,
-    volume: v.looseObject({ loudness: num, peak: num }),
-    formats: v.array(
-      v.looseObject({ gearName: given, qualityType: given, codec: given, format: given, bitrate: given, fps: given, width: given, height: given, size: given, url: given }),
-    ),
-    subtitles: arr,
-  }),
-  photo: anyOrNull,
-  music: v.looseObject({
-    id: given,
-    title: given,
-    url: given,
-    authorName: given,
-    album: given,
-    duration: given,
-    preciseDuration: given,
-    shootDuration: given,
-    original: given,
-    isCopyrighted: given,
-    isCommerceMusic: given,
-    isUnlimitedMusic: given,
-    isPrivate: given,
-    coverUrl: given,
-    playUrl: given,
-    streaming: arr,
-  }),
-  hashtags: v.array(v.looseObject({ id: given, name: given, description: given })),
-  mentions: given,
-  effects: v.array(v.looseObject({ id: given, name: given })),
-  stickerTexts: v.array(v.string()),
-  location: anyOrNull,
-  contentCategory: v.looseObject({ id: given, name: given }),
-  anchors: given,
-  warnings: given,
-  playlistId: given,
-  isAd: given,
-  isPinned: given,
-  isPrivate: given,
-  isCommerce: given,
-  aigcDescription: given,
-  aigcLabelType: given,
-  duetEnabled: given,
-  stitchEnabled: given,
-  shareEnabled: given,
-  canRepost: given,
+const counts = <K extends string>(...keys: K[]) => v.object(Object.fromEntries(keys.map((k) => [k, int])) as Record<K, typeof int>);
+
+export const VideoFormat = v.object({
+  gearName: str,
+  qualityType: nint,
+  codec: nstr,
+  format: str,
+  bitrate: nint,
+  fps: nnum,
+  width: nint,
+  height: nint,
+  size: nint,
+  url: str,
+});
+/** Shape chosen: one caption track. */
+export const Subtitle = v.object({ language: str, languageId: nstr, format: nstr, source: nstr, version: nstr, size: nint, url: str, expiresAt: ndateTime });
+export const VideoMedia = v.object({
+  duration: int,
+  width: orNull(int, `${NO_VALUE}: photo posts`),
+  height: orNull(int, `${NO_VALUE}: photo posts`),
+  definition: orNull(str),
+  format: orNull(str),
+  codec: orNull(str),
+  bitrate: orNull(int),
+  quality: orNull(str),
+  size: orNull(int),
+  coverUrl: orNull(str),
+  originCoverUrl: orNull(str),
+  dynamicCoverUrl: orNull(str),
+  playUrl: orNull(str, `${NO_VALUE}: photo posts have no video stream`),
+  downloadUrl: orNull(str, `${NO_VALUE}: photo posts, and videos whose owner disabled downloads`),
+  volume: orNull(v.object({ loudness: num, peak: num })),
+  formats: v.array(VideoFormat),
+  subtitles: v.array(Subtitle),
+});
+/** Shape chosen: the images of a photo post. */
+export const PhotoPost = v.object({
+  title: nstr,
+  coverUrl: nstr,
+  images: v.array(v.object({ url: str, urls: v.array(str), width: nint, height: nint })),
+});
+/** Shape chosen for `streaming`: the external music-service links of the track. */
+export const MusicStreaming = v.object({ platform: int, songId: nstr });
+export const Music = v.object({
+  id: str,
+  title: orNull(str),
+  url: orNull(str),
+  authorName: orNull(str),
+  album: orNull(str),
+  duration: orNull(int),
+  preciseDuration: orNull(num),
+  shootDuration: orNull(int),
+  original: orNull(bool),
+  isCopyrighted: orNull(bool),
+  isCommerceMusic: orNull(bool),
+  isUnlimitedMusic: orNull(bool),
+  isPrivate: orNull(bool),
+  coverUrl: orNull(str),
+  playUrl: orNull(str),
+  streaming: v.array(MusicStreaming),
+});
+export const VideoAuthor = v.object({
+  id: digits,
+  secUid: str,
+  handle: str,
+  nickname: str,
+  bio: str,
+  avatarUrl: orNull(str, `${NO_VALUE}: an account without a picture`),
+  verified: bool,
+  privateAccount: bool,
+  stats: counts('followerCount', 'followingCount', 'likeCount', 'videoCount', 'friendCount', 'diggCount'),
+});
+/** Shape chosen: an account mentioned in the description. */
+export const Mention = v.object({ handle: str, userId: nstr, secUid: nstr });
+/** Shape chosen: a place tag. */
+export const Location = v.object({ id: str, name: str, address: nstr, city: nstr, province: nstr, country: nstr, category: nstr });
+/** Shape chosen: a link shown under the video (effect, CapCut template, product…). */
+export const Anchor = v.object({ id: nstr, type: nint, keyword: nstr, description: nstr, url: nstr, iconUrl: nstr });
+/** Shape chosen: a content warning shown on the video. */
+export const Warning = v.object({ type: nstr, text: str, url: nstr });
+export const HashtagVideo = v.object({
+  id: digits,
+  url: str,
+  /** "video" or "photo". */
+  type: v.picklist(['video', 'photo']),
+  description: nstr,
+  createdAt: dateTime,
+  /** The description's language code; "un" when the upstream could not tell. */
+  language: str,
+  stats: counts('playCount', 'likeCount', 'commentCount', 'shareCount', 'collectCount', 'repostCount'),
+  author: VideoAuthor,
+  video: VideoMedia,
+  photo: v.nullable(PhotoPost),
+  music: orNull(Music, `${NO_VALUE}: a video without a sound`),
+  hashtags: v.array(v.object({ id: str, name: str, description: str })),
+  mentions: v.array(Mention),
+  effects: v.array(v.object({ id: str, name: str })),
+  stickerTexts: v.array(str),
+  location: v.nullable(Location),
+  contentCategory: v.object({ id: orNull(int), name: orNull(str, 'the upstream gives only a numeric category for most videos') }),
+  anchors: v.array(Anchor),
+  warnings: v.array(Warning),
+  playlistId: orNull(str, `${NO_VALUE}: a video outside any playlist`),
+  isAd: bool,
+  isPinned: bool,
+  isPrivate: bool,
+  isCommerce: bool,
+  aigcDescription: str,
+  aigcLabelType: orNull(int),
+  duetEnabled: bool,
+  stitchEnabled: bool,
+  shareEnabled: bool,
+  canRepost: bool,
   commentStatus: int,
-  suggestedSearches: given,
+  /** Shape chosen: the searches the platform suggests under the video. */
+  suggestedSearches: v.array(str),
 });
-export const HashtagData = v.looseObject({
-  hashtag: v.looseObject({
-    id: given,
-    name: given,
-    url: given,
-    description: given,
-    coverUrl: given,
-    profileImageUrl: given,
-    announcement: given,
-    videoCount: int,
-    viewCount: int,
-    isCommerce: bool,
-  }),
+export type HashtagVideo = v.InferOutput<typeof HashtagVideo>;
+
+export const HashtagInfo = v.object({
+  id: digits,
+  name: str,
+  url: str,
+  description: str,
+  coverUrl: orNull(str, `${NO_VALUE}: a hashtag without a cover`),
+  profileImageUrl: orNull(str, `${NO_VALUE}: a hashtag without a picture`),
+  /** Shape chosen: {title, body} of the hashtag's announcement. */
+  announcement: orNull(v.object({ title: str, body: str }), `${NO_VALUE}: most hashtags have no announcement`),
+  videoCount: int,
+  viewCount: int,
+  isCommerce: bool,
+});
+export type HashtagInfo = v.InferOutput<typeof HashtagInfo>;
+
+export const HashtagData = v.object({
+  hashtag: HashtagInfo,
   region: str,
   regionName: str,
   servedRegion: str,
-  videos: v.array(hashtagVideo),
-  mediaHeaders: v.looseObject({ Cookie: given, Referer: given }),
+  videos: v.array(HashtagVideo),
+  mediaHeaders: v.object({ Cookie: orNull(str, `${NO_VALUE}: the upstream set no tt_chain_token`), Referer: str }),
   cursor: nstr, // "cursor is null on the last page"
 });
+export type HashtagData = v.InferOutput<typeof HashtagData>;

@@ -1,0 +1,72 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * The cursor of operation 13 (hashtag videos): opaque to callers, authenticated, and carrying what
+ * the next page needs so that one cursor chain never returns a video twice:
+ *   - the hashtag and region it belongs to (a cursor of another chain is refused),
+ *   - the hashtag's upstream id (later pages skip the hashtag lookup: one round trip),
+ *   - the upstream offset,
+ *   - a compact set of the videos already returned: 4-byte fingerprints (sha256 of the id), so
+ *     300 videos take 1.2 KB (a cursor stays under 4 KB); a false match (a new video taken for a returned one) has odds of
+ *     about 1 in 14 million per video.
+ * Form: base64url(JSON) "." base64url(HMAC-SHA256(CURSOR_SECRET, JSON)[0..16]).
+ * CURSOR_SECRET is set per deployment by the stack; without it (npm start, tests) a random secret
+ * of this process is used, so cursors stay valid for the life of the process only.
+ */
+export interface HashtagCursor {
+  hashtag: string;
+  region: string;
+  challengeId: string;
+  offset: number;
+  /** Fingerprints of every video returned so far in the chain. */
+  seen: Set<number>;
+}
+
+/** The chain ends when it has returned this many videos (the upstream ends after a few hundred). */
+export const MAX_SEEN = 600;
+const MAC_BYTES = 16;
+
+let processSecret: Buffer | undefined;
+function secret(): Buffer {
+  const configured = process.env.CURSOR_SECRET;
+  if (configured) return Buffer.from(configured, 'utf8');
+  return (processSecret ??= randomBytes(32));
+}
+
+export const fingerprint = (videoId: string): number => createHash('sha256').update(videoId).digest().readUInt32BE(0);
+
+const mac = (payload: string) => createHmac('sha256', secret()).update(payload).digest().subarray(0, MAC_BYTES);
+
+export function encodeHashtagCursor(c: HashtagCursor): string {
+  const seen = Buffer.alloc(c.seen.size * 4);
+  [...c.seen].sort((a, b) => a - b).forEach((f, i) => seen.writeUInt32BE(f, i * 4));
+  const payload = JSON.stringify({ v: 1, h: c.hashtag, r: c.region, c: c.challengeId, o: c.offset, s: seen.toString('base64url') });
+  return `${Buffer.from(payload).toString('base64url')}.${mac(payload).toString('base64url')}`;
+}
+
+/** The cursor, or null when it is malformed, tampered with, or signed with another secret. */
+export function decodeHashtagCursor(raw: string): HashtagCursor | null {
+  const m = raw.match(/^([A-Za-z0-9_-]{1,4100})\.([A-Za-z0-9_-]{22})$/);
+  if (!m) return null;
+  const payloadBytes = Buffer.from(m[1]!, 'base64url');
+  const given = Buffer.from(m[2]!, 'base64url');
+  // Only the canonical encoding is accepted: base64's spare trailing bits cannot make a second
+  // spelling of the same cursor.
+  if (payloadBytes.toString('base64url') !== m[1] || given.toString('base64url') !== m[2]) return null;
+  const payload = payloadBytes.toString('utf8');
+  if (given.length !== MAC_BYTES || !timingSafeEqual(given, mac(payload))) return null;
+  let p: unknown;
+  try {
+    p = JSON.parse(payload);
+  } catch {
+    return null;
+  }
+  const o = p as { v?: unknown; h?: unknown; r?: unknown; c?: unknown; o?: unknown; s?: unknown };
+  if (o.v !== 1 || typeof o.h !== 'string' || typeof o.r !== 'string' || typeof o.c !== 'string' || !/^\d{1,20}$/.test(o.c)) return null;
+  if (typeof o.o !== 'number' || !Number.isSafeInteger(o.o) || o.o < 0 || typeof o.s !== 'string') return null;
+  const bytes = Buffer.from(o.s, 'base64url');
+  if (bytes.length % 4 !== 0 || bytes.length / 4 > MAX_SEEN) return null;
+  const seen = new Set<number>();
+  for (let i = 0; i < bytes.length; i += 4) seen.add(bytes.readUInt32BE(i));
+  return { hashtag: o.h, region: o.r, challengeId: o.c, offset: o.o, seen };
+}

@@ -1,0 +1,600 @@
+import { arr, bool, count, get, int, isObject, isoDate, list, need, num, str, text, url, type Json } from '../../scrape/map';
+import type * as R from './resources';
+import { profileUrl } from './site';
+
+/**
+ * Pure mappers from the web API's JSON to the spec's resources (resources.ts), one object literal
+ * per resource. Counts come from the `statsV2` strings (exact: `stats` overflows 32 bits for big
+ * accounts and rounds), falling back to `stats`.
+ */
+
+/** statsV2.<key> (exact string) else stats.<key>; 0 when neither has it (a count the upstream omits is zero). */
+export function exactCount(statsV2: Json, stats: Json, key: string, ...fallbackKeys: string[]): number {
+  for (const k of [key, ...fallbackKeys]) {
+    const n = count(get(statsV2, k)) ?? count(get(stats, k));
+    if (n !== null) return n;
+  }
+  return 0;
+}
+
+const idOrNull = (v: unknown): string | null => {
+  const s = str(v);
+  return s && s !== '0' ? s : null;
+};
+
+// ---- comments --------------------------------------------------------------------------------------
+
+function imageVariant(x: Json, what: string) {
+  const urls = list(get(x, 'url_list'), (u) => url(u));
+  return {
+    url: need(urls[0], `${what} URL`),
+    urls,
+    uri: need(text(get(x, 'uri')), `${what} uri`),
+    width: need(int(get(x, 'width')), `${what} width`),
+    height: need(int(get(x, 'height')), `${what} height`),
+  };
+}
+
+/** Emoji presentation sequences (with modifiers, ZWJ joins and flags) of a text, each once. */
+const EMOJI = /\p{RI}\p{RI}|(?:\p{Extended_Pictographic}|\p{Emoji_Presentation})(?:\p{EMod}|\uFE0F|\u20E3)*(?:\u200D(?:\p{Extended_Pictographic}|\p{Emoji_Presentation})(?:\p{EMod}|\uFE0F)*)*/gu;
+export function emojisOf(s: string): string[] {
+  return [...new Set(s.match(EMOJI) ?? [])];
+}
+
+function sticker(x: Json): R.Comment['sticker'] {
+  if (!isObject(x)) return null;
+  const first = (k: string) => url(get(x, k, 'url_list', 0));
+  return {
+    id: str(get(x, 'id')) ?? str(get(x, 'id_str')),
+    url: first('static_url') ?? first('static_image') ?? url(get(x, 'url')),
+    animatedUrl: first('animate_url') ?? first('animate_image'),
+    width: int(get(x, 'width')),
+    height: int(get(x, 'height')),
+  };
+}
+
+export function mapCommentFields(c: Json): R.CommentReply {
+  const handle = need(str(get(c, 'user', 'unique_id')), 'comment author handle');
+  const commentText = text(get(c, 'text')) ?? '';
+  return {
+    id: need(str(get(c, 'cid')), 'comment id'),
+    videoId: need(str(get(c, 'aweme_id')), 'comment video id'),
+    parentId: idOrNull(get(c, 'reply_id')),
+    replyToId: idOrNull(get(c, 'reply_to_reply_id')),
+    text: commentText,
+    createdAt: need(isoDate(get(c, 'create_time')), 'comment time'),
+    language: str(get(c, 'comment_language')) ?? 'un',
+    likeCount: count(get(c, 'digg_count')) ?? 0,
+    replyCount: count(get(c, 'reply_comment_total')) ?? 0,
+    author: {
+      id: need(str(get(c, 'user', 'uid')), 'comment author id'),
+      secUid: need(str(get(c, 'user', 'sec_uid')), 'comment author secUid'),
+      handle,
+      nickname: text(get(c, 'user', 'nickname')) ?? handle,
+      avatarUrl: url(get(c, 'user', 'avatar_thumb', 'url_list', 0)),
+      url: profileUrl(handle),
+    },
+    isLikedByCreator: bool(get(c, 'is_author_digged')) ?? false,
+    isPinnedByCreator: bool(get(c, 'author_pin')) === true || (int(get(c, 'stick_position')) ?? 0) !== 0,
+    isTranslatable: bool(get(c, 'is_comment_translatable')) ?? false,
+    allowsPhotoDownload: bool(get(c, 'allow_download_photo')) ?? false,
+    labels: list(get(c, 'label_list'), (l) => {
+      const t = str(get(l, 'text')) ?? str(get(l, 'label_text'));
+      return t ? { text: t, type: int(get(l, 'type')) ?? int(get(l, 'label_type')) ?? 0 } : null;
+    }),
+    images: list(get(c, 'image_list'), (img, i) => ({
+      original: imageVariant(get(img, 'origin_url'), `comment image ${i}`),
+      crop: imageVariant(get(img, 'crop_url') ?? get(img, 'origin_url'), `comment image ${i} crop`),
+    })),
+    sticker: sticker(get(c, 'sticker')),
+    emojis: emojisOf(commentText),
+    shareInfo: {
+      url: text(get(c, 'share_info', 'url')) ?? '',
+      title: text(get(c, 'share_info', 'title')) ?? '',
+      description: text(get(c, 'share_info', 'desc')) ?? '',
+      acl: {
+        code: int(get(c, 'share_info', 'acl', 'code')) ?? 0,
+        addToStoryCode: int(get(c, 'share_info', 'acl', 'add_to_story_code')) ?? int(get(c, 'share_info', 'acl', 'addToStoryCode')),
+      },
+    },
+  };
+}
+
+export function mapComment(c: Json): R.Comment {
+  const reply = arr(get(c, 'reply_comment'))[0];
+  return { ...mapCommentFields(c), topReply: isObject(reply) ? mapCommentFields(reply) : null };
+}
+
+// ---- hashtag videos ------------------------------------------------------------------------------------
+
+const firstUrl = (...xs: unknown[]): string | null => {
+  for (const x of xs) {
+    const u = url(x);
+    if (u) return u;
+  }
+  return null;
+};
+const nonEmpty = (v: unknown): string | null => str(v);
+const urlList = (x: Json) => list(get(x, 'urlList') ?? get(x, 'url_list') ?? get(x, 'UrlList'), (u) => url(u));
+
+export function mapHashtagInfo(detail: Json, fallbackName: string): R.HashtagInfo {
+  const ch = get(detail, 'challengeInfo', 'challenge');
+  const stats = get(detail, 'challengeInfo', 'stats');
+  const statsV2 = get(detail, 'challengeInfo', 'statsV2');
+  const name = str(get(ch, 'title')) ?? fallbackName;
+  const ann = get(detail, 'challengeInfo', 'challengeAnnouncement');
+  const annBody = str(get(ann, 'body'));
+  return {
+    id: need(str(get(ch, 'id')), 'hashtag id'),
+    name,
+    url: `https://www.tiktok.com/tag/${encodeURIComponent(name)}`,
+    description: text(get(ch, 'desc')) ?? '',
+    coverUrl: firstUrl(get(ch, 'coverLarger'), get(ch, 'coverMedium'), get(ch, 'coverThumb')),
+    profileImageUrl: firstUrl(get(ch, 'profileLarger'), get(ch, 'profileMedium'), get(ch, 'profileThumb')),
+    announcement: annBody ? { title: text(get(ann, 'title')) ?? '', body: annBody } : null,
+    videoCount: exactCount(statsV2, stats, 'videoCount'),
+    viewCount: exactCount(statsV2, stats, 'viewCount'),
+    isCommerce: bool(get(ch, 'isCommerce')) ?? false,
+  };
+}
+
+function mapFormat(b: Json, videoFormat: string | null, i: number): R.HashtagVideo['video']['formats'][number] | null {
+  const u = urlList(get(b, 'PlayAddr'))[0];
+  if (!u) return null;
+  return {
+    gearName: str(get(b, 'GearName')) ?? `format_${i}`,
+    qualityType: int(get(b, 'QualityType')),
+    codec: str(get(b, 'CodecType')),
+    format: videoFormat ?? 'mp4',
+    bitrate: int(get(b, 'Bitrate')),
+    fps: num(get(b, 'BitrateFPS')) ?? num(get(b, 'FPS')),
+    width: int(get(b, 'PlayAddr', 'Width')),
+    height: int(get(b, 'PlayAddr', 'Height')),
+    size: int(get(b, 'PlayAddr', 'DataSize')),
+    url: u,
+  };
+}
+
+function mapVideoMedia(vd: Json): R.HashtagVideo['video'] {
+  const format = str(get(vd, 'format'));
+  const loudness = num(get(vd, 'volumeInfo', 'Loudness'));
+  const peak = num(get(vd, 'volumeInfo', 'Peak'));
+  return {
+    duration: int(get(vd, 'duration')) ?? 0,
+    width: int(get(vd, 'width')),
+    height: int(get(vd, 'height')),
+    definition: nonEmpty(get(vd, 'definition')),
+    format,
+    codec: nonEmpty(get(vd, 'codecType')),
+    bitrate: int(get(vd, 'bitrate')),
+    quality: nonEmpty(get(vd, 'videoQuality')),
+    size: int(get(vd, 'size')),
+    coverUrl: url(get(vd, 'cover')),
+    originCoverUrl: url(get(vd, 'originCover')),
+    dynamicCoverUrl: url(get(vd, 'dynamicCover')),
+    playUrl: url(get(vd, 'playAddr')),
+    downloadUrl: url(get(vd, 'downloadAddr')),
+    volume: loudness !== null && peak !== null ? { loudness, peak } : null,
+    formats: list(get(vd, 'bitrateInfo'), (b, i) => mapFormat(b, format, i)),
+    subtitles: list(get(vd, 'subtitleInfos'), (s) => {
+      const u = url(get(s, 'Url'));
+      return u
+        ? {
+            language: str(get(s, 'LanguageCodeName')) ?? 'und',
+            languageId: str(get(s, 'LanguageID')),
+            format: str(get(s, 'Format')),
+            source: str(get(s, 'Source')),
+            version: str(get(s, 'Version')),
+            size: int(get(s, 'Size')),
+            url: u,
+            expiresAt: isoDate(get(s, 'UrlExpire')),
+          }
+        : null;
+    }),
+  };
+}
+
+function mapPhoto(ip: Json): R.HashtagVideo['photo'] {
+  if (!isObject(ip)) return null;
+  return {
+    title: nonEmpty(get(ip, 'title')),
+    coverUrl: urlList(get(ip, 'cover', 'imageURL'))[0] ?? null,
+    images: list(get(ip, 'images'), (img) => {
+      const urls = urlList(get(img, 'imageURL'));
+      return urls[0] ? { url: urls[0], urls, width: int(get(img, 'imageWidth')), height: int(get(img, 'imageHeight')) } : null;
+    }),
+  };
+}
+
+/** The music page URL the web app links to: /music/<title words>-<id>. */
+const musicUrl = (title: string | null, id: string) => `https://www.tiktok.com/music/${encodeURIComponent((title ?? 'sound').replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-|-$/g, '') || 'sound')}-${id}`;
+
+function mapMusic(m: Json): R.HashtagVideo['music'] {
+  const id = str(get(m, 'id')) ?? str(get(m, 'idStr'));
+  if (!id) return null;
+  const title = nonEmpty(get(m, 'title'));
+  const precise = get(m, 'preciseDuration');
+  return {
+    id,
+    title,
+    url: musicUrl(title, id),
+    authorName: nonEmpty(get(m, 'authorName')),
+    album: nonEmpty(get(m, 'album')),
+    duration: int(get(m, 'duration')),
+    preciseDuration: num(precise) ?? num(get(precise, 'preciseDuration')),
+    shootDuration: int(get(m, 'shootDuration')) ?? int(get(precise, 'preciseShootDuration')),
+    original: bool(get(m, 'original')),
+    isCopyrighted: bool(get(m, 'isCopyrighted')),
+    isCommerceMusic: bool(get(m, 'isCommerceMusic')),
+    isUnlimitedMusic: bool(get(m, 'isUnlimitedMusic')),
+    isPrivate: bool(get(m, 'private')),
+    coverUrl: firstUrl(get(m, 'coverLarge'), get(m, 'coverMedium'), get(m, 'coverThumb')),
+    playUrl: url(get(m, 'playUrl')),
+    streaming: list(get(m, 'tt2dsp', 'tt_to_dsp_song_infos'), (x) => {
+      const platform = int(get(x, 'platform'));
+      return platform === null ? null : { platform, songId: str(get(x, 'song_id')) ?? str(get(x, 'meta_song_id')) };
+    }),
+  };
+}
+
+function hashtagsOf(item: Json): R.HashtagVideo['hashtags'] {
+  const out = new Map<string, R.HashtagVideo['hashtags'][number]>();
+  for (const c of arr(get(item, 'challenges'))) {
+    const name = str(get(c, 'title'));
+    if (name) out.set(name.toLowerCase(), { id: str(get(c, 'id')) ?? '', name, description: text(get(c, 'desc')) ?? '' });
+  }
+  for (const t of arr(get(item, 'textExtra'))) {
+    const name = str(get(t, 'hashtagName'));
+    if (int(get(t, 'type')) === 1 && name && !out.has(name.toLowerCase())) out.set(name.toLowerCase(), { id: str(get(t, 'hashtagId')) ?? '', name, description: '' });
+  }
+  return [...out.values()];
+}
+
+const isCommerceItem = (item: Json) =>
+  bool(get(item, 'isAd')) === true ||
+  arr(get(item, 'textExtra')).some((t) => bool(get(t, 'isCommerce')) === true) ||
+  arr(get(item, 'challenges')).some((c) => bool(get(c, 'isCommerce')) === true);
+
+export function mapHashtagVideo(item: Json): R.HashtagVideo {
+  const id = need(str(get(item, 'id')), 'video id');
+  const a = get(item, 'author');
+  const handle = need(str(get(a, 'uniqueId')), 'video author handle');
+  const photo = mapPhoto(get(item, 'imagePost'));
+  const sV2 = get(item, 'statsV2');
+  const s = get(item, 'stats');
+  const aV2 = get(item, 'authorStatsV2');
+  const aS = get(item, 'authorStats');
+  const poi = get(item, 'poi');
+  const category = int(get(item, 'CategoryType'));
+  return {
+    id,
+    url: `https://www.tiktok.com/@${handle}/${photo ? 'photo' : 'video'}/${id}`,
+    type: photo ? 'photo' : 'video',
+    description: nonEmpty(get(item, 'desc')),
+    createdAt: need(isoDate(get(item, 'createTime')), 'video time'),
+    language: str(get(item, 'textLanguage')) ?? 'un',
+    stats: {
+      playCount: exactCount(sV2, s, 'playCount'),
+      likeCount: exactCount(sV2, s, 'diggCount'),
+      commentCount: exactCount(sV2, s, 'commentCount'),
+      shareCount: exactCount(sV2, s, 'shareCount'),
+      collectCount: exactCount(sV2, s, 'collectCount'),
+      repostCount: exactCount(sV2, s, 'repostCount'),
+    },
+    author: {
+      id: need(str(get(a, 'id')), 'video author id'),
+      secUid: need(str(get(a, 'secUid')), 'video author secUid'),
+      handle,
+      nickname: text(get(a, 'nickname')) ?? handle,
+      bio: text(get(a, 'signature')) ?? '',
+      avatarUrl: firstUrl(get(a, 'avatarLarger'), get(a, 'avatarMedium'), get(a, 'avatarThumb')),
+      verified: bool(get(a, 'verified')) ?? false,
+      privateAccount: bool(get(a, 'privateAccount')) ?? false,
+      stats: {
+        followerCount: exactCount(aV2, aS, 'followerCount'),
+        followingCount: exactCount(aV2, aS, 'followingCount'),
+        likeCount: exactCount(aV2, aS, 'heartCount', 'heart'),
+        videoCount: exactCount(aV2, aS, 'videoCount'),
+        friendCount: exactCount(aV2, aS, 'friendCount'),
+        diggCount: exactCount(aV2, aS, 'diggCount'),
+      },
+    },
+    video: mapVideoMedia(get(item, 'video')),
+    photo,
+    music: mapMusic(get(item, 'music')),
+    hashtags: hashtagsOf(item),
+    mentions: list(get(item, 'textExtra'), (t) => {
+      const h = str(get(t, 'userUniqueId'));
+      return int(get(t, 'type')) === 0 && h ? { handle: h, userId: str(get(t, 'userId')), secUid: str(get(t, 'secUid')) } : null;
+    }),
+    effects: list(get(item, 'effectStickers'), (e) => {
+      const eid = str(get(e, 'ID')) ?? str(get(e, 'id'));
+      return eid ? { id: eid, name: text(get(e, 'name')) ?? '' } : null;
+    }),
+    stickerTexts: arr(get(item, 'stickersOnItem')).flatMap((st) => list(get(st, 'stickerText'), (t) => str(t))),
+    location: isObject(poi) && str(get(poi, 'id'))
+      ? {
+          id: str(get(poi, 'id'))!,
+          name: text(get(poi, 'name')) ?? '',
+          address: nonEmpty(get(poi, 'address')),
+          city: nonEmpty(get(poi, 'city')),
+          province: nonEmpty(get(poi, 'province')),
+          country: nonEmpty(get(poi, 'country')),
+          category: nonEmpty(get(poi, 'category')) ?? nonEmpty(get(poi, 'ttTypeNameSuper')),
+        }
+      : null,
+    contentCategory: { id: category, name: str(get(item, 'diversificationLabels', 0)) },
+    anchors: list(get(item, 'anchors'), (an) => ({
+      id: str(get(an, 'id')),
+      type: int(get(an, 'type')),
+      keyword: nonEmpty(get(an, 'keyword')),
+      description: nonEmpty(get(an, 'description')),
+      url: url(get(an, 'schema')),
+      iconUrl: urlList(get(an, 'icon'))[0] ?? null,
+    })),
+    warnings: list(get(item, 'warnInfo'), (w) => {
+      const t = str(get(w, 'text'));
+      return t ? { type: str(get(w, 'type')) ?? str(get(w, 'key')), text: t, url: url(get(w, 'url')) } : null;
+    }),
+    playlistId: str(get(item, 'playlistId')),
+    isAd: bool(get(item, 'isAd')) ?? false,
+    isPinned: bool(get(item, 'isPinnedItem')) ?? false,
+    isPrivate: bool(get(item, 'privateItem')) ?? false,
+    isCommerce: isCommerceItem(item),
+    aigcDescription: text(get(item, 'AIGCDescription')) ?? '',
+    aigcLabelType: int(get(item, 'aigcLabelType')),
+    duetEnabled: bool(get(item, 'duetEnabled')) ?? (int(get(item, 'duetDisplay')) ?? 0) === 0,
+    stitchEnabled: bool(get(item, 'stitchEnabled')) ?? (int(get(item, 'stitchDisplay')) ?? 0) === 0,
+    shareEnabled: bool(get(item, 'shareEnabled')) ?? !(bool(get(item, 'privateItem')) ?? false),
+    canRepost: bool(get(item, 'item_control', 'can_repost')) ?? false,
+    commentStatus: int(get(item, 'itemCommentStatus')) ?? 0,
+    suggestedSearches: [
+      ...new Set(arr(get(item, 'videoSuggestWordsList', 'video_suggest_words_struct')).flatMap((w) => list(get(w, 'words'), (x) => str(get(x, 'word'))))),
+    ],
+  };
+}
+
+// ---- live status -----------------------------------------------------------------------------------
+
+/** A JSON value the upstream sends as a string (stream_data, sdk_params), parsed; undefined when it is not JSON. */
+function jsonString(v: unknown): unknown {
+  if (typeof v !== 'string' || v === '') return isObject(v) ? v : undefined;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return undefined;
+  }
+}
+
+/** expiresAt from a stream URL's `expire` (unix seconds) parameter. */
+function expiryOf(...urls: (string | null)[]): string | null {
+  for (const u of urls) {
+    if (!u) continue;
+    const e = new URL(u).searchParams.get('expire') ?? new URL(u).searchParams.get('x-expires');
+    const t = e ? isoDate(Number(e)) : null;
+    if (t) return t;
+  }
+  return null;
+}
+
+const QUALITY_NAMES: Record<string, string> = { ao: 'Audio only' };
+
+/** Every quality of one pull_data ({options.qualities, stream_data: "<JSON>"}). */
+export function mapStreams(pullData: Json): R.LiveDetails['streams'] {
+  const names = new Map(list(get(pullData, 'options', 'qualities'), (q) => {
+    const k = str(get(q, 'sdk_key'));
+    const n = str(get(q, 'name'));
+    return k && n ? ([k, n] as const) : null;
+  }));
+  const data = get(jsonString(get(pullData, 'stream_data')), 'data');
+  if (!isObject(data)) return [];
+  return Object.entries(data).flatMap(([quality, q]) => {
+    const main = get(q, 'main');
+    const flvUrl = url(get(main, 'flv'));
+    const hlsUrl = url(get(main, 'hls'));
+    if (!flvUrl && !hlsUrl) return [];
+    const sdk = jsonString(get(main, 'sdk_params'));
+    const resolution = str(get(sdk, 'resolution'));
+    const wh = resolution?.match(/^(\d+)x(\d+)$/);
+    const isAudioOnly = quality === 'ao' || /[?&]only_audio=1\b/.test(flvUrl ?? hlsUrl ?? '');
+    return [
+      {
+        quality,
+        name: names.get(quality) ?? QUALITY_NAMES[quality] ?? quality,
+        codec: str(get(sdk, 'VCodec')),
+        isAudioOnly,
+        resolution: wh && !isAudioOnly ? resolution : null,
+        width: wh && !isAudioOnly ? Number(wh[1]) : null,
+        height: wh && !isAudioOnly ? Number(wh[2]) : null,
+        bitrate: int(get(sdk, 'vbitrate')),
+        flvUrl,
+        hlsUrl,
+        dashUrl: url(get(main, 'dash')),
+        expiresAt: expiryOf(flvUrl, hlsUrl),
+      },
+    ];
+  });
+}
+
+/** The account as the room lookup (api-live/user/room) gives it. */
+export function mapLiveUser(d: Json): R.LiveData['user'] {
+  const u = get(d, 'user');
+  const handle = need(str(get(u, 'uniqueId')), 'live user handle');
+  return {
+    id: need(str(get(u, 'id')), 'live user id'),
+    secUid: need(str(get(u, 'secUid')), 'live user secUid'),
+    handle,
+    nickname: text(get(u, 'nickname')) ?? handle,
+    bio: text(get(u, 'signature')) ?? '',
+    avatarUrl: firstUrl(get(u, 'avatarLarger'), get(u, 'avatarMedium'), get(u, 'avatarThumb')),
+    verified: bool(get(u, 'verified')) ?? false,
+    // The lookup has no privateAccount for every account; `secret` is its private flag there.
+    isPrivate: bool(get(u, 'privateAccount')) ?? bool(get(u, 'secret')) ?? false,
+    followerCount: exactCount(get(d, 'statsV2'), get(d, 'stats'), 'followerCount'),
+    followingCount: exactCount(get(d, 'statsV2'), get(d, 'stats'), 'followingCount'),
+    profileUrl: profileUrl(handle),
+    liveUrl: `${profileUrl(handle)}/live`,
+  };
+}
+
+/** The last live of an offline account: what the room lookup still reports of it, or null. */
+export function mapLastLive(d: Json): R.LiveData['lastLive'] {
+  const room = get(d, 'liveRoom');
+  const startedAt = isoDate(int(get(room, 'startTime')) || null);
+  if (!startedAt) return null;
+  const endedAt = isoDate(int(get(room, 'finishTime')) || int(get(room, 'endTime')) || null);
+  return {
+    roomId: idOrNull(get(d, 'user', 'roomId')),
+    title: str(get(room, 'title')),
+    startedAt,
+    endedAt,
+    durationSeconds: endedAt ? Math.max(0, Math.round((Date.parse(endedAt) - Date.parse(startedAt)) / 1000)) : null,
+    totalViewers: count(get(room, 'liveRoomStats', 'enterCount')),
+  };
+}
+
+function broadcastType(r: Json): R.LiveDetails['broadcastType'] {
+  if (bool(get(r, 'live_type_audio'))) return 'audio';
+  if (bool(get(r, 'live_type_screenshot'))) return 'screen';
+  if (bool(get(r, 'live_type_third_party'))) return 'software';
+  return 'camera';
+}
+
+function battleOf(r: Json): R.LiveDetails['battle'] {
+  const s = get(r, 'link_mic', 'battle_settings');
+  // 64-bit ids arrive as JSON numbers too (rounded by any JSON parser): the _str twin wins.
+  const id = idOrNull(get(s, 'battle_id_str')) ?? idOrNull(get(s, 'battle_id'));
+  if (!id) return null;
+  const hostId = str(get(r, 'owner', 'id_str'));
+  const startMs = int(get(s, 'start_time_ms')) || (int(get(s, 'start_time')) ?? 0) * 1000;
+  const scores = list(get(r, 'link_mic', 'battle_scores'), (x) => {
+    const userId = str(get(x, 'user_id')) ?? str(get(x, 'user_id_str'));
+    const score = int(get(x, 'score'));
+    return userId && score !== null ? { userId, score, isHost: userId === hostId } : null;
+  });
+  return {
+    id,
+    startedAt: startMs ? isoDate(startMs) : null,
+    durationSeconds: int(get(s, 'duration')),
+    isFinished: (int(get(s, 'finished')) ?? 0) !== 0 || bool(get(s, 'finished')) === true,
+    opponentUserId: idOrNull(get(r, 'link_mic', 'rival_anchor_id_str')) ?? idOrNull(get(r, 'link_mic', 'rival_anchor_id')) ?? scores.find((x) => !x.isHost)?.userId ?? null,
+    scores,
+  };
+}
+
+/**
+ * A live room: room/info `data` (`room`), completed by the room lookup (`lookup`) where the room
+ * hides something (an age-restricted room gives almost nothing without a session).
+ */
+export function mapLive(room: Json, lookup: Json, ageRestricted: boolean): R.LiveDetails {
+  const lr = get(lookup, 'liveRoom');
+  const roomId = need(str(get(room, 'id_str')) ?? str(get(lookup, 'user', 'roomId')), 'live room id');
+  const handle = str(get(lookup, 'user', 'uniqueId')) ?? '';
+  const pull = get(room, 'stream_url', 'live_core_sdk_data', 'pull_data') ?? get(lr, 'streamData', 'pull_data');
+  const streams = ageRestricted ? [] : [...mapStreams(pull), ...mapStreams(get(lr, 'hevcStreamData', 'pull_data')).filter((h) => h.codec === 'h265')];
+  // The same quality may come twice (the H.264 and the H.265 ladder): keep both, once each.
+  const unique = [...new Map(streams.map((x) => [`${x.quality}|${x.codec}|${x.flvUrl}`, x])).values()];
+  return {
+    roomId,
+    streamId: str(get(room, 'stream_id_str')) ?? str(get(lr, 'streamId')),
+    title: str(get(room, 'title')) ?? str(get(lr, 'title')),
+    shareUrl: url(get(room, 'share_url')) ?? `${profileUrl(handle)}/live`,
+    coverUrl: url(get(room, 'cover', 'url_list', 0)) ?? url(get(lr, 'coverUrl')),
+    startedAt: need(isoDate(int(get(room, 'start_time')) || int(get(room, 'create_time')) || int(get(lr, 'startTime')) || null), 'live start time'),
+    viewerCount: count(get(room, 'user_count')) ?? count(get(lr, 'liveRoomStats', 'userCount')) ?? 0,
+    totalViewers: count(get(room, 'stats', 'total_user')) ?? count(get(lr, 'liveRoomStats', 'enterCount')) ?? 0,
+    newFollowers: count(get(room, 'stats', 'follow_count')) ?? 0,
+    category: str(get(room, 'hashtag', 'title')),
+    game: str(get(room, 'game_tag_detail', 'display_name')) ?? str(get(room, 'game_tag', 0, 'show_name')),
+    broadcastType: broadcastType(room),
+    isCoHosting: arr(get(room, 'social_interaction', 'cohost', 'linked_users')).length > 0 || arr(get(room, 'link_mic', 'linked_user_list')).length > 0,
+    battle: battleOf(room),
+    topGifters: list(get(room, 'top_fans'), (f) => {
+      const u = get(f, 'user');
+      const userId = str(get(u, 'id_str'));
+      return userId
+        ? {
+            userId,
+            secUid: str(get(u, 'sec_uid')),
+            handle: str(get(u, 'display_id')),
+            nickname: str(get(u, 'nickname')),
+            avatarUrl: url(get(u, 'avatar_thumb', 'url_list', 0)),
+            followerCount: count(get(u, 'follow_info', 'follower_count')),
+            gifterLevel: int(get(u, 'pay_grade', 'level')),
+            giftScore: count(get(f, 'fan_ticket')),
+          }
+        : null;
+    }),
+    ageRestricted,
+    subscriberOnly: (int(get(room, 'live_sub_only')) ?? int(get(lr, 'liveSubOnly')) ?? 0) === 1,
+    isPaidEvent: (int(get(room, 'paid_event', 'paid_type')) ?? int(get(lr, 'paidEvent', 'paid_type')) ?? 0) !== 0,
+    hasShop: bool(get(room, 'has_commerce_goods')) ?? false,
+    chatEnabled: bool(get(room, 'room_auth', 'Chat')) ?? !ageRestricted,
+    giftsEnabled: bool(get(room, 'room_auth', 'Gift')) ?? !ageRestricted,
+    shopProductCount: count(get(room, 'commerce_info', 'product_num')) ?? 0,
+    streams: unique,
+  };
+}
+
+// ---- following -------------------------------------------------------------------------------------
+
+/** The `__UNIVERSAL_DATA_FOR_REHYDRATION__` JSON of a web page, or undefined (a client-rendered shell). */
+export function rehydrationData(html: string): unknown {
+  const m = html.match(/<script\b[^>]*\bid=["']__UNIVERSAL_DATA_FOR_REHYDRATION__["'][^>]*>([\s\S]*?)<\/script>/i);
+  if (!m?.[1]) return undefined;
+  try {
+    return JSON.parse(m[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `data.profile` from a user-detail object ({userInfo: {user, stats, statsV2}}). */
+export function mapFollowingProfile(detail: Json): R.FollowingData['profile'] {
+  const u = get(detail, 'userInfo', 'user');
+  const handle = need(str(get(u, 'uniqueId')), 'profile handle');
+  return {
+    id: need(str(get(u, 'id')), 'profile id'),
+    secUid: need(str(get(u, 'secUid')), 'profile secUid'),
+    handle,
+    nickname: text(get(u, 'nickname')) ?? handle,
+    url: profileUrl(handle),
+    followingCount: exactCount(get(detail, 'userInfo', 'statsV2'), get(detail, 'userInfo', 'stats'), 'followingCount'),
+  };
+}
+
+export function mapFollowed(entry: Json): R.FollowedAccount {
+  const u = get(entry, 'user');
+  const handle = need(str(get(u, 'uniqueId')), 'followed account handle');
+  const sV2 = get(entry, 'statsV2');
+  const s = get(entry, 'stats');
+  const large = url(get(u, 'avatarLarger'));
+  const medium = url(get(u, 'avatarMedium'));
+  const thumb = url(get(u, 'avatarThumb'));
+  return {
+    id: need(str(get(u, 'id')), 'followed account id'),
+    secUid: need(str(get(u, 'secUid')), 'followed account secUid'),
+    handle,
+    nickname: text(get(u, 'nickname')) ?? handle,
+    bio: text(get(u, 'signature')) ?? '',
+    url: profileUrl(handle),
+    avatarUrl: large ?? medium ?? thumb,
+    avatars: { large, medium, thumb },
+    verified: bool(get(u, 'verified')) ?? false,
+    privateAccount: bool(get(u, 'privateAccount')) ?? false,
+    secret: bool(get(u, 'secret')) ?? false,
+    platformSeller: bool(get(u, 'ttSeller')) ?? false,
+    openFavorite: bool(get(u, 'openFavorite')) ?? false,
+    ftc: bool(get(u, 'ftc')) ?? false,
+    isADVirtual: bool(get(u, 'isADVirtual')) ?? false,
+    downloadSetting: int(get(u, 'downloadSetting')) ?? 0,
+    stats: {
+      followerCount: exactCount(sV2, s, 'followerCount'),
+      followingCount: exactCount(sV2, s, 'followingCount'),
+      likeCount: exactCount(sV2, s, 'heartCount', 'heart'),
+      videoCount: exactCount(sV2, s, 'videoCount'),
+      friendCount: exactCount(sV2, s, 'friendCount'),
+      diggCount: exactCount(sV2, s, 'diggCount'),
+    },
+  };
+}

@@ -1,0 +1,315 @@
+import { ApiError, badCursor, extractionFailed, notFound } from '../../errors';
+import type { Log } from '../../log';
+import type { ScraperOf } from '../../operations';
+import type { ScrapeContext } from '../../scrape/context';
+import { CookieJar } from '../../scrape/cookies';
+import { arr, bool, get, int, isObject, str } from '../../scrape/map';
+import { RememberedIds } from '../../scrape/remembered';
+import { type ApiAnswer, apiGet, fetchPage, session } from './client';
+import { MAX_SEEN, encodeHashtagCursor, fingerprint } from './cursor';
+import { mapComment, mapFollowed, mapFollowingProfile, mapHashtagInfo, mapHashtagVideo, mapLastLive, mapLive, mapLiveUser, rehydrationData } from './map';
+import type { HashtagInfo, HashtagVideo } from './resources';
+import { DEFAULT_REGION, WEBCAST_ORIGIN, WEB_ORIGIN, regionName, tagUrl, videoUrl } from './site';
+
+/**
+ * Operation 7, /v1/shortvideo/video/comments: a video's top-level comments, 40 per page, in the
+ * source's relevance order. One signed upstream call (after the warm function's first request,
+ * which primes the cookie jar from the home page):
+ *   GET /api/comment/list/?aweme_id=<id>&count=40&cursor=<offset>
+ * A deleted, private or region-locked video is a 404 (status codes in client.ts); comments turned
+ * off give 200 with no comments and total 0. The cursor is the upstream's offset.
+ */
+export const COMMENTS_PAGE = 40;
+
+export const scrapeComments: ScraperOf<'shortvideo-video-comments'> = async ({ url, cursor }, ctx, log) => {
+  const page = videoUrl(url.handle, url.videoId);
+  const offset = cursor ?? '0';
+  const { data } = await apiGet(ctx, log, {
+    path: '/api/comment/list/',
+    params: { aweme_id: url.videoId, count: COMMENTS_PAGE, cursor: offset, current_region: '', enter_from: 'tiktok_web', fromWeb: 1, from_page: 'video', is_non_personalized: 'false' },
+    referer: page,
+    fromPage: 'video',
+    what: `comments of video ${url.videoId}`,
+    cursor: cursor !== undefined,
+  });
+  // Only top-level comments (the endpoint returns those; a reply that slips in is left out).
+  const comments = arr(get(data, 'comments')).map(mapComment).filter((c) => c.parentId === null);
+  const next = int(get(data, 'cursor'));
+  const upstreamHasMore = (int(get(data, 'has_more')) ?? 0) === 1;
+  // The list ends when the upstream says so, or when its cursor stops moving forward (then the
+  // session takes a new device id, the known cure for an upstream that keeps sending one page).
+  const hasMore = upstreamHasMore && next !== null && next > Number(offset) && comments.length > 0;
+  if (upstreamHasMore && !hasMore) {
+    log.info('shortvideo comments: the upstream cursor did not move; ending the list and renewing the device id', { videoId: url.videoId, offset });
+    session.renewDevice();
+  }
+  return {
+    video: { id: url.videoId, url: page, handle: url.handle },
+    comments,
+    count: comments.length,
+    total: int(get(data, 'total')) ?? 0,
+    cursor: hasMore ? str(next) : null,
+    hasMore,
+  };
+};
+
+/**
+ * Operation 13, /v1/shortvideo/search/hashtag: the videos the source shows for a hashtag in a
+ * region, up to 30 per page, in its ranked order.
+ *   GET /api/challenge/detail/?challengeName=<name>            the hashtag (id, texts, exact counts)
+ *   GET /api/challenge/item_list/?challengeID=<id>&count=30&cursor=<offset>
+ * Page 1: detail, then the list (2 sequential round trips). Later pages: the cursor carries the
+ * hashtag's id, so the list goes out at once; the detail comes from this warm function's memory
+ * (10 minutes), else it is fetched concurrently with the list (1 round trip either way).
+ * The cursor (cursor.ts) also carries fingerprints of every video already returned, so one cursor
+ * chain never returns a video twice; the chain ends when the upstream ends or a page brings
+ * nothing new (the device id is renewed then, as the web app would).
+ */
+export const HASHTAG_PAGE = 30;
+const DETAIL_TTL_MS = 10 * 60_000;
+const details = new Map<string, { info: HashtagInfo; at: number }>();
+/** Tests start from a cold container. */
+export const forgetHashtags = () => details.clear();
+/** A warm container that showed this hashtag's page 1 a moment ago (bench set-up). */
+export const rememberHashtag = (hashtag: string, region: string, info: HashtagInfo) => details.set(`${region}#${hashtag}`, { info, at: Date.now() });
+
+const regionSay = (hashtag: string, region: string) =>
+  `The hashtag #${hashtag} is not available in region ${region} (${regionName(region) ?? region}); another region may work`;
+
+/** NOT_FOUND from the upstream for this hashtag, with the message that suggests another region. */
+const inRegion = (hashtag: string, region: string) => (err: unknown) => {
+  if (err instanceof ApiError && err.code === 'NOT_FOUND') throw notFound(regionSay(hashtag, region));
+  throw err;
+};
+
+async function hashtagDetail(ctx: ScrapeContext, log: Log, hashtag: string, region: string): Promise<HashtagInfo> {
+  const key = `${region}#${hashtag}`;
+  const known = details.get(key);
+  if (known && Date.now() - known.at < DETAIL_TTL_MS) return known.info;
+  const { data } = await apiGet(ctx, log, {
+    path: '/api/challenge/detail/',
+    params: { challengeName: hashtag },
+    referer: tagUrl(hashtag),
+    fromPage: 'hashtag',
+    region,
+    what: `hashtag #${hashtag} (${region})`,
+  }).catch(inRegion(hashtag, region));
+  // No challenge in the answer: the hashtag does not exist, or not in this region.
+  if (!str(get(data, 'challengeInfo', 'challenge', 'id'))) throw notFound(regionSay(hashtag, region));
+  const info = mapHashtagInfo(data, hashtag);
+  details.set(key, { info, at: Date.now() });
+  return info;
+}
+
+function itemList(ctx: ScrapeContext, log: Log, hashtag: string, region: string, challengeId: string, offset: number, carriesCursor: boolean): Promise<ApiAnswer> {
+  return apiGet(ctx, log, {
+    path: '/api/challenge/item_list/',
+    params: { challengeID: challengeId, count: HASHTAG_PAGE, cursor: offset, coverFormat: 2 },
+    referer: tagUrl(hashtag),
+    fromPage: 'hashtag',
+    region,
+    what: `videos of #${hashtag} (${region}) from ${offset}`,
+    cursor: carriesCursor,
+  }).catch(inRegion(hashtag, region));
+}
+
+export const scrapeHashtag: ScraperOf<'shortvideo-search-hashtag'> = async ({ hashtag, region: asked, cursor }, ctx, log) => {
+  const region = asked ?? DEFAULT_REGION;
+  const state = cursor?.state;
+  if (state && (state.hashtag !== hashtag || state.region !== region)) {
+    throw badCursor(`the cursor belongs to #${state.hashtag} in ${state.region}, not #${hashtag} in ${region}`);
+  }
+  let info: HashtagInfo;
+  let list: ApiAnswer;
+  if (state) {
+    [info, list] = await Promise.all([hashtagDetail(ctx, log, hashtag, region), itemList(ctx, log, hashtag, region, state.challengeId, state.offset, true)]);
+  } else {
+    info = await hashtagDetail(ctx, log, hashtag, region);
+    list = await itemList(ctx, log, hashtag, region, info.id, 0, false);
+  }
+  const offset = state?.offset ?? 0;
+  const seen = new Set(state?.seen ?? []);
+  const videos: HashtagVideo[] = [];
+  for (const item of arr(get(list.data, 'itemList'))) {
+    const video = mapHashtagVideo(item);
+    const f = fingerprint(video.id);
+    if (seen.has(f)) continue;
+    seen.add(f);
+    videos.push(video);
+  }
+  const next = int(get(list.data, 'cursor'));
+  const upstreamHasMore = get(list.data, 'hasMore') === true || int(get(list.data, 'hasMore')) === 1;
+  if (upstreamHasMore && videos.length === 0) {
+    log.info('shortvideo hashtag page brought nothing new; ending the chain and renewing the device id', { hashtag, region, offset });
+    session.renewDevice();
+  }
+  const goesOn = upstreamHasMore && videos.length > 0 && next !== null && next > offset && seen.size <= MAX_SEEN;
+  const served = str(get(list.data, 'extra', 'region')) ?? str(get(list.data, 'region'));
+  return {
+    hashtag: info,
+    region,
+    regionName: regionName(region) ?? region,
+    servedRegion: served && /^[A-Za-z]{2}$/.test(served) ? served.toUpperCase() : region,
+    videos,
+    mediaHeaders: { Cookie: list.chainToken ? `tt_chain_token=${list.chainToken}` : null, Referer: `${WEB_ORIGIN}/` },
+    cursor: goesOn ? encodeHashtagCursor({ hashtag, region, challengeId: info.id, offset: next, seen }) : null,
+  };
+};
+
+/**
+ * Operation 11, /v1/shortvideo/user/live: is the account live now, with its streams.
+ *   GET https://www.tiktok.com/api-live/user/room/?uniqueId=<handle>&sourceType=54   (unsigned)
+ *       status 2 = live, 4 = offline (the room id alone proves nothing: it stays after a live)
+ *   GET https://webcast.tiktok.com/webcast/room/info/?room_id=<id>                  (unsigned, when live)
+ * Offline: 1 round trip. Live: 2 sequential; when this warm function saw the account live in
+ * that room before, both go out at once (1 round trip). An unknown account (19881007) is a 404.
+ */
+const liveRooms = new RememberedIds(3600_000, 5000);
+/** Tests start from a cold container. */
+export const forgetLiveRooms = () => liveRooms.clear();
+
+function liveJar(): CookieJar {
+  const jar = new CookieJar();
+  jar.set('tt-target-idc', 'useast1a');
+  return jar;
+}
+
+const roomInfo = (ctx: ScrapeContext, log: Log, roomId: string) =>
+  apiGet(ctx, log, {
+    origin: WEBCAST_ORIGIN,
+    path: '/webcast/room/info/',
+    params: { aid: 1988, room_id: roomId, msToken: '' },
+    referer: `${WEB_ORIGIN}/`,
+    fromPage: 'user',
+    what: `live room ${roomId}`,
+    signed: false,
+    prime: false,
+    jar: liveJar(),
+  });
+
+/** An age-restricted room answers without the room (a prompt, or almost no keys) to a logged-out client. */
+const isAgeGate = (room: unknown) => !isObject(room) || 'prompts' in room || Object.keys(room).length <= 1 || get(room, 'age_restricted', 'restricted') === true;
+
+export const scrapeLive: ScraperOf<'shortvideo-user-live'> = async ({ handle }, ctx, log) => {
+  const knownRoom = liveRooms.get(handle);
+  const early = knownRoom ? roomInfo(ctx, log, knownRoom).then((a) => a, () => null) : undefined;
+  const { data: lookupAnswer } = await apiGet(ctx, log, {
+    path: '/api-live/user/room/',
+    params: { uniqueId: handle, sourceType: 54, msToken: '' },
+    referer: `${WEB_ORIGIN}/@${handle}/live`,
+    fromPage: 'user',
+    what: `live room of @${handle}`,
+    signed: false,
+    prime: false,
+    jar: liveJar(),
+  });
+  const lookup = get(lookupAnswer, 'data');
+  if (!isObject(get(lookup, 'user'))) throw notFound('No such account');
+  const user = mapLiveUser(lookup);
+  const status = int(get(lookup, 'liveRoom', 'status')) ?? int(get(lookup, 'user', 'status'));
+  const roomId = str(get(lookup, 'user', 'roomId'));
+  if (status !== 2 || !roomId || roomId === '0') {
+    liveRooms.forget(handle);
+    return { isLive: false, user, live: null, lastLive: mapLastLive(lookup) };
+  }
+  liveRooms.remember(handle, roomId);
+  const info = (knownRoom === roomId ? await early : null) ?? (await roomInfo(ctx, log, roomId));
+  const room = get(info.data, 'data');
+  // The room ended between the two calls.
+  if (isObject(room) && int(get(room, 'status')) === 4) return { isLive: false, user, live: null, lastLive: mapLastLive(lookup) };
+  const gated = isAgeGate(room);
+  return { isLive: true, user, live: mapLive(gated ? {} : room, lookup, gated), lastLive: null };
+};
+
+/**
+ * Operation 5, /v1/shortvideo/user/following: the accounts a user follows, 30 per page, most
+ * recently followed first.
+ *   by handle: GET https://www.tiktok.com/@<handle> (the profile page's rehydration JSON; the signed
+ *              /api/user/detail/?uniqueId= when the page comes without it)
+ *   by userId: GET /api/user/detail/?userId=<id> (signed; the only id route the web app has)
+ *   then       GET /api/user/list/?secUid=<secUid>&scene=21&count=30&maxCursor=0&minCursor=<cursor>
+ * Unknown, banned and private accounts, and accounts hiding their following list, are 404. The
+ * list is served to logged-in sessions only as a rule: a login wall (or an empty list for an account
+ * that follows someone) is 503 UPSTREAM_BLOCKED saying so.
+ */
+export const FOLLOWING_PAGE = 30;
+const NEEDS_SESSION = 'The source shows following lists only to a logged-in session, which the service does not use';
+/** UPSTREAM_BLOCKED whose message says what the source refused. */
+const blockedSaying = (message: string, internal: string, retryAfter?: number) => new ApiError('UPSTREAM_BLOCKED', message, { internal, retryAfter });
+const GONE: Record<string, string> = {
+  '10202': 'No such account',
+  '10221': 'No such account (unknown or banned)',
+  '10222': 'The account is private',
+};
+
+/** The account's user-detail object; 404 for the codes that say it is gone or private. */
+function checkedDetail(detail: unknown, who: string): unknown {
+  const code = String(get(detail, 'statusCode') ?? get(detail, 'status_code') ?? '0');
+  if (GONE[code]) throw notFound(GONE[code]);
+  if (code !== '0') throw extractionFailed(`shortvideo profile ${who}: status code ${code}`);
+  if (!isObject(get(detail, 'userInfo', 'user'))) throw notFound('No such account');
+  return detail;
+}
+
+async function detailByApi(ctx: ScrapeContext, log: Log, params: Record<string, string>, who: string): Promise<unknown> {
+  const { data } = await apiGet(ctx, log, { path: '/api/user/detail/', params: { uniqueId: '', secUid: '', ...params }, referer: `${WEB_ORIGIN}/`, fromPage: 'user', what: `profile ${who}` });
+  return data;
+}
+
+async function profileByHandle(ctx: ScrapeContext, log: Log, handle: string): Promise<unknown> {
+  await session.prime(ctx, log);
+  const page = await fetchPage(ctx, log, `${WEB_ORIGIN}/@${handle}`, `profile page @${handle}`);
+  const detail = get(rehydrationData(page.body), '__DEFAULT_SCOPE__', 'webapp.user-detail');
+  if (detail !== undefined) return checkedDetail(detail, `@${handle}`);
+  if (page.status === 404) throw notFound('No such account');
+  // A client-rendered shell without the account: the signed detail API has the same object.
+  log.info('shortvideo profile page without rehydration data; asking the user-detail API', { handle });
+  return checkedDetail(await detailByApi(ctx, log, { uniqueId: handle }, `@${handle}`), `@${handle}`);
+}
+
+async function profileById(ctx: ScrapeContext, log: Log, userId: string): Promise<unknown> {
+  const data = await detailByApi(ctx, log, { userId }, `id ${userId}`);
+  if (!isObject(get(data, 'userInfo', 'user')) && String(get(data, 'statusCode') ?? get(data, 'status_code') ?? '0') === '0') {
+    throw blockedSaying('The source gives no logged-out lookup of an account by its numeric id; call with the handle instead', `shortvideo user-detail by id ${userId}: no account in the answer`);
+  }
+  return checkedDetail(data, `id ${userId}`);
+}
+
+export const scrapeFollowing: ScraperOf<'shortvideo-user-following'> = async ({ handle, userId, cursor }, ctx, log) => {
+  const detail = handle ? await profileByHandle(ctx, log, handle) : await profileById(ctx, log, userId!);
+  const user = get(detail, 'userInfo', 'user');
+  const profile = mapFollowingProfile(detail);
+  if (bool(get(user, 'privateAccount')) === true) throw notFound('The account is private');
+  const visibility = int(get(user, 'followingVisibility'));
+  if (visibility !== null && visibility !== 1) throw notFound('The account hides its following list');
+
+  const sent = cursor ?? '0';
+  const { data } = await apiGet(ctx, log, {
+    path: '/api/user/list/',
+    params: { secUid: profile.secUid, count: FOLLOWING_PAGE, maxCursor: 0, minCursor: sent, scene: 21 },
+    referer: profile.url,
+    fromPage: 'user',
+    what: `following of @${profile.handle}`,
+    cursor: cursor !== undefined,
+  }).catch((err: unknown) => {
+    if (err instanceof ApiError && err.code === 'UPSTREAM_BLOCKED') throw blockedSaying(`${NEEDS_SESSION} (${err.message})`, err.internal ?? err.message, err.retryAfter);
+    throw err;
+  });
+  // An account the upstream lists twice on one page is returned once.
+  const following = [...new Map(arr(get(data, 'userList')).map(mapFollowed).map((f) => [f.id, f] as const)).values()];
+  if (following.length === 0 && cursor === undefined && profile.followingCount > 0) {
+    throw blockedSaying(NEEDS_SESSION, `shortvideo following of @${profile.handle}: empty list for ${profile.followingCount} followed`);
+  }
+  const next = str(get(data, 'minCursor'));
+  const upstreamHasMore = bool(get(data, 'hasMore')) === true;
+  // The list ends when the upstream says so, repeats the cursor, or a page brings no accounts.
+  const hasMore = upstreamHasMore && following.length > 0 && next !== null && /^\d{1,13}$/.test(next) && next !== sent && next !== '0';
+  return {
+    profile,
+    following,
+    count: following.length,
+    total: int(get(data, 'total')) ?? profile.followingCount,
+    cursor: hasMore ? next : null,
+    hasMore,
+  };
+};
