@@ -77,7 +77,7 @@ export function parameter(name: string, def: Operation['params'][string], op: Op
     in: 'query',
     required: def.required === true,
     description,
-    schema: { type: 'string', ...schema },
+    schema: { type: 'string', ...schema, ...(def.default !== undefined ? { default: def.default } : {}) },
     ...(def.example !== undefined ? { example: def.example } : {}),
   };
 }

@@ -245,7 +245,7 @@ export const operations = [
     summary: 'Videos shown for a hashtag in a region (default NG), up to 30 per page.',
     params: {
       hashtag: { schema: sv.hashtagParam, required: true, description: 'The hashtag, with or without #: 1-100 letters, digits or _, no spaces', example: 'football' },
-      region: { schema: sv.regionParam, description: 'ISO 3166-1 alpha-2 region code, case-insensitive; default NG', example: 'NG' },
+      region: { schema: sv.regionParam, description: 'ISO 3166-1 alpha-2 region code, case-insensitive; default NG', example: 'NG', default: sv.DEFAULT_REGION },
       cursor: cursor(sv.hashtagCursorParam, 'The opaque cursor returned by the previous page (authenticated; a tampered or foreign one is a 400)'),
     },
     pageSize: 30,

@@ -15,6 +15,11 @@ export interface ParamDef<S extends ParamSchema = ParamSchema> {
   cursor?: boolean;
   description: string;
   example?: string;
+  /**
+   * The value an absent parameter takes (validated like a given one), so that leaving it out and
+   * giving the default are one request, and one cache entry.
+   */
+  default?: string;
 }
 
 export const CACHE_MAX_AGE_SECONDS = { '1d': 86_400, '3d': 3 * 86_400, '7d': 7 * 86_400, '14d': 14 * 86_400, '30d': 30 * 86_400 } as const;
@@ -134,7 +139,7 @@ export function validateQuery<P extends Record<string, ParamDef>>(
     else details.push({ path: 'cache_max_age', message: r.issues[0].message });
   }
   for (const [name, def] of Object.entries(rules.params)) {
-    const raw = query[name];
+    const raw = query[name] ?? def.default;
     if (raw === undefined || raw === null) {
       if (def.required) details.push({ path: name, message: 'Required' });
       continue;

@@ -201,10 +201,11 @@ describe('the operation table matches the spec', () => {
     });
 
     test('a parameter never given is never treated as an empty string', () => {
-      // Absent: never "Must not be empty", never a bad cursor, never a value.
+      // Absent: never "Must not be empty", never a bad cursor, never a value but its declared default.
+      const defaults = Object.fromEntries(Object.entries(op.params).filter(([, d]) => d.default !== undefined).map(([n, d]) => [n, v.parse(d.schema, d.default)]));
       try {
         const { values } = validateQuery(op, {});
-        expect(values).toEqual({});
+        expect(values).toEqual(defaults);
       } catch (e) {
         expect(e).toBeInstanceOf(ApiError);
         expect((e as ApiError).code).toBe('VALIDATION_ERROR');
@@ -224,11 +225,11 @@ describe('the operation table matches the spec', () => {
         expect(err.code).toBe('VALIDATION_ERROR');
         if (!def.cursor) expect(err.details).toContainEqual({ path: name, message: expect.stringMatching(/empty/i) });
       }
-      // With a scenario's valid query: exactly the given parameters have values.
+      // With a scenario's valid query: exactly the given parameters (and the defaults of absent ones) have values.
       const s = scenarios[op.id as keyof typeof scenarios];
       if (s) {
         const { values } = validateQuery(op, s.query);
-        expect(Object.keys(values).sort()).toEqual(Object.keys(s.query).sort());
+        expect(Object.keys(values).sort()).toEqual([...new Set([...Object.keys(s.query), ...Object.keys(defaults)])].sort());
         for (const val of Object.values(values)) expect(val).not.toBe('');
       }
     });

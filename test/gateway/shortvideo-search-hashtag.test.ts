@@ -168,3 +168,14 @@ describe('errors cost nothing', () => {
     await expectError({ hashtag: `fail${code.length}${path.length}` }, 503, code, message);
   });
 });
+
+test('an omitted region is the default region: the same request and the same cache entry as region=NG', async () => {
+  const { validateQuery } = await import('../../shared/validation');
+  const { operation } = await import('../../shared/operations');
+  const op = operation('shortvideo-search-hashtag');
+  const { cacheKey } = await import('../../shared/cache');
+  const omitted = validateQuery(op, { hashtag: 'football' }).values;
+  const given = validateQuery(op, { hashtag: '#Football', region: 'ng' }).values;
+  expect(omitted).toEqual(given);
+  expect(cacheKey(op.id, omitted)).toBe(cacheKey(op.id, given));
+});

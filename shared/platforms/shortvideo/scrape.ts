@@ -1,6 +1,7 @@
 import { ApiError, badCursor, extractionFailed, notFound } from '../../errors';
 import type { Log } from '../../log';
-import type { ScraperOf } from '../../operations';
+import type * as v from 'valibot';
+import type { Scraper } from '../../scrape/scraper';
 import type { ScrapeContext } from '../../scrape/context';
 import { CookieJar } from '../../scrape/cookies';
 import { arr, bool, get, int, isObject, str } from '../../scrape/map';
@@ -8,8 +9,25 @@ import { RememberedIds } from '../../scrape/remembered';
 import { type ApiAnswer, apiGet, fetchPage, session } from './client';
 import { MAX_SEEN, encodeHashtagCursor, fingerprint } from './cursor';
 import { mapComment, mapFollowed, mapFollowingProfile, mapHashtagInfo, mapHashtagVideo, mapLastLive, mapLive, mapLiveUser, rehydrationData } from './map';
-import type { HashtagInfo, HashtagVideo } from './resources';
-import { DEFAULT_REGION, WEBCAST_ORIGIN, WEB_ORIGIN, regionName, tagUrl, videoUrl } from './site';
+import type { CommentsData, FollowingData, HashtagData, HashtagInfo, HashtagVideo, LiveData } from './resources';
+import {
+  DEFAULT_REGION,
+  WEBCAST_ORIGIN,
+  WEB_ORIGIN,
+  type commentsCursorParam,
+  type followingCursorParam,
+  type handleParam,
+  type hashtagCursorParam,
+  type hashtagParam,
+  type regionParam,
+  regionName,
+  tagUrl,
+  type userIdParam,
+  type videoUrlParam,
+  videoUrl,
+} from './site';
+
+type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /**
  * Operation 7, /v1/shortvideo/video/comments: a video's top-level comments, 40 per page, in the
@@ -21,7 +39,7 @@ import { DEFAULT_REGION, WEBCAST_ORIGIN, WEB_ORIGIN, regionName, tagUrl, videoUr
  */
 export const COMMENTS_PAGE = 40;
 
-export const scrapeComments: ScraperOf<'shortvideo-video-comments'> = async ({ url, cursor }, ctx, log) => {
+export const scrapeComments: Scraper<{ url: Out<typeof videoUrlParam>; cursor?: Out<typeof commentsCursorParam> }, CommentsData> = async ({ url, cursor }, ctx, log) => {
   const page = videoUrl(url.handle, url.videoId);
   const offset = cursor ?? '0';
   const { data } = await apiGet(ctx, log, {
@@ -113,7 +131,7 @@ function itemList(ctx: ScrapeContext, log: Log, hashtag: string, region: string,
   }).catch(inRegion(hashtag, region));
 }
 
-export const scrapeHashtag: ScraperOf<'shortvideo-search-hashtag'> = async ({ hashtag, region: asked, cursor }, ctx, log) => {
+export const scrapeHashtag: Scraper<{ hashtag: Out<typeof hashtagParam>; region?: Out<typeof regionParam>; cursor?: Out<typeof hashtagCursorParam> }, HashtagData> = async ({ hashtag, region: asked, cursor }, ctx, log) => {
   const region = asked ?? DEFAULT_REGION;
   const state = cursor?.state;
   if (state && (state.hashtag !== hashtag || state.region !== region)) {
@@ -190,7 +208,7 @@ const roomInfo = (ctx: ScrapeContext, log: Log, roomId: string) =>
 /** An age-restricted room answers without the room (a prompt, or almost no keys) to a logged-out client. */
 const isAgeGate = (room: unknown) => !isObject(room) || 'prompts' in room || Object.keys(room).length <= 1 || get(room, 'age_restricted', 'restricted') === true;
 
-export const scrapeLive: ScraperOf<'shortvideo-user-live'> = async ({ handle }, ctx, log) => {
+export const scrapeLive: Scraper<{ handle: Out<typeof handleParam> }, LiveData> = async ({ handle }, ctx, log) => {
   const knownRoom = liveRooms.get(handle);
   const early = knownRoom ? roomInfo(ctx, log, knownRoom).then((a) => a, () => null) : undefined;
   const { data: lookupAnswer } = await apiGet(ctx, log, {
@@ -275,7 +293,7 @@ async function profileById(ctx: ScrapeContext, log: Log, userId: string): Promis
   return checkedDetail(data, `id ${userId}`);
 }
 
-export const scrapeFollowing: ScraperOf<'shortvideo-user-following'> = async ({ handle, userId, cursor }, ctx, log) => {
+export const scrapeFollowing: Scraper<{ handle?: Out<typeof handleParam>; userId?: Out<typeof userIdParam>; cursor?: Out<typeof followingCursorParam> }, FollowingData> = async ({ handle, userId, cursor }, ctx, log) => {
   const detail = handle ? await profileByHandle(ctx, log, handle) : await profileById(ctx, log, userId!);
   const user = get(detail, 'userInfo', 'user');
   const profile = mapFollowingProfile(detail);

@@ -1,0 +1,47 @@
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The layers read straight down (README, "How it works"): functions -> shared/pipeline ->
+ * shared/operations -> shared/platforms/* -> shared/scrape, over the base modules; and nothing Lambda
+ * runs imports what only runs locally (dev/, scripts/, test/, infra/, client/, mcp/).
+ */
+const ROOT = path.join(__dirname, '..', '..');
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = path.join(dir, name);
+    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** Every module a file imports (static, type-only and dynamic), as a path relative to the project root. */
+function importsOf(file: string): string[] {
+  const src = readFileSync(file, 'utf8');
+  const specs = [...src.matchAll(/(?:from\s+|import\(\s*)['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+  return specs.filter((s) => s.startsWith('.')).map((s) => path.relative(ROOT, path.resolve(path.dirname(file), s)));
+}
+
+const within = (rel: string, dir: string) => rel === dir || rel.startsWith(`${dir}/`);
+const violations = (dir: string, forbidden: string[]) =>
+  files(path.join(ROOT, dir)).flatMap((f) => importsOf(f).filter((i) => forbidden.some((x) => within(i, x))).map((i) => `${path.relative(ROOT, f)} imports ${i}`));
+
+test('shared/ (what Lambda runs) never imports local-only code', () => {
+  expect(violations('shared', ['dev', 'scripts', 'test', 'infra', 'client', 'mcp', 'functions'])).toEqual([]);
+});
+
+test('the scraping core imports no platform, no table and no pipeline', () => {
+  expect(violations('shared/scrape', ['shared/platforms', 'shared/operations', 'shared/pipeline'])).toEqual([]);
+});
+
+test('platforms import neither the table nor the pipeline, nor each other', () => {
+  const platforms = readdirSync(path.join(ROOT, 'shared/platforms'));
+  for (const p of platforms) {
+    const others = platforms.filter((o) => o !== p).map((o) => `shared/platforms/${o}`);
+    expect(violations(`shared/platforms/${p}`, ['shared/operations', 'shared/pipeline', ...others])).toEqual([]);
+  }
+});
+
+test('the table does not import the pipeline', () => {
+  expect(importsOf(path.join(ROOT, 'shared/operations.ts')).filter((i) => within(i, 'shared/pipeline'))).toEqual([]);
+});
