@@ -160,6 +160,25 @@ export async function ledger(teamId: string, since?: string): Promise<LedgerEntr
  * request, whose credit the caller then gives back. `cacheItem` null: served uncached.
  */
 export async function settle(charge: Omit<LedgerEntry, 'credits'>, cacheItem: Record<string, unknown> | null, log: Log): Promise<void> {
+  try {
+    await writeSettlement(charge, cacheItem, log);
+  } catch (err) {
+    // A write whose answer was lost (a timeout, a reset) may have landed: if the ledger record is
+    // there, the charge is real and the request delivered; giving the credit back would create one.
+    const recorded = await ledgerRecorded(charge).catch(() => false);
+    if (!recorded) throw err;
+    log.warn('ledger write reported a failure but the record exists; charged', { error: (err as Error).message });
+  }
+}
+
+async function ledgerRecorded(charge: Omit<LedgerEntry, 'credits'>): Promise<boolean> {
+  const res = await db().send(
+    new GetCommand({ TableName: config.accountsTable, Key: { pk: teamPk(charge.teamId), sk: ledgerSk(charge.time, charge.requestId) }, ConsistentRead: true }),
+  );
+  return res.Item !== undefined;
+}
+
+async function writeSettlement(charge: Omit<LedgerEntry, 'credits'>, cacheItem: Record<string, unknown> | null, log: Log): Promise<void> {
   const ledgerPut = { PutRequest: { Item: ledgerItem({ ...charge, credits: COST }) } };
   let pending: BatchWriteCommandInput['RequestItems'] = {
     [config.accountsTable]: [ledgerPut],
