@@ -111,7 +111,7 @@ const HANDLE_HOSTILE: Hostile[] = [
   'https://user:pw@evil.example/@alice',
 ].map((url) => ({ label: url, url, refuse: true }));
 
-const tableCases = operations.flatMap((op) =>
+const tableCases = (operations as readonly Operation[]).flatMap((op) =>
   urlParams(op).flatMap((p) => {
     const hostile = p.isUrl && p.example?.startsWith('http') ? hostileFrom(p.example) : HANDLE_HOSTILE;
     return hostile.map((x) => [`${op.id}.${p.name}: ${x.label}`, op, p, x] as const);
@@ -168,7 +168,7 @@ describe('through the local gateway: no connection leaves for another host', () 
     const live = liveOps().find((l) => l.op.id === op.id)!;
     const query = { ...live.scenario.query };
     // Replace the either-or partner too, so the hostile value is the only identifying parameter.
-    for (const [a, b] of op.oneOf ?? []) if (p.name === a || p.name === b) delete query[a === p.name ? b : a];
+    for (const [a, b] of (op as Operation).oneOf ?? []) if (p.name === a || p.name === b) delete query[a === p.name ? b : a];
     query[p.name] = x.url;
     const res = await h.call(op.path, query, { key });
     if (x.refuse) {
