@@ -58,6 +58,8 @@ export class FakeUpstream {
   private server?: http.Server;
   /** Added to every reply (for latency measurements). */
   delayMs = 0;
+  /** A further random delay in [0, jitterMs) per reply (realistic upstream latency in load runs). */
+  jitterMs = 0;
 
   /** Answer `path` (exact, without query) with a reply or a handler. The last registration wins. */
   on(pathname: string, reply: FakeReply | Handler): this {
@@ -76,6 +78,7 @@ export class FakeUpstream {
     this.fallbackHandler = undefined;
     this.requests.length = 0;
     this.delayMs = 0;
+    this.jitterMs = 0;
   }
 
   forgetConnections(): void {
@@ -120,7 +123,7 @@ export class FakeUpstream {
     this.requests.push(recorded);
     const handler = this.routes.get(u.pathname) ?? this.fallbackHandler;
     const reply: FakeReply = handler ? await handler(recorded) : { status: 404, body: { error: 'no fake route', path: u.pathname } };
-    const delay = (reply.delayMs ?? 0) + this.delayMs;
+    const delay = (reply.delayMs ?? 0) + this.delayMs + (this.jitterMs > 0 ? Math.random() * this.jitterMs : 0);
     // unref: a reply still being delayed when the tests end never holds the process open.
     if (delay > 0) await new Promise((r) => setTimeout(r, delay).unref());
     const isText = typeof reply.body === 'string';
