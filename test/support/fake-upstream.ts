@@ -58,6 +58,8 @@ export class FakeUpstream {
   private server?: http.Server;
   /** Added to every reply (for latency measurements). */
   delayMs = 0;
+  /** Headers added to every reply (a reply's own headers win). */
+  headers: Record<string, string> = {};
   /** A further random delay in [0, jitterMs) per reply (realistic upstream latency in load runs). */
   jitterMs = 0;
 
@@ -79,6 +81,7 @@ export class FakeUpstream {
     this.requests.length = 0;
     this.delayMs = 0;
     this.jitterMs = 0;
+    this.headers = {};
   }
 
   forgetConnections(): void {
@@ -130,6 +133,7 @@ export class FakeUpstream {
     const full = reply.body === undefined ? '' : isText ? (reply.body as string) : JSON.stringify(reply.body);
     const headers = {
       'content-type': isText ? 'text/html; charset=utf-8' : 'application/json; charset=utf-8',
+      ...this.headers,
       ...(reply.headers ?? {}),
     };
     const half = full.slice(0, Math.max(1, Math.floor(full.length / 2)));
