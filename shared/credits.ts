@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { BatchWriteCommand, type BatchWriteCommandInput, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from './config';
 import { db, isConditionalFailure } from './db/client';
@@ -91,22 +91,44 @@ export async function reserve(teamId: string): Promise<number> {
   }
 }
 
-/** Gives a reserved credit back. Never throws: the caller is already on an error path. */
-export async function refund(teamId: string): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: config.accountsTable,
-        Key: { pk: teamPk(teamId), sk: TEAM_SK },
-        UpdateExpression: 'SET credits = credits + :cost',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':cost': COST },
-      }),
-    );
-    return true;
-  } catch {
-    return false;
+/**
+ * Gives a reserved credit back. Never throws: the caller is already on an error path.
+ *
+ * Idempotent and persistent: one transaction whose ClientRequestToken is derived from the request
+ * id, so an attempt whose answer was lost and is sent again adds the credit once (DynamoDB keeps
+ * the token 10 minutes), and it is retried here with backoff even when the SDK's own retry quota
+ * is spent (as it is during a DynamoDB brown-out, exactly when refunds are needed).
+ */
+export async function refund(teamId: string, requestId: string, opts: { attempts?: number; baseDelayMs?: number } = {}): Promise<boolean> {
+  const attempts = opts.attempts ?? 4;
+  const token = createHash('sha256').update(`refund#${teamId}#${requestId}`).digest('hex').slice(0, 36);
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    if (attempt > 0) await new Promise((r) => setTimeout(r, (opts.baseDelayMs ?? 100) * 3 ** (attempt - 1)));
+    try {
+      await db().send(
+        new TransactWriteCommand({
+          ClientRequestToken: token,
+          TransactItems: [
+            {
+              Update: {
+                TableName: config.accountsTable,
+                Key: { pk: teamPk(teamId), sk: TEAM_SK },
+                UpdateExpression: 'SET credits = credits + :cost',
+                ConditionExpression: 'attribute_exists(pk)',
+                ExpressionAttributeValues: { ':cost': COST },
+              },
+            },
+          ],
+        }),
+      );
+      return true;
+    } catch (err) {
+      // The team is gone: nothing to give back to, and trying again will not change that.
+      const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+      if (reasons?.some((r) => r.Code === 'ConditionalCheckFailed')) return false;
+    }
   }
+  return false;
 }
 
 export function ledgerItem(e: LedgerEntry) {

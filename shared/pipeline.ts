@@ -99,7 +99,7 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
     } catch (err) {
       const apiError = toApiError(err);
       if (reserved && teamId) {
-        const given = await refund(teamId);
+        const given = await refund(teamId, requestId);
         if (!given) log.error('refund failed: a reserved credit was not given back', { teamId });
       }
       outcome = apiError.code;

@@ -23,7 +23,7 @@ import { cachedItem, cacheKeyOf, dropCached, liveOps, type LiveOp } from './tabl
 process.env.DYNAMODB_TIMEOUT_MS = '500';
 process.env.DYNAMODB_CONNECT_TIMEOUT_MS = '300';
 
-type Step = 'key lookup' | 'cache read' | 'reservation' | 'settle';
+type Step = 'key lookup' | 'cache read' | 'reservation' | 'settle' | 'refund';
 /** timeout: the connection never opens; no answer: it opens, the request is sent, nothing comes back. */
 type Fault = 'ProvisionedThroughputExceededException' | 'ThrottlingException' | 'timeout' | 'no answer' | 'connection refused' | 'endpoint answers 503' | 'answer lost after the write';
 
@@ -33,6 +33,7 @@ interface Marshalled {
   ConditionExpression?: string;
   UpdateExpression?: string;
   RequestItems?: Record<string, unknown>;
+  TransactItems?: unknown[];
 }
 
 function isStep(step: Step, command: string, input: Marshalled): boolean {
@@ -45,10 +46,18 @@ function isStep(step: Step, command: string, input: Marshalled): boolean {
       return command === 'UpdateItemCommand' && /credits >= :cost/.test(input.ConditionExpression ?? '');
     case 'settle':
       return command === 'BatchWriteItemCommand';
+    case 'refund':
+      return command === 'TransactWriteItemsCommand' && /credits \+ :cost/.test(JSON.stringify(input.TransactItems ?? []));
   }
 }
 
-let armed: { step: Step; fault: Fault } | null = null;
+interface Armed {
+  step: Step;
+  fault: Fault;
+  /** Fault only this many attempts of the step (default: every attempt). */
+  times?: number;
+}
+let armed: Armed[] = [];
 let hits = 0;
 let faultPort = 0;
 let refusedPort = 0;
@@ -90,18 +99,24 @@ beforeAll(async () => {
   rawDb().middlewareStack.addRelativeTo(
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the finalize step's arguments are loosely typed
     (next: any, context: any) => async (args: any) => {
-      if (!armed || !isStep(armed.step, context.commandName, args.input as Marshalled)) return next(args);
+      const match = armed.find((a) => isStep(a.step, context.commandName, args.input as Marshalled) && (a.times === undefined || a.times > 0));
+      if (!match) return next(args);
+      if (match.times !== undefined) match.times -= 1;
       hits += 1;
-      if (armed.fault === 'answer lost after the write') {
+      if (match.fault === 'answer lost after the write') {
         await next(args);
         throw Object.assign(new Error('socket hang up after the request was sent'), { name: 'TimeoutError', code: 'ECONNRESET' });
       }
-      const req = args.request as { hostname: string; port?: number; protocol: string };
-      req.protocol = 'http:';
-      req.hostname = '127.0.0.1';
-      req.port = armed.fault === 'timeout' ? blackhole.port : armed.fault === 'no answer' ? silentPort : armed.fault === 'connection refused' ? refusedPort : faultPort;
-      faultMode = armed.fault;
-      return next(args);
+      // A copy: the retry middleware hands the same arguments to every attempt, and a later attempt
+      // that is not faulted must reach the real endpoint.
+      const original = args.request as { hostname: string; port?: number; protocol: string };
+      const request = Object.assign(Object.create(Object.getPrototypeOf(original)), original, {
+        protocol: 'http:',
+        hostname: '127.0.0.1',
+        port: match.fault === 'timeout' ? blackhole.port : match.fault === 'no answer' ? silentPort : match.fault === 'connection refused' ? refusedPort : faultPort,
+      });
+      faultMode = match.fault;
+      return next({ ...args, request });
     },
     { relation: 'after', toMiddleware: 'retryMiddleware', name: 'injectDatabaseFault', override: true },
   );
@@ -109,7 +124,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  armed = null;
+  armed = [];
   logs.stop();
   await blackhole.stop();
   await new Promise<void>((r) => faultServer.close(() => r()));
@@ -125,17 +140,17 @@ const cases: [string, Step, Fault, LiveOp][] = [];
 let i = 0;
 for (const step of STEPS) for (const fault of FAULTS) cases.push([`${step} / ${fault}`, step, fault, OPS[i++ % OPS.length]!]);
 
-async function faultyCall(live: LiveOp, step: Step, fault: Fault, key: string) {
+async function faultyCall(live: LiveOp, step: Step, fault: Fault, key: string, also: Armed[] = []) {
   h.fake.reset();
   live.scenario.routes(h.fake);
   await dropCached(live.op, live.scenario.query);
   hits = 0;
-  armed = { step, fault };
+  armed = [{ step, fault }, ...also];
   const started = Date.now();
   try {
     return { res: await h.call(live.op.path, { ...live.scenario.query, cache_max_age: '30d' }, { key }), ms: Date.now() - started, hits };
   } finally {
-    armed = null;
+    armed = [];
   }
 }
 
@@ -171,6 +186,32 @@ test.each(OPS.map((l) => [l.op.id, l] as const))('%s: a settle whose write lande
   expect(res.body.meta).toMatchObject({ creditsCharged: 1, cached: false });
   expect(await balance(teamId)).toBe(49);
   expect(await ledger(teamId)).toHaveLength(1);
+});
+
+test.each(OPS.map((l) => [l.op.id, l] as const))('%s: settle fails and the refund is throttled twice: the credit still comes back', async (_id, live) => {
+  const { key, teamId } = await h.team(50);
+  const { res } = await faultyCall(live, 'settle', 'connection refused', key, [{ step: 'refund', fault: 'ThrottlingException', times: 2 }]);
+  expect({ status: res.status, code: res.body.error?.code }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+  expect(await balance(teamId)).toBe(50);
+  expect(await ledger(teamId)).toHaveLength(0);
+});
+
+test.each(OPS.map((l) => [l.op.id, l] as const))('%s: settle fails and the refund lands but its answer is lost: the credit comes back once, not twice', async (_id, live) => {
+  const { key, teamId } = await h.team(50);
+  // 4 lost answers: more than the SDK's own attempts (which share one idempotency token), so the
+  // refund's own retry sends a new request, which must not add a second credit.
+  const { res } = await faultyCall(live, 'settle', 'connection refused', key, [{ step: 'refund', fault: 'answer lost after the write', times: 4 }]);
+  expect({ status: res.status, code: res.body.error?.code }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+  expect(await balance(teamId)).toBe(50);
+  expect(await ledger(teamId)).toHaveLength(0);
+});
+
+test('settle fails and the refund is refused 3 times (more than the SDK retries once its retry quota is spent): the refund keeps trying', async () => {
+  const live = OPS[0]!;
+  const { key, teamId } = await h.team(50);
+  const { res } = await faultyCall(live, 'settle', 'connection refused', key, [{ step: 'refund', fault: 'connection refused', times: 3 }]);
+  expect(res.status).toBe(503);
+  expect(await balance(teamId)).toBe(50);
 });
 
 describe('a corrupt or undecodable cache item is a miss, not an error', () => {
