@@ -69,26 +69,53 @@ export async function balance(teamId: string): Promise<number> {
   return team ? team.credits : 0;
 }
 
-/** Takes 1 credit or throws 402. Returns the balance after the reservation. */
-export async function reserve(teamId: string): Promise<number> {
-  try {
-    const res = await db().send(
-      new UpdateCommand({
-        TableName: config.accountsTable,
-        Key: { pk: teamPk(teamId), sk: TEAM_SK },
-        UpdateExpression: 'SET credits = credits - :cost',
-        ConditionExpression: 'attribute_exists(pk) AND credits >= :cost',
-        ExpressionAttributeValues: { ':cost': COST },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return Number(res.Attributes?.credits ?? 0);
-  } catch (err) {
-    if (isConditionalFailure(err)) {
-      throw new ApiError('INSUFFICIENT_CREDITS', 'The balance is lower than the cost of a live request (1 credit); cached results remain free with cache_max_age');
+/**
+ * Takes 1 credit for request `requestId` or throws 402. Returns the balance after the reservation.
+ *
+ * Safe to send again: the update records the request id on the team item and refuses to run twice
+ * for the same id, so an attempt whose answer was lost (a timeout after DynamoDB applied it) and is
+ * sent again (by the SDK or here) takes one credit, not two; the refusal carries the item, which
+ * shows the earlier attempt took it. Retried here with backoff past the SDK's spent retry quota:
+ * a reservation whose outcome stayed unknown would be a credit lost.
+ */
+export async function reserve(teamId: string, requestId: string = randomUUID(), opts: { attempts?: number; baseDelayMs?: number } = {}): Promise<number> {
+  const attempts = opts.attempts ?? 3;
+  let last: unknown;
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    if (attempt > 0) await new Promise((r) => setTimeout(r, (opts.baseDelayMs ?? 50) * 3 ** (attempt - 1)));
+    try {
+      const res = await db().send(
+        new UpdateCommand({
+          TableName: config.accountsTable,
+          Key: { pk: teamPk(teamId), sk: TEAM_SK },
+          UpdateExpression: 'SET credits = credits - :cost, lastReservation = :rid',
+          ConditionExpression: 'attribute_exists(pk) AND credits >= :cost AND (attribute_not_exists(lastReservation) OR lastReservation <> :rid)',
+          ExpressionAttributeValues: { ':cost': COST, ':rid': requestId },
+          ReturnValues: 'UPDATED_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return Number(res.Attributes?.credits ?? 0);
+    } catch (err) {
+      if (isConditionalFailure(err)) {
+        const old = refusedItem(err);
+        // An earlier attempt of this very reservation took the credit; its answer was lost.
+        if (old?.lastReservation === requestId) return Number(old.credits ?? 0);
+        throw new ApiError('INSUFFICIENT_CREDITS', 'The balance is lower than the cost of a live request (1 credit); cached results remain free with cache_max_age');
+      }
+      last = err;
     }
-    throw atCapacity(`reserve failed: ${(err as Error).name}`);
   }
+  throw atCapacity(`reserve failed: ${(last as Error)?.name}`);
+}
+
+/** The two attributes reserve reads from the item a refused conditional update returned (ALL_OLD). */
+function refusedItem(err: unknown): { lastReservation?: unknown; credits?: unknown } | undefined {
+  const item = (err as { Item?: Record<string, unknown> }).Item;
+  if (!item) return undefined;
+  // The document client does not unmarshall error payloads: values may still be {S: …} / {N: …}.
+  const plain = (x: unknown) => (x !== null && typeof x === 'object' ? ((x as { S?: string; N?: string }).S ?? (x as { N?: string }).N) : x);
+  return { lastReservation: plain(item.lastReservation), credits: plain(item.credits) };
 }
 
 /**

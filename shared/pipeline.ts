@@ -70,7 +70,7 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
       // the balance can never go below zero because only the conditional update takes credits.
       const abort = new AbortController();
       const ctx = ScrapeContext.withBudget(config.scrapeDeadlineMs, abort.signal);
-      const reservation = reserve(teamId);
+      const reservation = reserve(teamId, requestId);
       const scraping = scraper().then((scrape) => scrape(values, ctx, log));
       scraping.catch(() => undefined); // settled below; never an unhandled rejection meanwhile
       let remainingAfter: number;

@@ -140,12 +140,12 @@ const cases: [string, Step, Fault, LiveOp][] = [];
 let i = 0;
 for (const step of STEPS) for (const fault of FAULTS) cases.push([`${step} / ${fault}`, step, fault, OPS[i++ % OPS.length]!]);
 
-async function faultyCall(live: LiveOp, step: Step, fault: Fault, key: string, also: Armed[] = []) {
+async function faultyCall(live: LiveOp, step: Step, fault: Fault, key: string, also: Armed[] = [], times?: number) {
   h.fake.reset();
   live.scenario.routes(h.fake);
   await dropCached(live.op, live.scenario.query);
   hits = 0;
-  armed = [{ step, fault }, ...also];
+  armed = [{ step, fault, times }, ...also];
   const started = Date.now();
   try {
     return { res: await h.call(live.op.path, { ...live.scenario.query, cache_max_age: '30d' }, { key }), ms: Date.now() - started, hits };
@@ -212,6 +212,15 @@ test('settle fails and the refund is refused 3 times (more than the SDK retries 
   const { res } = await faultyCall(live, 'settle', 'connection refused', key, [{ step: 'refund', fault: 'connection refused', times: 3 }]);
   expect(res.status).toBe(503);
   expect(await balance(teamId)).toBe(50);
+});
+
+test.each(OPS.map((l) => [l.op.id, l] as const))('%s: a reservation that lands but whose answer is lost (4 times) takes one credit, not two or none', async (_id, live) => {
+  const { key, teamId } = await h.team(50);
+  const { res } = await faultyCall(live, 'reservation', 'answer lost after the write', key, [], 4);
+  expect(res.status).toBe(200);
+  expect(res.body.meta).toMatchObject({ creditsCharged: 1, creditsRemaining: 49 });
+  expect(await balance(teamId)).toBe(49);
+  expect(await ledger(teamId)).toHaveLength(1);
 });
 
 describe('a corrupt or undecodable cache item is a miss, not an error', () => {
