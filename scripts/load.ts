@@ -104,8 +104,13 @@ async function main() {
     let rssPeak = process.memoryUsage().rss;
     let dynamoPeak = rssOfPid(dynamo.process.pid) ?? 0;
     const rssStart = process.memoryUsage().rss;
+    let heapPeak = process.memoryUsage().heapUsed;
     const sampler = setInterval(() => {
+      // The fake upstream records every request for tests; a load run does not need the record.
+      fake.requests.length = 0;
+      fake.forgetConnections();
       rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+      heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
       dynamoPeak = Math.max(dynamoPeak, rssOfPid(dynamo.process.pid) ?? 0);
     }, 1000);
 
@@ -155,7 +160,7 @@ async function main() {
     console.log(`  latency: p50 ${quantile(latencies, 0.5).toFixed(0)} ms, p99 ${quantile(latencies, 0.99).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms`);
     for (const [id, xs] of byOp) console.log(`    ${id}: ${xs.length} requests, p50 ${quantile(xs, 0.5).toFixed(0)} ms, p99 ${quantile(xs, 0.99).toFixed(0)} ms`);
     console.log(`  answers: ${[...answers].sort().map(([k, v]) => `${k}: ${v}`).join(', ')}; 5xx other than an upstream 503: ${bad5xx}`);
-    console.log(`  memory: this process RSS ${mb(rssStart)} at start, peak ${mb(rssPeak)}; DynamoDB Local peak ${dynamoPeak ? mb(dynamoPeak) : 'n/a'}`);
+    console.log(`  memory: this process RSS ${mb(rssStart)} at start, peak ${mb(rssPeak)} (JS heap peak ${mb(heapPeak)}, ${mb(process.memoryUsage().heapUsed)} at the end); DynamoDB Local peak ${dynamoPeak ? mb(dynamoPeak) : 'n/a'}`);
     const creditsOk = charged === balanceDrop && balanceDrop === ledgerRecords && ledgerRecords === ledgerCredits;
     console.log(`  credits: charged to callers ${charged}, balance drop ${balanceDrop}, ledger records ${ledgerRecords} (${ledgerCredits} credits): ${creditsOk ? 'OK, none lost or created' : 'FAIL'}`);
     if (!creditsOk || bad5xx > 0 || transportErrors > 0) process.exitCode = 1;
