@@ -44,3 +44,33 @@ test.each([1, 37, 150, 199])('balance %i, 200 concurrent live requests', async (
   expect(records.reduce((sum, r) => sum + r.credits, 0)).toBe(K);
   expect(new Set(records.map((r) => r.requestId))).toEqual(new Set(ok.map((r) => r.body.meta.requestId)));
 });
+
+test.each([20, 120])('balance %i, 200 concurrent live requests, one upstream answer in three refused: no credit lost or created', async (K) => {
+  const { key, teamId } = await h.team(K);
+  let n = 0;
+  h.fake.intercept = () => (++n % 3 === 0 ? { status: 403, body: { error: 'Forbidden' } } : undefined);
+  let results;
+  try {
+    results = await Promise.all(
+      Array.from({ length: N }, (_, i) => {
+        const live = OPS[i % OPS.length]!;
+        return h.call(live.op.path, live.scenario.query, { key });
+      }),
+    );
+  } finally {
+    h.fake.intercept = undefined;
+  }
+  const ok = results.filter((r) => r.status === 200).length;
+  const failed = results.filter((r) => r.status === 503).length;
+  const refused = results.filter((r) => r.status === 402).length;
+  expect(ok + failed + refused).toBe(N);
+  expect(failed).toBeGreaterThan(0);
+  expect(ok).toBeLessThanOrEqual(K);
+  // Every credit is either spent on a delivered answer or still on the balance.
+  const left = await balance(teamId);
+  expect(left + ok).toBe(K);
+  const records = await ledger(teamId);
+  expect(records).toHaveLength(ok);
+  // A 402 only while every remaining credit was reserved: with credits left at the end, some were refunded.
+  if (refused > 0) expect(ok + failed).toBeGreaterThanOrEqual(K);
+});

@@ -58,6 +58,8 @@ export class FakeUpstream {
   private server?: http.Server;
   /** Added to every reply (for latency measurements). */
   delayMs = 0;
+  /** Consulted before the routes: a reply here replaces the route's answer (e.g. fail one request in three). */
+  intercept?: (req: RecordedRequest) => FakeReply | undefined;
   /** Headers added to every reply (a reply's own headers win). */
   headers: Record<string, string> = {};
   /** A further random delay in [0, jitterMs) per reply (realistic upstream latency in load runs). */
@@ -82,6 +84,7 @@ export class FakeUpstream {
     this.delayMs = 0;
     this.jitterMs = 0;
     this.headers = {};
+    this.intercept = undefined;
   }
 
   forgetConnections(): void {
@@ -125,7 +128,8 @@ export class FakeUpstream {
     };
     this.requests.push(recorded);
     const handler = this.routes.get(u.pathname) ?? this.fallbackHandler;
-    const reply: FakeReply = handler ? await handler(recorded) : { status: 404, body: { error: 'no fake route', path: u.pathname } };
+    const reply: FakeReply =
+      this.intercept?.(recorded) ?? (handler ? await handler(recorded) : { status: 404, body: { error: 'no fake route', path: u.pathname } });
     const delay = (reply.delayMs ?? 0) + this.delayMs + (this.jitterMs > 0 ? Math.random() * this.jitterMs : 0);
     // unref: a reply still being delayed when the tests end never holds the process open.
     if (delay > 0) await new Promise((r) => setTimeout(r, delay).unref());
