@@ -83,6 +83,8 @@ const CACHE_AGES = fc.constantFrom('1d', '3d', '7d', '14d', '30d', '0', '1D', '3
 
 interface Generated {
   op: Operation;
+  /** The path asked: the operation's own, or a near miss (trailing slash, case, doubled or encoded slash). */
+  path: string;
   pairs: [string, string][];
   /** How each pair is written: encoded as a browser would, or raw (percent tricks survive). */
   raw: boolean;
@@ -120,6 +122,10 @@ function requestArb(live: LiveOp): fc.Arbitrary<Generated> {
   const base = fc.oneof(fc.constant<[string, string][]>([]), fc.constant(Object.entries(live.scenario.query)));
   return fc.record({
     op: fc.constant(op),
+    path: fc.oneof(
+      { weight: 19, arbitrary: fc.constant(op.path) },
+      { weight: 1, arbitrary: fc.constantFrom(`${op.path}/`, op.path.toUpperCase(), op.path.replace('/v1/', '/v1//'), op.path.replace(/\/([^/]*)$/, '%2F$1'), `${op.path}.json`, op.path.replace('/v1/', '/v2/'), `${op.path}/..`) },
+    ),
     pairs: fc.tuple(base, fc.array(pair, { maxLength: 5 }), fc.boolean()).map(([b, extra, dropOne]) => {
       const all = [...b, ...extra];
       return dropOne && all.length > 1 ? all.slice(1) : all;
@@ -139,7 +145,7 @@ function encode(s: string): string {
 
 function urlOf(g: Generated): string {
   const q = g.pairs.map(([k, v]) => (g.raw ? `${k}=${v}` : `${encode(k)}=${encode(v)}`)).join('&');
-  return `${h.gateway.url}${g.op.path}${q ? `?${q}` : ''}`;
+  return `${h.gateway.url}${g.path}${q ? `?${q}` : ''}`;
 }
 
 /** What API Gateway (and the local gateway) hand the function: the parsed query string. */
@@ -210,6 +216,11 @@ test(`${RUNS} generated requests across the routed operations: spec-shaped answe
     if (res.status >= 500 && res.status !== 503) return fail('a 5xx other than 503');
     if (res.status === 503 && !res.headers.get('retry-after')) fail('503 without Retry-After');
 
+    if (g.path !== g.op.path && new URL(url).pathname !== g.op.path) {
+      // No such route (the gateway answers before the key is checked).
+      if (res.status !== 404 || body.error.code !== 'NOT_FOUND') fail(`an unknown path gave ${res.status} ${body.error.code}`);
+      return;
+    }
     if (!g.auth.valid) {
       if (res.status !== 401) fail(`a bad key gave ${res.status}, not 401`);
       return;
