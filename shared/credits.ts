@@ -69,6 +69,24 @@ export async function balance(teamId: string): Promise<number> {
   return team ? team.credits : 0;
 }
 
+interface RetryOptions {
+  attempts?: number;
+  baseDelayMs?: number;
+  /** No new attempt starts after this long (the SDK already retries each one with its own timeouts). */
+  budgetMs?: number;
+}
+
+/** `again(n)`: whether attempt n may run, after its backoff (attempt 0 always runs). */
+function retryPolicy({ attempts = 3, baseDelayMs = 50, budgetMs = Infinity }: RetryOptions) {
+  const started = Date.now();
+  return async (attempt: number): Promise<boolean> => {
+    if (attempt === 0) return true;
+    if (attempt >= attempts || Date.now() - started > budgetMs) return false;
+    await new Promise((r) => setTimeout(r, baseDelayMs * 3 ** (attempt - 1)));
+    return true;
+  };
+}
+
 /**
  * Takes 1 credit for request `requestId` or throws 402. Returns the balance after the reservation.
  *
@@ -78,11 +96,10 @@ export async function balance(teamId: string): Promise<number> {
  * shows the earlier attempt took it. Retried here with backoff past the SDK's spent retry quota:
  * a reservation whose outcome stayed unknown would be a credit lost.
  */
-export async function reserve(teamId: string, requestId: string = randomUUID(), opts: { attempts?: number; baseDelayMs?: number } = {}): Promise<number> {
-  const attempts = opts.attempts ?? 3;
+export async function reserve(teamId: string, requestId: string = randomUUID(), opts: RetryOptions = {}): Promise<number> {
+  const again = retryPolicy({ attempts: 3, baseDelayMs: 50, budgetMs: 2 * config.dynamoTimeoutMs, ...opts });
   let last: unknown;
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    if (attempt > 0) await new Promise((r) => setTimeout(r, (opts.baseDelayMs ?? 50) * 3 ** (attempt - 1)));
+  for (let attempt = 0; await again(attempt); attempt++) {
     try {
       const res = await db().send(
         new UpdateCommand({
@@ -126,11 +143,10 @@ function refusedItem(err: unknown): { lastReservation?: unknown; credits?: unkno
  * the token 10 minutes), and it is retried here with backoff even when the SDK's own retry quota
  * is spent (as it is during a DynamoDB brown-out, exactly when refunds are needed).
  */
-export async function refund(teamId: string, requestId: string, opts: { attempts?: number; baseDelayMs?: number } = {}): Promise<boolean> {
-  const attempts = opts.attempts ?? 4;
+export async function refund(teamId: string, requestId: string, opts: RetryOptions = {}): Promise<boolean> {
+  const again = retryPolicy({ attempts: 4, baseDelayMs: 100, budgetMs: 3 * config.dynamoTimeoutMs, ...opts });
   const token = createHash('sha256').update(`refund#${teamId}#${requestId}`).digest('hex').slice(0, 36);
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    if (attempt > 0) await new Promise((r) => setTimeout(r, (opts.baseDelayMs ?? 100) * 3 ** (attempt - 1)));
+  for (let attempt = 0; await again(attempt); attempt++) {
     try {
       await db().send(
         new TransactWriteCommand({
