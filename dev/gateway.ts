@@ -228,27 +228,29 @@ async function readBody(req: http.IncomingMessage): Promise<string | null> {
   return chunks.length ? Buffer.concat(chunks).toString('utf8') : null;
 }
 
-function headerMaps(req: http.IncomingMessage) {
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
-  const raw = req.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i] as string;
-    const value = raw[i + 1] as string;
-    single[name] = value;
-    (multi[name] ??= []).push(value);
+/**
+ * Name -> value maps as API Gateway's JSON event has them: every name an own property, `__proto__`
+ * and `constructor` included (plain `obj[name] = …` would touch Object.prototype's instead).
+ */
+function maps(pairs: Iterable<[string, string]>) {
+  const single = new Map<string, string>();
+  const multi = new Map<string, string[]>();
+  for (const [name, value] of pairs) {
+    single.set(name, value);
+    multi.set(name, [...(multi.get(name) ?? []), value]);
   }
-  return { single, multi };
+  return { single: Object.fromEntries(single) as Record<string, string>, multi: Object.fromEntries(multi) as Record<string, string[]> };
+}
+
+function headerMaps(req: http.IncomingMessage) {
+  const raw = req.rawHeaders;
+  const pairs: [string, string][] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) pairs.push([raw[i] as string, raw[i + 1] as string]);
+  return maps(pairs);
 }
 
 /** API Gateway REST: null when there is no query; the last value wins in the single-value map. */
 function queryMaps(url: URL) {
   if ([...url.searchParams.keys()].length === 0) return { single: null, multi: null };
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
-  for (const [k, v] of url.searchParams) {
-    single[k] = v;
-    (multi[k] ??= []).push(v);
-  }
-  return { single, multi };
+  return maps(url.searchParams);
 }

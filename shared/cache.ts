@@ -42,8 +42,19 @@ export async function readCache(key: string, maxAgeSeconds: number, now = Date.n
   const expiresAt = Number(item.expiresAt);
   if (!Number.isFinite(fetchedAt) || fetchedAt < now - maxAgeSeconds * 1000) return null;
   if (!Number.isFinite(expiresAt) || expiresAt * 1000 <= now) return null;
-  const body = item.body as Uint8Array;
-  return { data: JSON.parse(brotliDecompressSync(body).toString('utf8')), fetchedAt };
+  const data = decode(item.body);
+  return data ? { data, fetchedAt } : null;
+}
+
+/** The stored payload, or null when it cannot be read (corrupt, truncated, not an object): a miss, never an error. */
+function decode(body: unknown): Record<string, unknown> | null {
+  if (!(body instanceof Uint8Array)) return null;
+  try {
+    const data: unknown = JSON.parse(brotliDecompressSync(body).toString('utf8'));
+    return data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The item to write for a fresh result, or null when it is too large for one item even compressed. */

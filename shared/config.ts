@@ -34,6 +34,14 @@ export const config = {
   get upstreamRetries() {
     return num('UPSTREAM_RETRIES', 2);
   },
+  /** One DynamoDB attempt (the SDK makes 3); without it a hung connection would hold the request until Lambda's timeout. */
+  get dynamoTimeoutMs() {
+    return num('DYNAMODB_TIMEOUT_MS', 2_000);
+  },
+  /** Opening a connection to DynamoDB, per attempt. */
+  get dynamoConnectTimeoutMs() {
+    return num('DYNAMODB_CONNECT_TIMEOUT_MS', 1_000);
+  },
   /** lastUsedAt on a key is written at most this often. */
   get keyTouchIntervalMs() {
     return num('KEY_TOUCH_INTERVAL_S', 60) * 1000;

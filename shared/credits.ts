@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { BatchWriteCommand, type BatchWriteCommandInput, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from './config';
 import { db, isConditionalFailure } from './db/client';
@@ -69,44 +69,109 @@ export async function balance(teamId: string): Promise<number> {
   return team ? team.credits : 0;
 }
 
-/** Takes 1 credit or throws 402. Returns the balance after the reservation. */
-export async function reserve(teamId: string): Promise<number> {
-  try {
-    const res = await db().send(
-      new UpdateCommand({
-        TableName: config.accountsTable,
-        Key: { pk: teamPk(teamId), sk: TEAM_SK },
-        UpdateExpression: 'SET credits = credits - :cost',
-        ConditionExpression: 'attribute_exists(pk) AND credits >= :cost',
-        ExpressionAttributeValues: { ':cost': COST },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return Number(res.Attributes?.credits ?? 0);
-  } catch (err) {
-    if (isConditionalFailure(err)) {
-      throw new ApiError('INSUFFICIENT_CREDITS', 'The balance is lower than the cost of a live request (1 credit); cached results remain free with cache_max_age');
-    }
-    throw atCapacity(`reserve failed: ${(err as Error).name}`);
-  }
+interface RetryOptions {
+  attempts?: number;
+  baseDelayMs?: number;
+  /** No new attempt starts after this long (the SDK already retries each one with its own timeouts). */
+  budgetMs?: number;
 }
 
-/** Gives a reserved credit back. Never throws: the caller is already on an error path. */
-export async function refund(teamId: string): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: config.accountsTable,
-        Key: { pk: teamPk(teamId), sk: TEAM_SK },
-        UpdateExpression: 'SET credits = credits + :cost',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':cost': COST },
-      }),
-    );
+/** `again(n)`: whether attempt n may run, after its backoff (attempt 0 always runs). */
+function retryPolicy({ attempts = 3, baseDelayMs = 50, budgetMs = Infinity }: RetryOptions) {
+  const started = Date.now();
+  return async (attempt: number): Promise<boolean> => {
+    if (attempt === 0) return true;
+    if (attempt >= attempts || Date.now() - started > budgetMs) return false;
+    await new Promise((r) => setTimeout(r, baseDelayMs * 3 ** (attempt - 1)));
     return true;
-  } catch {
-    return false;
+  };
+}
+
+/**
+ * Takes 1 credit for request `requestId` or throws 402. Returns the balance after the reservation.
+ *
+ * Safe to send again: the update records the request id on the team item and refuses to run twice
+ * for the same id, so an attempt whose answer was lost (a timeout after DynamoDB applied it) and is
+ * sent again (by the SDK or here) takes one credit, not two; the refusal carries the item, which
+ * shows the earlier attempt took it. Retried here with backoff past the SDK's spent retry quota:
+ * a reservation whose outcome stayed unknown would be a credit lost.
+ */
+export async function reserve(teamId: string, requestId: string = randomUUID(), opts: RetryOptions = {}): Promise<number> {
+  const again = retryPolicy({ attempts: 3, baseDelayMs: 50, budgetMs: 2 * config.dynamoTimeoutMs, ...opts });
+  let last: unknown;
+  for (let attempt = 0; await again(attempt); attempt++) {
+    try {
+      const res = await db().send(
+        new UpdateCommand({
+          TableName: config.accountsTable,
+          Key: { pk: teamPk(teamId), sk: TEAM_SK },
+          UpdateExpression: 'SET credits = credits - :cost, lastReservation = :rid',
+          ConditionExpression: 'attribute_exists(pk) AND credits >= :cost AND (attribute_not_exists(lastReservation) OR lastReservation <> :rid)',
+          ExpressionAttributeValues: { ':cost': COST, ':rid': requestId },
+          ReturnValues: 'UPDATED_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return Number(res.Attributes?.credits ?? 0);
+    } catch (err) {
+      if (isConditionalFailure(err)) {
+        const old = refusedItem(err);
+        // An earlier attempt of this very reservation took the credit; its answer was lost.
+        if (old?.lastReservation === requestId) return Number(old.credits ?? 0);
+        throw new ApiError('INSUFFICIENT_CREDITS', 'The balance is lower than the cost of a live request (1 credit); cached results remain free with cache_max_age');
+      }
+      last = err;
+    }
   }
+  throw atCapacity(`reserve failed: ${(last as Error)?.name}`);
+}
+
+/** The two attributes reserve reads from the item a refused conditional update returned (ALL_OLD). */
+function refusedItem(err: unknown): { lastReservation?: unknown; credits?: unknown } | undefined {
+  const item = (err as { Item?: Record<string, unknown> }).Item;
+  if (!item) return undefined;
+  // The document client does not unmarshall error payloads: values may still be {S: …} / {N: …}.
+  const plain = (x: unknown) => (x !== null && typeof x === 'object' ? ((x as { S?: string; N?: string }).S ?? (x as { N?: string }).N) : x);
+  return { lastReservation: plain(item.lastReservation), credits: plain(item.credits) };
+}
+
+/**
+ * Gives a reserved credit back. Never throws: the caller is already on an error path.
+ *
+ * Idempotent and persistent: one transaction whose ClientRequestToken is derived from the request
+ * id, so an attempt whose answer was lost and is sent again adds the credit once (DynamoDB keeps
+ * the token 10 minutes), and it is retried here with backoff even when the SDK's own retry quota
+ * is spent (as it is during a DynamoDB brown-out, exactly when refunds are needed).
+ */
+export async function refund(teamId: string, requestId: string, opts: RetryOptions = {}): Promise<boolean> {
+  const again = retryPolicy({ attempts: 4, baseDelayMs: 100, budgetMs: 3 * config.dynamoTimeoutMs, ...opts });
+  const token = createHash('sha256').update(`refund#${teamId}#${requestId}`).digest('hex').slice(0, 36);
+  for (let attempt = 0; await again(attempt); attempt++) {
+    try {
+      await db().send(
+        new TransactWriteCommand({
+          ClientRequestToken: token,
+          TransactItems: [
+            {
+              Update: {
+                TableName: config.accountsTable,
+                Key: { pk: teamPk(teamId), sk: TEAM_SK },
+                UpdateExpression: 'SET credits = credits + :cost',
+                ConditionExpression: 'attribute_exists(pk)',
+                ExpressionAttributeValues: { ':cost': COST },
+              },
+            },
+          ],
+        }),
+      );
+      return true;
+    } catch (err) {
+      // The team is gone: nothing to give back to, and trying again will not change that.
+      const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+      if (reasons?.some((r) => r.Code === 'ConditionalCheckFailed')) return false;
+    }
+  }
+  return false;
 }
 
 export function ledgerItem(e: LedgerEntry) {
@@ -160,6 +225,25 @@ export async function ledger(teamId: string, since?: string): Promise<LedgerEntr
  * request, whose credit the caller then gives back. `cacheItem` null: served uncached.
  */
 export async function settle(charge: Omit<LedgerEntry, 'credits'>, cacheItem: Record<string, unknown> | null, log: Log): Promise<void> {
+  try {
+    await writeSettlement(charge, cacheItem, log);
+  } catch (err) {
+    // A write whose answer was lost (a timeout, a reset) may have landed: if the ledger record is
+    // there, the charge is real and the request delivered; giving the credit back would create one.
+    const recorded = await ledgerRecorded(charge).catch(() => false);
+    if (!recorded) throw err;
+    log.warn('ledger write reported a failure but the record exists; charged', { error: (err as Error).message });
+  }
+}
+
+async function ledgerRecorded(charge: Omit<LedgerEntry, 'credits'>): Promise<boolean> {
+  const res = await db().send(
+    new GetCommand({ TableName: config.accountsTable, Key: { pk: teamPk(charge.teamId), sk: ledgerSk(charge.time, charge.requestId) }, ConsistentRead: true }),
+  );
+  return res.Item !== undefined;
+}
+
+async function writeSettlement(charge: Omit<LedgerEntry, 'credits'>, cacheItem: Record<string, unknown> | null, log: Log): Promise<void> {
   const ledgerPut = { PutRequest: { Item: ledgerItem({ ...charge, credits: COST }) } };
   let pending: BatchWriteCommandInput['RequestItems'] = {
     [config.accountsTable]: [ledgerPut],

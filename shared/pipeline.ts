@@ -74,7 +74,7 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
       // the balance can never go below zero because only the conditional update takes credits.
       const abort = new AbortController();
       const ctx = ScrapeContext.withBudget(config.scrapeDeadlineMs, abort.signal);
-      const reservation = reserve(teamId);
+      const reservation = reserve(teamId, requestId);
       const scraping = scraper().then((scrape) => scrape(values, ctx, log));
       scraping.catch(() => undefined); // settled below; never an unhandled rejection meanwhile
       let remainingAfter: number;
@@ -112,7 +112,7 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
     } catch (err) {
       const apiError = toApiError(err);
       if (reserved && teamId) {
-        const given = await refund(teamId);
+        const given = await refund(teamId, requestId);
         if (!given) log.error('refund failed: a reserved credit was not given back', { teamId });
       }
       outcome = apiError.code;

@@ -127,7 +127,8 @@ export function validateQuery<P extends Record<string, ParamDef>>(
     if (list && list.length > 1) details.push({ path: name, message: 'Must be given at most once' });
   }
   for (const name of Object.keys(query)) {
-    if (name !== 'cache_max_age' && !(name in rules.params)) {
+    // Own names only: `constructor`, `toString` or `__proto__` are unknown parameters, not Object's.
+    if (name !== 'cache_max_age' && !Object.hasOwn(rules.params, name)) {
       const known = Object.keys(rules.params);
       details.push({ path: name, message: known.length ? `Unknown parameter; this operation takes ${[...known, 'cache_max_age'].join(', ')}` : 'Unknown parameter; this operation takes only cache_max_age' });
     }

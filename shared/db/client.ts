@@ -23,6 +23,9 @@ export function db(): DynamoDBDocumentClient {
     region: config.region,
     ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
     maxAttempts: 3,
+    // Bounded attempts: a hung or unreachable endpoint becomes an error (503 SERVICE_UNAVAILABLE) in
+    // seconds instead of holding the request until the function times out.
+    requestHandler: { connectionTimeout: config.dynamoConnectTimeoutMs, requestTimeout: config.dynamoTimeoutMs, throwOnRequestTimeout: true },
   });
   raw.middlewareStack.add(
     (next) => async (args) => {

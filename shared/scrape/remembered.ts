@@ -6,7 +6,16 @@
  */
 export class RememberedIds {
   private readonly ids = new Map<string, { id: string; at: number }>();
-  constructor(private readonly ttlMs = 6 * 3600_000, private readonly max = 5000) {}
+  /** Every instance of this process, so a test can start every platform from a cold container at once. */
+  private static readonly all = new Set<RememberedIds>();
+  constructor(private readonly ttlMs = 6 * 3600_000, private readonly max = 5000) {
+    RememberedIds.all.add(this);
+  }
+
+  /** Tests: forget every name of every platform (a cold container). */
+  static clearAll(): void {
+    for (const r of RememberedIds.all) r.clear();
+  }
 
   get(name: string, now = Date.now()): string | undefined {
     const hit = this.ids.get(name);

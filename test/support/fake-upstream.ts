@@ -14,6 +14,20 @@ export interface FakeReply {
   /** A string is sent as is; anything else as JSON. */
   body?: unknown;
   delayMs?: number;
+  /**
+   * A transport fault instead of a clean answer (the status and headers are sent first):
+   *   reset: half the body, then the connection is reset (RST) mid-body;
+   *   stall: half the body, then nothing more until the client gives up;
+   *   truncate: only the first half of the body, sent as a complete answer (Content-Length matches).
+   */
+  kind?: 'reset' | 'stall' | 'truncate';
+}
+
+/** One TCP connection accepted by the fake (whatever was asked on it). */
+export interface RecordedConnection {
+  remoteAddress: string;
+  remotePort: number;
+  at: number;
 }
 
 export interface RecordedRequest {
@@ -39,10 +53,19 @@ export function fixtureText(rel: string): string {
 
 export class FakeUpstream {
   readonly requests: RecordedRequest[] = [];
+  /** Every TCP connection the fake accepted, in order (kept across reset(): cleared by forgetConnections()). */
+  readonly connections: RecordedConnection[] = [];
   private routes = new Map<string, Handler>();
+  private fallbackHandler?: Handler;
   private server?: http.Server;
   /** Added to every reply (for latency measurements). */
   delayMs = 0;
+  /** Consulted before the routes: a reply here replaces the route's answer (e.g. fail one request in three). */
+  intercept?: (req: RecordedRequest) => FakeReply | undefined;
+  /** Headers added to every reply (a reply's own headers win). */
+  headers: Record<string, string> = {};
+  /** A further random delay in [0, jitterMs) per reply (realistic upstream latency in load runs). */
+  jitterMs = 0;
 
   /** Answer `path` (exact, without query) with a reply or a handler. The last registration wins. */
   on(pathname: string, reply: FakeReply | Handler): this {
@@ -50,10 +73,24 @@ export class FakeUpstream {
     return this;
   }
 
+  /** Answer every path that has no route of its own (default: a 404 JSON "no fake route"). */
+  otherwise(reply: FakeReply | Handler | undefined): this {
+    this.fallbackHandler = reply === undefined ? undefined : typeof reply === 'function' ? reply : () => reply;
+    return this;
+  }
+
   reset(): void {
     this.routes.clear();
+    this.fallbackHandler = undefined;
     this.requests.length = 0;
     this.delayMs = 0;
+    this.jitterMs = 0;
+    this.headers = {};
+    this.intercept = undefined;
+  }
+
+  forgetConnections(): void {
+    this.connections.length = 0;
   }
 
   requestsTo(pathname: string): RecordedRequest[] {
@@ -62,6 +99,9 @@ export class FakeUpstream {
 
   async start(): Promise<string> {
     this.server = http.createServer((req, res) => void this.handle(req, res));
+    this.server.on('connection', (socket) =>
+      this.connections.push({ remoteAddress: socket.remoteAddress ?? '', remotePort: socket.remotePort ?? 0, at: Date.now() }),
+    );
     this.server.keepAliveTimeout = 1000;
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     return this.url;
@@ -92,17 +132,38 @@ export class FakeUpstream {
       body: Buffer.concat(chunks).toString('utf8'),
     };
     this.requests.push(recorded);
-    const handler = this.routes.get(u.pathname);
-    const reply: FakeReply = handler ? await handler(recorded) : { status: 404, body: { error: 'no fake route', path: u.pathname } };
-    const delay = (reply.delayMs ?? 0) + this.delayMs;
+    const handler = this.routes.get(u.pathname) ?? this.fallbackHandler;
+    const reply: FakeReply =
+      this.intercept?.(recorded) ?? (handler ? await handler(recorded) : { status: 404, body: { error: 'no fake route', path: u.pathname } });
+    const delay = (reply.delayMs ?? 0) + this.delayMs + (this.jitterMs > 0 ? Math.random() * this.jitterMs : 0);
     // unref: a reply still being delayed when the tests end never holds the process open.
     if (delay > 0) await new Promise((r) => setTimeout(r, delay).unref());
     const isText = typeof reply.body === 'string';
-    const body = reply.body === undefined ? '' : isText ? (reply.body as string) : JSON.stringify(reply.body);
-    res.writeHead(reply.status ?? 200, {
+    const full = reply.body === undefined ? '' : isText ? (reply.body as string) : JSON.stringify(reply.body);
+    const headers = {
       'content-type': isText ? 'text/html; charset=utf-8' : 'application/json; charset=utf-8',
+      ...this.headers,
       ...(reply.headers ?? {}),
-    });
-    res.end(body);
+    };
+    const half = full.slice(0, Math.max(1, Math.floor(full.length / 2)));
+    if (reply.kind === 'truncate') {
+      res.writeHead(reply.status ?? 200, { ...headers, 'content-length': String(Buffer.byteLength(half)) });
+      res.end(half);
+      return;
+    }
+    if (reply.kind === 'reset' || reply.kind === 'stall') {
+      // The full length is announced, so the client knows the body is incomplete.
+      res.writeHead(reply.status ?? 200, { ...headers, 'content-length': String(Buffer.byteLength(full)) });
+      res.write(half);
+      if (reply.kind === 'reset') {
+        const socket = req.socket;
+        // Let the half body reach the client, then reset the connection (RST, not a clean FIN).
+        setTimeout(() => (typeof socket.resetAndDestroy === 'function' ? socket.resetAndDestroy() : socket.destroy()), 20).unref();
+      }
+      // stall: nothing more is ever sent; stop() (or the client's timeout) closes the connection.
+      return;
+    }
+    res.writeHead(reply.status ?? 200, headers);
+    res.end(full);
   }
 }

@@ -1,0 +1,175 @@
+/**
+ * `npm run load`: the local gateway under load, on loopback only.
+ *
+ * 100 concurrent clients for 30 s (LOAD_CLIENTS, LOAD_SECONDS; at most LOAD_MAX_REQUESTS requests in
+ * all) call every routed operation in turn, with the query of its contract scenario
+ * (test/contract/scenarios.ts): 4 of 5 live, 1 of 5 with cache_max_age=1d. A fake upstream answers
+ * every route after 50-300 ms (LOAD_UPSTREAM_MIN_MS, LOAD_UPSTREAM_MAX_MS). The per-team rate limit
+ * is raised for the run (startGateway's ratePerMinute/burst). Everything runs in this process except
+ * its own in-memory DynamoDB Local.
+ *
+ * Prints throughput, latency p50/p99 (overall and per operation), answers by status and code, memory
+ * (RSS of this process, sampled each second, and of DynamoDB Local), and checks that no credit was
+ * lost or created: the charges reported to callers == the teams' balance drop == the ledger records.
+ * Exit code 1 when that check fails or an answer is a 5xx other than an upstream 503.
+ */
+
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+process.env.POWERTOOLS_SERVICE_NAME ||= 'social-data-api';
+process.env.AWS_REGION ||= 'us-east-1';
+process.env.ACCOUNTS_TABLE = 'load-accounts';
+process.env.CACHE_TABLE = 'load-cache';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+delete process.env.SCRAPER_PROXY_URL;
+
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+
+const int = (name: string, fallback: number) => {
+  const n = Number(process.env[name]);
+  return Number.isFinite(n) && n > 0 ? Math.floor(n) : fallback;
+};
+const CLIENTS = int('LOAD_CLIENTS', 100);
+const SECONDS = int('LOAD_SECONDS', 30);
+const MAX_REQUESTS = int('LOAD_MAX_REQUESTS', 200_000);
+const UP_MIN = int('LOAD_UPSTREAM_MIN_MS', 50);
+const UP_MAX = int('LOAD_UPSTREAM_MAX_MS', 300);
+const TEAMS = 10;
+const CREDITS_PER_TEAM = 1_000_000;
+const CACHED_SHARE = 5; // every 5th request asks cache_max_age=1d
+
+function quantile(xs: number[], q: number): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] as number;
+}
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+
+function rssOfPid(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)\s+kB/);
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function main() {
+  const { startDynamoLocal } = await import('../dev/dynamo');
+  const dynamo = await startDynamoLocal();
+  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  const { ensureTables } = await import('../dev/tables');
+  const { envName } = await import('../shared/config');
+  const { createTeam, balance, ledger } = await import('../shared/credits');
+  const { createKey } = await import('../shared/auth/keys');
+  const { startGateway } = await import('../dev/gateway');
+  const { operations, routedOperations } = await import('../shared/operations');
+  const { FakeUpstream } = await import('../test/support/fake-upstream');
+  const { scenarios } = await import('../test/contract/scenarios');
+
+  const fake = new FakeUpstream();
+  const stopAll: (() => Promise<void>)[] = [() => dynamo.stop()];
+  try {
+    await ensureTables();
+    await fake.start();
+    stopAll.unshift(() => fake.stop());
+    for (const op of operations) process.env[`UPSTREAM_${envName(op.platform)}_URL`] = fake.url;
+    const routed = routedOperations().filter((op) => scenarios[op.id as keyof typeof scenarios]);
+    const skipped = routedOperations().filter((op) => !scenarios[op.id as keyof typeof scenarios]).map((op) => op.id);
+    for (const op of routed) scenarios[op.id as keyof typeof scenarios]!.routes(fake);
+    fake.delayMs = UP_MIN;
+    fake.jitterMs = UP_MAX - UP_MIN;
+    const gateway = await startGateway({ host: '127.0.0.1', ratePerMinute: 1e9, burst: 1e9 });
+    stopAll.unshift(() => gateway.stop());
+
+    const teams: { teamId: string; key: string }[] = [];
+    for (let i = 0; i < TEAMS; i++) {
+      const team = await createTeam(`load-${i}`, CREDITS_PER_TEAM, { usageKey: `load-usage-${i}` });
+      const { secret } = await createKey(team.teamId, 'load', team.usageKey);
+      teams.push({ teamId: team.teamId, key: secret });
+    }
+
+    console.log(`load: ${CLIENTS} clients for ${SECONDS} s (at most ${MAX_REQUESTS} requests) on ${gateway.url}, upstream ${UP_MIN}-${UP_MAX} ms, ${TEAMS} teams`);
+    console.log(`  operations: ${routed.map((o) => o.id).join(', ')}${skipped.length ? `; skipped (no contract scenario): ${skipped.join(', ')}` : ''}`);
+
+    const latencies: number[] = [];
+    const byOp = new Map<string, number[]>();
+    const answers = new Map<string, number>();
+    let charged = 0;
+    let sent = 0;
+    let transportErrors = 0;
+    let bad5xx = 0;
+    let rssPeak = process.memoryUsage().rss;
+    let dynamoPeak = rssOfPid(dynamo.process.pid) ?? 0;
+    const rssStart = process.memoryUsage().rss;
+    let heapPeak = process.memoryUsage().heapUsed;
+    const sampler = setInterval(() => {
+      // The fake upstream records every request for tests; a load run does not need the record.
+      fake.requests.length = 0;
+      fake.forgetConnections();
+      rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+      heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
+      dynamoPeak = Math.max(dynamoPeak, rssOfPid(dynamo.process.pid) ?? 0);
+    }, 1000);
+
+    const started = performance.now();
+    const until = started + SECONDS * 1000;
+    async function client(c: number) {
+      const team = teams[c % TEAMS]!;
+      for (let i = 0; performance.now() < until && sent < MAX_REQUESTS; i++) {
+        const n = sent++;
+        const op = routed[(c + i) % routed.length]!;
+        const sc = scenarios[op.id as keyof typeof scenarios]!;
+        const query = n % CACHED_SHARE === 0 ? { ...sc.query, cache_max_age: '1d' } : sc.query;
+        const url = `${gateway.url}${op.path}?${new URLSearchParams(query)}`;
+        const t0 = performance.now();
+        try {
+          const res = await fetch(url, { headers: { 'x-api-key': team.key } });
+          const body = (await res.json()) as { meta?: { creditsCharged?: number }; error?: { code?: string } };
+          const ms = performance.now() - t0;
+          latencies.push(ms);
+          (byOp.get(op.id) ?? byOp.set(op.id, []).get(op.id)!).push(ms);
+          const label = res.status === 200 ? '200' : `${res.status} ${body.error?.code ?? '?'}`;
+          answers.set(label, (answers.get(label) ?? 0) + 1);
+          charged += body.meta?.creditsCharged ?? 0;
+          if (res.status >= 500 && !(res.status === 503 && ['UPSTREAM_BLOCKED', 'EXTRACTION_FAILED', 'PLATFORM_UNAVAILABLE'].includes(body.error?.code ?? ''))) bad5xx += 1;
+        } catch {
+          transportErrors += 1;
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c)));
+    const seconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+
+    let balanceDrop = 0;
+    let ledgerRecords = 0;
+    let ledgerCredits = 0;
+    for (const t of teams) {
+      balanceDrop += CREDITS_PER_TEAM - (await balance(t.teamId));
+      const records = await ledger(t.teamId);
+      ledgerRecords += records.length;
+      ledgerCredits += records.reduce((s, r) => s + r.credits, 0);
+    }
+
+    const done = latencies.length;
+    console.log(`  requests: ${done} answered in ${seconds.toFixed(1)} s = ${(done / seconds).toFixed(0)} req/s; transport errors ${transportErrors}`);
+    console.log(`  latency: p50 ${quantile(latencies, 0.5).toFixed(0)} ms, p99 ${quantile(latencies, 0.99).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms`);
+    for (const [id, xs] of byOp) console.log(`    ${id}: ${xs.length} requests, p50 ${quantile(xs, 0.5).toFixed(0)} ms, p99 ${quantile(xs, 0.99).toFixed(0)} ms`);
+    console.log(`  answers: ${[...answers].sort().map(([k, v]) => `${k}: ${v}`).join(', ')}; 5xx other than an upstream 503: ${bad5xx}`);
+    console.log(`  memory: this process RSS ${mb(rssStart)} at start, peak ${mb(rssPeak)} (JS heap peak ${mb(heapPeak)}, ${mb(process.memoryUsage().heapUsed)} at the end); DynamoDB Local peak ${dynamoPeak ? mb(dynamoPeak) : 'n/a'}`);
+    const creditsOk = charged === balanceDrop && balanceDrop === ledgerRecords && ledgerRecords === ledgerCredits;
+    console.log(`  credits: charged to callers ${charged}, balance drop ${balanceDrop}, ledger records ${ledgerRecords} (${ledgerCredits} credits): ${creditsOk ? 'OK, none lost or created' : 'FAIL'}`);
+    if (!creditsOk || bad5xx > 0 || transportErrors > 0) process.exitCode = 1;
+  } finally {
+    for (const stop of stopAll) await stop().catch(() => undefined);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,263 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { brotliCompressSync } from 'node:zlib';
+import { freePort } from '../../dev/dynamo';
+import { config } from '../../shared/config';
+import { balance, ledger } from '../../shared/credits';
+import { db, rawDb } from '../../shared/db/client';
+import { startBlackhole, type Blackhole } from '../support/blackhole';
+import { startHarness, type Harness } from '../support/harness';
+import { LogCapture } from '../support/logs';
+import { cachedItem, cacheKeyOf, dropCached, liveOps, type LiveOp } from './table';
+
+/**
+ * DynamoDB failing during each step of a request: throttling, a hung endpoint (timeout), an
+ * endpoint that refuses connections or answers 503. The fault is injected below the SDK's retry
+ * middleware, so every attempt meets it, by sending the chosen command to a fault endpoint: the
+ * SDK's own parsing, retries and timeouts run as in production. After every fault the balance has
+ * dropped by exactly what was delivered, and the ledger says the same.
+ */
+
+// Short DynamoDB timeouts (the client is created after these are set: the harness creates it).
+process.env.DYNAMODB_TIMEOUT_MS = '500';
+process.env.DYNAMODB_CONNECT_TIMEOUT_MS = '300';
+
+type Step = 'key lookup' | 'key touch' | 'cache read' | 'reservation' | 'settle' | 'refund';
+/** timeout: the connection never opens; no answer: it opens, the request is sent, nothing comes back. */
+type Fault = 'ProvisionedThroughputExceededException' | 'ThrottlingException' | 'timeout' | 'no answer' | 'connection refused' | 'endpoint answers 503' | 'answer lost after the write';
+
+interface Marshalled {
+  TableName?: string;
+  Key?: { pk?: { S?: string } };
+  ConditionExpression?: string;
+  UpdateExpression?: string;
+  RequestItems?: Record<string, unknown>;
+  TransactItems?: unknown[];
+}
+
+function isStep(step: Step, command: string, input: Marshalled): boolean {
+  switch (step) {
+    case 'key lookup':
+      return command === 'GetItemCommand' && input.TableName === config.accountsTable && !!input.Key?.pk?.S?.startsWith('KEY#');
+    case 'key touch':
+      return command === 'UpdateItemCommand' && /lastUsedAt/.test(input.UpdateExpression ?? '');
+    case 'cache read':
+      return command === 'GetItemCommand' && input.TableName === config.cacheTable;
+    case 'reservation':
+      return command === 'UpdateItemCommand' && /credits >= :cost/.test(input.ConditionExpression ?? '');
+    case 'settle':
+      return command === 'BatchWriteItemCommand';
+    case 'refund':
+      return command === 'TransactWriteItemsCommand' && /credits \+ :cost/.test(JSON.stringify(input.TransactItems ?? []));
+  }
+}
+
+interface Armed {
+  step: Step;
+  fault: Fault;
+  /** Fault only this many attempts of the step (default: every attempt). */
+  times?: number;
+}
+let armed: Armed[] = [];
+let hits = 0;
+let faultPort = 0;
+let refusedPort = 0;
+let blackhole: Blackhole;
+let faultServer: http.Server;
+let faultMode: Fault = 'ThrottlingException';
+let silentServer: http.Server;
+let silentPort = 0;
+
+const TYPE: Partial<Record<Fault, [number, string]>> = {
+  ProvisionedThroughputExceededException: [400, 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException'],
+  ThrottlingException: [400, 'com.amazon.coral.availability#ThrottlingException'],
+  'endpoint answers 503': [503, 'com.amazon.coral.availability#ServiceUnavailableException'],
+};
+
+const OPS = liveOps();
+let h: Harness;
+const logs = new LogCapture();
+
+beforeAll(async () => {
+  h = await startHarness();
+  blackhole = await startBlackhole();
+  refusedPort = await freePort();
+  faultServer = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const [status, type] = TYPE[faultMode] ?? [500, 'com.amazonaws.dynamodb.v20120810#InternalServerError'];
+      res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'FAULT' });
+      res.end(JSON.stringify({ __type: type, message: `injected ${faultMode}` }));
+    });
+  });
+  await new Promise<void>((r) => faultServer.listen(0, '127.0.0.1', r));
+  faultPort = (faultServer.address() as AddressInfo).port;
+  // Accepts the connection and the request, never answers.
+  silentServer = http.createServer(() => undefined);
+  await new Promise<void>((r) => silentServer.listen(0, '127.0.0.1', r));
+  silentPort = (silentServer.address() as AddressInfo).port;
+
+  rawDb().middlewareStack.addRelativeTo(
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the finalize step's arguments are loosely typed
+    (next: any, context: any) => async (args: any) => {
+      const match = armed.find((a) => isStep(a.step, context.commandName, args.input as Marshalled) && (a.times === undefined || a.times > 0));
+      if (!match) return next(args);
+      if (match.times !== undefined) match.times -= 1;
+      hits += 1;
+      if (match.fault === 'answer lost after the write') {
+        await next(args);
+        throw Object.assign(new Error('socket hang up after the request was sent'), { name: 'TimeoutError', code: 'ECONNRESET' });
+      }
+      // A copy: the retry middleware hands the same arguments to every attempt, and a later attempt
+      // that is not faulted must reach the real endpoint.
+      const original = args.request as { hostname: string; port?: number; protocol: string };
+      const request = Object.assign(Object.create(Object.getPrototypeOf(original)), original, {
+        protocol: 'http:',
+        hostname: '127.0.0.1',
+        port: match.fault === 'timeout' ? blackhole.port : match.fault === 'no answer' ? silentPort : match.fault === 'connection refused' ? refusedPort : faultPort,
+      });
+      faultMode = match.fault;
+      return next({ ...args, request });
+    },
+    { relation: 'after', toMiddleware: 'retryMiddleware', name: 'injectDatabaseFault', override: true },
+  );
+  logs.start();
+});
+
+afterAll(async () => {
+  armed = [];
+  logs.stop();
+  await blackhole.stop();
+  await new Promise<void>((r) => faultServer.close(() => r()));
+  silentServer.closeAllConnections();
+  await new Promise<void>((r) => silentServer.close(() => r()));
+  await h.stop();
+});
+
+const STEPS: Step[] = ['key lookup', 'key touch', 'cache read', 'reservation', 'settle'];
+const FAULTS: Fault[] = ['ProvisionedThroughputExceededException', 'ThrottlingException', 'timeout', 'no answer', 'connection refused', 'endpoint answers 503'];
+
+const cases: [string, Step, Fault, LiveOp][] = [];
+let i = 0;
+for (const step of STEPS) for (const fault of FAULTS) cases.push([`${step} / ${fault}`, step, fault, OPS[i++ % OPS.length]!]);
+
+async function faultyCall(live: LiveOp, step: Step, fault: Fault, key: string, also: Armed[] = [], times?: number) {
+  h.fake.reset();
+  live.scenario.routes(h.fake);
+  await dropCached(live.op, live.scenario.query);
+  hits = 0;
+  armed = [{ step, fault, times }, ...also];
+  const started = Date.now();
+  try {
+    return { res: await h.call(live.op.path, { ...live.scenario.query, cache_max_age: '30d' }, { key }), ms: Date.now() - started, hits };
+  } finally {
+    armed = [];
+  }
+}
+
+test.each(cases)('%s (%#)', async (_name, step, fault, live) => {
+  const { key, teamId } = await h.team(50);
+  const before = await balance(teamId);
+  const { res, ms, hits: faulted } = await faultyCall(live, step, fault, key);
+  expect(faulted).toBeGreaterThan(0);
+  // Bounded: 3 attempts of at most the configured timeouts, never the function's own timeout.
+  expect(ms).toBeLessThan(8_000);
+
+  const delivered = res.status === 200 && res.body.meta.cached === false ? 1 : 0;
+  if (step === 'cache read' || step === 'key touch') {
+    // A cache that cannot be read is a miss: the request is served live and charged as one. The key's
+    // lastUsedAt is best-effort: failing to write it never fails the request.
+    expect(res.status).toBe(200);
+    expect(res.body.meta).toMatchObject({ cached: false, creditsCharged: 1 });
+  } else {
+    expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    expect(res.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+    expect(res.body.error.requestId).toEqual(expect.any(String));
+    expect(await cachedItem(live.op, live.scenario.query)).toBeUndefined();
+  }
+  // No credit lost, none created: the balance dropped by what was delivered, and the ledger agrees.
+  expect(await balance(teamId)).toBe(before - delivered);
+  expect((await ledger(teamId)).length).toBe(delivered);
+});
+
+test.each(OPS.map((l) => [l.op.id, l] as const))('%s: a settle whose write landed but whose answer was lost is charged once, not given back', async (_id, live) => {
+  const { key, teamId } = await h.team(50);
+  const { res, hits: faulted } = await faultyCall(live, 'settle', 'answer lost after the write', key);
+  expect(faulted).toBeGreaterThan(0);
+  expect(res.status).toBe(200);
+  expect(res.body.meta).toMatchObject({ creditsCharged: 1, cached: false });
+  expect(await balance(teamId)).toBe(49);
+  expect(await ledger(teamId)).toHaveLength(1);
+});
+
+test.each(OPS.map((l) => [l.op.id, l] as const))('%s: settle fails and the refund is throttled twice: the credit still comes back', async (_id, live) => {
+  const { key, teamId } = await h.team(50);
+  const { res } = await faultyCall(live, 'settle', 'connection refused', key, [{ step: 'refund', fault: 'ThrottlingException', times: 2 }]);
+  expect({ status: res.status, code: res.body.error?.code }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+  expect(await balance(teamId)).toBe(50);
+  expect(await ledger(teamId)).toHaveLength(0);
+});
+
+test.each(OPS.map((l) => [l.op.id, l] as const))('%s: settle fails and the refund lands but its answer is lost: the credit comes back once, not twice', async (_id, live) => {
+  const { key, teamId } = await h.team(50);
+  // 4 lost answers: more than the SDK's own attempts (which share one idempotency token), so the
+  // refund's own retry sends a new request, which must not add a second credit.
+  const { res } = await faultyCall(live, 'settle', 'connection refused', key, [{ step: 'refund', fault: 'answer lost after the write', times: 4 }]);
+  expect({ status: res.status, code: res.body.error?.code }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+  expect(await balance(teamId)).toBe(50);
+  expect(await ledger(teamId)).toHaveLength(0);
+});
+
+test('settle fails and the refund is refused 3 times (more than the SDK retries once its retry quota is spent): the refund keeps trying', async () => {
+  const live = OPS[0]!;
+  const { key, teamId } = await h.team(50);
+  const { res } = await faultyCall(live, 'settle', 'connection refused', key, [{ step: 'refund', fault: 'connection refused', times: 3 }]);
+  expect(res.status).toBe(503);
+  expect(await balance(teamId)).toBe(50);
+});
+
+test.each(OPS.map((l) => [l.op.id, l] as const))('%s: a reservation that lands but whose answer is lost (4 times) takes one credit, not two or none', async (_id, live) => {
+  const { key, teamId } = await h.team(50);
+  const { res } = await faultyCall(live, 'reservation', 'answer lost after the write', key, [], 4);
+  expect(res.status).toBe(200);
+  expect(res.body.meta).toMatchObject({ creditsCharged: 1, creditsRemaining: 49 });
+  expect(await balance(teamId)).toBe(49);
+  expect(await ledger(teamId)).toHaveLength(1);
+});
+
+describe('a corrupt or undecodable cache item is a miss, not an error', () => {
+  const corrupt: [string, (pk: string) => Record<string, unknown>][] = [
+    ['body not brotli', (pk) => ({ body: Buffer.from('definitely not brotli') })],
+    ['brotli of text that is not JSON', () => ({ body: brotliCompressSync(Buffer.from('{"data": [unterminated')) })],
+    ['brotli of JSON that is not an object', () => ({ body: brotliCompressSync(Buffer.from('[1,2,3]')) })],
+    ['body missing', () => ({})],
+    ['body is a string', () => ({ body: 'eyJ0aXRsZSI6IngifQ==' })],
+    ['fetchedAt not a number', () => ({ body: brotliCompressSync(Buffer.from('{"a":1}')), fetchedAt: 'yesterday' })],
+    ['expiresAt missing', () => ({ body: brotliCompressSync(Buffer.from('{"a":1}')), expiresAt: undefined })],
+  ];
+  test.each(OPS.flatMap((live) => corrupt.map(([what, make]) => [`${live.op.id}: ${what}`, live, make] as const)))('%s', async (_name, live, make) => {
+    const { key, teamId } = await h.team(10);
+    const pk = cacheKeyOf(live.op, live.scenario.query);
+    const now = Date.now();
+    await db().send(
+      new PutCommand({
+        TableName: config.cacheTable,
+        Item: { pk, op: live.op.id, fetchedAt: now - 1000, expiresAt: Math.floor(now / 1000) + 3600, ...make(pk) },
+        // The document client drops undefined attributes.
+      }),
+    );
+    h.fake.reset();
+    live.scenario.routes(h.fake);
+    logs.clear();
+    const res = await h.call(live.op.path, { ...live.scenario.query, cache_max_age: '30d' }, { key });
+    expect(res.status).toBe(200);
+    expect(res.body.meta).toMatchObject({ cached: false, creditsCharged: 1 });
+    expect(h.fake.requests.length).toBeGreaterThan(0);
+    expect(await balance(teamId)).toBe(9);
+    // Served live, the corrupt item was replaced by a good one: the next request is a hit.
+    const again = await h.call(live.op.path, { ...live.scenario.query, cache_max_age: '30d' }, { key });
+    expect(again.body.meta).toMatchObject({ cached: true, creditsCharged: 0 });
+    await dropCached(live.op, live.scenario.query);
+  });
+});

@@ -1,0 +1,76 @@
+import { balance, ledger } from '../../shared/credits';
+import { startHarness, type Harness } from '../support/harness';
+import { liveOps } from './table';
+
+/**
+ * 200 live requests at once, spread over the routed operations, against a balance of K < 200:
+ * exactly K are served and charged, the rest are refused with 402, the balance ends at 0 and the
+ * ledger holds K records of 1 credit. The per-team rate limit is raised for the test.
+ */
+const N = 200;
+const OPS = liveOps();
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ ratePerMinute: 1e6, burst: 1e6 });
+  h.fake.reset();
+  for (const live of OPS) live.scenario.routes(h.fake);
+  // Upstream answers take a while, so the requests really overlap.
+  h.fake.delayMs = 30;
+});
+afterAll(async () => h.stop());
+
+test.each([1, 37, 150, 199])('balance %i, 200 concurrent live requests', async (K) => {
+  const { key, teamId } = await h.team(K);
+  const results = await Promise.all(
+    Array.from({ length: N }, (_, i) => {
+      const live = OPS[i % OPS.length]!;
+      return h.call(live.op.path, live.scenario.query, { key });
+    }),
+  );
+  const ok = results.filter((r) => r.status === 200);
+  const refused = results.filter((r) => r.status === 402);
+  const other = results.filter((r) => r.status !== 200 && r.status !== 402).map((r) => `${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+  expect(other).toEqual([]);
+  expect(ok).toHaveLength(K);
+  expect(refused).toHaveLength(N - K);
+  for (const r of ok) expect(r.body.meta).toMatchObject({ creditsCharged: 1, cached: false });
+  for (const r of refused) expect(r.body.error).toMatchObject({ code: 'INSUFFICIENT_CREDITS', requestId: expect.any(String) });
+  // Every remaining balance reported is distinct: each success took its own credit.
+  expect(new Set(ok.map((r) => r.body.meta.creditsRemaining)).size).toBe(K);
+  expect(await balance(teamId)).toBe(0);
+  const records = await ledger(teamId);
+  expect(records).toHaveLength(K);
+  expect(records.reduce((sum, r) => sum + r.credits, 0)).toBe(K);
+  expect(new Set(records.map((r) => r.requestId))).toEqual(new Set(ok.map((r) => r.body.meta.requestId)));
+});
+
+test.each([20, 120])('balance %i, 200 concurrent live requests, one upstream answer in three refused: no credit lost or created', async (K) => {
+  const { key, teamId } = await h.team(K);
+  let n = 0;
+  h.fake.intercept = () => (++n % 3 === 0 ? { status: 403, body: { error: 'Forbidden' } } : undefined);
+  let results;
+  try {
+    results = await Promise.all(
+      Array.from({ length: N }, (_, i) => {
+        const live = OPS[i % OPS.length]!;
+        return h.call(live.op.path, live.scenario.query, { key });
+      }),
+    );
+  } finally {
+    h.fake.intercept = undefined;
+  }
+  const ok = results.filter((r) => r.status === 200).length;
+  const failed = results.filter((r) => r.status === 503).length;
+  const refused = results.filter((r) => r.status === 402).length;
+  expect(ok + failed + refused).toBe(N);
+  expect(failed).toBeGreaterThan(0);
+  expect(ok).toBeLessThanOrEqual(K);
+  // Every credit is either spent on a delivered answer or still on the balance.
+  const left = await balance(teamId);
+  expect(left + ok).toBe(K);
+  const records = await ledger(teamId);
+  expect(records).toHaveLength(ok);
+  // A 402 only while every remaining credit was reserved: with credits left at the end, some were refunded.
+  if (refused > 0) expect(ok + failed).toBeGreaterThanOrEqual(K);
+});
