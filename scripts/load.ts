@@ -22,6 +22,9 @@ process.env.ACCOUNTS_TABLE = 'load-accounts';
 process.env.CACHE_TABLE = 'load-cache';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 delete process.env.SCRAPER_PROXY_URL;
+// DynamoDB Local sharing two busy cores answers far slower than DynamoDB: measure the service, not its timeouts.
+process.env.DYNAMODB_TIMEOUT_MS ||= '5000';
+process.env.DYNAMODB_CONNECT_TIMEOUT_MS ||= '2000';
 
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';

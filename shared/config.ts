@@ -34,13 +34,17 @@ export const config = {
   get upstreamRetries() {
     return num('UPSTREAM_RETRIES', 2);
   },
-  /** One DynamoDB attempt (the SDK makes 3); without it a hung connection would hold the request until Lambda's timeout. */
+  /**
+   * One DynamoDB attempt (the SDK makes 3); without it a hung connection would hold the request until
+   * Lambda's timeout. DynamoDB answers in milliseconds; the 8 s between the scrape deadline and the
+   * function's timeout must hold a settle, its check and a refund even when DynamoDB hangs.
+   */
   get dynamoTimeoutMs() {
-    return num('DYNAMODB_TIMEOUT_MS', 2_000);
+    return num('DYNAMODB_TIMEOUT_MS', 1_000);
   },
   /** Opening a connection to DynamoDB, per attempt. */
   get dynamoConnectTimeoutMs() {
-    return num('DYNAMODB_CONNECT_TIMEOUT_MS', 1_000);
+    return num('DYNAMODB_CONNECT_TIMEOUT_MS', 500);
   },
   /** lastUsedAt on a key is written at most this often. */
   get keyTouchIntervalMs() {

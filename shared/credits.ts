@@ -249,7 +249,9 @@ async function writeSettlement(charge: Omit<LedgerEntry, 'credits'>, cacheItem: 
     [config.accountsTable]: [ledgerPut],
     ...(cacheItem ? { [config.cacheTable]: [{ PutRequest: { Item: cacheItem } }] } : {}),
   };
-  for (let attempt = 0; attempt < 3 && pending && Object.keys(pending).length; attempt++) {
+  const started = Date.now();
+  // Bounded in count and in time: each attempt is already retried by the SDK with its own timeouts.
+  for (let attempt = 0; attempt < 3 && pending && Object.keys(pending).length && (attempt === 0 || Date.now() - started < 2 * config.dynamoTimeoutMs); attempt++) {
     if (attempt > 0) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
     try {
       pending = (await db().send(new BatchWriteCommand({ RequestItems: pending }))).UnprocessedItems;
