@@ -96,6 +96,7 @@ export class SocialDataApiStack extends Stack {
       generateSecretString: { passwordLength: 48, excludePunctuation: true },
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    acknowledge(cursorSecret, 'AwsSolutions-SMG4', 'HMAC key of pagination cursors that live minutes: replacing it only turns outstanding cursors into 400s, so it is replaced by redeploying, not on a rotation schedule.');
     const signerUrl = this.node.tryGetContext('shortvideoSignerUrl') as string | undefined;
     const operationFns = routedOperations().map((op) => {
       const fn = this.nodeFunction(functionId(op), handlerFile(op), {
@@ -181,10 +182,11 @@ export class SocialDataApiStack extends Stack {
       timeout: Duration.seconds(5),
       environment: { NODE_OPTIONS: '--enable-source-maps' },
     });
-    this.api.root.resourceForPath('/v1/openapi.json').addMethod('GET', new apigateway.LambdaIntegration(openApiFn, { proxy: true, allowTestInvoke: false }), {
+    const openApiMethod = this.api.root.resourceForPath('/v1/openapi.json').addMethod('GET', new apigateway.LambdaIntegration(openApiFn, { proxy: true, allowTestInvoke: false }), {
       authorizationType: apigateway.AuthorizationType.NONE,
       apiKeyRequired: false,
     });
+    acknowledge(openApiMethod, 'AwsSolutions-APIG4', 'The public description of the API (OpenAPI): no data, no credits, like any published API document.');
 
     this.addDashboard(environment);
 
@@ -263,11 +265,14 @@ export class SocialDataApiStack extends Stack {
 
     const open = { authorizationType: apigateway.AuthorizationType.NONE, apiKeyRequired: false };
     const accountIntegration = new apigateway.LambdaIntegration(accountFn, { proxy: true, allowTestInvoke: false });
-    for (const route of ACCOUNT_ROUTES) this.api.root.resourceForPath(route.path).addMethod(route.method, accountIntegration, open);
+    for (const route of ACCOUNT_ROUTES) {
+      const method = this.api.root.resourceForPath(route.path).addMethod(route.method, accountIntegration, open);
+      acknowledge(method, 'AwsSolutions-APIG4', "Authorised by the dashboard session (HttpOnly cookie, checked by the function for the member's own team); sign-in and set-password must be reachable without one.");
+    }
     const dashboardIntegration = new apigateway.LambdaIntegration(dashboardFn, { proxy: true, allowTestInvoke: false });
     const pages = this.api.root.resourceForPath(DASHBOARD_PATH);
-    pages.addMethod('GET', dashboardIntegration, open);
-    pages.addResource('{proxy+}').addMethod('GET', dashboardIntegration, open);
+    const pageMethods = [pages.addMethod('GET', dashboardIntegration, open), pages.addResource('{proxy+}').addMethod('GET', dashboardIntegration, open)];
+    for (const m of pageMethods) acknowledge(m, 'AwsSolutions-APIG4', 'The static assets of the dashboard page: no data; every data call the page makes goes to the session-authorised account API.');
   }
 
   private nodeFunction(

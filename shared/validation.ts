@@ -53,7 +53,13 @@ export function parsedBy<T>(parse: (raw: string) => T | null, message: string, m
     v.string(),
     v.maxLength(maxLength, `Must be at most ${maxLength} characters`),
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
-      const parsed = parse(dataset.value);
+      let parsed: T | null;
+      try {
+        parsed = parse(dataset.value);
+      } catch {
+        // A parser that throws (decodeURIComponent on a broken %-escape, say) read a malformed value: a 422, never a 5xx.
+        parsed = null;
+      }
       if (parsed === null) {
         addIssue({ message });
         return NEVER;

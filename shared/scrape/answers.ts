@@ -10,13 +10,12 @@ import type { UpstreamAnswer } from './http';
  *   an HTML page where JSON was expected                  -> UPSTREAM_BLOCKED (a login or block page)
  *   platform rules, in this order: blocked, unavailable, badCursor (only for a request that carried
  *   a cursor), notFound; then
- *   a redirect off the platform's hosts (never followed)  -> UPSTREAM_BLOCKED
  *   401, 403, 429                                         -> UPSTREAM_BLOCKED (Retry-After from the upstream, 60 s for 429)
  *   5xx                                                   -> PLATFORM_UNAVAILABLE
  *   anything else that is not 2xx, or a 2xx body that is not JSON where JSON was expected
  *                                                         -> EXTRACTION_FAILED
- * Anti-bot challenge pages (any status) and transport failures never reach here: the HTTP client
- * turns them into UPSTREAM_BLOCKED / PLATFORM_UNAVAILABLE itself.
+ * Anti-bot challenge pages (any status), redirects off the platform's hosts and transport failures
+ * never reach here: the HTTP client turns them into UPSTREAM_BLOCKED / PLATFORM_UNAVAILABLE itself.
  */
 export interface Signal {
   /** The HTTP status is one of these. */
@@ -113,7 +112,6 @@ export function classify(rules: AnswerRules, a: ParsedAnswer, expect: Expectatio
   if (expect.cursor && (s = firstMatch(rules.badCursor, a))) return withMessage(badCursor(why), s);
   if ((s = firstMatch(rules.notFound, a))) return s.say ? notFound(s.say) : notFound();
 
-  if (a.offPlatformRedirect) return blocked(`${why}: redirected off the platform to ${a.offPlatformRedirect} (not followed)`, retryAfter);
   if (a.status === 429) return blocked(`${why}: rate-limited`, retryAfter ?? 60);
   if (a.status === 401 || a.status === 403) return blocked(`${why}: refused`, retryAfter);
   if (a.status >= 500) return unavailable(why, retryAfter);

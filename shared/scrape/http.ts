@@ -18,7 +18,8 @@ export type { PlatformUpstream };
  * and its answers once (`AnswerRules`); `upstreamClient` gives it:
  *   - browser-like headers, keep-alive or CONNECT-proxy agents (SCRAPER_PROXY_URL[_<PLATFORM>[_<SCOPE>]]);
  *   - requests only to the platform's own hosts (UPSTREAM_<PLATFORM>_URL replaces all of them);
- *     redirects are followed by hand, and only while they stay on those hosts;
+ *     redirects are followed by hand, and only while they stay on those hosts: a redirect anywhere
+ *     else is never followed and is UPSTREAM_BLOCKED;
  *   - retries with backoff for network errors and 5xx, inside the request's deadline;
  *   - anti-bot pages recognised by content, whatever their status;
  *   - `json`/`text`: the answer classified by the platform's rules into data or the spec's error.
@@ -29,8 +30,6 @@ export interface UpstreamAnswer {
   body: string;
   /** The real URL that answered (before UPSTREAM_<PLATFORM>_URL replaced its origin). */
   url: string;
-  /** Set when the upstream redirected to a host outside the platform: the redirect was not followed. */
-  offPlatformRedirect?: string;
 }
 
 export interface RequestOptions {
@@ -154,9 +153,7 @@ export function upstreamClient(def: PlatformUpstream, rules: AnswerRules): Upstr
     for (let redirects = 0; ; redirects++) {
       const res = await hop(ctx, target, { ...opts, method }, headers);
       const location = res.headers.location;
-      if (opts.followRedirects === false || res.status < 300 || res.status >= 400 || typeof location !== 'string') {
-        return { ...res, url: real.toString() };
-      }
+      if (res.status < 300 || res.status >= 400 || typeof location !== 'string') return { ...res, url: real.toString() };
       let next: URL;
       try {
         next = new URL(location, real);
@@ -164,7 +161,9 @@ export function upstreamClient(def: PlatformUpstream, rules: AnswerRules): Upstr
         throw extractionFailed(`${def.platform} redirected to an unreadable location`);
       }
       const resolved = resolveUpstream(def, next.toString());
-      if (!resolved) return { ...res, url: real.toString(), offPlatformRedirect: next.host || next.protocol };
+      // Off the platform's hosts: never followed, whoever asked, and the source is not answering as itself.
+      if (!resolved) throw blocked(`${def.platform} answered ${res.status}: redirected off the platform to ${next.host || next.protocol} (not followed)`, upstreamRetryAfter(res.headers));
+      if (opts.followRedirects === false) return { ...res, url: real.toString() };
       if (redirects >= MAX_REDIRECTS) throw extractionFailed(`${def.platform}: more than ${MAX_REDIRECTS} redirects`);
       real = resolved.real;
       target = resolved.target;

@@ -35,6 +35,16 @@ export interface Scenario {
   badCursor?: Variation & { query: Query };
   /** 503: the source is down. Required when the operation lists 503. */
   unavailable?: Variation;
+  /** What the upstream fault matrix (test/reliability/upstream-faults.test.ts) must know of its paths. */
+  faults?: {
+    /**
+     * Paths whose failure the operation survives by design (a cookie-priming home page, a reply thread
+     * the guest view may refuse, a page with an API fallback): a fault there alone may give a 200.
+     */
+    bestEffort?: RegExp[];
+    /** Paths that serve HTML pages: a JSON body there is a page without the content (blocked or unexpected data). */
+    pages?: RegExp[];
+  };
 }
 
 // ---- 1. microblog-a (test/unit/microblog-a, test/gateway) ------------------------------------
@@ -172,6 +182,7 @@ const linkpage: Scenario = {
     routes: (fake) => linkpageRoutes(fake, { knows: () => false, page: () => ({ body: { data: { influencer: null, banner: null, links: [], products: [], builderItems: [] } } }) }),
   },
   unavailable: { routes: (fake) => void fake.on(LINKPAGE_GRAPHQL, { status: 502, body: 'Bad Gateway' }) },
+  faults: { pages: [/^\/login$/, /^\/js\//] },
 };
 
 // ---- 8. professional (test/unit/professional/, test/gateway/professional-post.test.ts) ---------
@@ -192,6 +203,7 @@ const professional: Scenario = {
   ],
   notFound: { routes: (fake) => void fake.on(PRO_POST, { status: 404, body: '<!DOCTYPE html><html><body>Page not found</body></html>' }) },
   unavailable: { routes: (fake) => void fake.on(PRO_POST, { status: 502, body: 'Bad Gateway' }) },
+  faults: { pages: [/^\/(posts|pulse)\//] },
 };
 
 // ---- 3, 10, 12. microblog-b (test/gateway/microblog-b-*.test.ts) ---------------------------------
@@ -236,6 +248,8 @@ const microblogBNote: Scenario = {
   ],
   // Operation 12 lists no 404 (a deleted note is still 404 by the common rule: test/gateway/microblog-b-note.test.ts).
   unavailable: { routes: bRoutes({ TweetResultByRestId: bDown }) },
+  // Replies the guest view refuses are left out: the focal note is still served (issue 8).
+  faults: { bestEffort: [/\/TweetDetail$/] },
 };
 
 // ---- 7. shortvideo comments (test/gateway/shortvideo-video-comments.test.ts) -------------------
@@ -260,6 +274,8 @@ const shortvideoComments: Scenario = {
     query: { url: SV_VIDEO_URL, cursor: '99999' },
   },
   unavailable: { routes: (fake) => void fake.on(SV_COMMENTS, { body: fixture('shortvideo/captcha.json') }) },
+  // The home page only primes the cookie jar; the API answers without it.
+  faults: { bestEffort: [/^\/$/], pages: [/^\/$/] },
 };
 
 // ---- 13. shortvideo hashtag videos (test/gateway/shortvideo-search-hashtag.test.ts) -------------
@@ -286,6 +302,8 @@ const shortvideoHashtag: Scenario = {
   notFound: { routes: (fake) => void fake.on(SV_DETAIL, { body: fixture('shortvideo/hashtag-detail-empty.json') }), query: { hashtag: 'nowhere', region: 'KE' } },
   badCursor: { query: { hashtag: 'lagossunset', cursor: 'tampered.AAAAAAAAAAAAAAAAAAAAAA' } },
   unavailable: { routes: (fake) => void fake.on(SV_ITEMS, { body: '' }), query: { hashtag: 'blockedtag' } },
+  // The home page only primes the cookie jar; the API answers without it.
+  faults: { bestEffort: [/^\/$/], pages: [/^\/$/] },
 };
 
 // ---- 11. shortvideo live status (test/gateway/shortvideo-user-live.test.ts) -----------------------
@@ -305,6 +323,8 @@ const shortvideoLive: Scenario = {
   ],
   notFound: { routes: (fake) => void fake.on(SV_LOOKUP, { body: fixture('shortvideo/live-user-not-found.json') }) },
   unavailable: { routes: (fake) => void fake.on(SV_LOOKUP, { status: 502, body: 'bad gateway' }) },
+  // The home page only primes the cookie jar; the API answers without it.
+  faults: { bestEffort: [/^\/$/], pages: [/^\/$/] },
 };
 
 // ---- 5. shortvideo following (test/gateway/shortvideo-user-following.test.ts) --------------------
@@ -327,6 +347,8 @@ const shortvideoFollowing: Scenario = {
   notFound: { routes: (fake) => void fake.on(SV_PROFILE, { body: fixtureText('shortvideo/profile-page-hidden-following.html') }) },
   badCursor: { routes: (fake) => void fake.on(SV_FOLLOWING, { body: { statusCode: 10201, statusMsg: 'invalid parameter' } }), query: { handle: 'zola.travels', cursor: '99' } },
   unavailable: { routes: (fake) => void fake.on(SV_FOLLOWING, { body: fixture('shortvideo/following-login.json') }) },
+  // The home page only primes the jar; the profile page falls back to the user-detail API.
+  faults: { bestEffort: [/^\/$/, /^\/@/], pages: [/^\/$/, /^\/@/] },
 };
 
 export const scenarios: Partial<Record<OperationId, Scenario>> = {

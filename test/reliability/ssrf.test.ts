@@ -203,13 +203,15 @@ describe('through the local gateway: no connection leaves for another host', () 
     expect(guard.foreign(allowed())).toEqual([]);
   });
 
-  test.each(liveOps().map((l) => [l.op.id, l] as const))('%s: a redirect within the platform, then off it: the first is followed, the second not', async (_id, live) => {
+  // A platform whose API never redirects a real answer (shortvideo) follows no redirect at all; the
+  // others follow the first, which stays on the platform. Either way the second never leaves.
+  test.each(liveOps().map((l) => [l.op.id, l] as const))('%s: a redirect within the platform, then off it: the second is never followed', async (_id, live) => {
     h.fake.reset();
     h.fake.otherwise((req) => (req.path === '/hop' ? { status: 302, headers: { location: `${foreign.url}/x` } } : { status: 302, headers: { location: '/hop' } }));
     foreign.forgetConnections();
     const res = await h.call(live.op.path, live.scenario.query, { key });
     expect(res.status).toBe(503);
-    expect(h.fake.requestsTo('/hop').length).toBeGreaterThan(0);
+    if (live.op.platform !== 'shortvideo') expect(h.fake.requestsTo('/hop').length).toBeGreaterThan(0);
     expect(foreign.connections).toEqual([]);
     expect(guard.foreign(allowed())).toEqual([]);
   });

@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { cacheKey } from '../../shared/cache';
 import { config } from '../../shared/config';
 import { db } from '../../shared/db/client';
@@ -54,4 +54,14 @@ export async function successPaths(h: Harness, { op, scenario }: LiveOp, key: st
   await dropCached(op, scenario.query);
   h.fake.reset();
   return paths;
+}
+
+/**
+ * A fresh deployment: the upstream credentials every container shares (guest tokens, bundle
+ * tokens, CRED# items of the cache table) are gone, so a cold function obtains them again and
+ * asks the paths that give them.
+ */
+export async function forgetSharedCredentials(): Promise<void> {
+  const res = await db().send(new ScanCommand({ TableName: config.cacheTable, FilterExpression: 'begins_with(pk, :p)', ExpressionAttributeValues: { ':p': 'CRED#' }, ProjectionExpression: 'pk' }));
+  for (const item of res.Items ?? []) await db().send(new DeleteCommand({ TableName: config.cacheTable, Key: { pk: item.pk } }));
 }

@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { blocked, extractionFailed } from '../../errors';
 import type { Log } from '../../log';
 import { type AnswerRules, classify, parseAnswer } from '../../scrape/answers';
+import { upstreamRetryAfter } from '../../scrape/antibot';
 import { CookieJar } from '../../scrape/cookies';
 import { type ScrapeContext, type UpstreamAnswer, upstreamClient } from '../../scrape/http';
 import { get, isObject, str } from '../../scrape/map';
@@ -184,7 +185,9 @@ async function page(ctx: ScrapeContext, s: Session, url: string, what: string, l
     if (parseWafChallenge(answer.body)) throw blocked(`shortvideo ${what}: the WAF challenge came back after it was solved`);
   }
   // Refusals are blocks; a 404 page is the caller's to read (a profile page says why in its data).
-  if (answer.status === 401 || answer.status === 403 || answer.status === 429) throw blocked(`shortvideo ${what}: ${answer.status}`, answer.status === 429 ? 60 : undefined);
+  if (answer.status === 401 || answer.status === 403 || answer.status === 429) {
+    throw blocked(`shortvideo ${what}: ${answer.status}`, upstreamRetryAfter(answer.headers) ?? (answer.status === 429 ? 60 : undefined));
+  }
   return answer;
 }
 
@@ -254,7 +257,10 @@ export async function apiGet(ctx: ScrapeContext, log: Log, call: ApiCall, s: Ses
   const err = classify(RULES, parsed, opts);
   if (err) throw err;
   const code = parsed.code;
-  if (code !== undefined && code !== null && String(code) !== '0') {
+  // Every answer of the web API carries its status code (0 = OK): an object without one is not the
+  // API answering as itself (an interstitial, a changed shape), never an empty success.
+  if (code === undefined || code === null) throw extractionFailed(`shortvideo ${call.what}: an answer without a status code`);
+  if (String(code) !== '0') {
     throw extractionFailed(`shortvideo ${call.what}: status code ${String(code)} "${parsed.message ?? ''}"`);
   }
   if (!isObject(parsed.data)) throw extractionFailed(`shortvideo ${call.what}: the answer is not an object`);

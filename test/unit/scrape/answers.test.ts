@@ -81,11 +81,6 @@ describe('the classifier', () => {
     expect(code(200, 'not json')).toBe('EXTRACTION_FAILED');
   });
 
-  test('a redirect off the platform (not followed) is UPSTREAM_BLOCKED', () => {
-    const a = { ...answer(302, ''), offPlatformRedirect: 'login.elsewhere.example' };
-    expect(classify(RULES, a, { what: 'unit call' })).toMatchObject({ code: 'UPSTREAM_BLOCKED', internal: expect.stringContaining('login.elsewhere.example') });
-  });
-
   test('`say` replaces the caller-facing message; without it the code\'s default message is used', () => {
     expect(run(400, { error: 'Gone' })).toMatchObject({ code: 'NOT_FOUND', message: 'This account was removed by the platform' });
     expect(run(404, {})).toMatchObject({ code: 'NOT_FOUND', message: 'The requested content does not exist or is not public' });

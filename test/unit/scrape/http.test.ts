@@ -54,9 +54,9 @@ describe('redirects', () => {
     const err = await failure(client.answer(ctx(), '/start', { what: 'redirect' }));
     expect(err).toMatchObject({ code: 'UPSTREAM_BLOCKED', internal: expect.stringContaining('127.0.0.1') });
     expect(fake.requests.map((r) => r.path)).toEqual(['/start']);
-    // The raw request shows where it would have gone.
-    const raw = await client.request(ctx(), '/start');
-    expect(raw).toMatchObject({ status: 302, offPlatformRedirect: expect.stringContaining('127.0.0.1') });
+    // A raw request, and one that follows no redirect, are refused the same way.
+    expect(await failure(client.request(ctx(), '/start'))).toMatchObject({ code: 'UPSTREAM_BLOCKED' });
+    expect(await failure(client.request(ctx(), '/start', { followRedirects: false }))).toMatchObject({ code: 'UPSTREAM_BLOCKED' });
     expect(fake.requestsTo('/steal')).toHaveLength(0);
   });
 
