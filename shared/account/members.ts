@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import { db, isConditionalFailure } from '../db/client';
+import { db, isConditionalFailure, teamItems } from '../db/client';
 import { INVITE_SK, MEMBER_SK, TEAM_INDEX, invitePk, memberPk, teamPk } from '../db/tables';
 import { hashPassword } from './passwords';
 
@@ -33,16 +33,7 @@ export async function getMember(email: string): Promise<Member | null> {
 
 /** The team's members, oldest first. */
 export async function listMembers(teamId: string): Promise<Member[]> {
-  const res = await db().send(
-    new QueryCommand({
-      TableName: config.accountsTable,
-      IndexName: TEAM_INDEX.name,
-      KeyConditionExpression: '#p = :p AND begins_with(#s, :m)',
-      ExpressionAttributeNames: { '#p': TEAM_INDEX.partitionKey, '#s': TEAM_INDEX.sortKey },
-      ExpressionAttributeValues: { ':p': teamPk(teamId), ':m': 'MEMBER#' },
-    }),
-  );
-  return (res.Items ?? []).map(({ memberId, email, teamId: t, createdAt, passwordSetAt }) => ({ memberId, email, teamId: t, createdAt, passwordSetAt }) as Member);
+  return (await teamItems(teamId, 'MEMBER#')).map(({ memberId, email, teamId: t, createdAt, passwordSetAt }) => ({ memberId, email, teamId: t, createdAt, passwordSetAt }) as Member);
 }
 
 /** Creates the member when new and a one-time set-password token; returns the token (shown once). */

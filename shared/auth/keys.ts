@@ -1,7 +1,7 @@
 import { createHash, randomInt, randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import { db } from '../db/client';
+import { db, teamItems } from '../db/client';
 import { KEY_SK, TEAM_INDEX, keyPk, teamPk } from '../db/tables';
 
 /**
@@ -96,41 +96,15 @@ export async function touchKey(key: KeyRecord & { hash: string }, now = Date.now
 }
 
 export async function listKeys(teamId: string): Promise<KeyRecord[]> {
-  const out: KeyRecord[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const res = await db().send(
-      new QueryCommand({
-        TableName: config.accountsTable,
-        IndexName: TEAM_INDEX.name,
-        KeyConditionExpression: '#p = :p AND begins_with(#s, :k)',
-        ExpressionAttributeNames: { '#p': TEAM_INDEX.partitionKey, '#s': TEAM_INDEX.sortKey },
-        ExpressionAttributeValues: { ':p': teamPk(teamId), ':k': 'KEY#' },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of res.Items ?? []) {
-      const { keyId, teamId: t, name, createdAt, lastUsedAt, revokedAt, usageKey } = item as KeyRecord;
-      out.push({ keyId, teamId: t, name, createdAt, lastUsedAt, revokedAt, usageKey });
-    }
-    start = res.LastEvaluatedKey;
-  } while (start);
-  return out;
+  return (await teamItems(teamId, 'KEY#')).map((item) => {
+    const { keyId, teamId: t, name, createdAt, lastUsedAt, revokedAt, usageKey } = item as unknown as KeyRecord;
+    return { keyId, teamId: t, name, createdAt, lastUsedAt, revokedAt, usageKey };
+  });
 }
 
 /** The stored item of a team's key by keyId: a key of another team is never found. */
 async function teamKeyItem(teamId: string, keyId: string): Promise<Record<string, unknown> | undefined> {
-  const res = await db().send(
-    new QueryCommand({
-      TableName: config.accountsTable,
-      IndexName: TEAM_INDEX.name,
-      KeyConditionExpression: '#p = :p AND begins_with(#s, :k)',
-      FilterExpression: 'keyId = :id',
-      ExpressionAttributeNames: { '#p': TEAM_INDEX.partitionKey, '#s': TEAM_INDEX.sortKey },
-      ExpressionAttributeValues: { ':p': teamPk(teamId), ':k': 'KEY#', ':id': keyId },
-    }),
-  );
-  return res.Items?.[0];
+  return (await teamItems(teamId, 'KEY#', { expression: 'keyId = :id', values: { ':id': keyId } }))[0];
 }
 
 /** Revokes by keyId (the secret is not known after creation). Returns false if no such key. */

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
+import { TEAM_INDEX, teamPk } from './tables';
 
 /**
  * One DynamoDB document client per process. DYNAMODB_ENDPOINT points it at DynamoDB Local.
@@ -44,4 +45,29 @@ export const dynamoCallCount = () => calls;
 export function isConditionalFailure(err: unknown): boolean {
   const name = (err as { name?: string })?.name;
   return name === 'ConditionalCheckFailedException' || name === 'TransactionCanceledException';
+}
+
+/**
+ * Every item of a team under one sort-key prefix of the byTeam index ('KEY#', 'MEMBER#'), all pages,
+ * optionally narrowed by a filter on the items' own attributes.
+ */
+export async function teamItems(teamId: string, prefix: string, filter?: { expression: string; values: Record<string, unknown> }): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await db().send(
+      new QueryCommand({
+        TableName: config.accountsTable,
+        IndexName: TEAM_INDEX.name,
+        KeyConditionExpression: '#p = :p AND begins_with(#s, :prefix)',
+        ...(filter ? { FilterExpression: filter.expression } : {}),
+        ExpressionAttributeNames: { '#p': TEAM_INDEX.partitionKey, '#s': TEAM_INDEX.sortKey },
+        ExpressionAttributeValues: { ':p': teamPk(teamId), ':prefix': prefix, ...(filter?.values ?? {}) },
+        ExclusiveStartKey: start,
+      }),
+    );
+    out.push(...(res.Items ?? []));
+    start = res.LastEvaluatedKey;
+  } while (start);
+  return out;
 }

@@ -170,7 +170,8 @@ export const LiveDetails = v.object({
 });
 /** Shape chosen: the most recent live as the room lookup reports it. */
 export const LastLive = v.object({ roomId: nstr, title: nstr, startedAt: dateTime, endedAt: ndateTime, durationSeconds: nint, totalViewers: nint });
-export const LiveUser = v.object({
+/** The account fields the live user and a video's author share, as the spec lists them. */
+const ACCOUNT = {
   id: digits,
   secUid: str,
   handle: str,
@@ -178,6 +179,9 @@ export const LiveUser = v.object({
   bio: str,
   avatarUrl: orNull(str, `${NO_VALUE}: an account without a picture`),
   verified: bool,
+};
+export const LiveUser = v.object({
+  ...ACCOUNT,
   isPrivate: bool,
   followerCount: int,
   followingCount: int,
@@ -257,13 +261,7 @@ export const Music = v.object({
   streaming: v.array(MusicStreaming),
 });
 export const VideoAuthor = v.object({
-  id: digits,
-  secUid: str,
-  handle: str,
-  nickname: str,
-  bio: str,
-  avatarUrl: orNull(str, `${NO_VALUE}: an account without a picture`),
-  verified: bool,
+  ...ACCOUNT,
   privateAccount: bool,
   stats: counts('followerCount', 'followingCount', 'likeCount', 'videoCount', 'friendCount', 'diggCount'),
 });
