@@ -1,6 +1,6 @@
 import { balance, ledger } from '../../shared/credits';
 import { fixture, fixtureText } from '../support/fake-upstream';
-import { startHarness, type Harness } from '../support/harness';
+import { type Harness, withGateway } from '../support/harness';
 import { expect503, upstreamFailures } from '../support/upstream-failures';
 
 /**
@@ -17,11 +17,7 @@ const challenge = fixtureText('livestream/cloudflare-challenge.html');
 let h: Harness;
 let key: string;
 let teamId: string;
-beforeAll(async () => {
-  h = await startHarness();
-  ({ key, teamId } = await h.team(100));
-});
-afterAll(async () => h.stop());
+withGateway(100, (g) => void ({ h, key, teamId } = g));
 beforeEach(() => h.fake.reset());
 
 describe('the url parameter is the only way in, and only for the platform host', () => {

@@ -1,7 +1,7 @@
 import { balance, ledger } from '../../shared/credits';
 import type { ErrorCode } from '../../shared/errors';
 import { fixture, type FakeReply } from '../support/fake-upstream';
-import { startHarness, type Harness } from '../support/harness';
+import { type Harness, withGateway } from '../support/harness';
 import { expect503 } from '../support/upstream-failures';
 
 /**
@@ -18,11 +18,7 @@ const HANDLE = 'marlowe-tern.bsky.social';
 let h: Harness;
 let key: string;
 let teamId: string;
-beforeAll(async () => {
-  h = await startHarness();
-  ({ key, teamId } = await h.team(1000));
-});
-afterAll(async () => h.stop());
+withGateway(1000, (g) => void ({ h, key, teamId } = g));
 beforeEach(() => {
   h.fake.reset();
   h.fake.on(PROFILE, { body: fixture('microblog-a/profile.json') });

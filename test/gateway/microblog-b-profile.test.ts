@@ -1,6 +1,6 @@
 import { balance } from '../../shared/credits';
 import { fixture } from '../support/fake-upstream';
-import { startHarness, type Harness } from '../support/harness';
+import { type Harness, withGateway } from '../support/harness';
 import { ACTIVATE, coldMicroblogB, gqlPath, microblogBRoutes, upstreamFailures, type FakeGuestTokens } from '../support/microblog-b-upstream';
 
 /** Operation 3 through the local gateway: every listed status, charges only on success, nothing cached on error. */
@@ -11,11 +11,7 @@ let h: Harness;
 let key: string;
 let teamId: string;
 let tokens: FakeGuestTokens;
-beforeAll(async () => {
-  h = await startHarness();
-  ({ key, teamId } = await h.team(1000));
-});
-afterAll(async () => h.stop());
+withGateway(1000, (g) => void ({ h, key, teamId } = g));
 beforeEach(async () => {
   h.fake.reset();
   await coldMicroblogB();

@@ -1,7 +1,7 @@
 import { balance, ledger } from '../../shared/credits';
 import { knownUsernames } from '../../shared/platforms/microblog-c/scrape';
 import { fixture, fixtureText, type FakeReply } from '../support/fake-upstream';
-import { startHarness, type Harness } from '../support/harness';
+import { type Harness, withGateway } from '../support/harness';
 import { expect503, upstreamFailures } from '../support/upstream-failures';
 
 /**
@@ -19,11 +19,7 @@ const challenge = fixtureText('microblog-c/cloudflare-challenge.html');
 let h: Harness;
 let key: string;
 let teamId: string;
-beforeAll(async () => {
-  h = await startHarness();
-  ({ key, teamId } = await h.team(100));
-});
-afterAll(async () => h.stop());
+withGateway(100, (g) => void ({ h, key, teamId } = g));
 beforeEach(() => {
   h.fake.reset();
   // The gateway runs the handlers in this process: start every test from a cold container.

@@ -3,7 +3,7 @@ import { newSession } from '../../shared/platforms/shortvideo/client';
 import { encodeHashtagCursor, fingerprint } from '../../shared/platforms/shortvideo/cursor';
 import { forgetHashtags } from '../../shared/platforms/shortvideo/scrape';
 import { fixture, fixtureText, type FakeReply, type RecordedRequest } from '../support/fake-upstream';
-import { startHarness, type Harness } from '../support/harness';
+import { type Harness, withGateway } from '../support/harness';
 
 /**
  * Operation 13 through the local gateway: parameters, the authenticated cursor chain without
@@ -18,11 +18,7 @@ const PAGES: Record<string, string> = { '0': 'shortvideo/hashtag-items-page1.jso
 let h: Harness;
 let key: string;
 let teamId: string;
-beforeAll(async () => {
-  h = await startHarness();
-  ({ key, teamId } = await h.team(100));
-});
-afterAll(async () => h.stop());
+withGateway(100, (g) => void ({ h, key, teamId } = g));
 beforeEach(() => {
   h.fake.reset();
   forgetHashtags();

@@ -1,7 +1,7 @@
 import { balance } from '../../shared/credits';
 import { newSession } from '../../shared/platforms/shortvideo/client';
 import { fixture, fixtureText, type FakeReply } from '../support/fake-upstream';
-import { startHarness, type Harness } from '../support/harness';
+import { type Harness, withGateway } from '../support/harness';
 
 /**
  * Operation 5 through the local gateway: by handle (profile page) and by userId (user-detail API),
@@ -16,11 +16,7 @@ const HOME: FakeReply = { headers: { 'set-cookie': 'ttwid=1%7Cfake; Path=/' }, b
 let h: Harness;
 let key: string;
 let teamId: string;
-beforeAll(async () => {
-  h = await startHarness();
-  ({ key, teamId } = await h.team(100));
-});
-afterAll(async () => h.stop());
+withGateway(100, (g) => void ({ h, key, teamId } = g));
 beforeEach(() => {
   h.fake.reset();
   h.fake.on('/', HOME);

@@ -3,7 +3,7 @@ import { balance } from '../../shared/credits';
 import { LiveData } from '../../shared/platforms/shortvideo/resources';
 import { forgetLiveRooms } from '../../shared/platforms/shortvideo/scrape';
 import { fixture, type FakeReply } from '../support/fake-upstream';
-import { startHarness, type Harness } from '../support/harness';
+import { type Harness, withGateway } from '../support/harness';
 
 /**
  * Operation 11 through the local gateway: live and offline answers, round trips, the age gate, and
@@ -16,11 +16,7 @@ const INFO = '/webcast/room/info/';
 let h: Harness;
 let key: string;
 let teamId: string;
-beforeAll(async () => {
-  h = await startHarness();
-  ({ key, teamId } = await h.team(100));
-});
-afterAll(async () => h.stop());
+withGateway(100, (g) => void ({ h, key, teamId } = g));
 beforeEach(() => {
   h.fake.reset();
   forgetLiveRooms();

@@ -1,7 +1,7 @@
 import { balance } from '../../shared/credits';
 import { newSession } from '../../shared/platforms/shortvideo/client';
 import { fixture, fixtureText, type FakeReply } from '../support/fake-upstream';
-import { startHarness, type Harness } from '../support/harness';
+import { type Harness, withGateway } from '../support/harness';
 
 /**
  * Operation 7 through the local gateway: every status it lists, credits charged only on success,
@@ -17,11 +17,7 @@ const CHAIN = { 'set-cookie': 'tt_chain_token=chainABC; Path=/; Domain=.tiktok.c
 let h: Harness;
 let key: string;
 let teamId: string;
-beforeAll(async () => {
-  h = await startHarness();
-  ({ key, teamId } = await h.team(100));
-});
-afterAll(async () => h.stop());
+withGateway(100, (g) => void ({ h, key, teamId } = g));
 beforeEach(() => {
   h.fake.reset();
   h.fake.on('/', HOME);

@@ -67,3 +67,17 @@ export async function startHarness(gatewayOptions: GatewayOptions = {}): Promise
     },
   };
 }
+
+/**
+ * The usual set-up of a gateway test file: one harness for the file and one team with `credits`,
+ * handed to `use` once ready (`withGateway(100, (g) => void ({ h, key, teamId } = g))`), stopped after.
+ */
+export function withGateway(credits: number, use: (g: { h: Harness; key: string; teamId: string }) => void, options?: GatewayOptions): void {
+  let h: Harness | undefined;
+  beforeAll(async () => {
+    h = await startHarness(options);
+    const { key, teamId } = await h.team(credits);
+    use({ h, key, teamId });
+  });
+  afterAll(async () => h?.stop());
+}
