@@ -11,6 +11,7 @@
 import type { Meta } from '../shared/envelope';
 import type { ErrorCode } from '../shared/errors';
 import type { DataOf, OperationEntry, OperationId } from '../shared/operations';
+import type { RequiredNames } from '../shared/validation';
 import { OPERATIONS } from './operations.gen';
 
 export { OPERATIONS };
@@ -19,7 +20,6 @@ export type CacheMaxAge = '1d' | '3d' | '7d' | '14d' | '30d';
 type MethodName = keyof typeof OPERATIONS;
 type IdOf<M extends MethodName> = (typeof OPERATIONS)[M]['id'] & OperationId;
 type Params<Id extends OperationId> = OperationEntry<Id>['params'];
-type RequiredNames<P> = { [K in keyof P]: P[K] extends { required: true } ? K : never }[keyof P];
 type Value = string | number | boolean;
 
 /** What a caller sends: the operation's query parameters (values are sent as text). */

@@ -249,10 +249,9 @@ async function writeSettlement(charge: Omit<LedgerEntry, 'credits'>, cacheItem: 
     [config.accountsTable]: [ledgerPut],
     ...(cacheItem ? { [config.cacheTable]: [{ PutRequest: { Item: cacheItem } }] } : {}),
   };
-  const started = Date.now();
   // Bounded in count and in time: each attempt is already retried by the SDK with its own timeouts.
-  for (let attempt = 0; attempt < 3 && pending && Object.keys(pending).length && (attempt === 0 || Date.now() - started < 2 * config.dynamoTimeoutMs); attempt++) {
-    if (attempt > 0) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
+  const again = retryPolicy({ attempts: 3, baseDelayMs: 50, budgetMs: 2 * config.dynamoTimeoutMs });
+  for (let attempt = 0; pending && Object.keys(pending).length && (await again(attempt)); attempt++) {
     try {
       pending = (await db().send(new BatchWriteCommand({ RequestItems: pending }))).UnprocessedItems;
     } catch (err) {

@@ -51,6 +51,7 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
       teamId = event.requestContext?.authorizer?.teamId as string | undefined;
       if (!teamId) throw new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED);
 
+      // Naming the type keeps the compiler from spreading it over every operation of the union.
       const rules = { params: op.params as OperationEntry<Id>['params'], oneOf: (op as Operation).oneOf };
       const { values, cacheMaxAge } = validateQuery(rules, event.queryStringParameters, event.multiValueQueryStringParameters);
       const key = cacheKey(op.id, values);

@@ -96,7 +96,7 @@ export interface ValidationRules<P extends Record<string, ParamDef> = Record<str
   oneOf?: readonly (readonly [string, string])[];
 }
 
-type RequiredNames<P> = { [K in keyof P]: P[K] extends { required: true } ? K : never }[keyof P];
+export type RequiredNames<P> = { [K in keyof P]: P[K] extends { required: true } ? K : never }[keyof P];
 
 /**
  * The values a table entry's parameters validate to: each parameter's schema output, required

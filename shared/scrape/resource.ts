@@ -58,9 +58,3 @@ export const hlsPlaylist = v.pipe(
  */
 export const deviation = <S extends v.GenericSchema>(schema: S, reason: string) =>
   v.pipe(schema, v.metadata({ description: `Deviation from the spec: ${reason}`, 'x-spec-deviation': reason }));
-
-/** The reason recorded by `deviation`, if the schema carries one. */
-export function deviationOf(schema: v.GenericSchema): string | undefined {
-  const reason = (v.getMetadata(schema as Parameters<typeof v.getMetadata>[0]) as Record<string, unknown>)['x-spec-deviation'];
-  return typeof reason === 'string' ? reason : undefined;
-}
