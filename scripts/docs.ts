@@ -131,7 +131,7 @@ function generatedOperationPart(op: Operation, file: string): string[] {
   out.push(`${prose(op.summary)}`, '');
   out.push(
     `- Status: **${op.status}**${op.status === 'planned' ? ' (parameters are validated; the operation is not deployed or routed yet)' : ''}`,
-    `- Platform: ${code(op.platform)} (${code(`shared/platforms/${op.platform}/`)})${existsSync(platformPage) ? `; what its operations share: [${op.platform}](${linkFrom(file, platformPage)})` : ''}`,
+    `- Platform: ${code(op.platform)} ([${code(`shared/platforms/${op.platform}/`)}](${linkFrom(file, path.join(ROOT, 'shared', 'platforms', op.platform))}/))${existsSync(platformPage) ? `; what its operations share: [${op.platform}](${linkFrom(file, platformPage)})` : ''}`,
     op.status === 'live' ? `- Function: [${code(handlerFile(op))}](${linkFrom(file, path.join(ROOT, handlerFile(op)))}); parses HTML (bundles linkedom): ${op.parsesHtml ? 'yes' : 'no'}` : `- Function: none until it is live; parses HTML: ${op.parsesHtml ? 'yes' : 'no'}`,
     `- Common rules (envelope, credits, \`cache_max_age\`, errors, rate limit): [API reference](${linkFrom(file, DOCS_PATH)})`,
     '',
