@@ -96,3 +96,19 @@ test('every example the docs show is a valid value of its parameter', () => {
     }
   }
 });
+
+test('every environment variable the code reads is documented (README configuration, or the page of its tool)', () => {
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : /\.(ts|mjs)$/.test(e.name) ? [path.join(dir, e.name)] : []));
+  const sources = ['shared', 'dev', 'scripts', 'infra', 'mcp', 'functions'].flatMap((dir) => walk(path.join(ROOT, dir)));
+  const read = new Set<string>();
+  for (const file of sources) {
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/process\.env\.([A-Z][A-Z0-9_]*)|process\.env\[['"]([A-Z][A-Z0-9_]*)['"]\]|\b(?:num|int)\('([A-Z][A-Z0-9_]*)'/g)) read.add((m[1] ?? m[2] ?? m[3])!);
+  }
+  // The shell's own variables, handed through to a child process.
+  for (const inherited of ['PATH', 'HOME']) read.delete(inherited);
+  expect(read.size).toBeGreaterThan(20);
+  const docs = [path.join(ROOT, 'README.md'), ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => path.join(ROOT, 'docs', f))].map((f) => readFileSync(f, 'utf8')).join('\n');
+  expect([...read].filter((name) => !docs.includes(`\`${name}\``) && !docs.includes(`\`${name},`)).sort()).toEqual([]);
+});
