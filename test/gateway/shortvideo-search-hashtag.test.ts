@@ -1,9 +1,8 @@
 import { balance } from '../../shared/credits';
-import { newSession } from '../../shared/platforms/shortvideo/client';
 import { encodeHashtagCursor, fingerprint } from '../../shared/platforms/shortvideo/cursor';
-import { forgetHashtags } from '../../shared/platforms/shortvideo/scrape';
 import { fixture, fixtureText, type FakeReply, type RecordedRequest } from '../support/fake-upstream';
 import { type Harness, withGateway } from '../support/harness';
+import { startCold } from '../../shared/scrape/warm';
 
 /**
  * Operation 13 through the local gateway: parameters, the authenticated cursor chain without
@@ -21,7 +20,7 @@ let teamId: string;
 withGateway(100, (g) => void ({ h, key, teamId } = g));
 beforeEach(() => {
   h.fake.reset();
-  forgetHashtags();
+  startCold('shortvideo');
   h.fake.on('/', HOME);
   h.fake.on(DETAIL, { body: fixture('shortvideo/hashtag-detail.json') });
   h.fake.on(ITEMS, (req) => ({ headers: { 'set-cookie': 'tt_chain_token=chain-ng; Path=/' }, body: fixture(PAGES[req.query.cursor ?? ''] ?? 'shortvideo/hashtag-items-last.json') }));
@@ -32,7 +31,6 @@ const ids = (res: { body: { data: { videos: { id: string }[] } } }) => res.body.
 
 describe('200', () => {
   test('page 1: the hashtag with exact counts, region names, media headers, videos; detail then list (2 round trips)', async () => {
-    newSession();
     const before = await balance(teamId);
     const res = await h.call(PATH, { hashtag: '#LagosSunset' }, { key });
     expect(res.status).toBe(200);
