@@ -66,7 +66,7 @@ export interface Repair {
    * Mend it (obtain a new token, solve the page, change what `retry` sends) and say 'retry'; say
    * nothing when it cannot be mended: the answer is then classified as it is. May throw the spec's error.
    */
-  mend(answer: ParsedAnswer, retry: Retry): 'retry' | void | Promise<'retry' | void>;
+  mend(answer: ParsedAnswer, retry: Retry): Promise<'retry' | void>;
   /** Sees every answer of the request first, whatever it says (bookkeeping: a token's remaining quota). */
   note?(answer: ParsedAnswer): void;
   /** After the retry answered: undo what held for that one retry (single-use cookies). */

@@ -85,7 +85,7 @@ export async function graphql(ctx: ScrapeContext, log: Log, what: string, refere
           access = await GRAPHQL_ACCESS.replace(ctx, log, access);
           retry.url = access.endpoint;
           retry.opts.headers = headers();
-          return 'retry' as const;
+          return 'retry';
         },
       },
     ],

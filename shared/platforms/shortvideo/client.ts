@@ -177,7 +177,7 @@ const solveWaf = (log: Log, what: string): Repair => {
   return {
     kind: 'WAF challenge',
     when: [WAF_PAGE],
-    mend(answer, retry) {
+    async mend(answer, retry) {
       const started = Date.now();
       const cookies = solveWafChallenge(parseWafChallenge(answer.body)!, retry.ctx.deadline - 500);
       if (!cookies) throw blocked(`shortvideo ${what}: WAF challenge not solved before the deadline`);

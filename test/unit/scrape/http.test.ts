@@ -138,7 +138,7 @@ describe('repairs', () => {
   const tokenRepair = (log: string[]): Repair => ({
     kind: 'token',
     when: TOKEN_REFUSED,
-    mend(a, retry) {
+    async mend(a, retry) {
       log.push(`mend ${a.status}`);
       retry.opts.headers = { ...retry.opts.headers, authorization: 'fresh' };
       return 'retry';
@@ -165,7 +165,7 @@ describe('repairs', () => {
     const repair: Repair = {
       kind: 'query id',
       when: [{ status: 404, test: (a) => a.data === undefined }],
-      mend: (_a, retry) => {
+      mend: async (_a, retry) => {
         retry.url = '/v2/new';
         return 'retry';
       },
@@ -188,7 +188,7 @@ describe('repairs', () => {
     const idRepair: Repair = {
       kind: 'query id',
       when: [{ status: 404 }],
-      mend(_a, retry) {
+      async mend(_a, retry) {
         log.push('id');
         retry.opts.headers = { ...retry.opts.headers, 'x-id': 'new' };
         return 'retry';
@@ -202,8 +202,8 @@ describe('repairs', () => {
   test('a repair that cannot mend (says nothing) leaves the answer to the rules; one that does not match is not asked', async () => {
     fake.on('/data', { status: 401, body: { code: 89 } });
     const asked: string[] = [];
-    const cannot: Repair = { kind: 'token', when: TOKEN_REFUSED, mend: () => void asked.push('token') };
-    const unrelated: Repair = { kind: 'other', when: [{ status: 418 }], mend: () => (asked.push('other'), 'retry') };
+    const cannot: Repair = { kind: 'token', when: TOKEN_REFUSED, mend: async () => void asked.push('token') };
+    const unrelated: Repair = { kind: 'other', when: [{ status: 418 }], mend: async () => (asked.push('other'), 'retry') };
     expect(await failure(api.answer(ctx(), '/data', { what: 'data', repairs: [unrelated, cannot] }))).toMatchObject({ code: 'UPSTREAM_BLOCKED' });
     expect(asked).toEqual(['token']);
     expect(fake.requests).toHaveLength(1);
@@ -243,7 +243,7 @@ describe('repairs', () => {
       kind: 'challenge',
       when: TOKEN_REFUSED,
       note: (a) => void seen.push(a.status),
-      mend(_a, retry) {
+      async mend(_a, retry) {
         retry.opts.jar?.set('proof', '1');
         return 'retry';
       },
