@@ -23,8 +23,10 @@ beforeEach(() => {
   startCold('shortvideo');
   h.fake.on('/', HOME);
   h.fake.on(DETAIL, { body: fixture('shortvideo/hashtag-detail.json') });
-  h.fake.on(ITEMS, (req) => ({ headers: { 'set-cookie': 'tt_chain_token=chain-ng; Path=/' }, body: fixture(PAGES[req.query.cursor ?? ''] ?? 'shortvideo/hashtag-items-last.json') }));
+  h.fake.on(ITEMS, items);
 });
+
+const items = (req: RecordedRequest): FakeReply => ({ headers: { 'set-cookie': 'tt_chain_token=chain-ng; Path=/' }, body: fixture(PAGES[req.query.cursor ?? ''] ?? 'shortvideo/hashtag-items-last.json') });
 
 const apiCalls = () => h.fake.requests.filter((r) => r.path.startsWith('/api/'));
 const ids = (res: { body: { data: { videos: { id: string }[] } } }) => res.body.data.videos.map((x) => x.id);
@@ -67,7 +69,9 @@ describe('200', () => {
 
   test('a cold function on a later page asks for the detail and the list at once (1 round trip)', async () => {
     const cursor = encodeHashtagCursor({ hashtag: 'lagossunset', region: 'NG', challengeId: '1600000000000001', offset: 30, seen: new Set(['7500000000000000002'].map(fingerprint)) });
-    h.fake.delayMs = 150;
+    // The cold session primes its jar from the home page first; the two API calls are the slow ones.
+    h.fake.on(DETAIL, { body: fixture('shortvideo/hashtag-detail.json'), delayMs: 150 });
+    h.fake.on(ITEMS, (req) => ({ ...items(req), delayMs: 150 }));
     const started = Date.now();
     const res = await h.call(PATH, { hashtag: 'lagossunset', cursor }, { key });
     const ms = Date.now() - started;
