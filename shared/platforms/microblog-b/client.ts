@@ -212,8 +212,9 @@ export interface GqlRequest {
 export async function graphql(ctx: ScrapeContext, log: Log, op: GqlOperation, req: GqlRequest): Promise<unknown> {
   let token = await currentToken(ctx, log);
   let queryId = activeIds[op];
+  const target = () => `${WEB_ORIGIN}/i/api/graphql/${queryId}/${op}`;
   const resend = (retry: Retry) => {
-    retry.url = `${WEB_ORIGIN}/i/api/graphql/${queryId}/${op}`;
+    retry.url = target();
     retry.opts.headers = gqlHeaders(token);
     return 'retry' as const;
   };
@@ -248,7 +249,7 @@ export async function graphql(ctx: ScrapeContext, log: Log, op: GqlOperation, re
       return resend(retry);
     },
   };
-  return api.json(ctx, `${WEB_ORIGIN}/i/api/graphql/${queryId}/${op}`, {
+  return api.json(ctx, target(), {
     searchParams: {
       variables: JSON.stringify(req.variables),
       features: JSON.stringify(req.features),
