@@ -1,8 +1,11 @@
 import { balance } from '../../shared/credits';
+import { logger } from '../../shared/log';
+import { session } from '../../shared/platforms/shortvideo/client';
 import { encodeHashtagCursor, fingerprint } from '../../shared/platforms/shortvideo/cursor';
+import { ScrapeContext } from '../../shared/scrape/http';
+import { startCold } from '../../shared/scrape/warm';
 import { fixture, fixtureText, type FakeReply, type RecordedRequest } from '../support/fake-upstream';
 import { type Harness, withGateway } from '../support/harness';
-import { startCold } from '../../shared/scrape/warm';
 
 /**
  * Operation 13 through the local gateway: parameters, the authenticated cursor chain without
@@ -23,10 +26,8 @@ beforeEach(() => {
   startCold('shortvideo');
   h.fake.on('/', HOME);
   h.fake.on(DETAIL, { body: fixture('shortvideo/hashtag-detail.json') });
-  h.fake.on(ITEMS, items);
+  h.fake.on(ITEMS, (req) => ({ headers: { 'set-cookie': 'tt_chain_token=chain-ng; Path=/' }, body: fixture(PAGES[req.query.cursor ?? ''] ?? 'shortvideo/hashtag-items-last.json') }));
 });
-
-const items = (req: RecordedRequest): FakeReply => ({ headers: { 'set-cookie': 'tt_chain_token=chain-ng; Path=/' }, body: fixture(PAGES[req.query.cursor ?? ''] ?? 'shortvideo/hashtag-items-last.json') });
 
 const apiCalls = () => h.fake.requests.filter((r) => r.path.startsWith('/api/'));
 const ids = (res: { body: { data: { videos: { id: string }[] } } }) => res.body.data.videos.map((x) => x.id);
@@ -69,9 +70,8 @@ describe('200', () => {
 
   test('a cold function on a later page asks for the detail and the list at once (1 round trip)', async () => {
     const cursor = encodeHashtagCursor({ hashtag: 'lagossunset', region: 'NG', challengeId: '1600000000000001', offset: 30, seen: new Set(['7500000000000000002'].map(fingerprint)) });
-    // The cold session primes its jar from the home page first; the two API calls are the slow ones.
-    h.fake.on(DETAIL, { body: fixture('shortvideo/hashtag-detail.json'), delayMs: 150 });
-    h.fake.on(ITEMS, (req) => ({ ...items(req), delayMs: 150 }));
+    await session.prime(ScrapeContext.withBudget(5000), logger); // a warm session that never saw this hashtag
+    h.fake.delayMs = 150;
     const started = Date.now();
     const res = await h.call(PATH, { hashtag: 'lagossunset', cursor }, { key });
     const ms = Date.now() - started;

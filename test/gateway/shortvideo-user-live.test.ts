@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import { balance } from '../../shared/credits';
 import { LiveData } from '../../shared/platforms/shortvideo/resources';
+import { startCold } from '../../shared/scrape/warm';
 import { fixture, type FakeReply } from '../support/fake-upstream';
 import { type Harness, withGateway } from '../support/harness';
-import { startCold } from '../../shared/scrape/warm';
 
 /**
  * Operation 11 through the local gateway: live and offline answers, round trips, the age gate, and
