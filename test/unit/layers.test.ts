@@ -45,3 +45,15 @@ test('platforms import neither the table nor the pipeline, nor each other', () =
 test('the table does not import the pipeline', () => {
   expect(importsOf(path.join(ROOT, 'shared/operations.ts')).filter((i) => within(i, 'shared/pipeline'))).toEqual([]);
 });
+
+test('the scraping core has no import circle, not even a type-only one', () => {
+  const dir = path.join(ROOT, 'shared/scrape');
+  const graph = new Map(files(dir).map((f) => [path.relative(ROOT, f).replace(/\.ts$/, ''), importsOf(f).filter((i) => within(i, 'shared/scrape'))]));
+  const circles: string[] = [];
+  const visit = (node: string, trail: string[]) => {
+    if (trail.includes(node)) return void circles.push([...trail.slice(trail.indexOf(node)), node].join(' -> '));
+    for (const next of graph.get(node) ?? []) visit(next, [...trail, node]);
+  };
+  for (const node of graph.keys()) visit(node, []);
+  expect(circles).toEqual([]);
+});
