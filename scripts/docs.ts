@@ -10,7 +10,7 @@ import { RATE_LIMIT } from '../shared/config';
 import { ERROR_STATUS, type ErrorCode } from '../shared/errors';
 import { answeredStatuses, operations, type Operation, type Status } from '../shared/operations';
 import { CACHE_MAX_AGE_SECONDS } from '../shared/validation';
-import { CLIENT_TABLE_PATH, OPENAPI_PATH, renderClientTable, renderOpenApi } from './openapi';
+import { CLIENT_TABLE_PATH, OPENAPI_FILE, renderClientTable, renderOpenApi } from './openapi';
 
 export const DOCS_PATH = path.join(__dirname, '..', 'docs', 'api.md');
 
@@ -166,8 +166,8 @@ if (require.main === module) {
   mkdirSync(path.dirname(DOCS_PATH), { recursive: true });
   writeFileSync(DOCS_PATH, renderDocs());
   console.log(`wrote ${path.relative(process.cwd(), DOCS_PATH)}`);
-  writeFileSync(OPENAPI_PATH, renderOpenApi());
-  console.log(`wrote ${path.relative(process.cwd(), OPENAPI_PATH)}`);
+  writeFileSync(OPENAPI_FILE, renderOpenApi());
+  console.log(`wrote ${path.relative(process.cwd(), OPENAPI_FILE)}`);
   writeFileSync(CLIENT_TABLE_PATH, renderClientTable());
   console.log(`wrote ${path.relative(process.cwd(), CLIENT_TABLE_PATH)}`);
 }

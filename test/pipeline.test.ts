@@ -168,7 +168,7 @@ describe('cache', () => {
     await h.call(PATH, { handle: 'usage-count.bsky.social', cache_max_age: '1d' }, { key });
     await h.call(PATH, { handle: 'usage-count.bsky.social', cache_max_age: '1d' }, { key });
     await h.call(PATH, { handle: '!!' }, { key }); // 422: not counted
-    const { usage } = await import('../shared/account/usage');
+    const { usage } = await import('../shared/usage');
     const report = await usage(teamId, 30);
     expect(report.days).toHaveLength(30);
     expect(report.days.at(-1)!.operations).toEqual({ 'microblog-a-user-posts': { live: 1, hits: 2, credits: 1 } });

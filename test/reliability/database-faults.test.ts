@@ -47,7 +47,7 @@ function isStep(step: Step, command: string, input: Marshalled): boolean {
     case 'reservation':
       return command === 'UpdateItemCommand' && /credits >= :cost/.test(input.ConditionExpression ?? '');
     case 'settle':
-      return command === 'BatchWriteItemCommand';
+      return command === 'TransactWriteItemsCommand' && JSON.stringify(input.TransactItems ?? []).includes('"LEDGER#');
     case 'refund':
       return command === 'TransactWriteItemsCommand' && /credits \+ :cost/.test(JSON.stringify(input.TransactItems ?? []));
   }
