@@ -19,7 +19,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 const ASSETS = { 'index.html': { type: 'text/html; charset=utf-8', body: '<html>%BASE%</html>' } };
 const CLIP = scenarios['livestream-clip']!;
 
-const event = (e: Partial<APIGatewayProxyEvent> & { requestContext?: Record<string, unknown> }) =>
+const event = (e: Omit<Partial<APIGatewayProxyEvent>, 'requestContext'> & { requestContext?: Record<string, unknown> }) =>
   ({ httpMethod: 'GET', headers: {}, queryStringParameters: null, multiValueQueryStringParameters: null, body: null, isBase64Encoded: false, ...e }) as unknown as APIGatewayProxyEvent;
 
 let teamId: string;
