@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from './config';
-import { db, isConditionalFailure } from './db/client';
+import { db, isConditionalFailure, teamRange } from './db/client';
 import { LEDGER_PREFIX, TEAM_SK, teamPk } from './db/tables';
 import { ApiError, atCapacity } from './errors';
 import type { Log } from './log';
@@ -204,21 +204,8 @@ export async function addCredits(teamId: string, credits: number): Promise<numbe
 }
 
 export async function ledger(teamId: string, since?: string): Promise<LedgerEntry[]> {
-  const out: LedgerEntry[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const res = await db().send(
-      new QueryCommand({
-        TableName: config.accountsTable,
-        KeyConditionExpression: 'pk = :p AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':p': teamPk(teamId), ':from': `${LEDGER_PREFIX}${since ?? ''}`, ':to': `${LEDGER_PREFIX}\uffff` },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const i of res.Items ?? []) out.push({ teamId: i.teamId, requestId: i.requestId, operation: i.operation, credits: i.credits, time: i.time });
-    start = res.LastEvaluatedKey;
-  } while (start);
-  return out;
+  const items = await teamRange(teamId, `${LEDGER_PREFIX}${since ?? ''}`, `${LEDGER_PREFIX}\uffff`);
+  return items.map((i) => ({ teamId: i.teamId, requestId: i.requestId, operation: i.operation, credits: i.credits, time: i.time }));
 }
 
 /**

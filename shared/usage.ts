@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from './config';
-import { db } from './db/client';
+import { db, teamRange } from './db/client';
 import { USAGE_PREFIX, teamPk } from './db/tables';
 import type { Log } from './log';
 
@@ -70,28 +70,10 @@ export interface UsageReport {
   byOperation: Record<string, { requests: number; hits: number; credits: number; cacheHitShare: number | null }>;
 }
 
-async function usageItems(teamId: string, from: string, to: string): Promise<Record<string, unknown>[]> {
-  const out: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const res = await db().send(
-      new QueryCommand({
-        TableName: config.accountsTable,
-        KeyConditionExpression: 'pk = :p AND sk BETWEEN :from AND :to',
-        // `\uffff` after the last day: its shard items (USAGE#<day>#<shard>) sort after USAGE#<day>.
-        ExpressionAttributeValues: { ':p': teamPk(teamId), ':from': `${USAGE_PREFIX}${from}`, ':to': `${USAGE_PREFIX}${to}\uffff` },
-        ExclusiveStartKey: start,
-      }),
-    );
-    out.push(...(res.Items ?? []));
-    start = res.LastEvaluatedKey;
-  } while (start);
-  return out;
-}
-
 /** The last `days` UTC days, today included, every day present (zeros where nothing happened). */
 export async function usage(teamId: string, days: number, now = Date.now()): Promise<UsageReport> {
-  const items = await usageItems(teamId, dayOf(now - (days - 1) * 86_400_000), dayOf(now));
+  // `\uffff` after the last day: its shard items (USAGE#<day>#<nn>) sort after USAGE#<day>.
+  const items = await teamRange(teamId, `${USAGE_PREFIX}${dayOf(now - (days - 1) * 86_400_000)}`, `${USAGE_PREFIX}${dayOf(now)}\uffff`);
   const byDay = new Map<string, UsageDay['operations']>();
   for (const item of items) {
     const day = String(item.sk).slice(USAGE_PREFIX.length, USAGE_PREFIX.length + 10);
