@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { authorizerHandler } from '../shared/auth/authorizer';
+import { Unauthorized, authorizerHandler } from '../shared/auth/authorizer';
 import { failure } from '../shared/envelope';
 import { RATE_LIMIT } from '../shared/config';
 import { ApiError, GATEWAY_MESSAGES, atCapacity } from '../shared/errors';
 import { logger } from '../shared/log';
 import { routedOperations, type Operation } from '../shared/operations';
 import { DASHBOARD_PATH, matchAccountRoute } from '../shared/account/routes';
+import { OPENAPI_ROUTE } from '../shared/openapi';
 
 /**
  * The local stand-in for API Gateway: the same routes (from the operation table), the same
@@ -34,7 +35,6 @@ export interface Gateway {
 }
 
 const STAGE = 'local';
-export const OPENAPI_PATH = '/v1/openapi.json';
 
 export class TokenBuckets {
   private buckets = new Map<string, { tokens: number; at: number }>();
@@ -99,7 +99,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
       // The OpenAPI document is public, as on API Gateway (no authorizer on that route).
-      if (url.pathname === OPENAPI_PATH && req.method === 'GET') return (await import('../functions/openapi')).handler();
+      if (url.pathname === OPENAPI_ROUTE && req.method === 'GET') return (await import('../functions/openapi')).handler(plainEvent(req, url, requestId, OPENAPI_ROUTE, null, null));
       // The dashboard and its account API: no API-key authorizer (the session cookie is the credential).
       if (url.pathname.startsWith('/v1/account/')) return await serveAccount(req, url, requestId);
       if ((url.pathname === DASHBOARD_PATH || url.pathname.startsWith(`${DASHBOARD_PATH}/`)) && req.method === 'GET') {
@@ -134,7 +134,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       try {
         auth = await authorizerHandler(authEvent);
       } catch (err) {
-        if ((err as Error).message === 'Unauthorized') {
+        if (err instanceof Unauthorized) {
           return failure(new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED), requestId);
         }
         return failure(atCapacity(`authorizer failed: ${(err as Error).name}`), requestId);

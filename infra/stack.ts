@@ -10,10 +10,11 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
-import { RATE_LIMIT } from '../shared/config';
+import { DEFAULT_SCRAPE_DEADLINE_MS, RATE_LIMIT } from '../shared/config';
 import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/account/routes';
 import { ACCOUNTS, CACHE, TEAM_INDEX, type TableDef } from '../shared/db/tables';
-import { ERROR_STATUS, GATEWAY_MESSAGES, type ErrorCode } from '../shared/errors';
+import { ERROR_STATUS, GATEWAY_MESSAGES, RETRY_AFTER_S, type ErrorCode } from '../shared/errors';
+import { OPENAPI_ROUTE } from '../shared/openapi';
 import { handlerFile, routedOperations, type Operation } from '../shared/operations';
 
 /**
@@ -45,13 +46,11 @@ export const TEAM_RATE_LIMIT = RATE_LIMIT.requests / RATE_LIMIT.windowSeconds;
 export const TEAM_BURST_LIMIT = RATE_LIMIT.requests;
 /** A token comes back every 0.6 s at the team rate, so one second is always enough to retry. */
 const THROTTLE_RETRY_AFTER_S = 1;
-/** Matches the handlers' own SERVICE_UNAVAILABLE Retry-After. */
-const GATEWAY_5XX_RETRY_AFTER_S = 5;
+/** The handlers' own SERVICE_UNAVAILABLE Retry-After. */
+const GATEWAY_5XX_RETRY_AFTER_S = RETRY_AFTER_S.SERVICE_UNAVAILABLE;
 
 /** API Gateway gives up on an integration at 29 s; the function must answer first. */
 const FUNCTION_TIMEOUT = Duration.seconds(28);
-/** The scrape (retries included) ends by then, which leaves 8 s to refund the credit and answer. */
-const SCRAPE_DEADLINE_MS = 20_000;
 /** The authorizer makes one GetItem and at most one UpdateItem; a stuck one should fail fast (503). */
 const AUTHORIZER_TIMEOUT = Duration.seconds(10);
 /**
@@ -105,21 +104,20 @@ export class SocialDataApiStack extends Stack {
         timeout: FUNCTION_TIMEOUT,
         environment: {
           ...environment,
-          SCRAPE_DEADLINE_MS: String(SCRAPE_DEADLINE_MS),
+          // The scrape (retries included) ends by then, which leaves 8 s to refund the credit and answer.
+          SCRAPE_DEADLINE_MS: String(DEFAULT_SCRAPE_DEADLINE_MS),
           ...(proxyUrl ? { SCRAPER_PROXY_URL: proxyUrl } : {}),
           // Resolved by CloudFormation at deploy time ({{resolve:secretsmanager:…}}).
           CURSOR_SECRET: cursorSecret.secretValue.unsafeUnwrap(),
           ...(signerUrl && op.platform === 'shortvideo' ? { SHORTVIDEO_SIGNER_URL: signerUrl } : {}),
         },
       });
-      // Reserve/refund are UpdateItem; the ledger record and the cache entry are one BatchWriteItem
-      // of puts. IAM cannot limit BatchWriteItem to puts, but these functions already hold UpdateItem
-      // on the same items, which can rewrite any of them: the batch adds no reach (the code never
-      // sends a delete), and it halves the latency of the transaction it replaced.
-      this.allow(fn, this.accounts, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem');
-      // Cache reads and the settle batch; shared upstream credentials (CRED# items) are read, leased
-      // with a conditional UpdateItem and written with PutItem.
-      this.allow(fn, this.cache, 'dynamodb:GetItem', 'dynamodb:BatchWriteItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
+      // Reserve/refund are UpdateItem; the settle transaction puts the ledger record, adds to the
+      // day's usage count (UpdateItem) and puts the cache entry.
+      this.allow(fn, this.accounts, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
+      // Cache reads and the settle transaction's put; shared upstream credentials (CRED# items) are
+      // read, leased with a conditional UpdateItem and written with PutItem.
+      this.allow(fn, this.cache, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
       return { op, fn };
     });
 
@@ -177,12 +175,12 @@ export class SocialDataApiStack extends Stack {
 
     // The OpenAPI document, public like any API description (no key, no credits).
     const openApiFn = this.nodeFunction('OpenApi', 'functions/openapi.ts', {
-      description: 'GET /v1/openapi.json: the OpenAPI 3.1 document',
+      description: `GET ${OPENAPI_ROUTE}: the OpenAPI 3.1 document`,
       memorySize: 256,
       timeout: Duration.seconds(5),
       environment: { NODE_OPTIONS: '--enable-source-maps' },
     });
-    const openApiMethod = this.api.root.resourceForPath('/v1/openapi.json').addMethod('GET', new apigateway.LambdaIntegration(openApiFn, { proxy: true, allowTestInvoke: false }), {
+    const openApiMethod = this.api.root.resourceForPath(OPENAPI_ROUTE).addMethod('GET', new apigateway.LambdaIntegration(openApiFn, { proxy: true, allowTestInvoke: false }), {
       authorizationType: apigateway.AuthorizationType.NONE,
       apiKeyRequired: false,
     });

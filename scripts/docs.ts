@@ -17,7 +17,7 @@ import { RATE_LIMIT } from '../shared/config';
 import { ERROR_STATUS, type ErrorCode } from '../shared/errors';
 import { answeredStatuses, handlerFile, operations, type Operation, type Status } from '../shared/operations';
 import { CACHE_MAX_AGE_SECONDS } from '../shared/validation';
-import { CLIENT_TABLE_PATH, OPENAPI_PATH, renderClientTable, renderOpenApi } from './openapi';
+import { CLIENT_TABLE_PATH, OPENAPI_FILE, renderClientTable, renderOpenApi } from './openapi';
 
 const ROOT = path.join(__dirname, '..');
 export const DOCS_DIR = path.join(ROOT, 'docs');
@@ -285,7 +285,7 @@ export function generatedDocs(): { file: string; content: string }[] {
 }
 
 if (require.main === module) {
-  const files = [...generatedDocs(), { file: OPENAPI_PATH, content: renderOpenApi() }, { file: CLIENT_TABLE_PATH, content: renderClientTable() }];
+  const files = [...generatedDocs(), { file: OPENAPI_FILE, content: renderOpenApi() }, { file: CLIENT_TABLE_PATH, content: renderClientTable() }];
   for (const { file, content } of files) {
     if (readIfThere(file) === content) continue;
     mkdirSync(path.dirname(file), { recursive: true });
