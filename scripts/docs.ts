@@ -166,7 +166,7 @@ function generatedOperationPart(op: Operation, file: string): string[] {
   const recorded = deviations(op);
   out.push('## Recorded deviations from the spec\'s types', '');
   if (recorded.length) {
-    out.push(`Where the source has no value, or another form, than the spec's type allows; each is recorded with its reason in \`shared/platforms/${op.platform}/resources.ts\`, accepted by the contract tests and marked \`x-spec-deviation\` in [openapi.json](${linkFrom(file, OPENAPI_PATH)}).`, '');
+    out.push(`Where the source has no value, or another form, than the spec's type allows; each is recorded with its reason in \`shared/platforms/${op.platform}/resources.ts\`, accepted by the contract tests and marked \`x-spec-deviation\` in [openapi.json](${linkFrom(file, OPENAPI_FILE)}).`, '');
     out.push('| Field of `data` | Reason |', '|---|---|');
     for (const [field, reason] of recorded) out.push(`| \`${field}\` | ${prose(reason)} |`);
   } else {
