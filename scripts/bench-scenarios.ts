@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { OperationId } from '../shared/operations';
 import { encodeHashtagCursor } from '../shared/platforms/shortvideo/cursor';
-import { FIXTURES, fixture, fixtureText, type FakeReply, type FakeUpstream } from '../test/support/fake-upstream';
-import { linkpageRoutes } from '../test/support/linkpage-upstream';
-import { microblogBRoutes } from '../test/support/microblog-b-upstream';
+import { FIXTURES, fixture, fixtureText, type FakeReply, type FakeUpstream } from '../dev/upstream/fake';
+import { linkpageRoutes } from '../dev/upstream/linkpage';
+import { microblogBRoutes } from '../dev/upstream/microblog-b';
 
 /**
  * The fake-upstream set-ups `npm run bench` uses: one entry per operation (or per input form of an

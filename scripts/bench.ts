@@ -299,7 +299,7 @@ async function main() {
     const { createTeam } = await import('../shared/credits');
     const { createKey } = await import('../shared/auth/keys');
     const { startGateway } = await import('../dev/gateway');
-    const { FakeUpstream } = await import('../test/support/fake-upstream');
+    const { FakeUpstream } = await import('../dev/upstream/fake');
     stops.push(async () => rawDb().destroy());
 
     await ensureTables();

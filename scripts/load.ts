@@ -69,7 +69,7 @@ async function main() {
   const { createKey } = await import('../shared/auth/keys');
   const { startGateway } = await import('../dev/gateway');
   const { operations, routedOperations } = await import('../shared/operations');
-  const { FakeUpstream } = await import('../test/support/fake-upstream');
+  const { FakeUpstream } = await import('../dev/upstream/fake');
   const { scenarios } = await import('../test/contract/scenarios');
 
   const fake = new FakeUpstream();

@@ -2,7 +2,7 @@ import { balance } from '../../shared/credits';
 import { newSession } from '../../shared/platforms/shortvideo/client';
 import { encodeHashtagCursor, fingerprint } from '../../shared/platforms/shortvideo/cursor';
 import { forgetHashtags } from '../../shared/platforms/shortvideo/scrape';
-import { fixture, fixtureText, type FakeReply, type RecordedRequest } from '../support/fake-upstream';
+import { fixture, fixtureText, type FakeReply, type RecordedRequest } from '../../dev/upstream/fake';
 import { type Harness, withGateway } from '../support/harness';
 
 /**

@@ -4,7 +4,7 @@ import type { Post, UserPostsData } from '../../../shared/platforms/microblog-c/
 import { knownUsernames, scrapeUserPosts } from '../../../shared/platforms/microblog-c/scrape';
 import { WEB_ORIGIN, postUrl, profileUrl } from '../../../shared/platforms/microblog-c/site';
 import { ScrapeContext } from '../../../shared/scrape/http';
-import { FakeUpstream, fixture, fixtureText, type FakeReply } from '../../support/fake-upstream';
+import { FakeUpstream, fixture, fixtureText, type FakeReply } from '../../../dev/upstream/fake';
 import { rejection } from '../../support/rejection';
 
 /**

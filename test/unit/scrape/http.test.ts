@@ -1,7 +1,7 @@
 import type { ApiError } from '../../../shared/errors';
 import { CookieJar } from '../../../shared/scrape/cookies';
 import { ScrapeContext, upstreamClient } from '../../../shared/scrape/http';
-import { FakeUpstream } from '../../support/fake-upstream';
+import { FakeUpstream } from '../../../dev/upstream/fake';
 
 /**
  * Requests only to the platform's hosts (shared/scrape/http.ts): UPSTREAM_<P>_URL sends every host
