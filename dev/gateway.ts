@@ -59,122 +59,155 @@ const defaultLoader = async (op: Operation): Promise<Handler> => {
   return mod.handler;
 };
 
-export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
-  const routes = new Map<string, Operation>(routedOperations().map((op) => [op.path, op]));
-  const handlers = new Map<string, Promise<Handler>>();
-  const load = opts.loadHandler ?? defaultLoader;
-  const perMinute = opts.ratePerMinute ?? (RATE_LIMIT.requests * 60) / RATE_LIMIT.windowSeconds;
-  const buckets = new TokenBuckets(opts.burst ?? RATE_LIMIT.requests, perMinute / 60);
+type Answer = (req: http.IncomingMessage, url: URL, requestId: string) => Promise<APIGatewayProxyResult>;
 
+/** API Gateway: an unknown path or method is MISSING_AUTHENTICATION_TOKEN, mapped to 404. */
+const unknownRoute = (requestId: string) => failure(new ApiError('NOT_FOUND', GATEWAY_MESSAGES.NOT_FOUND), requestId);
+
+export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
+  const answer = router(opts);
   const server = http.createServer((req, res) => {
-    void serve(req).then((result) => {
+    void answer(req).then((result) => {
       res.writeHead(result.statusCode, result.headers as http.OutgoingHttpHeaders);
       res.end(result.body);
     });
   });
+  return listen(server, opts);
+}
 
-  let dashboardHandler: Promise<Handler> | undefined;
-  const dashboard = () =>
-    (dashboardHandler ??= Promise.all([import('../shared/account/static'), import('../dashboard/build')]).then(([s, b]) => s.dashboardHandler(() => b.buildDashboard())));
-
-  async function serveAccount(req: http.IncomingMessage, url: URL, requestId: string): Promise<APIGatewayProxyResult> {
-    const matched = matchAccountRoute(req.method ?? 'GET', url.pathname);
-    if (!matched) {
-      // API Gateway: an unknown path or method is MISSING_AUTHENTICATION_TOKEN, mapped to 404.
-      return failure(new ApiError('NOT_FOUND', GATEWAY_MESSAGES.NOT_FOUND), requestId);
-    }
-    const body = await readBody(req);
-    const event = plainEvent(req, url, requestId, matched.route.path, matched.params, body);
-    const { handler } = await import('../functions/account');
-    const res = await handler(event);
-    // Served over plain http: a browser would drop a Secure cookie (except on localhost), so the
-    // local gateway alone relaxes it. API Gateway is https only and passes it unchanged.
-    const cookie = res.headers?.['set-cookie'];
-    if (typeof cookie === 'string') res.headers = { ...res.headers, 'set-cookie': cookie.replace(/; Secure/g, '') };
-    return res;
-  }
-
-  async function serve(req: http.IncomingMessage): Promise<APIGatewayProxyResult> {
+/**
+ * Every request to its route, as API Gateway routes them: the public OpenAPI document, the account
+ * API and the dashboard (no API-key authorizer: the session cookie is their credential), then the
+ * operations. A failure of the gateway itself is a 503, as API Gateway's DEFAULT_5XX.
+ */
+function router(opts: GatewayOptions): (req: http.IncomingMessage) => Promise<APIGatewayProxyResult> {
+  const operation = operationRoutes(opts);
+  const dashboard = dashboardRoute();
+  return async (req) => {
     const requestId = randomUUID();
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
-      // The OpenAPI document is public, as on API Gateway (no authorizer on that route).
-      if (url.pathname === OPENAPI_ROUTE && req.method === 'GET') return (await import('../functions/openapi')).handler(plainEvent(req, url, requestId, OPENAPI_ROUTE, null, null));
-      // The dashboard and its account API: no API-key authorizer (the session cookie is the credential).
-      if (url.pathname.startsWith('/v1/account/')) return await serveAccount(req, url, requestId);
-      if ((url.pathname === DASHBOARD_PATH || url.pathname.startsWith(`${DASHBOARD_PATH}/`)) && req.method === 'GET') {
-        return await (await dashboard())(plainEvent(req, url, requestId, url.pathname, null, null));
-      }
-      const op = routes.get(url.pathname);
-      if (!op || req.method !== 'GET') {
-        return failure(new ApiError('NOT_FOUND', GATEWAY_MESSAGES.NOT_FOUND), requestId);
-      }
-      const { single, multi } = headerMaps(req);
-      const { single: query, multi: multiQuery } = queryMaps(url);
-
-      // What API Gateway puts in both the authorizer's REQUEST event and the function's proxy event.
-      const common = {
-        resource: op.path,
-        path: url.pathname,
-        httpMethod: 'GET',
-        headers: single,
-        multiValueHeaders: multi,
-        queryStringParameters: query,
-        multiValueQueryStringParameters: multiQuery,
-        pathParameters: null,
-        stageVariables: null,
-      };
-      const authEvent = {
-        ...common,
-        type: 'REQUEST',
-        methodArn: `arn:aws:execute-api:local:000000000000:local/${STAGE}/GET${op.path}`,
-        requestContext: { requestId, stage: STAGE },
-      } as unknown as APIGatewayRequestAuthorizerEvent;
-      let auth;
-      try {
-        auth = await authorizerHandler(authEvent);
-      } catch (err) {
-        if (err instanceof Unauthorized) {
-          return failure(new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED), requestId);
-        }
-        return failure(atCapacity(`authorizer failed: ${(err as Error).name}`), requestId);
-      }
-
-      const turn = buckets.take(auth.usageIdentifierKey ?? auth.principalId);
-      if (!turn.ok) {
-        return failure(new ApiError('RATE_LIMITED', GATEWAY_MESSAGES.RATE_LIMITED, { retryAfter: turn.retryAfter }), requestId);
-      }
-
-      const event: APIGatewayProxyEvent = {
-        ...common,
-        body: null,
-        isBase64Encoded: false,
-        requestContext: {
-          requestId,
-          stage: STAGE,
-          httpMethod: 'GET',
-          path: `/${STAGE}${url.pathname}`,
-          resourcePath: op.path,
-          authorizer: { ...(auth.context ?? {}), principalId: auth.principalId },
-          identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' },
-        } as unknown as APIGatewayProxyEvent['requestContext'],
-      };
-      let handler = handlers.get(op.id);
-      if (!handler) {
-        handler = load(op);
-        handlers.set(op.id, handler);
-      }
-      return await (await handler)(event);
+      const get = req.method === 'GET';
+      if (url.pathname === OPENAPI_ROUTE && get) return (await import('../functions/openapi')).handler(plainEvent(req, url, requestId, OPENAPI_ROUTE, null, null));
+      if (url.pathname.startsWith('/v1/account/')) return await accountRoute(req, url, requestId);
+      if ((url.pathname === DASHBOARD_PATH || url.pathname.startsWith(`${DASHBOARD_PATH}/`)) && get) return await dashboard(req, url, requestId);
+      return await operation(req, url, requestId);
     } catch (err) {
       logger.error('local gateway failure', { requestId, error: String(err) });
       return failure(atCapacity(`local gateway failure: ${String(err)}`), requestId);
     }
-  }
+  };
+}
 
-  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', resolve));
+/** The account API: one handler for every /v1/account/* route, with the route's path parameters. */
+async function accountRoute(req: http.IncomingMessage, url: URL, requestId: string): Promise<APIGatewayProxyResult> {
+  const matched = matchAccountRoute(req.method ?? 'GET', url.pathname);
+  if (!matched) return unknownRoute(requestId);
+  const body = await readBody(req);
+  const event = plainEvent(req, url, requestId, matched.route.path, matched.params, body);
+  const { handler } = await import('../functions/account');
+  const res = await handler(event);
+  // Served over plain http: a browser would drop a Secure cookie (except on localhost), so the
+  // local gateway alone relaxes it. API Gateway is https only and passes it unchanged.
+  const cookie = res.headers?.['set-cookie'];
+  if (typeof cookie === 'string') res.headers = { ...res.headers, 'set-cookie': cookie.replace(/; Secure/g, '') };
+  return res;
+}
+
+/** The dashboard's page and assets (the app is built once, on the first request). */
+function dashboardRoute(): Answer {
+  let handler: Promise<Handler> | undefined;
+  const load = () =>
+    (handler ??= Promise.all([import('../shared/account/static'), import('../dashboard/build')]).then(([s, b]) => s.dashboardHandler(() => b.buildDashboard())));
+  return async (req, url, requestId) => (await load())(plainEvent(req, url, requestId, url.pathname, null, null));
+}
+
+/**
+ * The operations of the table: the authorizer, then the per-team throttle (the usage plan's token
+ * bucket, keyed by the usage key the authorizer names), then the operation's handler module.
+ */
+function operationRoutes(opts: GatewayOptions): Answer {
+  const routes = new Map<string, Operation>(routedOperations().map((op) => [op.path, op]));
+  const handlers = new Map<string, Promise<Handler>>();
+  const load = opts.loadHandler ?? defaultLoader;
+  const handlerOf = (op: Operation) => handlers.get(op.id) ?? handlers.set(op.id, load(op)).get(op.id)!;
+  const perMinute = opts.ratePerMinute ?? (RATE_LIMIT.requests * 60) / RATE_LIMIT.windowSeconds;
+  const buckets = new TokenBuckets(opts.burst ?? RATE_LIMIT.requests, perMinute / 60);
+
+  return async (req, url, requestId) => {
+    const op = routes.get(url.pathname);
+    if (!op || req.method !== 'GET') return unknownRoute(requestId);
+    const request = proxyRequest(op, req, url);
+    const auth = await authorize(op, request, requestId);
+    if ('statusCode' in auth) return auth;
+    const turn = buckets.take(auth.usageIdentifierKey ?? auth.principalId);
+    if (!turn.ok) return failure(new ApiError('RATE_LIMITED', GATEWAY_MESSAGES.RATE_LIMITED, { retryAfter: turn.retryAfter }), requestId);
+    return (await handlerOf(op))(operationEvent(op, request, req, url, requestId, auth));
+  };
+}
+
+/** What API Gateway puts in both the authorizer's REQUEST event and the function's proxy event. */
+function proxyRequest(op: Operation, req: http.IncomingMessage, url: URL) {
+  const { single, multi } = headerMaps(req);
+  const { single: query, multi: multiQuery } = queryMaps(url);
+  return {
+    resource: op.path,
+    path: url.pathname,
+    httpMethod: 'GET',
+    headers: single,
+    multiValueHeaders: multi,
+    queryStringParameters: query,
+    multiValueQueryStringParameters: multiQuery,
+    pathParameters: null,
+    stageVariables: null,
+  };
+}
+type ProxyRequest = ReturnType<typeof proxyRequest>;
+type AuthorizerResult = Awaited<ReturnType<typeof authorizerHandler>>;
+
+/**
+ * The REQUEST authorizer, as API Gateway calls it: its "Unauthorized" error is the 401 (API Gateway
+ * itself tells that error apart by its message), any other failure a 503.
+ */
+async function authorize(op: Operation, request: ProxyRequest, requestId: string): Promise<AuthorizerResult | APIGatewayProxyResult> {
+  const event = {
+    ...request,
+    type: 'REQUEST',
+    methodArn: `arn:aws:execute-api:local:000000000000:local/${STAGE}/GET${op.path}`,
+    requestContext: { requestId, stage: STAGE },
+  } as unknown as APIGatewayRequestAuthorizerEvent;
+  try {
+    return await authorizerHandler(event);
+  } catch (err) {
+    if (err instanceof Unauthorized) return failure(new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED), requestId);
+    return failure(atCapacity(`authorizer failed: ${(err as Error).name}`), requestId);
+  }
+}
+
+/** The function's proxy event: the request, with the authorizer's context and principal. */
+function operationEvent(op: Operation, request: ProxyRequest, req: http.IncomingMessage, url: URL, requestId: string, auth: AuthorizerResult): APIGatewayProxyEvent {
+  return {
+    ...request,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: {
+      requestId,
+      stage: STAGE,
+      httpMethod: 'GET',
+      path: `/${STAGE}${url.pathname}`,
+      resourcePath: op.path,
+      authorizer: { ...(auth.context ?? {}), principalId: auth.principalId },
+      identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' },
+    } as unknown as APIGatewayProxyEvent['requestContext'],
+  };
+}
+
+async function listen(server: http.Server, opts: GatewayOptions): Promise<Gateway> {
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, host, resolve));
   const addr = server.address() as AddressInfo;
   return {
-    url: `http://${opts.host ?? '127.0.0.1'}:${addr.port}`,
+    url: `http://${host}:${addr.port}`,
     server,
     stop: () =>
       new Promise<void>((resolve) => {

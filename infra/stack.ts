@@ -68,27 +68,46 @@ export class SocialDataApiStack extends Stack {
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
-
     // Both tables from their one definition (shared/db/tables.ts), which the local set-up reads too.
     this.accounts = this.table('AccountsTable', ACCOUNTS);
     this.cache = this.table('CacheTable', CACHE);
     acknowledge(this.cache, 'AwsSolutions-DDB3', 'The cache holds only re-scrapable results (30-day TTL); the accounts table, which holds money, has point-in-time recovery.');
-
     const environment: Record<string, string> = {
       NODE_OPTIONS: '--enable-source-maps',
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       ACCOUNTS_TABLE: this.accounts.tableName,
       CACHE_TABLE: this.cache.tableName,
     };
+    const authorizerFn = this.authorizerFunction(environment);
+    const operationFns = this.operationFunctions(environment);
+    this.api = this.restApi();
+    this.addOperationRoutes(operationFns, this.keyAuthorizer(authorizerFn));
+    this.addOpenApi();
+    this.addDashboard(environment);
+    this.usagePlan = this.api.addUsagePlan('TeamUsagePlan', {
+      name: 'social-data-api-team',
+      description: `One API key per team (created by the admin CLI); ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} s per team`,
+      throttle: { rateLimit: TEAM_RATE_LIMIT, burstLimit: TEAM_BURST_LIMIT },
+      apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
+    });
+    this.addGatewayResponses();
+    this.addOutputs();
+  }
 
-    const authorizerFn = this.nodeFunction('Authorizer', 'functions/authorizer.ts', {
+  /** The REQUEST authorizer: reads the key and its team (GetItem), touches lastUsedAt (UpdateItem). */
+  private authorizerFunction(environment: Record<string, string>): NodejsFunction {
+    const fn = this.nodeFunction('Authorizer', 'functions/authorizer.ts', {
       description: 'REQUEST authorizer: API key -> team usage-plan key',
       memorySize: 512,
       timeout: AUTHORIZER_TIMEOUT,
       environment,
     });
-    this.allow(authorizerFn, this.accounts, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    this.allow(fn, this.accounts, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    return fn;
+  }
 
+  /** One function per routed operation (the operation table), with the scrape's settings and secrets. */
+  private operationFunctions(environment: Record<string, string>): { op: Operation; fn: NodejsFunction }[] {
     const proxyUrl = this.scraperProxyUrl();
     const cursorSecret = new secretsmanager.Secret(this, 'CursorSecret', {
       description: 'HMAC key of the opaque cursors the API issues (CURSOR_SECRET)',
@@ -97,7 +116,7 @@ export class SocialDataApiStack extends Stack {
     });
     acknowledge(cursorSecret, 'AwsSolutions-SMG4', 'HMAC key of pagination cursors that live minutes: replacing it only turns outstanding cursors into 400s, so it is replaced by redeploying, not on a rotation schedule.');
     const signerUrl = this.node.tryGetContext('shortvideoSignerUrl') as string | undefined;
-    const operationFns = routedOperations().map((op) => {
+    return routedOperations().map((op) => {
       const fn = this.nodeFunction(functionId(op), handlerFile(op), {
         description: `${op.number}. GET ${op.path}`,
         memorySize: memoryFor(op),
@@ -120,8 +139,11 @@ export class SocialDataApiStack extends Stack {
       this.allow(fn, this.cache, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
       return { op, fn };
     });
+  }
 
-    this.api = new apigateway.RestApi(this, 'Api', {
+  /** The REST API and its prod stage: stage throttle, access logs without keys, error-only execution logs. */
+  private restApi(): apigateway.RestApi {
+    const api = new apigateway.RestApi(this, 'Api', {
       restApiName: 'SocialDataApi',
       description: 'Public social-data extraction API',
       endpointConfiguration: { types: [apigateway.EndpointType.REGIONAL] },
@@ -143,17 +165,20 @@ export class SocialDataApiStack extends Stack {
         dataTraceEnabled: false,
       },
     });
-    acknowledge(this.api, 'AwsSolutions-APIG2', 'Parameters are validated by each function, which answers the spec\'s 422 with details; a gateway validator would answer 400 in another shape.');
-    acknowledge(this.api, 'AwsSolutions-APIG3', 'No WAF: per-team usage-plan throttling and the stage throttle bound traffic; a web ACL is a cost/ops decision per deployment.');
-    acknowledge(this.api, 'AwsSolutions-COG4', 'Key-authorised by design (the spec\'s API keys, via the REQUEST authorizer); there are no Cognito users.');
+    acknowledge(api, 'AwsSolutions-APIG2', 'Parameters are validated by each function, which answers the spec\'s 422 with details; a gateway validator would answer 400 in another shape.');
+    acknowledge(api, 'AwsSolutions-APIG3', 'No WAF: per-team usage-plan throttling and the stage throttle bound traffic; a web ACL is a cost/ops decision per deployment.');
+    acknowledge(api, 'AwsSolutions-COG4', 'Key-authorised by design (the spec\'s API keys, via the REQUEST authorizer); there are no Cognito users.');
     acknowledge(
-      this.api,
+      api,
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
       'AWS\'s own policy for the API Gateway account logging role, scoped to exactly what API Gateway logging needs.',
     );
-    // RestApi adds an output with a generated name; ApiUrl below replaces it with a stable one.
-    this.api.node.tryRemoveChild('Endpoint');
+    // RestApi adds an output with a generated name; ApiUrl (addOutputs) replaces it with a stable one.
+    api.node.tryRemoveChild('Endpoint');
+    return api;
+  }
 
+  private keyAuthorizer(authorizerFn: lambda.IFunction): apigateway.RequestAuthorizer {
     const authorizer = new apigateway.RequestAuthorizer(this, 'KeyAuthorizer', {
       handler: authorizerFn,
       // No identity source and no cache: with a source listed, API Gateway answers 401 itself when
@@ -164,7 +189,11 @@ export class SocialDataApiStack extends Stack {
     // CDK writes IdentitySource: "" for an empty list; leave the property out instead, which is
     // the documented form of "no identity source" when caching is off.
     (authorizer.node.defaultChild as apigateway.CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
+    return authorizer;
+  }
 
+  /** GET <operation path> -> its function, behind the key authorizer and the usage plan. */
+  private addOperationRoutes(operationFns: { op: Operation; fn: NodejsFunction }[], authorizer: apigateway.RequestAuthorizer) {
     for (const { op, fn } of operationFns) {
       this.api.root.resourceForPath(op.path).addMethod('GET', new apigateway.LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }), {
         authorizer,
@@ -172,8 +201,10 @@ export class SocialDataApiStack extends Stack {
         apiKeyRequired: true,
       });
     }
+  }
 
-    // The OpenAPI document, public like any API description (no key, no credits).
+  /** The OpenAPI document, public like any API description (no key, no credits). */
+  private addOpenApi() {
     const openApiFn = this.nodeFunction('OpenApi', 'functions/openapi.ts', {
       description: `GET ${OPENAPI_ROUTE}: the OpenAPI 3.1 document`,
       memorySize: 256,
@@ -185,18 +216,9 @@ export class SocialDataApiStack extends Stack {
       apiKeyRequired: false,
     });
     acknowledge(openApiMethod, 'AwsSolutions-APIG4', 'The public description of the API (OpenAPI): no data, no credits, like any published API document.');
+  }
 
-    this.addDashboard(environment);
-
-    this.usagePlan = this.api.addUsagePlan('TeamUsagePlan', {
-      name: 'social-data-api-team',
-      description: `One API key per team (created by the admin CLI); ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} s per team`,
-      throttle: { rateLimit: TEAM_RATE_LIMIT, burstLimit: TEAM_BURST_LIMIT },
-      apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
-    });
-
-    this.addGatewayResponses();
-
+  private addOutputs() {
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL; operation paths start with /v1' });
     new CfnOutput(this, 'UsagePlanId', { value: this.usagePlan.usagePlanId, description: 'USAGE_PLAN_ID for the admin CLI' });
     new CfnOutput(this, 'AccountsTableName', { value: this.accounts.tableName, description: 'ACCOUNTS_TABLE' });

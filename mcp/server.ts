@@ -11,7 +11,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ApiClientError, SocialDataClient } from '../client';
 import { routedOperations, type Operation } from '../shared/operations';
-import { parameters } from '../scripts/openapi';
+import { parameters } from '../shared/parameter-schema';
 
 interface Tool {
   name: string;

@@ -5,7 +5,7 @@ import { config } from '../shared/config';
 import { balance, ledger } from '../shared/credits';
 import { db, dynamoCallCount } from '../shared/db/client';
 import { logger } from '../shared/log';
-import { fixture } from './support/fake-upstream';
+import { fixture } from '../dev/upstream/fake';
 import { startHarness, type Harness } from './support/harness';
 
 /** The shared pipeline, exercised through the local gateway with microblog-a as the operation. */

@@ -1,6 +1,6 @@
 import { balance, ledger } from '../../shared/credits';
 import { startCold } from '../../shared/scrape/warm';
-import { fixture, fixtureText, type FakeReply } from '../support/fake-upstream';
+import { fixture, fixtureText, type FakeReply } from '../../dev/upstream/fake';
 import { type Harness, withGateway } from '../support/harness';
 import { expect503, upstreamFailures } from '../support/upstream-failures';
 

@@ -4,7 +4,7 @@ import { session } from '../../shared/platforms/shortvideo/client';
 import { encodeHashtagCursor, fingerprint } from '../../shared/platforms/shortvideo/cursor';
 import { ScrapeContext } from '../../shared/scrape/http';
 import { startCold } from '../../shared/scrape/warm';
-import { fixture, fixtureText, type FakeReply, type RecordedRequest } from '../support/fake-upstream';
+import { fixture, fixtureText, type FakeReply, type RecordedRequest } from '../../dev/upstream/fake';
 import { type Harness, withGateway } from '../support/harness';
 
 /**

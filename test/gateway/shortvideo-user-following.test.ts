@@ -1,6 +1,6 @@
 import { balance } from '../../shared/credits';
 import { startCold } from '../../shared/scrape/warm';
-import { fixture, fixtureText, type FakeReply } from '../support/fake-upstream';
+import { fixture, fixtureText, type FakeReply } from '../../dev/upstream/fake';
 import { type Harness, withGateway } from '../support/harness';
 
 /**

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { balance } from '../../shared/credits';
 import { LiveData } from '../../shared/platforms/shortvideo/resources';
 import { startCold } from '../../shared/scrape/warm';
-import { fixture, type FakeReply } from '../support/fake-upstream';
+import { fixture, type FakeReply } from '../../dev/upstream/fake';
 import { type Harness, withGateway } from '../support/harness';
 
 /**

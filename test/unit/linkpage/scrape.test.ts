@@ -8,8 +8,8 @@ import { GRAPHQL_ACCESS } from '../../../shared/platforms/linkpage/client';
 import { scrapePage } from '../../../shared/platforms/linkpage/scrape';
 import { startCold } from '../../../shared/scrape/warm';
 import { ScrapeContext } from '../../../shared/scrape/http';
-import { FakeUpstream, fixture } from '../../support/fake-upstream';
-import { LINKPAGE_BUNDLES, LINKPAGE_GRAPHQL, LINKPAGE_SHELL, LINKPAGE_TOKEN, graphqlOperation, linkpageRoutes } from '../../support/linkpage-upstream';
+import { FakeUpstream, fixture } from '../../../dev/upstream/fake';
+import { LINKPAGE_BUNDLES, LINKPAGE_GRAPHQL, LINKPAGE_SHELL, LINKPAGE_TOKEN, graphqlOperation, linkpageRoutes } from '../../../dev/upstream/linkpage';
 import { rejection } from '../../support/rejection';
 
 /** The upstream calls of operation 6: token from the bundle (kept, replaced once on refusal), resolve, page. */

@@ -4,10 +4,10 @@ import { STATIC_QUERY_IDS, fetchUser, guestToken, queryIds, queryIdsIn } from '.
 import { scrapeProfile } from '../../../shared/platforms/microblog-b/scrape';
 import { ScrapeContext } from '../../../shared/scrape/http';
 import { startCold } from '../../../shared/scrape/warm';
-import { FakeUpstream, fixture, fixtureText } from '../../support/fake-upstream';
+import { FakeUpstream, fixture, fixtureText } from '../../../dev/upstream/fake';
 import {
   ACTIVATE, BUNDLE_QUERY_IDS, FakeGuestTokens, WEB_PAGE, bundleRoutes, coldMicroblogB, gqlPath, microblogBRoutes,
-} from '../../support/microblog-b-upstream';
+} from '../../../dev/upstream/microblog-b';
 import { rejection } from '../../support/rejection';
 
 /**

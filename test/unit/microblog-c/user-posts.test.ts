@@ -5,7 +5,7 @@ import { scrapeUserPosts } from '../../../shared/platforms/microblog-c/scrape';
 import { startCold } from '../../../shared/scrape/warm';
 import { WEB_ORIGIN, postUrl, profileUrl } from '../../../shared/platforms/microblog-c/site';
 import { ScrapeContext } from '../../../shared/scrape/http';
-import { FakeUpstream, fixture, fixtureText, type FakeReply } from '../../support/fake-upstream';
+import { FakeUpstream, fixture, fixtureText, type FakeReply } from '../../../dev/upstream/fake';
 import { rejection } from '../../support/rejection';
 
 /**

@@ -3,7 +3,7 @@ import type { AnswerRules, Signal } from '../../../shared/scrape/answers';
 import { CookieJar } from '../../../shared/scrape/cookies';
 import { type Repair, ScrapeContext, upstreamClient } from '../../../shared/scrape/http';
 import { get } from '../../../shared/scrape/map';
-import { FakeUpstream, type RecordedRequest } from '../../support/fake-upstream';
+import { FakeUpstream, type RecordedRequest } from '../../../dev/upstream/fake';
 
 /**
  * Requests only to the platform's hosts (shared/scrape/http.ts): UPSTREAM_<P>_URL sends every host

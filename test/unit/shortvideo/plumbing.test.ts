@@ -12,7 +12,7 @@ import { UPSTREAM } from '../../../shared/platforms/shortvideo/site';
 import { builtInSigner, externalSigner, parseCookieString } from '../../../shared/platforms/shortvideo/signer';
 import { MAX_WAF_ANSWER, parseWafChallenge, solveWafChallenge } from '../../../shared/platforms/shortvideo/waf';
 import { readXBogus, xBogus } from '../../../shared/platforms/shortvideo/xbogus';
-import { FakeUpstream, type RecordedRequest } from '../../support/fake-upstream';
+import { FakeUpstream, type RecordedRequest } from '../../../dev/upstream/fake';
 
 const ctx = () => ScrapeContext.withBudget(5000);
 

@@ -4,7 +4,7 @@ import { db } from '../../shared/db/client';
 import { credentialKey } from '../../shared/db/tables';
 import { STATIC_QUERY_IDS, type GqlOperation } from '../../shared/platforms/microblog-b/client';
 import { startCold } from '../../shared/scrape/warm';
-import { fixture, fixtureText, type FakeReply, type FakeUpstream, type RecordedRequest } from './fake-upstream';
+import { fixture, fixtureText, type FakeReply, type FakeUpstream, type RecordedRequest } from './fake';
 
 /**
  * The microblog-b upstream as the fake serves it: guest activation (a new token each time), the four
