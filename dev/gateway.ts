@@ -72,6 +72,11 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       res.end(result.body);
     });
   });
+  // A client (fetch keeps idle sockets 4 s) must never reuse a socket the server is closing at that
+  // moment: on a busy machine the two timers cross and the request dies with ECONNRESET. The server
+  // keeps idle sockets far longer than any client does, as a load balancer in front of a fleet would.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   return listen(server, opts);
 }
 
