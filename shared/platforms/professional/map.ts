@@ -25,14 +25,10 @@ export function countOf(v: unknown): number | null {
   return m ? count(m[0].replace(/[,.]/g, '')) : null;
 }
 
-/** A URL without its query and fragment (tracking parameters), or null. */
+/** A URL without its query and fragment (tracking parameters), otherwise as the page wrote it, or null. */
 export function withoutQuery(v: unknown): string | null {
-  const u = url(typeof v === 'string' ? v.trim() : v);
-  if (!u) return null;
-  const parsed = new URL(u);
-  parsed.search = '';
-  parsed.hash = '';
-  return parsed.toString();
+  const u = url(v);
+  return u ? u.replace(/[?#].*$/s, '') : null;
 }
 
 /** ISO 8601 duration (PT1M18S) -> seconds. */

@@ -127,7 +127,7 @@ describe('microblog-c user posts: page 1', () => {
       avatarUrl: account.avatar,
       headerUrl: '',
       website: 'HarborLightNews.com',
-      websiteUrl: 'https://harborlightnews.com/',
+      websiteUrl: 'https://HarborLightNews.com',
       location: 'Portland, Maine',
       isVerified: true,
       isPremium: true,

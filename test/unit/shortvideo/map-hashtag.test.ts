@@ -43,7 +43,7 @@ describe('hashtag mapper (crafted from the real itemStruct and challenge shapes)
       stickerTexts: ['wait for it 🌅'],
       location: { id: '42200000000000001', name: 'Tarkwa Bay Beach', address: 'Tarkwa Bay, Lagos, Nigeria', city: 'Lagos', province: 'Lagos', country: 'Nigeria', category: 'Beaches' },
       contentCategory: { id: 110, name: null },
-      anchors: [{ id: '3149700001', type: 28, keyword: 'Golden Hour', description: 'Effects', url: 'https://www.capcut.com/', iconUrl: 'https://p16-common-sign.shortvideo-cdn.example/obj/capcut_logo_64px.png' }],
+      anchors: [{ id: '3149700001', type: 28, keyword: 'Golden Hour', description: 'Effects', url: 'https://www.capcut.com', iconUrl: 'https://p16-common-sign.shortvideo-cdn.example/obj/capcut_logo_64px.png' }],
       warnings: [{ type: '3', text: 'The action in this video could result in serious injury.', url: 'https://www.tiktok.com/safety' }],
       playlistId: '7380000000000000001',
       isPinned: true,
