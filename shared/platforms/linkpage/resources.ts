@@ -26,7 +26,7 @@ export const PageItem = v.object({
   url: nstr,
   imageUrl: nstr,
   cta: nstr,
-  clicks: deviation(v.nullable(int), `${NO_VALUE}: featured products carry no click count`),
+  clicks: deviation(v.nullable(int), `${NO_VALUE}: featured products carry no click count, and an item the upstream sends without \`clicks\` has none`),
   order: deviation(v.nullable(int), `${NO_VALUE}: an item its creator never reordered has no order upstream (listed last)`),
   price: nnum,
   currency: deviation(nstr, `${NO_VALUE}: only products have a currency, and not every product states one`),

@@ -169,7 +169,7 @@ export const Post = v.object({
   hashtags: strings,
   mentions: v.array(v.object({ did: str, handle: nstr })),
   links: v.array(v.object({ url: str, text: str })),
-  bookmarkCount: int,
+  bookmarkCount: deviation(nint, `${NO_VALUE}: a post view from an AppView that does not count bookmarks (they were added in 2025; older answers carry no bookmarkCount)`),
   media: Media,
   quote: v.nullable(Quote),
   embeddedRecord: v.nullable(EmbeddedRecord),

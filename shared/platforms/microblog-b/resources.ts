@@ -121,7 +121,8 @@ const noteFields = {
   views: deviation(v.nullable(digits), `${NO_VALUE}: the upstream shows no view count for older notes`),
   media: v.array(Media),
   mentions: v.array(v.object({ screenName: str, id: digits, indices: v.tuple([int, int]) })),
-  urls: v.array(v.object({ url: str, expandedUrl: nstr, displayUrl: nstr })),
+  /** t.co links with what they stand for; an entity the upstream sends without either is left out. */
+  urls: v.array(v.object({ url: str, expandedUrl: str, displayUrl: str })),
   /** Tag texts without the # / $. */
   hashtags: v.array(str),
   cashtags: v.array(str),
@@ -153,10 +154,10 @@ export const NoteAuthor = v.object({
   following: int,
   noteCount: int,
   verified: bool,
-  verifiedType: nstr,
+  verifiedType: deviation(nstr, 'null for an account that is not verified, as the profile\'s `verifiedType`, which the spec makes nullable (its author table does not repeat it)'),
   protected: bool,
   profileImageShape: str,
-  professionalCategory: nstr,
+  professionalCategory: deviation(nstr, 'null for an account that is not a professional one, as the profile\'s `professionalCategory`, which the spec makes nullable (its author table does not repeat it)'),
 });
 export type NoteAuthor = v.InferOutput<typeof NoteAuthor>;
 

@@ -154,7 +154,7 @@ export const UserPostsData = v.object({
   posts: v.array(Post),
   count: int,
   // Op. 9 gives no type for `cursor`; like op. 1's it is read as a string, null on the last page.
-  cursor: nstr,
+  cursor: deviation(nstr, 'null on the last page, where there is no next page to point to (the spec gives operation 9 no cursor type; operations 1, 5, 7 and 13 make theirs null there)'),
   hasMore: bool,
 });
 export type UserPostsData = v.InferOutput<typeof UserPostsData>;

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { int, ndateTime, nint, nstr, str } from '../../scrape/resource';
+import { ndateTime, nint, nstr, str } from '../../scrape/resource';
 
 /**
  * professional: the "Article or post" resource (`data.content`). The spec lists what it describes
@@ -21,7 +21,8 @@ export const ContentComment = v.object({
   text: str,
   /** Exact time from the JSON-LD; the page itself only prints "2w". */
   createdAt: ndateTime,
-  likeCount: int,
+  /** Null when neither the page nor its JSON-LD shows the comment's reactions (never an invented 0). */
+  likeCount: nint,
 });
 
 export const RelatedArticle = v.object({ title: str, url: str, imageUrl: nstr });
@@ -66,8 +67,9 @@ const contentFields = {
   modifiedAt: ndateTime,
   /** Articles only; null for posts. */
   readingTimeMinutes: nint,
-  likeCount: int,
-  commentCount: int,
+  /** Null when neither the JSON-LD nor the page shows the count (never an invented 0). */
+  likeCount: nint,
+  commentCount: nint,
   comments: v.array(ContentComment),
   /** Articles only; [] for posts. */
   relatedArticles: v.array(RelatedArticle),

@@ -86,7 +86,13 @@ const commentEntries = {
     url: str,
     title: str,
     description: str,
-    acl: v.object({ code: int, addToStoryCode: orNull(int, 'the web API does not carry it (it exists only in the app)') }),
+    acl: v.object({
+      code: int,
+      addToStoryCode: orNull(
+        int,
+        "the web API does not carry it: a web comment's share_info.acl holds only `code` and `extra` (a JSON string such as {\"is_share_handler_failed\":\"1\"}), and no sample, client model or research note of the web API shows an add-to-story code; sharing to a story is an app action",
+      ),
+    }),
   }),
 };
 /** Shape chosen for `topReply`: the first reply the upstream shows, as a comment without its own topReply. */
@@ -113,12 +119,12 @@ export const LiveStream = v.object({
   quality: str,
   /** The name the player shows ("Original", "1080p60", "720p", … "Audio only"). */
   name: str,
-  codec: orNull(str),
+  codec: orNull(str, `${NO_VALUE}: a quality whose sdk_params (a JSON string) are missing or name no VCodec`),
   isAudioOnly: bool,
   resolution: orNull(v.pipe(v.string(), v.regex(/^\d+x\d+$/, 'Must be <width>x<height>')), `${NO_VALUE}: an audio-only stream has no picture`),
   width: orNull(int, `${NO_VALUE}: an audio-only stream has no picture`),
   height: orNull(int, `${NO_VALUE}: an audio-only stream has no picture`),
-  bitrate: orNull(int),
+  bitrate: orNull(int, `${NO_VALUE}: a quality whose sdk_params (a JSON string) are missing or carry no vbitrate`),
   flvUrl: orNull(str, `${NO_VALUE}: a quality offered in HLS only`),
   hlsUrl: orNull(str, `${NO_VALUE}: a quality offered in FLV only`),
   dashUrl: nstr,
@@ -126,33 +132,33 @@ export const LiveStream = v.object({
 });
 export const LiveBattle = v.object({
   id: str,
-  startedAt: ndateTime,
-  durationSeconds: nint,
+  startedAt: orNull(dateTime, `${NO_VALUE}: a battle being set up, which has not started (battle_settings.start_time_ms and start_time are 0)`),
+  durationSeconds: int,
   isFinished: bool,
-  opponentUserId: nstr,
+  opponentUserId: orNull(str, `${NO_VALUE}: a battle whose opponent is not known yet (no rival_anchor_id in link_mic and no other account in battle_scores)`),
   scores: v.array(v.object({ userId: str, score: int, isHost: bool })),
 });
 export const TopGifter = v.object({
   userId: str,
-  secUid: nstr,
-  handle: nstr,
-  nickname: nstr,
-  avatarUrl: nstr,
-  followerCount: nint,
-  gifterLevel: nint,
-  giftScore: nint,
+  secUid: str,
+  handle: str,
+  nickname: str,
+  avatarUrl: orNull(str, `${NO_VALUE}: an account without a picture`),
+  followerCount: int,
+  gifterLevel: int,
+  giftScore: int,
 });
 export const LiveDetails = v.object({
   roomId: digits,
   streamId: orNull(str, `${NO_VALUE}: an age-restricted room hides its stream`),
   title: nstr,
   shareUrl: str,
-  coverUrl: orNull(str),
+  coverUrl: orNull(str, `${NO_VALUE}: a room without a cover picture (neither room.cover nor the lookup's coverUrl has one)`),
   startedAt: dateTime,
   viewerCount: int,
   totalViewers: int,
-  newFollowers: int,
-  category: nstr,
+  newFollowers: orNull(int, `${NO_VALUE}: an age-restricted room, whose room info (with its stats) the upstream withholds from logged-out readers`),
+  category: orNull(str, `${NO_VALUE}: a live without a topic (the room has no hashtag)`),
   game: nstr,
   /** camera, screen (screen share), software (streaming software), audio. */
   broadcastType: v.picklist(['camera', 'screen', 'software', 'audio']),
@@ -165,7 +171,7 @@ export const LiveDetails = v.object({
   hasShop: bool,
   chatEnabled: bool,
   giftsEnabled: bool,
-  shopProductCount: int,
+  shopProductCount: orNull(int, `${NO_VALUE}: an age-restricted room, whose room info (with its commerce_info) the upstream withholds from logged-out readers`),
   streams: v.array(LiveStream),
 });
 /** Shape chosen: the most recent live as the room lookup reports it. */
@@ -201,36 +207,37 @@ export type LiveDetails = v.InferOutput<typeof LiveDetails>;
 
 const counts = <K extends string>(...keys: K[]) => v.object(Object.fromEntries(keys.map((k) => [k, int])) as Record<K, typeof int>);
 
+/** One entry of `bitrateInfo`; an entry without its name, quality, codec, bitrate, size or URL is left out. */
 export const VideoFormat = v.object({
   gearName: str,
-  qualityType: nint,
-  codec: nstr,
+  qualityType: int,
+  codec: str,
   format: str,
-  bitrate: nint,
-  fps: nnum,
-  width: nint,
-  height: nint,
-  size: nint,
+  bitrate: int,
+  fps: orNull(num, `${NO_VALUE}: a format whose bitrateInfo entry carries no BitrateFPS (the hashtag and search item lists mostly leave it out)`),
+  width: int,
+  height: int,
+  size: int,
   url: str,
 });
 /** Shape chosen: one caption track. */
 export const Subtitle = v.object({ language: str, languageId: nstr, format: nstr, source: nstr, version: nstr, size: nint, url: str, expiresAt: ndateTime });
 export const VideoMedia = v.object({
   duration: int,
-  width: orNull(int, `${NO_VALUE}: photo posts`),
-  height: orNull(int, `${NO_VALUE}: photo posts`),
-  definition: orNull(str),
-  format: orNull(str),
-  codec: orNull(str),
-  bitrate: orNull(int),
-  quality: orNull(str),
-  size: orNull(int),
-  coverUrl: orNull(str),
-  originCoverUrl: orNull(str),
-  dynamicCoverUrl: orNull(str),
+  width: orNull(int, `${NO_VALUE}: a photo post (its video object describes no video)`),
+  height: orNull(int, `${NO_VALUE}: a photo post (its video object describes no video)`),
+  definition: orNull(str, `${NO_VALUE}: a photo post (its video object describes no video), or a video whose definition is empty`),
+  format: orNull(str, `${NO_VALUE}: a photo post (its video object describes no video), or a video whose container format is empty`),
+  codec: orNull(str, `${NO_VALUE}: a photo post (its video object describes no video), or a video whose codecType is empty`),
+  bitrate: orNull(int, `${NO_VALUE}: a photo post (its video object describes no video), or a video without a bitrate`),
+  quality: orNull(str, `${NO_VALUE}: a photo post (its video object describes no video), or a video whose videoQuality is empty`),
+  size: orNull(int, `${NO_VALUE}: a photo post (its video object describes no video), or a video without a file size`),
+  coverUrl: orNull(str, `${NO_VALUE}: a video without a cover picture`),
+  originCoverUrl: orNull(str, `${NO_VALUE}: a video without an original-size cover picture`),
+  dynamicCoverUrl: orNull(str, `${NO_VALUE}: a video without an animated cover (photo posts have none)`),
   playUrl: orNull(str, `${NO_VALUE}: photo posts have no video stream`),
   downloadUrl: orNull(str, `${NO_VALUE}: photo posts, and videos whose owner disabled downloads`),
-  volume: orNull(v.object({ loudness: num, peak: num })),
+  volume: orNull(v.object({ loudness: num, peak: num }), `${NO_VALUE}: a video whose volumeInfo lacks Loudness or Peak (photo posts have none)`),
   formats: v.array(VideoFormat),
   subtitles: v.array(Subtitle),
 });
@@ -242,22 +249,24 @@ export const PhotoPost = v.object({
 });
 /** Shape chosen for `streaming`: the external music-service links of the track. */
 export const MusicStreaming = v.object({ platform: int, songId: nstr });
+const WEB_SOUND = 'the web item lists leave it out of most sounds (it is filled for commercial-library sounds)';
 export const Music = v.object({
   id: str,
-  title: orNull(str),
-  url: orNull(str),
-  authorName: orNull(str),
-  album: orNull(str),
-  duration: orNull(int),
-  preciseDuration: orNull(num),
-  shootDuration: orNull(int),
-  original: orNull(bool),
-  isCopyrighted: orNull(bool),
-  isCommerceMusic: orNull(bool),
-  isUnlimitedMusic: orNull(bool),
-  isPrivate: orNull(bool),
-  coverUrl: orNull(str),
-  playUrl: orNull(str),
+  title: orNull(str, `${NO_VALUE}: a sound whose title is empty`),
+  /** The sound's page, built from its title and id. */
+  url: str,
+  authorName: orNull(str, `${NO_VALUE}: a sound whose author name is empty`),
+  album: orNull(str, `${NO_VALUE}: a sound outside any album (the upstream sends an empty album)`),
+  duration: orNull(int, `${NO_VALUE}: a sound without a duration`),
+  preciseDuration: orNull(num, `${NO_VALUE}: ${WEB_SOUND}`),
+  shootDuration: orNull(int, `${NO_VALUE}: ${WEB_SOUND}`),
+  original: orNull(bool, `${NO_VALUE}: a sound whose item does not say whether it is original`),
+  isCopyrighted: orNull(bool, `${NO_VALUE}: a sound whose item does not say whether it is copyrighted`),
+  isCommerceMusic: orNull(bool, `${NO_VALUE}: ${WEB_SOUND}`),
+  isUnlimitedMusic: orNull(bool, `${NO_VALUE}: ${WEB_SOUND}`),
+  isPrivate: orNull(bool, `${NO_VALUE}: a sound whose item does not say whether it is private`),
+  coverUrl: orNull(str, `${NO_VALUE}: a sound without a cover picture`),
+  playUrl: orNull(str, `${NO_VALUE}: a sound whose audio the upstream does not offer (removed or restricted sounds)`),
   streaming: v.array(MusicStreaming),
 });
 export const VideoAuthor = v.object({
@@ -287,12 +296,21 @@ export const HashtagVideo = v.object({
   video: VideoMedia,
   photo: v.nullable(PhotoPost),
   music: orNull(Music, `${NO_VALUE}: a video without a sound`),
-  hashtags: v.array(v.object({ id: str, name: str, description: str })),
+  hashtags: v.array(
+    v.object({
+      id: orNull(str, `${NO_VALUE}: a hashtag of the description that the upstream lists only in textExtra, without a hashtagId (it links no challenge)`),
+      name: str,
+      description: str,
+    }),
+  ),
   mentions: v.array(Mention),
   effects: v.array(v.object({ id: str, name: str })),
   stickerTexts: v.array(str),
   location: v.nullable(Location),
-  contentCategory: v.object({ id: orNull(int), name: orNull(str, 'the upstream gives only a numeric category for most videos') }),
+  contentCategory: v.object({
+    id: orNull(int, `${NO_VALUE}: an item without CategoryType`),
+    name: orNull(str, 'the upstream gives only a numeric category (CategoryType) for most videos; a name only where it adds diversificationLabels'),
+  }),
   anchors: v.array(Anchor),
   warnings: v.array(Warning),
   playlistId: orNull(str, `${NO_VALUE}: a video outside any playlist`),
@@ -301,7 +319,7 @@ export const HashtagVideo = v.object({
   isPrivate: bool,
   isCommerce: bool,
   aigcDescription: str,
-  aigcLabelType: orNull(int),
+  aigcLabelType: orNull(int, `${NO_VALUE}: an item without an AI-generated-content label (the upstream sends aigcLabelType only for labelled items)`),
   duetEnabled: bool,
   stitchEnabled: bool,
   shareEnabled: bool,

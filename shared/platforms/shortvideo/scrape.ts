@@ -4,7 +4,7 @@ import type * as v from 'valibot';
 import type { Scraper } from '../../scrape/scraper';
 import type { ScrapeContext } from '../../scrape/context';
 import { CookieJar } from '../../scrape/cookies';
-import { arr, bool, get, int, isObject, str } from '../../scrape/map';
+import { arr, bool, count, get, int, isObject, need, str } from '../../scrape/map';
 import { RememberedIds } from '../../scrape/remembered';
 import { type ApiAnswer, apiGet, fetchPage, session } from './client';
 import { MAX_SEEN, encodeHashtagCursor, fingerprint } from './cursor';
@@ -65,7 +65,7 @@ export const scrapeComments: Scraper<{ url: Out<typeof videoUrlParam>; cursor?: 
     video: { id: url.videoId, url: page, handle: url.handle },
     comments,
     count: comments.length,
-    total: int(get(data, 'total')) ?? 0,
+    total: need(count(get(data, 'total')), 'comment total'),
     cursor: hasMore ? str(next) : null,
     hasMore,
   };

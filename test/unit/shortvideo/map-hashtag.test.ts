@@ -95,4 +95,22 @@ describe('hashtag mapper (crafted from the real itemStruct and challenge shapes)
     expect(ad).toMatchObject({ isAd: true, isCommerce: true, shareEnabled: false, duetEnabled: false, stitchEnabled: false, canRepost: false, commentStatus: 3, music: null, location: null, playlistId: null });
     expect(v.safeParse(HashtagVideo, ad).success).toBe(true);
   });
+
+  it('never invents a value: a format entry missing a field the spec types is left out; a hashtag without an id has id null', () => {
+    const item = () => structuredClone((fixture('shortvideo/hashtag-items-page1.json') as { itemList: Record<string, any>[] }).itemList[0]!);
+    for (const field of ['GearName', 'QualityType', 'CodecType', 'Bitrate']) {
+      const raw = item();
+      delete raw.video.bitrateInfo[0][field];
+      expect(mapHashtagVideo(raw).video.formats.map((f) => f.gearName)).toEqual(['lower_540_0']);
+    }
+    for (const field of ['Width', 'Height', 'DataSize']) {
+      const raw = item();
+      delete raw.video.bitrateInfo[1].PlayAddr[field];
+      expect(mapHashtagVideo(raw).video.formats.map((f) => f.gearName)).toEqual(['adapt_lower_720_1']);
+    }
+    const raw = item();
+    raw.challenges = [];
+    raw.textExtra = [{ type: 1, hashtagName: 'nolink', start: 0, end: 7 }];
+    expect(mapHashtagVideo(raw).hashtags).toEqual([{ id: null, name: 'nolink', description: '' }]);
+  });
 });
