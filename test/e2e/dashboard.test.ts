@@ -1,37 +1,86 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { run } from '../../scripts/admin';
+import { BAD_ORIGIN } from '../../shared/account/api';
 import { operation } from '../../shared/operations';
 import { scenarios } from '../contract/scenarios';
+import { launchBrowser } from '../support/browser';
 import { startHarness, type Harness } from '../support/harness';
 
 /**
- * The dashboard in a real browser (Debian's chromium, driven by playwright-core) over the local
- * gateway, DynamoDB Local and the fake upstream: invite -> set password -> sign in -> create a key ->
- * call the data API with it -> last used and usage update -> rename -> revoke -> 401 -> sign out.
- * Screenshots of every page go to .local/screenshots/ (git-ignored).
+ * The dashboard in a real browser (headless Chromium from the npm registry, see ../support/browser.ts,
+ * driven by playwright-core) over the local gateway, DynamoDB Local and the fake upstream: invite ->
+ * set password -> sign in -> create a key -> call the data API with it -> last used and usage update ->
+ * rename -> revoke -> 401 -> sign out. Every state-changing request the dashboard sends carries this
+ * site's Origin, and the same request forged from another origin on the same host (which the
+ * SameSite=Strict cookie does not stop) is refused. Screenshots of every page go to .local/screenshots/
+ * (git-ignored).
  */
 jest.setTimeout(120_000);
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOTS = path.join(__dirname, '..', '..', '.local', 'screenshots');
 const CLIP = operation('livestream-clip');
 const clip = scenarios['livestream-clip']!;
 
 let h: Harness;
 let browser: Browser;
+/** Another origin on the same host (another port: same site, so the session cookie still goes along). */
+let elsewhere: http.Server;
+let elsewhereUrl: string;
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does it), or set CHROMIUM_PATH`);
   mkdirSync(SHOTS, { recursive: true });
-  h = await startHarness();
-  browser = await chromium.launch({ executablePath: CHROMIUM });
+  [h, browser] = await Promise.all([startHarness(), launchBrowser()]);
+  elsewhere = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>elsewhere</title>'));
+  await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+  elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
   await browser?.close();
   await h?.stop();
+  await new Promise((resolve) => elsewhere?.close(resolve));
 });
 
+/** What the gateway itself received of each state-changing account request, and what it answered. */
+interface Seen {
+  method: string;
+  path: string;
+  origin?: string;
+  sessionCookie: boolean;
+  status?: number;
+  body?: string;
+}
+function watchAccountRequests(server: http.Server): Seen[] {
+  const seen: Seen[] = [];
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (req.method === 'GET' || !req.url?.startsWith('/v1/account/')) return;
+    const entry: Seen = { method: req.method ?? '', path: req.url, origin: req.headers.origin, sessionCookie: /(^|;\s*)sda_session=/.test(req.headers.cookie ?? '') };
+    seen.push(entry);
+    const end = res.end.bind(res) as (chunk?: unknown) => http.ServerResponse;
+    res.end = ((chunk?: unknown) => {
+      entry.status = res.statusCode;
+      entry.body = chunk === undefined ? '' : String(chunk);
+      return end(chunk);
+    }) as typeof res.end;
+  });
+  return seen;
+}
+
+/**
+ * A page on another origin of the same host posts a new key to the account API, as a cross-site
+ * request forgery would (a "simple" text/plain request: no CORS preflight stops it from being sent).
+ */
+async function forgeKeyFromElsewhere(context: BrowserContext) {
+  const evil = await context.newPage();
+  await evil.goto(elsewhereUrl);
+  await evil.evaluate(
+    (url) => fetch(url, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ name: 'forged' }) }),
+    `${h.gateway.url}/v1/account/keys`,
+  );
+  await evil.close();
+}
 
 /** playwright-core has no locator assertions (those are @playwright/test's): poll until true, 5 s at most. */
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
@@ -83,6 +132,7 @@ test('invite -> set password -> sign in -> create key -> use it -> last used and
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h.gateway.url });
   const page = await context.newPage();
+  const seen = watchAccountRequests(h.gateway.server);
   const failedRequests: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error' && !/401|Unauthorized/.test(m.text())) failedRequests.push(m.text());
@@ -127,6 +177,15 @@ test('invite -> set password -> sign in -> create key -> use it -> last used and
   await until('the secret to be gone', async () => (await page.getByLabel('Secret of key e2e key').count()) === 0);
   const row = page.locator('tr', { has: page.getByRole('cell', { name: 'e2e key', exact: true }) });
   await hasText(row.locator('td[data-label="Last used"]'), 'never');
+
+  // The same request forged from another origin carries the session cookie but is refused for its Origin.
+  await forgeKeyFromElsewhere(context);
+  const forged = seen.filter((r) => r.origin === elsewhereUrl);
+  expect(forged).toEqual([{ method: 'POST', path: '/v1/account/keys', origin: elsewhereUrl, sessionCookie: true, status: 400, body: expect.any(String) }]);
+  expect(JSON.parse(forged[0]!.body!).error).toMatchObject({ code: 'BAD_REQUEST', message: BAD_ORIGIN });
+  await page.reload();
+  await visible(page.getByRole('cell', { name: 'e2e key', exact: true }));
+  expect(await page.getByRole('cell', { name: 'forged', exact: true }).count()).toBe(0);
 
   // The data API with the new key: one live request and one cache hit.
   clip.routes(h.fake);
@@ -216,6 +275,18 @@ test('invite -> set password -> sign in -> create key -> use it -> last used and
   await page.goto(`${h.gateway.url}/dashboard/keys`);
   await heading(page, 'Sign in');
   expect(failedRequests).toEqual([]);
+  // Everything else the dashboard changed (password, 2 sign-ins, create, rename, revoke, sign-out) came with this site's Origin.
+  const own = seen.filter((r) => r.origin !== elsewhereUrl);
+  expect(own.map((r) => `${r.method} ${r.path.replace(/keys\/[^/?]+/, 'keys/{keyId}')}`)).toEqual([
+    'POST /v1/account/password',
+    'POST /v1/account/sign-in',
+    'POST /v1/account/sign-in',
+    'POST /v1/account/keys',
+    'PATCH /v1/account/keys/{keyId}',
+    'DELETE /v1/account/keys/{keyId}',
+    'POST /v1/account/sign-out',
+  ]);
+  for (const r of own) expect(r.origin).toBe(h.gateway.url);
   await context.close();
 });
 

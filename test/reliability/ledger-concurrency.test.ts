@@ -6,7 +6,22 @@ import { liveOps } from './table';
  * 200 live requests at once, spread over the routed operations, against a balance of K < 200:
  * exactly K are served and charged, the rest are refused with 402, the balance ends at 0 and the
  * ledger holds K records of 1 credit. The per-team rate limit is raised for the test.
+ *
+ * What this proves is the ledger under concurrency, not speed, so no time limit of the service may
+ * decide its outcome. Here the 200 invocations, the gateway, the fake upstream and the client share
+ * one Node event loop (on Lambda each invocation has a container and its CPU to itself): every request
+ * waits for the CPU work of all the others, so with Lambda's per-request deadlines (the scrape
+ * deadline, each upstream attempt's timeout, the DynamoDB call timeout) a busy machine turned healthy
+ * requests into 503s. Those limits are lifted far beyond any run here; they are proved one request
+ * at a time by upstream-faults.test.ts and database-faults.test.ts.
  */
+process.env.SCRAPE_DEADLINE_MS = '600000';
+process.env.UPSTREAM_TIMEOUT_MS = '600000';
+process.env.DYNAMODB_TIMEOUT_MS = '600000';
+process.env.DYNAMODB_CONNECT_TIMEOUT_MS = '60000';
+// A guard against a hang only: 6 x 200 requests take seconds on an idle machine.
+jest.setTimeout(600_000);
+
 const N = 200;
 const OPS = liveOps();
 let h: Harness;

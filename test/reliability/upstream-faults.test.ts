@@ -16,9 +16,10 @@ import { cachedItem, dropCached, forgetSharedCredentials, liveOps, successPaths,
  * ledger record and no cache entry, reach no host but the platform's (the fake), and log its cause.
  */
 
-// Short deadlines so stalls and connect timeouts end fast (config reads these per request).
-process.env.SCRAPE_DEADLINE_MS = '1500';
-process.env.UPSTREAM_TIMEOUT_MS = '400';
+// Short deadlines so stalls and connect timeouts end fast (config reads these per request); every
+// other fault keeps the service's own limits, so a busy machine cannot turn it into a timeout.
+const SHORT_LIMITS = { SCRAPE_DEADLINE_MS: '1500', UPSTREAM_TIMEOUT_MS: '400' };
+const TIMING_FAULTS = new Set(['connect timeout', 'read stalls past the deadline']);
 
 type Code = 'PLATFORM_UNAVAILABLE' | 'UPSTREAM_BLOCKED' | 'EXTRACTION_FAILED';
 
@@ -165,6 +166,8 @@ async function runOne(c: Case, only: string | null, cold = false): Promise<void>
   RememberedIds.clearAll();
   const envVar = `UPSTREAM_${envName(op.platform)}_URL`;
   const saved = process.env[envVar];
+  const savedLimits = { SCRAPE_DEADLINE_MS: process.env.SCRAPE_DEADLINE_MS, UPSTREAM_TIMEOUT_MS: process.env.UPSTREAM_TIMEOUT_MS };
+  if (TIMING_FAULTS.has(fault.name)) Object.assign(process.env, SHORT_LIMITS);
   if (!fault.reply) {
     process.env[envVar] = blackhole.url;
   } else if (only === null) {
@@ -188,6 +191,7 @@ async function runOne(c: Case, only: string | null, cold = false): Promise<void>
     else res = await h.call(op.path, scenario.query, { key });
   } finally {
     process.env[envVar] = saved;
+    Object.assign(process.env, savedLimits);
   }
   tried += 1;
   const where = `${op.id} / ${fault.name} / ${only ?? 'every path'}${cold ? ' (cold)' : ''}`;

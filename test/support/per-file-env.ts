@@ -10,11 +10,14 @@ process.env.AWS_REGION = 'us-east-1';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 process.env.POWERTOOLS_LOG_LEVEL = process.env.TEST_LOG_LEVEL || 'SILENT';
-process.env.SCRAPE_DEADLINE_MS = process.env.SCRAPE_DEADLINE_MS || '5000';
-process.env.UPSTREAM_TIMEOUT_MS = process.env.UPSTREAM_TIMEOUT_MS || '2000';
-// DynamoDB Local on a busy machine can take far longer than DynamoDB; tests of DynamoDB faults set their own.
-process.env.DYNAMODB_TIMEOUT_MS = process.env.DYNAMODB_TIMEOUT_MS || '5000';
-process.env.DYNAMODB_CONNECT_TIMEOUT_MS = process.env.DYNAMODB_CONNECT_TIMEOUT_MS || '2000';
+// The service's own time limits (shared/config.ts): a healthy request must never fail because the
+// machine is busy. The tests of the limits themselves (upstream-faults, database-faults, the
+// scrape-foundation deadline case) set short ones of their own.
+process.env.SCRAPE_DEADLINE_MS = process.env.SCRAPE_DEADLINE_MS || '20000';
+process.env.UPSTREAM_TIMEOUT_MS = process.env.UPSTREAM_TIMEOUT_MS || '8000';
+// DynamoDB Local on a busy machine can take far longer than DynamoDB (1 s in production).
+process.env.DYNAMODB_TIMEOUT_MS = process.env.DYNAMODB_TIMEOUT_MS || '10000';
+process.env.DYNAMODB_CONNECT_TIMEOUT_MS = process.env.DYNAMODB_CONNECT_TIMEOUT_MS || '5000';
 // Never let a test reach a real proxy or a real site by accident.
 delete process.env.SCRAPER_PROXY_URL;
 // Every upstream defaults to a closed local port; a test that wants one points it at its fake upstream.
