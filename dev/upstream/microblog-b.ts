@@ -9,7 +9,8 @@ import { fixture, fixtureText, type FakeReply, type FakeUpstream, type RecordedR
 /**
  * The microblog-b upstream as the fake serves it: guest activation (a new token each time), the four
  * GraphQL operations at their static query ids (answering 403 "Bad guest token" to a token marked
- * refused), and the web page with its bundle files. Shared by the unit, gateway, contract and bench set-ups.
+ * refused), and the web page with its bundle files. The replay (replay.ts) answers through these
+ * routes; the unit, gateway and contract tests and the bench adapt them.
  */
 export const ACTIVATE = '/1.1/guest/activate.json';
 export const gqlPath = (op: GqlOperation, queryId: string = STATIC_QUERY_IDS[op]) => `/i/api/graphql/${queryId}/${op}`;
@@ -40,6 +41,12 @@ export class FakeGuestTokens {
   readonly issued: string[] = [];
   /** Tokens the GraphQL routes answer 403 code 239 to. */
   readonly refused = new Set<string>();
+
+  /** Forgets every token issued or refused (a new test, the same helper). */
+  clear(): void {
+    this.issued.length = 0;
+    this.refused.clear();
+  }
 
   /** The activation route: a new token per call. */
   install(fake: FakeUpstream): this {

@@ -7,7 +7,7 @@ import { WEB_ORIGIN as PROFESSIONAL_ORIGIN } from '../../shared/platforms/profes
 import { videoUrl } from '../../shared/platforms/shortvideo/site';
 import { fixture, fixtureText, type FakeReply, type FakeUpstream, type RecordedRequest } from './fake';
 import { linkpageRoutes } from './linkpage';
-import { gqlPath, microblogBRoutes } from './microblog-b';
+import { DEFAULT_FIXTURES, microblogBRoutes } from './microblog-b';
 
 /**
  * The replay upstream: every live platform answered from the project's recorded fixtures
@@ -144,8 +144,9 @@ export const professional: Replay = (fake, opts = {}) => {
 
 // ---- microblog-b: guest token, then GraphQL by variables -----------------------------------------
 
-const B_USERS = ['microblog-b/user-2026.json', 'microblog-b/user-legacy.json', 'microblog-b/user-protected.json'];
-const B_NOTES = ['microblog-b/note.json', 'microblog-b/note-long-form.json', 'microblog-b/note-article.json'];
+// The first recording of each operation is the one microblogBRoutes answers by default.
+const B_USERS = [DEFAULT_FIXTURES.UserByScreenName, 'microblog-b/user-legacy.json', 'microblog-b/user-protected.json'];
+const B_NOTES = [DEFAULT_FIXTURES.TweetResultByRestId, 'microblog-b/note-long-form.json', 'microblog-b/note-article.json'];
 const bUser = (rel: string) => field(rel, (d) => ({ id: d.data.user.result.rest_id as string, screenName: (d.data.user.result.legacy?.screen_name ?? d.data.user.result.core?.screen_name) as string }));
 const bNoteId = (rel: string) => field(rel, (d) => d.data.tweetResult.result.rest_id as string);
 /** The author named in the URL of the first recorded note (any name serves: the id decides). */
@@ -167,10 +168,10 @@ export const microblogB: Replay = (fake, opts = {}) => {
   microblogBRoutes(fake, {
     UserByScreenName: (req) => lookup(opts, lower(B_USERS.map((rel) => [bUser(rel).screenName, json(rel)])), variable(req, 'screen_name'), json('microblog-b/user-not-found.json')),
     // The notes of the first account are recorded; the other recorded accounts have none.
-    UserTweets: (req) => lookup(opts, { [timelineOwner]: json('microblog-b/user-notes.json') }, variable(req, 'userId'), json('microblog-b/user-notes-empty.json')),
+    UserTweets: (req) => lookup(opts, { [timelineOwner]: json(DEFAULT_FIXTURES.UserTweets) }, variable(req, 'userId'), json('microblog-b/user-notes-empty.json')),
     TweetResultByRestId: (req) => lookup(opts, lower(B_NOTES.map((rel) => [bNoteId(rel), json(rel)])), variable(req, 'tweetId'), json('microblog-b/note-empty.json')),
     // The replies of the first note; for another note the conversation holds none of its replies.
-    TweetDetail: () => json('microblog-b/conversation.json'),
+    TweetDetail: () => json(DEFAULT_FIXTURES.TweetDetail),
   });
 };
 

@@ -340,8 +340,11 @@ for (const op of routed) describe(`routed ${op.number} ${op.id}`, () => {
         break;
       }
       case 401: {
+        // Refused by the authorizer: nothing is asked upstream.
         expectError(await run(op, undefined, undefined), 401, 'UNAUTHORIZED');
+        expect(h.fake.requests).toEqual([]);
         expectError(await run(op, undefined, 'A'.repeat(28)), 401, 'UNAUTHORIZED');
+        expect(h.fake.requests).toEqual([]);
         break;
       }
       case 402: {

@@ -2,6 +2,7 @@ import { balance, ledger } from '../../shared/credits';
 import type { ErrorCode } from '../../shared/errors';
 import { fixture, type FakeReply } from '../../dev/upstream/fake';
 import { type Harness, withGateway } from '../support/harness';
+import { MICROBLOG_A, microblogA } from '../../dev/upstream/replay';
 import { expect503 } from '../support/upstream-failures';
 
 /**
@@ -10,8 +11,7 @@ import { expect503 } from '../support/upstream-failures';
  * at unit level (test/unit/microblog-a/).
  */
 const PATH = '/v1/microblog-a/user/posts';
-const PROFILE = '/xrpc/app.bsky.actor.getProfile';
-const FEED = '/xrpc/app.bsky.feed.getAuthorFeed';
+const { profile: PROFILE, feed: FEED } = MICROBLOG_A;
 const DID = 'did:plc:q7fx2mlw4ntkz3yahs6cvbdr';
 const HANDLE = 'marlowe-tern.bsky.social';
 
@@ -21,8 +21,8 @@ let teamId: string;
 withGateway(1000, (g) => void ({ h, key, teamId } = g));
 beforeEach(() => {
   h.fake.reset();
-  h.fake.on(PROFILE, { body: fixture('microblog-a/profile.json') });
-  h.fake.on(FEED, (req) => ({ body: fixture(req.query.cursor ? 'microblog-a/feed-page2.json' : 'microblog-a/feed-page1.json') }));
+  // The recorded profile and feed (2 pages), whatever the actor.
+  microblogA(h.fake, { anyInput: true });
 });
 
 const get = (query: Record<string, string>) => h.call(PATH, query, { key });

@@ -2,6 +2,7 @@ import type { Gateway, GatewayOptions } from '../../dev/gateway';
 import { startLocalStack } from '../../dev/stack';
 import { teamWithKey } from '../../dev/teams';
 import type { FakeUpstream } from '../../dev/upstream/fake';
+import { balance } from '../../shared/credits';
 import { openApiMismatch } from './openapi-check';
 
 /**
@@ -60,15 +61,38 @@ export async function callGateway(base: string, path: string, query: Record<stri
 }
 
 /**
+ * An error answer that costs nothing: `path` with `query` and the file's key answers `status` with
+ * `code` (and a message matching `message`), a 503 carries a Retry-After, and the team's balance is
+ * unchanged.
+ */
+export type ExpectError = (path: string, query: Record<string, string>, status: number, code: string, message?: RegExp) => Promise<CallResult>;
+
+export interface GatewayFile {
+  h: Harness;
+  key: string;
+  teamId: string;
+  expectError: ExpectError;
+}
+
+/**
  * The usual set-up of a gateway test file: one harness for the file and one team with `credits`,
  * handed to `use` once ready (`withGateway(100, (g) => void ({ h, key, teamId } = g))`), stopped after.
  */
-export function withGateway(credits: number, use: (g: { h: Harness; key: string; teamId: string }) => void, options?: GatewayOptions): void {
+export function withGateway(credits: number, use: (g: GatewayFile) => void, options?: GatewayOptions): void {
   let h: Harness | undefined;
   beforeAll(async () => {
-    h = await startHarness(options);
-    const { key, teamId } = await h.team(credits);
-    use({ h, key, teamId });
+    const harness = (h = await startHarness(options));
+    const { key, teamId } = await harness.team(credits);
+    const expectError: ExpectError = async (path, query, status, code, message) => {
+      const before = await balance(teamId);
+      const res = await harness.call(path, query, { key });
+      expect({ status: res.status, code: res.body.error?.code }).toEqual({ status, code });
+      if (message) expect(res.body.error.message).toMatch(message);
+      if (status === 503) expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      expect(await balance(teamId)).toBe(before);
+      return res;
+    };
+    use({ h: harness, key, teamId, expectError });
   });
   afterAll(async () => h?.stop());
 }
