@@ -156,7 +156,7 @@ describe('sign-in failures and throttling', () => {
     // ... while the member, from their own address, signs in as usual: no lock-out from elsewhere.
     const own = await from('203.0.113.50', 'POST', '/v1/account/sign-in', { email: m.email, password: m.password });
     expect(own.status).toBe(200);
-  });
+   }, 120_000);
 
   test('a throttled attempt answers the same for a known and an unknown e-mail', async () => {
     const m = await signedInMember(h);
@@ -171,7 +171,7 @@ describe('sign-in failures and throttling', () => {
     }
     const [known, unknown] = answers.map((a) => ({ ...a.body.error, requestId: undefined }));
     expect(known).toEqual(unknown);
-  });
+   }, 120_000);
 
   test('a success clears the count of its e-mail and address', async () => {
     const m = await signedInMember(h);
