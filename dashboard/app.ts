@@ -511,7 +511,7 @@ function memberRow(m: TeamMember): HTMLTableRowElement {
   return h(
     'tr',
     { 'data-member': m.memberId },
-    h('td', { 'data-label': 'E-mail' }, m.email, m.you ? h('span', { class: 'hint' }, ' (you)') : null),
+    h('td', { 'data-label': 'E-mail' }, h('span', {}, m.email, m.you ? h('span', { class: 'hint' }, ' (you)') : null)),
     h('td', { 'data-label': 'Status' }, m.status === 'active' ? `Active since ${when(m.passwordSetAt)}` : 'Invited, no password yet'),
     h('td', { 'data-label': 'Invited' }, time(m.invitedAt)),
     actions,
