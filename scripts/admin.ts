@@ -168,8 +168,8 @@ export async function run(argv: string[], print: (line: string) => void = (l) =>
         if (!(await endSessionById(m, flags.session))) throw new Error(`${m.email} has no live session ${flags.session}`);
         print(`session ${flags.session} of ${m.email} ended`);
       } else {
-        const { newSessionEpoch } = await import('../shared/account/members');
-        if ((await newSessionEpoch(m)) === null) throw new Error(`no member ${m.email} in team ${m.teamId}`);
+        const { endAllSessions } = await import('../shared/account/members');
+        if (!(await endAllSessions(m))) throw new Error(`no member ${m.email} in team ${m.teamId}`);
         print(`every session of ${m.email} ended`);
       }
       return;

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import { db, isConditionalFailure, teamItems } from '../db/client';
+import { conditionally, db, isConditionalFailure, teamItems } from '../db/client';
 import { INVITE_SK, MEMBER_SK, TEAM_INDEX, invitePk, memberPk, teamPk } from '../db/tables';
 import { hashPassword } from './passwords';
 
@@ -141,8 +141,9 @@ export async function setPassword(token: string, password: string, now = Date.no
   // A link issued before invitations were tracked on the member (no inviteHash, no memberId) still
   // works until a newer one is issued or it expires (24 h).
   const sameMember = inv.memberId ? ' AND memberId = :id' : '';
-  try {
-    await db().send(
+  // Fails when spent by a concurrent request, replaced by a newer invitation, or the member was removed.
+  const set = await conditionally(() =>
+    db().send(
       new TransactWriteCommand({
         TransactItems: [
           {
@@ -165,18 +166,15 @@ export async function setPassword(token: string, password: string, now = Date.no
           },
         ],
       }),
-    );
-  } catch (err) {
-    if (isConditionalFailure(err)) return null; // spent by a concurrent request, replaced, or the member was removed
-    throw err;
-  }
-  return inv.email;
+    ),
+  );
+  return set ? inv.email : null;
 }
 
 /** After a successful sign-in with a hash of older parameters: today's hash, unless the password changed meanwhile. */
-export async function upgradePasswordHash(member: Member, oldHash: string, newHash: string): Promise<boolean> {
-  try {
-    await db().send(
+export function upgradePasswordHash(member: Member, oldHash: string, newHash: string): Promise<boolean> {
+  return conditionally(() =>
+    db().send(
       new UpdateCommand({
         TableName: config.accountsTable,
         Key: { pk: memberPk(member.email), sk: MEMBER_SK },
@@ -184,12 +182,8 @@ export async function upgradePasswordHash(member: Member, oldHash: string, newHa
         ConditionExpression: 'passwordHash = :old AND attribute_not_exists(removedAt)',
         ExpressionAttributeValues: { ':new': newHash, ':old': oldHash },
       }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionalFailure(err)) return false;
-    throw err;
-  }
+    ),
+  );
 }
 
 /**
@@ -197,9 +191,9 @@ export async function upgradePasswordHash(member: Member, oldHash: string, newHa
  * team's listing, with a new session epoch, so every session of theirs is refused from the very
  * next request. Returns false when the team has no such (current) member.
  */
-export async function removeMember(member: Member, now = Date.now()): Promise<boolean> {
-  try {
-    await db().send(
+export function removeMember(member: Member, now = Date.now()): Promise<boolean> {
+  return conditionally(() =>
+    db().send(
       new UpdateCommand({
         TableName: config.accountsTable,
         Key: { pk: memberPk(member.email), sk: MEMBER_SK },
@@ -208,30 +202,21 @@ export async function removeMember(member: Member, now = Date.now()): Promise<bo
         ExpressionAttributeNames: { '#gp': TEAM_INDEX.partitionKey, '#gs': TEAM_INDEX.sortKey },
         ExpressionAttributeValues: { ':at': new Date(now).toISOString(), ':one': 1, ':team': member.teamId, ':id': member.memberId },
       }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionalFailure(err)) return false;
-    throw err;
-  }
+    ),
+  );
 }
 
-/** Ends every session of the member at once (a new epoch). Returns the new epoch, or null when no such member. */
-export async function newSessionEpoch(member: Member): Promise<number | null> {
-  try {
-    const res = await db().send(
+/** Ends every session of the member at once (a new epoch). False when the team has no such (current) member. */
+export function endAllSessions(member: Member): Promise<boolean> {
+  return conditionally(() =>
+    db().send(
       new UpdateCommand({
         TableName: config.accountsTable,
         Key: { pk: memberPk(member.email), sk: MEMBER_SK },
         UpdateExpression: 'ADD sessionEpoch :one',
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(removedAt) AND teamId = :team AND memberId = :id',
         ExpressionAttributeValues: { ':one': 1, ':team': member.teamId, ':id': member.memberId },
-        ReturnValues: 'UPDATED_NEW',
       }),
-    );
-    return Number(res.Attributes?.sessionEpoch);
-  } catch (err) {
-    if (isConditionalFailure(err)) return null;
-    throw err;
-  }
+    ),
+  );
 }

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import { db, isConditionalFailure, teamItems } from '../db/client';
+import { conditionally, db, teamItems } from '../db/client';
 import { MEMBER_SK, SESSION_SK, TEAM_INDEX, memberPk, sessionPk, teamPk } from '../db/tables';
 import { epochOf, getMember, type Member } from './members';
 
@@ -84,12 +84,7 @@ const endUpdate = (now: number) => ({
 /** Sign-out. */
 export async function endSession(id: string, now = Date.now()): Promise<void> {
   if (!ID_PATTERN.test(id)) return;
-  const end = endUpdate(now);
-  await db()
-    .send(new UpdateCommand({ TableName: config.accountsTable, Key: sessionKey(id), ...end, ConditionExpression: 'attribute_exists(pk)' }))
-    .catch((err: unknown) => {
-      if (!isConditionalFailure(err)) throw err;
-    });
+  await conditionally(() => db().send(new UpdateCommand({ TableName: config.accountsTable, Key: sessionKey(id), ...endUpdate(now), ConditionExpression: 'attribute_exists(pk)' })));
 }
 
 /** The member's live sessions, newest first. */
@@ -105,8 +100,8 @@ export async function endSessionById(member: Member, sessionId: string, now = Da
   const [item] = await teamItems(member.teamId, memberPrefix(member.memberId), { expression: 'sessionId = :sid', values: { ':sid': sessionId } });
   if (!item || !live(item as unknown as Session, member, Math.floor(now / 1000))) return false;
   const end = endUpdate(now);
-  try {
-    await db().send(
+  return conditionally(() =>
+    db().send(
       new UpdateCommand({
         TableName: config.accountsTable,
         Key: { pk: item.pk, sk: SESSION_SK },
@@ -114,12 +109,8 @@ export async function endSessionById(member: Member, sessionId: string, now = Da
         ConditionExpression: 'attribute_not_exists(endedAt) AND teamId = :team AND memberId = :member',
         ExpressionAttributeValues: { ...end.ExpressionAttributeValues, ':team': member.teamId, ':member': member.memberId },
       }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionalFailure(err)) return false;
-    throw err;
-  }
+    ),
+  );
 }
 
 /**
@@ -158,13 +149,7 @@ export async function endOtherSessions(member: Member, keep: string | null, chan
           },
         ]
       : [];
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: [memberUpdate, ...keepUpdate] }));
-    return true;
-  } catch (err) {
-    if (isConditionalFailure(err)) return false;
-    throw err;
-  }
+  return conditionally(() => db().send(new TransactWriteCommand({ TransactItems: [memberUpdate, ...keepUpdate] })));
 }
 
 /** The session id from a Cookie header (the first cookie of that name). */

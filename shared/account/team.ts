@@ -1,6 +1,6 @@
 import { ApiError, notFound } from '../errors';
 import { invalid, session, type Ctx, type Reply } from './context';
-import { getMember, listMembers, memberOfTeam, newSessionEpoch, removeMember, type Member } from './members';
+import { endAllSessions, getMember, listMembers, memberOfTeam, removeMember, type Member } from './members';
 import { hashPassword, passwordProblem } from './passwords';
 import { endOtherSessions, endSessionById, listSessions, sessionIdFromCookies, type Session } from './sessions';
 import { admit, passwordMatches, sourceAddress } from './signin';
@@ -67,7 +67,7 @@ export const TEAM_HANDLERS = {
     const you = await session(ctx);
     const m = await teamMember(ctx, you);
     const self = m.memberId === you.memberId;
-    const ok = self ? await endOtherSessions(m, sessionIdFromCookies(ctx.headers.cookie) ?? null) : (await newSessionEpoch(m)) !== null;
+    const ok = self ? await endOtherSessions(m, sessionIdFromCookies(ctx.headers.cookie) ?? null) : await endAllSessions(m);
     if (!ok) throw new ApiError('BAD_REQUEST', 'The member changed at the same moment; try again');
     ctx.log.info('sessions ended', { teamId: you.teamId, by: you.memberId, memberId: m.memberId });
     return { data: { sessions: self ? (await listSessions((await getMember(m.email)) ?? m)).map((s) => publicSession(s, you)) : [] } };

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import { db, isConditionalFailure } from '../db/client';
+import { conditionally, db } from '../db/client';
 import { THROTTLE_SK, throttlePk } from '../db/tables';
 
 /**
@@ -38,33 +38,17 @@ export function backoffSeconds(attempts: number): number {
   return Math.min(config.signInBackoffMaxSeconds, config.signInBackoffSeconds * 2 ** Math.min(30, attempts - free));
 }
 
-async function admitAddress(address: string, now: number): Promise<Admission> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: config.accountsTable,
-        Key: addressKey(address, now),
-        UpdateExpression: 'ADD attempts :one SET expiresAt = if_not_exists(expiresAt, :exp)',
-        ConditionExpression: 'attribute_not_exists(attempts) OR attempts < :cap',
-        ExpressionAttributeValues: { ':one': 1, ':cap': config.signInAttemptsPerAddress, ':exp': windowOf(now) + 2 * ADDRESS_WINDOW_SECONDS },
-      }),
-    );
-    return { admitted: true };
-  } catch (err) {
-    if (!isConditionalFailure(err)) throw err;
-    return { admitted: false, retryAfter: Math.max(1, windowOf(now) + ADDRESS_WINDOW_SECONDS - Math.floor(now / 1000)) };
-  }
-}
+/** One conditional update; false when its condition failed (the limit is reached, or another attempt changed the item first). */
+const write = (key: { pk: string; sk: string }, update: string, condition: string, values: Record<string, unknown>) =>
+  conditionally(() => db().send(new UpdateCommand({ TableName: config.accountsTable, Key: key, UpdateExpression: update, ConditionExpression: condition, ExpressionAttributeValues: values })));
 
-/** One conditional write; false when another attempt changed the item first. */
-async function write(key: ReturnType<typeof pairKey>, update: string, condition: string, values: Record<string, unknown>): Promise<boolean> {
-  try {
-    await db().send(new UpdateCommand({ TableName: config.accountsTable, Key: key, UpdateExpression: update, ConditionExpression: condition, ExpressionAttributeValues: values }));
-    return true;
-  } catch (err) {
-    if (isConditionalFailure(err)) return false;
-    throw err;
-  }
+async function admitAddress(address: string, now: number): Promise<Admission> {
+  const admitted = await write(addressKey(address, now), 'ADD attempts :one SET expiresAt = if_not_exists(expiresAt, :exp)', 'attribute_not_exists(attempts) OR attempts < :cap', {
+    ':one': 1,
+    ':cap': config.signInAttemptsPerAddress,
+    ':exp': windowOf(now) + 2 * ADDRESS_WINDOW_SECONDS,
+  });
+  return admitted ? { admitted: true } : { admitted: false, retryAfter: Math.max(1, windowOf(now) + ADDRESS_WINDOW_SECONDS - Math.floor(now / 1000)) };
 }
 
 async function admitPair(email: string, address: string, now: number): Promise<Admission> {
@@ -109,16 +93,6 @@ export async function admitSignIn(email: string, address: string, now = Date.now
 export async function signInSucceeded(email: string, address: string, now = Date.now()): Promise<void> {
   await Promise.all([
     db().send(new UpdateCommand({ TableName: config.accountsTable, Key: pairKey(email, address), UpdateExpression: 'REMOVE attempts, lastAt' })),
-    db().send(
-      new UpdateCommand({
-        TableName: config.accountsTable,
-        Key: addressKey(address, now),
-        UpdateExpression: 'ADD attempts :minus',
-        ConditionExpression: 'attempts > :zero',
-        ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
-      }),
-    ).catch((err: unknown) => {
-      if (!isConditionalFailure(err)) throw err;
-    }),
+    write(addressKey(address, now), 'ADD attempts :minus', 'attempts > :zero', { ':minus': -1, ':zero': 0 }),
   ]);
 }
