@@ -4,6 +4,11 @@
  * bundled), typed errors, optional retries that honour Retry-After on 429 and 503, and `for await`
  * over every page of the cursor operations. Runs wherever `fetch` exists (Node 20+, browsers).
  *
+ * The base URL keeps its path (the stack's ApiUrl output ends in its stage, `/prod`); without a
+ * scheme it is https, and plain http is accepted only for a server on this machine (`npm start`),
+ * so the key never crosses a network in clear. Redirects are followed only within the base's
+ * origin: the key is never sent to another one.
+ *
  *   const api = new SocialDataClient({ baseUrl: 'http://localhost:3000', apiKey: process.env.API_KEY! });
  *   const { data } = await api.livestreamClip({ url: 'https://kick.com/someone/clips/clip_…' });
  *   for await (const page of api.pages.microblogAUserPosts({ handle: 'bsky.app' })) console.log(page.data.posts.length);
@@ -46,6 +51,7 @@ export interface RetryOptions {
 }
 
 export interface ClientOptions {
+  /** e.g. `https://abc.execute-api.eu-west-1.amazonaws.com/prod` (https is assumed without a scheme), or `http://localhost:3000`. */
   baseUrl: string;
   apiKey: string;
   /** Send the key as `Authorization: Bearer` instead of `x-api-key`. */
@@ -73,6 +79,29 @@ export class ApiClientError extends Error {
   }
 }
 
+/** A host on this machine, where plain http keeps the key off the network. */
+const isLoopback = (hostname: string) => hostname === 'localhost' || hostname.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(hostname) || hostname === '[::1]';
+
+/** The base URL, checked and ending in `/` so that operation paths are resolved below its path. */
+export function apiBase(input: string): URL {
+  const trimmed = input.trim();
+  let url: URL;
+  try {
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `https://${trimmed}`);
+  } catch {
+    throw new Error(`Invalid base URL: ${JSON.stringify(input)}`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`The base URL must be https (got ${url.protocol})`);
+  if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+    throw new Error(`Plain http is accepted only for a server on this machine; the API key would cross the network in clear: use https://${url.host}${url.pathname}`);
+  }
+  if (url.username || url.password || url.search || url.hash) throw new Error('The base URL takes no user, password, query or fragment');
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/`;
+  return url;
+}
+
+const MAX_REDIRECTS = 5;
+
 type Methods = { [M in MethodName]: (params: InputOf<IdOf<M>>, options?: CallOptions) => Promise<Result<IdOf<M>>> };
 type CursorMethod = { [M in MethodName]: (typeof OPERATIONS)[M] extends { cursor: string } ? M : never }[MethodName];
 type Pages = { [M in CursorMethod]: (params: InputOf<IdOf<M>>, options?: CallOptions) => AsyncGenerator<Result<IdOf<M>>, void, undefined> };
@@ -82,8 +111,10 @@ export class SocialDataClient {
   /** `for await (const page of client.pages.<method>(params))`: every page of a cursor operation. */
   readonly pages: Pages;
   private readonly fetchImpl: typeof fetch;
+  private readonly base: URL;
 
   constructor(private readonly options: ClientOptions) {
+    this.base = apiBase(options.baseUrl);
     this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
     const pages: Record<string, unknown> = {};
     for (const [method, entry] of Object.entries(OPERATIONS) as [MethodName, (typeof OPERATIONS)[MethodName]][]) {
@@ -95,14 +126,14 @@ export class SocialDataClient {
 
   /** One request, retried on 429/503 as configured. */
   async call<R = unknown>(path: string, params: Record<string, Value | undefined>, opts: CallOptions = {}): Promise<R> {
-    const url = new URL(path, this.options.baseUrl.replace(/\/*$/, '/'));
+    const url = new URL(path.replace(/^\/+/, ''), this.base);
     for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, String(v));
     const cacheMaxAge = opts.cacheMaxAge ?? this.options.cacheMaxAge;
     if (cacheMaxAge) url.searchParams.set('cache_max_age', cacheMaxAge);
     const headers: Record<string, string> = this.options.bearer ? { authorization: `Bearer ${this.options.apiKey}` } : { 'x-api-key': this.options.apiKey };
     const retry = this.options.retry === false ? { attempts: 1, maxDelayMs: 0 } : { attempts: 3, maxDelayMs: 30_000, ...this.options.retry };
     for (let attempt = 1; ; attempt++) {
-      const res = await this.fetchImpl(url, { headers, signal: opts.signal });
+      const res = await this.send(url, headers, opts.signal);
       const body = (await res.json().catch(() => null)) as { error?: { code: ErrorCode; message: string; requestId: string; details?: [] } } | null;
       if (res.ok) return body as R;
       const retryAfter = Number(res.headers.get('retry-after')) || undefined;
@@ -111,6 +142,23 @@ export class SocialDataClient {
       const waitMs = (retryAfter ?? 1) * 1000;
       if ((res.status !== 429 && res.status !== 503) || attempt >= retry.attempts || waitMs > retry.maxDelayMs) throw error;
       await sleep(waitMs, opts.signal);
+    }
+  }
+
+  /** One request; a redirect is followed (with the key) only when it stays on the base's origin. */
+  private async send(url: URL, headers: Record<string, string>, signal?: AbortSignal): Promise<Response> {
+    let target = url;
+    for (let hops = 0; ; hops++) {
+      const res = await this.fetchImpl(target, { headers, signal, redirect: 'manual' });
+      // A browser hides a redirect from `manual` (an opaque answer): it cannot be checked, so it is not followed.
+      if (res.type === 'opaqueredirect') throw new Error(`The API answered ${target.pathname} with a redirect, which is not followed`);
+      const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;
+      if (!location) return res;
+      await res.body?.cancel();
+      const next = new URL(location, target);
+      if (next.origin !== this.base.origin) throw new Error(`The API redirected to another origin (${next.origin}); the API key is not sent there`);
+      if (hops >= MAX_REDIRECTS) throw new Error(`More than ${MAX_REDIRECTS} redirects`);
+      target = next;
     }
   }
 

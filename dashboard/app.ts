@@ -1,6 +1,7 @@
 /**
  * The account dashboard: one small single-page app over the account API (/v1/account/*).
- * Pages: sign-in, set-password (from the invitation link), keys, credits, usage. Plain DOM, no
+ * Pages: sign-in, set-password (from the invitation link), keys, credits, usage, members (the
+ * team's members and their sessions; one's own password). Plain DOM, no
  * framework; chart.js draws the usage charts. The session is an HttpOnly cookie the page never sees.
  */
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
@@ -24,10 +25,27 @@ interface Key {
   keyId: string;
   name: string;
   createdAt: string;
+  createdBy: { kind: 'member'; memberId: string; email: string } | { kind: 'cli' } | null;
   lastUsedAt: string | null;
   revokedAt: string | null;
   status: 'active' | 'revoked';
   secret?: string;
+}
+interface TeamMember {
+  memberId: string;
+  email: string;
+  invitedAt: string;
+  passwordSetAt: string | null;
+  status: 'invited' | 'active';
+  you: boolean;
+}
+interface MemberSession {
+  sessionId: string;
+  createdAt: string;
+  expiresAt: string;
+  address: string | null;
+  userAgent: string | null;
+  current: boolean;
 }
 interface Charge {
   time: string;
@@ -62,6 +80,8 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<T> 
   if (!res.ok || !json || json.data === undefined) {
     const e = json?.error;
     const detail = e?.details?.[0]?.message;
+    const wait = Number(res.headers.get('retry-after'));
+    if (res.status === 429 && wait > 0) throw new ApiFailure(429, e?.code ?? 'RATE_LIMITED', `Too many attempts. Try again in ${duration(wait)}.`);
     throw new ApiFailure(res.status, e?.code ?? 'UNKNOWN', detail ?? e?.message ?? `The service answered ${res.status}`);
   }
   return json.data;
@@ -80,6 +100,7 @@ function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, 
   return el;
 }
 
+const duration = (seconds: number) => (seconds < 90 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`);
 const when = (iso: string | null) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : 'never');
 const time = (iso: string | null) => (iso ? h('time', { datetime: iso }, when(iso)) : 'never');
 const percent = (share: number | null) => (share === null ? '–' : `${Math.round(share * 100)} %`);
@@ -126,7 +147,14 @@ function header(current: string) {
         ? h(
             'nav',
             { 'aria-label': 'Dashboard' },
-            h('ul', {}, h('li', {}, link('keys', 'Keys', current)), h('li', {}, link('credits', 'Credits', current)), h('li', {}, link('usage', 'Usage', current))),
+            h(
+              'ul',
+              {},
+              h('li', {}, link('keys', 'Keys', current)),
+              h('li', {}, link('credits', 'Credits', current)),
+              h('li', {}, link('usage', 'Usage', current)),
+              h('li', {}, link('members', 'Members', current)),
+            ),
           )
         : null,
       me
@@ -176,6 +204,7 @@ async function render() {
   try {
     if (page === 'credits') return await creditsPage();
     if (page === 'usage') return await usagePage();
+    if (page === 'members') return await membersPage();
     if (page !== 'keys') return navigate('keys', '', true);
     return await keysPage();
   } catch (err) {
@@ -299,12 +328,12 @@ async function keysPage() {
         'table',
         { class: 'stack' },
         h('caption', {}, `Keys of ${me?.team.name || 'your team'}`),
-        h('thead', {}, h('tr', {}, ...['Name', 'Created', 'Last used', 'Status', 'Actions'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('thead', {}, h('tr', {}, ...['Name', 'Created', 'Created by', 'Last used', 'Status', 'Actions'].map((t) => h('th', { scope: 'col' }, t)))),
         h('tbody', {}, ...rows),
       )
     : h('p', {}, 'No keys yet: create one above.');
 
-  show('API keys', h('section', { 'aria-labelledby': 'create-heading' }, h('h2', { id: 'create-heading' }, 'Create a key'), create), secretPanel(), h('section', { 'aria-label': 'Keys' }, table), revokeDialog);
+  show('API keys', h('section', { 'aria-labelledby': 'create-heading' }, h('h2', { id: 'create-heading' }, 'Create a key'), create), secretPanel(), h('section', { 'aria-label': 'Keys' }, table), confirmDialog);
   if (freshKey) (document.getElementById('new-secret') as HTMLInputElement | null)?.focus();
 }
 
@@ -359,6 +388,7 @@ function keyRow(k: Key): HTMLTableRowElement {
     { 'data-key': k.keyId },
     nameCell,
     h('td', { 'data-label': 'Created' }, time(k.createdAt)),
+    h('td', { 'data-label': 'Created by' }, !k.createdBy ? 'unknown' : k.createdBy.kind === 'cli' ? 'the operator (admin CLI)' : k.createdBy.email),
     h('td', { 'data-label': 'Last used' }, time(k.lastUsedAt)),
     h('td', { 'data-label': 'Status' }, h('span', { class: `status ${k.status}` }, k.status === 'active' ? 'Active' : `Revoked ${when(k.revokedAt)}`)),
     actions,
@@ -381,31 +411,203 @@ function startRename(k: Key, cell: HTMLTableCellElement) {
   (document.getElementById(id) as HTMLInputElement).select();
 }
 
-const revokeDialog = h('dialog', { 'aria-labelledby': 'revoke-heading', class: 'confirm' });
+const confirmDialog = h('dialog', { 'aria-labelledby': 'confirm-heading', class: 'confirm' });
 
-function confirmRevoke(k: Key) {
+/** A modal question with a danger button; `act` runs on confirmation and the dialog closes when it succeeds. */
+function confirmDanger(title: string, text: string, button: string, act: () => Promise<void>) {
   const alert = h('p', { class: 'error', role: 'alert' });
-  const revoke = h('button', { type: 'button', class: 'danger' }, 'Revoke key');
-  revoke.addEventListener('click', () => {
-    revoke.disabled = true;
-    api('DELETE', `/keys/${encodeURIComponent(k.keyId)}`)
-      .then(() => {
-        revokeDialog.close();
-        notice = `Key “${k.name}” is revoked: requests with it are refused from now on.`;
-        return keysPage();
-      })
+  const go = h('button', { type: 'button', class: 'danger' }, button);
+  go.addEventListener('click', () => {
+    go.disabled = true;
+    act()
+      .then(() => confirmDialog.close())
       .catch((err: Error) => {
         alert.textContent = err.message;
-        revoke.disabled = false;
+        go.disabled = false;
       });
   });
-  revokeDialog.replaceChildren(
-    h('h2', { id: 'revoke-heading' }, `Revoke key “${k.name}”?`),
-    h('p', {}, 'The very next request with this key is refused (401). This cannot be undone.'),
+  confirmDialog.replaceChildren(
+    h('h2', { id: 'confirm-heading' }, title),
+    h('p', {}, text),
     alert,
-    h('div', { class: 'buttons' }, h('button', { type: 'button', class: 'secondary', onclick: () => revokeDialog.close() }, 'Cancel'), revoke),
+    h('div', { class: 'buttons' }, h('button', { type: 'button', class: 'secondary', onclick: () => confirmDialog.close() }, 'Cancel'), go),
   );
-  revokeDialog.showModal();
+  confirmDialog.showModal();
+}
+
+function confirmRevoke(k: Key) {
+  confirmDanger(`Revoke key “${k.name}”?`, 'The very next request with this key is refused (401). This cannot be undone.', 'Revoke key', async () => {
+    await api('DELETE', `/keys/${encodeURIComponent(k.keyId)}`);
+    notice = `Key “${k.name}” is revoked: requests with it are refused from now on.`;
+    await keysPage();
+  });
+}
+
+/** Whose sessions the members page shows (memberId), if any. */
+let sessionsOf: string | undefined;
+
+async function membersPage() {
+  const { members } = await api<{ members: TeamMember[] }>('GET', '/members');
+  if (sessionsOf && !members.some((m) => m.memberId === sessionsOf)) sessionsOf = undefined;
+  const shown = members.find((m) => m.memberId === sessionsOf);
+  const sessions = shown ? (await api<{ sessions: MemberSession[] }>('GET', `/members/${encodeURIComponent(shown.memberId)}/sessions`)).sessions : [];
+  const table = h(
+    'table',
+    { class: 'stack' },
+    h('caption', {}, `Members of ${me?.team.name || 'your team'}`),
+    h('thead', {}, h('tr', {}, ...['E-mail', 'Status', 'Invited', 'Actions'].map((t) => h('th', { scope: 'col' }, t)))),
+    h('tbody', {}, ...members.map((m) => memberRow(m))),
+  );
+  show(
+    'Members',
+    h('p', { class: 'hint' }, 'The operator invites new members (admin CLI). Removing a member ends their sessions at once.'),
+    h('section', { 'aria-label': 'Members' }, table),
+    shown ? sessionsSection(shown, sessions) : null,
+    passwordSection(),
+    confirmDialog,
+  );
+}
+
+function memberRow(m: TeamMember): HTMLTableRowElement {
+  const actions = h(
+    'td',
+    { 'data-label': 'Actions', class: 'actions' },
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        'aria-label': `Sessions of ${m.email}`,
+        'aria-expanded': String(sessionsOf === m.memberId),
+        onclick: () => {
+          sessionsOf = sessionsOf === m.memberId ? undefined : m.memberId;
+          void membersPage();
+        },
+      },
+      'Sessions',
+    ),
+    m.you
+      ? null
+      : h(
+          'button',
+          {
+            type: 'button',
+            class: 'danger',
+            'aria-label': `Remove ${m.email}`,
+            onclick: () =>
+              confirmDanger(`Remove ${m.email}?`, 'Their sessions end at once and their invitation links stop working. The operator can invite them again.', 'Remove member', async () => {
+                await api('DELETE', `/members/${encodeURIComponent(m.memberId)}`);
+                notice = `${m.email} is removed: their sessions have ended.`;
+                await membersPage();
+              }),
+          },
+          'Remove',
+        ),
+  );
+  return h(
+    'tr',
+    { 'data-member': m.memberId },
+    h('td', { 'data-label': 'E-mail' }, h('span', {}, m.email, m.you ? h('span', { class: 'hint' }, ' (you)') : null)),
+    h('td', { 'data-label': 'Status' }, m.status === 'active' ? `Active since ${when(m.passwordSetAt)}` : 'Invited, no password yet'),
+    h('td', { 'data-label': 'Invited' }, time(m.invitedAt)),
+    actions,
+  );
+}
+
+function sessionsSection(m: TeamMember, sessions: MemberSession[]) {
+  const others = sessions.filter((s) => !s.current);
+  const endAll = others.length
+    ? h(
+        'button',
+        {
+          type: 'button',
+          class: 'danger',
+          onclick: () =>
+            confirmDanger(
+              m.you ? 'End your other sessions?' : `End every session of ${m.email}?`,
+              m.you ? 'Every session of yours except this one ends at once.' : 'Every session of this member ends at once; they can sign in again.',
+              'End sessions',
+              async () => {
+                await api('DELETE', `/members/${encodeURIComponent(m.memberId)}/sessions`);
+                notice = m.you ? 'Your other sessions have ended.' : `Every session of ${m.email} has ended.`;
+                await membersPage();
+              },
+            ),
+        },
+        m.you ? 'End all other sessions' : 'End all sessions',
+      )
+    : null;
+  return h(
+    'section',
+    { 'aria-labelledby': 'sessions-heading' },
+    h('h2', { id: 'sessions-heading' }, `Sessions of ${m.email}`),
+    sessions.length
+      ? h(
+          'table',
+          { class: 'stack' },
+          h('caption', {}, `Live sessions of ${m.email}`),
+          h('thead', {}, h('tr', {}, ...['Signed in', 'Until', 'From', 'Browser', 'Actions'].map((t) => h('th', { scope: 'col' }, t)))),
+          h(
+            'tbody',
+            {},
+            ...sessions.map((s) =>
+              h(
+                'tr',
+                { 'data-session': s.sessionId },
+                h('td', { 'data-label': 'Signed in' }, time(s.createdAt)),
+                h('td', { 'data-label': 'Until' }, time(s.expiresAt)),
+                h('td', { 'data-label': 'From' }, s.address ?? 'unknown'),
+                h('td', { 'data-label': 'Browser' }, s.userAgent ?? 'unknown'),
+                h(
+                  'td',
+                  { 'data-label': 'Actions', class: 'actions' },
+                  s.current
+                    ? 'This session'
+                    : h(
+                        'button',
+                        {
+                          type: 'button',
+                          class: 'danger',
+                          'aria-label': `End the session of ${m.email} signed in ${when(s.createdAt)}`,
+                          onclick: () => {
+                            void api('DELETE', `/members/${encodeURIComponent(m.memberId)}/sessions/${encodeURIComponent(s.sessionId)}`)
+                              .then(() => {
+                                notice = 'The session has ended.';
+                                return membersPage();
+                              })
+                              .catch((err: Error) => show('Something went wrong', h('p', { role: 'alert' }, err.message)));
+                          },
+                        },
+                        'End',
+                      ),
+                ),
+              ),
+            ),
+          ),
+        )
+      : h('p', {}, 'No live sessions.'),
+    endAll,
+  );
+}
+
+function passwordSection() {
+  const f = form(
+    'Change your password',
+    [
+      field('current-password', 'Current password', { type: 'password', autocomplete: 'current-password', required: true }),
+      field('changed-password', 'New password', { type: 'password', autocomplete: 'new-password', required: true, minlength: 12, maxlength: 200 }, 'At least 12 characters. Your other sessions end.'),
+      field('changed-repeat', 'Repeat the new password', { type: 'password', autocomplete: 'new-password', required: true }),
+    ],
+    'Change password',
+    async (el) => {
+      const password = value(el, 'changed-password');
+      if (password !== value(el, 'changed-repeat')) throw new Error('The two passwords differ');
+      await api('POST', '/me/password', { currentPassword: value(el, 'current-password'), password });
+      notice = 'Your password is changed; your other sessions have ended.';
+      await membersPage();
+    },
+  );
+  return h('section', { 'aria-labelledby': 'password-heading' }, h('h2', { id: 'password-heading' }, 'Your password'), f);
 }
 
 async function creditsPage() {

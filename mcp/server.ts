@@ -4,7 +4,9 @@
  * document); a tool calls the API through the typed client and returns the operation's `data`;
  * an API error is a tool error carrying the spec's code. Configuration:
  *   SOCIAL_DATA_API_KEY  the API key (required)
- *   SOCIAL_DATA_API_URL  the API's base URL (default http://localhost:3000, i.e. `npm start`)
+ *   SOCIAL_DATA_API_URL  the API's base URL (required): the stack's ApiUrl output with its stage
+ *                        (https://…/prod; https is assumed without a scheme), or http://localhost:3000
+ *                        for `npm start`. No default: a key must not go to whatever answers locally.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -68,11 +70,18 @@ export function createServer(client: SocialDataClient): Server {
 
 if (require.main === module) {
   const apiKey = process.env.SOCIAL_DATA_API_KEY;
-  if (!apiKey) {
-    process.stderr.write('Set SOCIAL_DATA_API_KEY (and SOCIAL_DATA_API_URL, default http://localhost:3000).\n');
+  const baseUrl = process.env.SOCIAL_DATA_API_URL;
+  if (!apiKey || !baseUrl) {
+    process.stderr.write('Set SOCIAL_DATA_API_KEY and SOCIAL_DATA_API_URL (the stack\'s ApiUrl output, https://…/prod; or http://localhost:3000 for `npm start`).\n');
     process.exit(2);
   }
-  const client = new SocialDataClient({ baseUrl: process.env.SOCIAL_DATA_API_URL || 'http://localhost:3000', apiKey, retry: { attempts: 2, maxDelayMs: 10_000 } });
+  let client: SocialDataClient;
+  try {
+    client = new SocialDataClient({ baseUrl, apiKey, retry: { attempts: 2, maxDelayMs: 10_000 } });
+  } catch (err) {
+    process.stderr.write(`SOCIAL_DATA_API_URL: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
   createServer(client)
     .connect(new StdioServerTransport())
     .catch((err: unknown) => {

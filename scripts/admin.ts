@@ -5,13 +5,18 @@
  *   team show --team ID                        balance and keys
  *   team credits --team ID --add N             add credits (recorded as a grant)
  *   key create --team ID --name NAME           new key; the secret is printed once and never stored
- *   key list --team ID                         name, created, last used, revoked (never the secret)
+ *   key list --team ID                         name, created (and by whom), last used, revoked (never the secret)
  *   key revoke --team ID --key KEYID           takes effect on the next request
  *   usage --team ID [--days 7] [--recent 20]   recent ledger records and daily counts
  *   member invite --team ID --email E [--base URL]
  *                                              dashboard member (created if new) and a one-time link to set
- *                                              the password, valid 24 h; inviting again issues a new link
+ *                                              the password, valid 24 h; inviting again issues a new link and
+ *                                              revokes the older ones
  *   member list --team ID                      the team's dashboard members
+ *   member remove --team ID --email E          removes the member: their sessions end at once, their links stop working
+ *   member sessions --team ID --email E        the member's live sessions
+ *   member end-sessions --team ID --email E [--session SID]
+ *                                              ends one session of the member, or (without --session) all of them
  *
  * --base (or DASHBOARD_BASE_URL) is where the service is served: the stack's ApiUrl output (with
  * its /prod stage); with --local it defaults to http://localhost:3000, where `npm start` serves.
@@ -94,7 +99,7 @@ export async function run(argv: string[], print: (line: string) => void = (l) =>
       const teamId = need(flags, 'team');
       const team = await credits.getTeam(teamId);
       if (!team) throw new Error(`no team ${teamId}`);
-      const { secret, record } = await keys.createKey(teamId, need(flags, 'name'), team.usageKey);
+      const { secret, record } = await keys.createKey(teamId, need(flags, 'name'), team.usageKey, keys.BY_CLI);
       print(`key ${record.keyId} "${record.name}" created. The secret is shown once; store it now:\n\n    ${secret}\n`);
       return;
     }
@@ -141,13 +146,52 @@ export async function run(argv: string[], print: (line: string) => void = (l) =>
       for (const m of list) print(`  member ${m.email}  invited ${m.createdAt}  ${m.passwordSetAt ? `password set ${m.passwordSetAt}` : 'password not set yet'}`);
       return;
     }
+    case 'member remove': {
+      const members = await import('../shared/account/members');
+      const m = await teamMember(flags);
+      if (!(await members.removeMember(m))) throw new Error(`no member ${m.email} in team ${m.teamId}`);
+      print(`member ${m.email} removed from team ${m.teamId}: their sessions have ended and their invitation links no longer work`);
+      return;
+    }
+    case 'member sessions': {
+      const { listSessions } = await import('../shared/account/sessions');
+      const m = await teamMember(flags);
+      const list = await listSessions(m);
+      if (!list.length) print(`no live sessions of ${m.email}`);
+      for (const s of list) print(`  session ${s.sessionId}  signed in ${s.createdAt}  until ${new Date(s.expiresAt * 1000).toISOString()}  from ${s.address ?? 'unknown'}  ${s.userAgent ?? ''}`.trimEnd());
+      return;
+    }
+    case 'member end-sessions': {
+      const m = await teamMember(flags);
+      if (typeof flags.session === 'string') {
+        const { endSessionById } = await import('../shared/account/sessions');
+        if (!(await endSessionById(m, flags.session))) throw new Error(`${m.email} has no live session ${flags.session}`);
+        print(`session ${flags.session} of ${m.email} ended`);
+      } else {
+        const { endAllSessions } = await import('../shared/account/members');
+        if (!(await endAllSessions(m))) throw new Error(`no member ${m.email} in team ${m.teamId}`);
+        print(`every session of ${m.email} ended`);
+      }
+      return;
+    }
     default:
-      throw new Error('usage: team create|show|credits, key create|list|revoke, usage, member invite|list  (see the comment at the top of scripts/admin.ts or the README)');
+      throw new Error('usage: team create|show|credits, key create|list|revoke, usage, member invite|list|remove|sessions|end-sessions  (see the comment at the top of scripts/admin.ts or the README)');
   }
 }
 
-const describeKey = (k: { keyId: string; name: string; createdAt: string; lastUsedAt?: string; revokedAt?: string }) =>
-  `  key ${k.keyId}  "${k.name}"  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}${k.revokedAt ? `  REVOKED ${k.revokedAt}` : ''}`;
+async function teamMember(flags: Flags) {
+  const { memberByEmail, normalizeEmail } = await import('../shared/account/members');
+  const teamId = need(flags, 'team');
+  const email = normalizeEmail(need(flags, 'email'));
+  const m = await memberByEmail(teamId, email);
+  if (!m) throw new Error(`no member ${email} in team ${teamId}`);
+  return m;
+}
+
+type KeyLine = { keyId: string; name: string; createdAt: string; createdBy?: { kind: 'member'; email: string } | { kind: 'cli' }; lastUsedAt?: string; revokedAt?: string };
+const creator = (by: KeyLine['createdBy']) => (!by ? 'unknown' : by.kind === 'cli' ? 'the admin CLI' : by.email);
+const describeKey = (k: KeyLine) =>
+  `  key ${k.keyId}  "${k.name}"  created ${k.createdAt} by ${creator(k.createdBy)}  last used ${k.lastUsedAt ?? 'never'}${k.revokedAt ? `  REVOKED ${k.revokedAt}` : ''}`;
 
 export const inviteLink = (base: string, token: string) => `${base}/dashboard/set-password?token=${encodeURIComponent(token)}`;
 

@@ -26,6 +26,14 @@ export const accountSchemas: Json = {
     keyId: { type: 'string' },
     name: { type: 'string', minLength: 1, maxLength: 64 },
     createdAt: dateTime,
+    createdBy: {
+      description: 'Who created the key: a member of the team (dashboard) or the operator (admin CLI); null for keys from before this was recorded',
+      oneOf: [
+        obj({ kind: { const: 'member' }, memberId: { type: 'string' }, email: { type: 'string' } }),
+        obj({ kind: { const: 'cli' } }),
+        { type: 'null' },
+      ],
+    },
     lastUsedAt: nullableDateTime,
     revokedAt: nullableDateTime,
     status: { type: 'string', enum: ['active', 'revoked'] },
@@ -33,6 +41,22 @@ export const accountSchemas: Json = {
   AccountNewKey: {
     allOf: [ref('AccountKey'), obj({ secret: { type: 'string', pattern: '^[A-Za-z0-9]{28}$', description: 'Shown this once; only its hash is stored' } })],
   },
+  AccountTeamMember: obj({
+    memberId: { type: 'string' },
+    email: { type: 'string' },
+    invitedAt: dateTime,
+    passwordSetAt: nullableDateTime,
+    status: { type: 'string', enum: ['invited', 'active'], description: 'invited: no password set yet' },
+    you: { type: 'boolean', description: 'The signed-in member' },
+  }),
+  AccountSession: obj({
+    sessionId: { type: 'string', description: 'Public id of the session (not its cookie)' },
+    createdAt: dateTime,
+    expiresAt: dateTime,
+    address: { type: ['string', 'null'], description: 'The client address it signed in from' },
+    userAgent: { type: ['string', 'null'] },
+    current: { type: 'boolean', description: 'The session making this request' },
+  }),
   AccountCredits: obj({
     balance: count,
     charges: {
@@ -81,7 +105,7 @@ const SPECS: Record<AccountRoute['name'], Spec> = {
     summary: 'Sign in; answers the session cookie',
     body: obj({ email: { type: 'string' }, password: { type: 'string' } }),
     ok: [200, ref('AccountMember'), `Signed in; Set-Cookie: ${SESSION_COOKIE}=…; HttpOnly; Secure; SameSite=Strict`],
-    errors: [400, 401, 503],
+    errors: [400, 401, 429, 503],
     open: true,
   },
   signOut: { summary: 'End the session at once', ok: [200, obj({ signedOut: { type: 'boolean' } }), 'Signed out; the cookie is cleared'], errors: [400, 503], open: true },
@@ -97,13 +121,37 @@ const SPECS: Record<AccountRoute['name'], Spec> = {
     ok: [200, ref('AccountUsage'), 'The usage report'],
     errors: [401, 422, 503],
   },
+  changePassword: {
+    summary: "Change one's own password (the current one is required); ends one's other sessions",
+    body: obj({ currentPassword: { type: 'string' }, password: { type: 'string', minLength: 12, maxLength: 200 } }),
+    ok: [200, obj({ passwordChanged: { type: 'boolean' } }), 'Changed; this session continues, every other one of the member has ended'],
+    errors: [400, 401, 422, 429, 503],
+  },
+  listMembers: { summary: "The team's dashboard members", ok: [200, obj({ members: { type: 'array', items: ref('AccountTeamMember') } }), 'The members'], errors: [401, 503] },
+  removeMember: {
+    summary: 'Remove a member of the team: their sessions end at once, their invitation links stop working',
+    ok: [200, obj({ removed: obj({ memberId: { type: 'string' }, email: { type: 'string' } }) }), 'Removed'],
+    errors: [400, 401, 404, 503],
+  },
+  listSessions: { summary: "A member's live sessions, newest first", ok: [200, obj({ sessions: { type: 'array', items: ref('AccountSession') } }), 'The sessions'], errors: [401, 404, 503] },
+  endSessions: {
+    summary: "End every session of a member (one's own: every other one)",
+    ok: [200, obj({ sessions: { type: 'array', items: ref('AccountSession') } }), 'The sessions still live (only the caller’s own, if any)'],
+    errors: [400, 401, 404, 503],
+  },
+  endSession: {
+    summary: 'End one session of a member',
+    ok: [200, obj({ ended: obj({ sessionId: { type: 'string' } }) }), 'Ended: its next request is refused'],
+    errors: [400, 401, 404, 503],
+  },
 };
 
 const ERROR_TEXT: Record<number, string> = {
-  400: 'A state-changing request without this site\'s Origin, a body that is not a JSON object, or an unknown, used or expired token (BAD_REQUEST)',
+  400: 'A state-changing request without this site\'s Origin, a body that is not a JSON object, an unknown, used, replaced or expired token, a wrong current password, or removing oneself (BAD_REQUEST)',
   401: 'Not signed in (no, expired or ended session), or sign-in failed: one message for every sign-in failure (UNAUTHORIZED)',
-  404: 'The team has no key with this id (NOT_FOUND)',
+  404: 'The team has no such key, member or live session (NOT_FOUND)',
   422: 'Invalid body or query (VALIDATION_ERROR, with details)',
+  429: 'Too many sign-in attempts for this e-mail from this address, or from this address; the same answer for every e-mail (RATE_LIMITED, with Retry-After)',
   503: 'The service is at capacity (SERVICE_UNAVAILABLE)',
 };
 
@@ -115,7 +163,7 @@ export function accountPaths(): Json {
     const spec = SPECS[route.name];
     const [okStatus, okSchema, okText] = spec.ok;
     const params = [
-      ...(route.path.includes('{keyId}') ? [{ name: 'keyId', in: 'path', required: true, schema: { type: 'string' } }] : []),
+      ...[...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
       ...(spec.query ?? []),
     ];
     const responses: Json = {
@@ -128,7 +176,7 @@ export function accountPaths(): Json {
     for (const status of spec.errors) {
       responses[status] = {
         description: ERROR_TEXT[status],
-        headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' }, ...(status === 503 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}) },
+        headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' }, ...(status === 503 || status === 429 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}) },
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       };
     }

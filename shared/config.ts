@@ -60,12 +60,22 @@ export const config = {
   get sessionTtlSeconds() {
     return num('SESSION_TTL_S', 8 * 3600);
   },
-  /** Failed dashboard sign-ins allowed per e-mail, and per client address, in a 15-minute window. */
-  get signInFailuresPerEmail() {
-    return num('SIGN_IN_FAILURES_PER_EMAIL', 10);
+  /**
+   * Dashboard sign-in throttling (shared/account/throttle.ts): attempts per e-mail from one client
+   * address before a backoff starts; the first wait, doubling per further attempt, up to the longest;
+   * and attempts per client address, whatever the e-mail, in a 15-minute window.
+   */
+  get signInAttemptsPerPair() {
+    return num('SIGN_IN_ATTEMPTS_PER_PAIR', 10);
   },
-  get signInFailuresPerAddress() {
-    return num('SIGN_IN_FAILURES_PER_ADDRESS', 50);
+  get signInBackoffSeconds() {
+    return num('SIGN_IN_BACKOFF_S', 60);
+  },
+  get signInBackoffMaxSeconds() {
+    return num('SIGN_IN_BACKOFF_MAX_S', 3600);
+  },
+  get signInAttemptsPerAddress() {
+    return num('SIGN_IN_ATTEMPTS_PER_ADDRESS', 50);
   },
   /** The cache keeps an entry this long (TTL attribute), whatever cache_max_age callers use. */
   cacheTtlSeconds: 30 * 24 * 3600,

@@ -61,3 +61,51 @@ test('member invite prints a one-time set-password link (24 h) on the given base
   await expect(admin('member', 'invite', '--team', 'nope', '--email', 'x@example.com')).rejects.toThrow('no team');
   await expect(admin('member', 'invite', '--team', teamId, '--email', 'not-an-email', '--base', 'https://a.example')).rejects.toThrow('not an e-mail');
 });
+
+test('member lifecycle: sessions listed and ended, a member removed (sessions end at once); keys show who created them', async () => {
+  const { setPassword, getMember } = await import('../shared/account/members');
+  const { startSession, findSession } = await import('../shared/account/sessions');
+  const created = await admin('team', 'create', '--name', 'life', '--credits', '5');
+  const teamId = created.match(/team ([0-9a-f-]{36})/)![1]!;
+  const link = (await admin('member', 'invite', '--team', teamId, '--email', 'dan@example.com', '--base', 'https://a.example')).match(/\n\s+(https:\/\/\S+)\n/)![1]!;
+  expect(await setPassword(new URL(link).searchParams.get('token')!, 'a long enough password')).toBe('dan@example.com');
+  const member = (await getMember('dan@example.com'))!;
+  const one = await startSession(member, { address: '198.51.100.1', userAgent: 'Firefox' });
+  const two = await startSession(member, { address: '198.51.100.2', userAgent: 'Safari' });
+
+  const sessions = await admin('member', 'sessions', '--team', teamId, '--email', 'Dan@Example.com');
+  expect(sessions).toContain(`session ${one.session.sessionId}`);
+  expect(sessions).toContain(`session ${two.session.sessionId}`);
+  expect(sessions).toContain('from 198.51.100.2  Safari');
+  expect(sessions).not.toContain(one.id);
+
+  expect(await admin('member', 'end-sessions', '--team', teamId, '--email', 'dan@example.com', '--session', one.session.sessionId)).toContain('ended');
+  expect(await findSession(one.id)).toBeNull();
+  expect(await findSession(two.id)).not.toBeNull();
+  await expect(admin('member', 'end-sessions', '--team', teamId, '--email', 'dan@example.com', '--session', one.session.sessionId)).rejects.toThrow('no live session');
+  expect(await admin('member', 'end-sessions', '--team', teamId, '--email', 'dan@example.com')).toContain('every session');
+  expect(await findSession(two.id)).toBeNull();
+  expect(await admin('member', 'sessions', '--team', teamId, '--email', 'dan@example.com')).toContain('no live sessions');
+
+  const three = await startSession((await getMember('dan@example.com'))!);
+  expect(await findSession(three.id)).not.toBeNull();
+  expect(await admin('member', 'remove', '--team', teamId, '--email', 'dan@example.com')).toContain('removed');
+  expect(await findSession(three.id)).toBeNull();
+  expect(await getMember('dan@example.com')).toBeNull();
+  expect(await admin('member', 'list', '--team', teamId)).toBe('no members');
+  await expect(admin('member', 'remove', '--team', teamId, '--email', 'dan@example.com')).rejects.toThrow('no member');
+
+  await admin('key', 'create', '--team', teamId, '--name', 'ops');
+  expect(await admin('key', 'list', '--team', teamId)).toMatch(/"ops"  created \S+ by the admin CLI/);
+});
+
+test('a new invitation from the CLI revokes the older link', async () => {
+  const { setPassword } = await import('../shared/account/members');
+  const created = await admin('team', 'create', '--name', 'relink', '--credits', '1');
+  const teamId = created.match(/team ([0-9a-f-]{36})/)![1]!;
+  const token = async () => new URL((await admin('member', 'invite', '--team', teamId, '--email', 'eve@example.com', '--base', 'https://a.example')).match(/\n\s+(https:\/\/\S+)\n/)![1]!).searchParams.get('token')!;
+  const first = await token();
+  const second = await token();
+  expect(await setPassword(first, 'a long enough password')).toBeNull();
+  expect(await setPassword(second, 'a long enough password')).toBe('eve@example.com');
+});

@@ -4,13 +4,14 @@ import { config } from '../config';
 import { getTeam, recentCharges } from '../credits';
 import { entryPoint } from '../entry';
 import { jsonAnswer } from '../envelope';
-import { ApiError, notFound, type ValidationDetail } from '../errors';
-import type { Log } from '../log';
-import { getMember, isEmail, normalizeEmail, setPassword } from './members';
-import { decoyHash, passwordProblem, verifyPassword } from './passwords';
+import { ApiError, notFound } from '../errors';
+import { NOT_SIGNED_IN, invalid, notSignedIn, session, type Ctx, type Reply } from './context';
+import { setPassword } from './members';
+import { passwordProblem } from './passwords';
 import { matchAccountRoute, type AccountRoute } from './routes';
-import { clearedSessionCookie, endSession, findSession, sessionCookie, sessionIdFromCookies, startSession, type Session } from './sessions';
-import { overLimit, recordFailure, subjects } from './throttle';
+import { clearedSessionCookie, endSession, sessionIdFromCookies, type Session } from './sessions';
+import { signIn } from './signin';
+import { TEAM_HANDLERS } from './team';
 import { usage } from '../usage';
 
 /**
@@ -20,26 +21,13 @@ import { usage } from '../usage';
  * the request is ignored (it never signs in here), and state-changing requests must carry this
  * site's Origin.
  */
-export const SIGN_IN_FAILED = 'Sign-in failed: the e-mail or password is wrong, or there were too many attempts; try again later';
-export const NOT_SIGNED_IN = 'Sign in to the dashboard first (session cookie missing, expired or ended)';
+export { NOT_SIGNED_IN };
+export { SIGN_IN_FAILED, SIGN_IN_THROTTLED } from './signin';
 export const BAD_ORIGIN = 'The request must come from the dashboard of this site (Origin header)';
 export const BAD_TOKEN = 'This set-password link is invalid, used or expired; ask for a new invitation';
 const MAX_BODY_BYTES = 8 * 1024;
 const KEY_NAME_MAX = 64;
 const RECENT_CHARGES = 50;
-
-type Ctx = {
-  event: APIGatewayProxyEvent;
-  headers: Record<string, string>;
-  body: Record<string, unknown>;
-  params: Record<string, string>;
-  requestId: string;
-  cookiePath: string;
-  log: Log;
-  /** Headers of the answer, error answers included. */
-  responseHeaders: Record<string, string>;
-};
-type Reply = { status?: number; data: unknown; cookie?: string };
 
 const lowerHeaders = (h: APIGatewayProxyEvent['headers'] | null | undefined) => {
   const out: Record<string, string> = {};
@@ -76,7 +64,6 @@ function parseBody(event: APIGatewayProxyEvent): Record<string, unknown> {
   throw new ApiError('BAD_REQUEST', 'The request body must be a JSON object');
 }
 
-const invalid = (path: string, message: string) => new ApiError('VALIDATION_ERROR', 'Invalid request body', { details: [{ path, message }] as ValidationDetail[] });
 
 function keyName(value: unknown): string {
   const name = typeof value === 'string' ? value.trim() : '';
@@ -89,23 +76,12 @@ export const publicKey = (k: KeyRecord) => ({
   keyId: k.keyId,
   name: k.name,
   createdAt: k.createdAt,
+  createdBy: k.createdBy ?? null,
   lastUsedAt: k.lastUsedAt ?? null,
   revokedAt: k.revokedAt ?? null,
   status: k.revokedAt ? ('revoked' as const) : ('active' as const),
 });
 
-/** 401 for a request without a live session; its answer also clears a stale cookie. */
-function notSignedIn(ctx: Ctx): ApiError {
-  ctx.responseHeaders['set-cookie'] = clearedSessionCookie(ctx.cookiePath);
-  return new ApiError('UNAUTHORIZED', NOT_SIGNED_IN);
-}
-
-async function session(ctx: Ctx): Promise<Session> {
-  const id = sessionIdFromCookies(ctx.headers.cookie);
-  const s = id ? await findSession(id) : null;
-  if (!s) throw notSignedIn(ctx);
-  return s;
-}
 
 const HANDLERS: Record<AccountRoute['name'], (ctx: Ctx) => Promise<Reply>> = {
   async setPassword({ body }) {
@@ -117,26 +93,7 @@ const HANDLERS: Record<AccountRoute['name'], (ctx: Ctx) => Promise<Reply>> = {
     return { data: { email } };
   },
 
-  async signIn({ body, event, log, cookiePath }) {
-    const email = typeof body.email === 'string' ? normalizeEmail(body.email) : '';
-    const password = typeof body.password === 'string' ? body.password : '';
-    const address = event.requestContext?.identity?.sourceIp || 'unknown';
-    const who = subjects(email.slice(0, 254), address);
-    const [limited, member] = await Promise.all([overLimit(who), isEmail(email) ? getMember(email) : null]);
-    let ok = false;
-    if (!limited && password && password.length <= 200) {
-      // Unknown e-mail or no password yet: check against a decoy, so the timing tells nothing.
-      ok = member?.passwordHash ? await verifyPassword(password, member.passwordHash) : (await verifyPassword(password, await decoyHash()), false);
-    }
-    if (!ok || !member) {
-      if (!limited) await recordFailure(who);
-      log.info('sign-in refused', { limited });
-      throw new ApiError('UNAUTHORIZED', SIGN_IN_FAILED);
-    }
-    const { id, session: s } = await startSession(member);
-    log.info('signed in', { teamId: member.teamId, memberId: member.memberId });
-    return { data: await me(s), cookie: sessionCookie(id, cookiePath, config.sessionTtlSeconds) };
-  },
+  signIn: (ctx) => signIn(ctx, me),
 
   async signOut({ headers, cookiePath }) {
     const id = sessionIdFromCookies(headers.cookie);
@@ -155,11 +112,11 @@ const HANDLERS: Record<AccountRoute['name'], (ctx: Ctx) => Promise<Reply>> = {
   },
 
   async createKey(ctx) {
-    const { teamId, memberId } = await session(ctx);
+    const { teamId, memberId, email } = await session(ctx);
     const name = keyName(ctx.body.name);
     const team = await getTeam(teamId);
     if (!team) throw notSignedIn(ctx);
-    const { secret, record } = await createKey(teamId, name, team.usageKey);
+    const { secret, record } = await createKey(teamId, name, team.usageKey, { kind: 'member', memberId, email });
     ctx.log.info('key created', { teamId, memberId, keyId: record.keyId });
     return { status: 201, data: { key: { ...publicKey(record), secret } } };
   },
@@ -201,6 +158,8 @@ const HANDLERS: Record<AccountRoute['name'], (ctx: Ctx) => Promise<Reply>> = {
     }
     return { data: await usage(teamId, days) };
   },
+
+  ...TEAM_HANDLERS,
 };
 
 async function me(s: Session) {

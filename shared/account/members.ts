@@ -1,14 +1,20 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import { db, isConditionalFailure, teamItems } from '../db/client';
+import { conditionally, db, isConditionalFailure, teamItems } from '../db/client';
 import { INVITE_SK, MEMBER_SK, TEAM_INDEX, invitePk, memberPk, teamPk } from '../db/tables';
 import { hashPassword } from './passwords';
 
 /**
  * Dashboard members: people of a team who sign in with e-mail and password. A member is created by
  * an invitation (admin CLI), whose one-time token (24 h) lets them set their password. Inviting an
- * existing member of the same team again issues a new link (a password reset by the operator).
+ * existing member of the same team again issues a new link (a password reset by the operator) and
+ * revokes every older one: the member item names the newest token, and a set-password must match it.
+ *
+ * Every session of a member carries the member's session epoch at sign-in; raising the epoch ends
+ * them all at once (sessions.ts checks it on every request). Setting a password raises it, and a
+ * removed member keeps only a tombstone (removedAt; no password, out of the team's listing), which
+ * no session, invitation or sign-in accepts.
  */
 export const INVITE_TTL_SECONDS = 24 * 3600;
 
@@ -19,72 +25,125 @@ export interface Member {
   createdAt: string;
   passwordHash?: string;
   passwordSetAt?: string;
+  /** Sessions started under another epoch are over. Absent: 0. */
+  sessionEpoch?: number;
+  /** sha256 of the newest invitation token; an older link no longer sets the password. */
+  inviteHash?: string;
+  removedAt?: string;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 export const isEmail = (email: unknown): email is string => typeof email === 'string' && email.length <= 254 && EMAIL.test(email.trim());
 const tokenHash = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+export const epochOf = (m: { sessionEpoch?: number }) => m.sessionEpoch ?? 0;
 
-export async function getMember(email: string): Promise<Member | null> {
+/** The stored item, tombstones included. */
+async function memberItem(email: string): Promise<Member | null> {
   const res = await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: memberPk(normalizeEmail(email)), sk: MEMBER_SK }, ConsistentRead: true }));
   return (res.Item as Member | undefined) ?? null;
 }
 
-/** The team's members, oldest first. */
+/** A current member (never a removed one). */
+export async function getMember(email: string): Promise<Member | null> {
+  const m = await memberItem(email);
+  return m && !m.removedAt ? m : null;
+}
+
+/** The team's members, oldest first (removed ones leave the listing). */
 export async function listMembers(teamId: string): Promise<Member[]> {
   return (await teamItems(teamId, 'MEMBER#')).map(({ memberId, email, teamId: t, createdAt, passwordSetAt }) => ({ memberId, email, teamId: t, createdAt, passwordSetAt }) as Member);
 }
 
-/** Creates the member when new and a one-time set-password token; returns the token (shown once). */
+/** A current member of this team by memberId (a member of another team is never found). */
+export async function memberOfTeam(teamId: string, memberId: string): Promise<Member | null> {
+  const [item] = await teamItems(teamId, 'MEMBER#', { expression: 'memberId = :id', values: { ':id': memberId } });
+  return item ? getMember(String(item.email)) : null;
+}
+
+/** A current member of this team by e-mail. */
+export async function memberByEmail(teamId: string, email: string): Promise<Member | null> {
+  const m = await getMember(email);
+  return m && m.teamId === teamId ? m : null;
+}
+
+/**
+ * Creates the member when new (or when only a tombstone is left) and a one-time set-password token;
+ * returns the token (shown once). The member item names this token from now on, so every older
+ * link of the member stops working.
+ */
 export async function invite(teamId: string, rawEmail: string, now = Date.now()): Promise<{ member: Member; token: string; expiresAt: string }> {
   if (!isEmail(rawEmail)) throw new Error('not an e-mail address');
   const email = normalizeEmail(rawEmail);
-  let member = await getMember(email);
-  if (member && member.teamId !== teamId) throw new Error(`${email} is already a member of another team`);
-  if (!member) {
-    const createdAt = new Date(now).toISOString();
-    member = { memberId: randomUUID().slice(0, 8), email, teamId, createdAt };
-    try {
-      await db().send(
-        new PutCommand({
-          TableName: config.accountsTable,
-          Item: { pk: memberPk(email), sk: MEMBER_SK, ...member, [TEAM_INDEX.partitionKey]: teamPk(teamId), [TEAM_INDEX.sortKey]: `MEMBER#${createdAt}#${email}` },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    } catch (err) {
-      if (isConditionalFailure(err)) throw new Error(`${email} was invited at the same moment; run the command again`);
-      throw err;
-    }
-  }
+  const existing = await memberItem(email);
+  const current = existing && !existing.removedAt ? existing : null;
+  if (current && current.teamId !== teamId) throw new Error(`${email} is already a member of another team`);
   const token = randomBytes(32).toString('base64url');
+  const hash = tokenHash(token);
+  const createdAt = new Date(now).toISOString();
   const expiresAt = Math.floor(now / 1000) + INVITE_TTL_SECONDS;
-  await db().send(
-    new PutCommand({
-      TableName: config.accountsTable,
-      Item: { pk: invitePk(tokenHash(token)), sk: INVITE_SK, email, teamId, createdAt: new Date(now).toISOString(), expiresAt },
-    }),
-  );
+  const member: Member = current ?? { memberId: randomUUID().slice(0, 8), email, teamId, createdAt };
+  const memberWrite = current
+    ? {
+        Update: {
+          TableName: config.accountsTable,
+          Key: { pk: memberPk(email), sk: MEMBER_SK },
+          UpdateExpression: 'SET inviteHash = :h',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(removedAt) AND teamId = :team AND memberId = :id',
+          ExpressionAttributeValues: { ':h': hash, ':team': teamId, ':id': member.memberId },
+        },
+      }
+    : {
+        Put: {
+          TableName: config.accountsTable,
+          Item: { pk: memberPk(email), sk: MEMBER_SK, ...member, inviteHash: hash, [TEAM_INDEX.partitionKey]: teamPk(teamId), [TEAM_INDEX.sortKey]: `MEMBER#${createdAt}#${email}` },
+          // New, or a tombstone left by a removal (that e-mail may join any team again).
+          ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(removedAt)',
+        },
+      };
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          memberWrite,
+          {
+            Put: {
+              TableName: config.accountsTable,
+              Item: { pk: invitePk(hash), sk: INVITE_SK, email, teamId, memberId: member.memberId, createdAt, expiresAt },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (err) {
+    if (isConditionalFailure(err)) throw new Error(`${email} was invited or removed at the same moment; run the command again`);
+    throw err;
+  }
   return { member, token, expiresAt: new Date(expiresAt * 1000).toISOString() };
 }
 
 /**
- * Spends the token and sets the password, atomically: a token works once, within 24 h, and only
- * for the member it was issued to. Returns the member's e-mail, or null for a token that is
- * unknown, used or expired.
+ * Spends the token and sets the password, atomically: a token works once, within 24 h, only for
+ * the member it was issued to, and only while it is the member's newest. Every session of the
+ * member ends (a password reset must lock out whoever had the old one). Returns the member's
+ * e-mail, or null for a token that is unknown, used, expired or replaced.
  */
 export async function setPassword(token: string, password: string, now = Date.now()): Promise<string | null> {
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null;
-  const pk = invitePk(tokenHash(token));
+  const hash = tokenHash(token);
+  const pk = invitePk(hash);
   const res = await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk, sk: INVITE_SK }, ConsistentRead: true }));
-  const inv = res.Item as { email: string; teamId: string; expiresAt: number; usedAt?: string } | undefined;
+  const inv = res.Item as { email: string; teamId: string; memberId?: string; expiresAt: number; usedAt?: string } | undefined;
   const nowS = Math.floor(now / 1000);
   if (!inv || inv.usedAt || inv.expiresAt <= nowS) return null;
   const passwordHash = await hashPassword(password);
   const at = new Date(now).toISOString();
-  try {
-    await db().send(
+  // A link issued before invitations were tracked on the member (no inviteHash, no memberId) still
+  // works until a newer one is issued or it expires (24 h).
+  const sameMember = inv.memberId ? ' AND memberId = :id' : '';
+  // Fails when spent by a concurrent request, replaced by a newer invitation, or the member was removed.
+  const set = await conditionally(() =>
+    db().send(
       new TransactWriteCommand({
         TransactItems: [
           {
@@ -100,17 +159,64 @@ export async function setPassword(token: string, password: string, now = Date.no
             Update: {
               TableName: config.accountsTable,
               Key: { pk: memberPk(inv.email), sk: MEMBER_SK },
-              UpdateExpression: 'SET passwordHash = :h, passwordSetAt = :at',
-              ConditionExpression: 'attribute_exists(pk) AND teamId = :team',
-              ExpressionAttributeValues: { ':h': passwordHash, ':at': at, ':team': inv.teamId },
+              UpdateExpression: 'SET passwordHash = :h, passwordSetAt = :at ADD sessionEpoch :one',
+              ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(removedAt) AND teamId = :team${sameMember} AND (attribute_not_exists(inviteHash) OR inviteHash = :invite)`,
+              ExpressionAttributeValues: { ':h': passwordHash, ':at': at, ':team': inv.teamId, ':one': 1, ':invite': hash, ...(inv.memberId ? { ':id': inv.memberId } : {}) },
             },
           },
         ],
       }),
-    );
-  } catch (err) {
-    if (isConditionalFailure(err)) return null; // spent by a concurrent request
-    throw err;
-  }
-  return inv.email;
+    ),
+  );
+  return set ? inv.email : null;
+}
+
+/** After a successful sign-in with a hash of older parameters: today's hash, unless the password changed meanwhile. */
+export function upgradePasswordHash(member: Member, oldHash: string, newHash: string): Promise<boolean> {
+  return conditionally(() =>
+    db().send(
+      new UpdateCommand({
+        TableName: config.accountsTable,
+        Key: { pk: memberPk(member.email), sk: MEMBER_SK },
+        UpdateExpression: 'SET passwordHash = :new',
+        ConditionExpression: 'passwordHash = :old AND attribute_not_exists(removedAt)',
+        ExpressionAttributeValues: { ':new': newHash, ':old': oldHash },
+      }),
+    ),
+  );
+}
+
+/**
+ * Removes a member of the team: a tombstone without password or pending invitation, out of the
+ * team's listing, with a new session epoch, so every session of theirs is refused from the very
+ * next request. Returns false when the team has no such (current) member.
+ */
+export function removeMember(member: Member, now = Date.now()): Promise<boolean> {
+  return conditionally(() =>
+    db().send(
+      new UpdateCommand({
+        TableName: config.accountsTable,
+        Key: { pk: memberPk(member.email), sk: MEMBER_SK },
+        UpdateExpression: 'SET removedAt = :at REMOVE passwordHash, inviteHash, #gp, #gs ADD sessionEpoch :one',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(removedAt) AND teamId = :team AND memberId = :id',
+        ExpressionAttributeNames: { '#gp': TEAM_INDEX.partitionKey, '#gs': TEAM_INDEX.sortKey },
+        ExpressionAttributeValues: { ':at': new Date(now).toISOString(), ':one': 1, ':team': member.teamId, ':id': member.memberId },
+      }),
+    ),
+  );
+}
+
+/** Ends every session of the member at once (a new epoch). False when the team has no such (current) member. */
+export function endAllSessions(member: Member): Promise<boolean> {
+  return conditionally(() =>
+    db().send(
+      new UpdateCommand({
+        TableName: config.accountsTable,
+        Key: { pk: memberPk(member.email), sk: MEMBER_SK },
+        UpdateExpression: 'ADD sessionEpoch :one',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(removedAt) AND teamId = :team AND memberId = :id',
+        ExpressionAttributeValues: { ':one': 1, ':team': member.teamId, ':id': member.memberId },
+      }),
+    ),
+  );
 }

@@ -2,38 +2,84 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 
 /**
  * Passwords are kept only as scrypt hashes: `scrypt$<N>$<r>$<p>$<salt b64>$<hash b64>`, a random
- * 16-byte salt each, compared in constant time. N = 2^15, r = 8 (32 MiB, ~50-100 ms on one core):
- * OWASP's recommended minimum for scrypt.
+ * 16-byte salt each, compared in constant time. The parameters travel with the hash, so a hash made
+ * with older (weaker) ones still verifies and is replaced by one with today's at the next
+ * successful sign-in (needsRehash).
+ *
+ * Today's parameters: N = 2^17, r = 8, p = 1 (OWASP's password storage recommendation for scrypt):
+ * 128 * N * r = 128 MiB of memory and a few hundred milliseconds of one core per hash.
  */
-const PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
+export interface ScryptParams {
+  N: number;
+  r: number;
+  p: number;
+}
+export const RECOMMENDED_PARAMS: Readonly<ScryptParams> = Object.freeze({ N: 2 ** 17, r: 8, p: 1 });
 const KEY_BYTES = 32;
 export const MIN_PASSWORD_LENGTH = 12;
 export const MAX_PASSWORD_LENGTH = 200;
 
-function derive(password: string, salt: Buffer, o: { N: number; r: number; p: number }): Promise<Buffer> {
-  const options: ScryptOptions = { ...o, maxmem: 256 * o.N * o.r };
+/**
+ * Test suites hash hundreds of passwords; PASSWORD_HASH_TEST_LOG2N lowers N for them. It is read
+ * only under NODE_ENV=test (jest sets it), and only ever lowers the cost: anywhere else the
+ * recommended parameters hold whatever the environment says.
+ */
+export function currentParams(): ScryptParams {
+  const raw = process.env.PASSWORD_HASH_TEST_LOG2N;
+  if (process.env.NODE_ENV === 'test' && raw && /^\d{1,2}$/.test(raw)) {
+    const log2 = Number(raw);
+    if (log2 >= 1 && 2 ** log2 < RECOMMENDED_PARAMS.N) return { ...RECOMMENDED_PARAMS, N: 2 ** log2 };
+  }
+  return { ...RECOMMENDED_PARAMS };
+}
+
+/** OpenSSL needs 128 * r * (N + p + 2) bytes; Node refuses anything above maxmem (32 MiB by default). */
+const memoryFor = ({ N, r, p }: ScryptParams) => 128 * r * (N + p + 2);
+
+function derive(password: string, salt: Buffer, o: ScryptParams): Promise<Buffer> {
+  const options: ScryptOptions = { N: o.N, r: o.r, p: o.p, maxmem: memoryFor(o) + 1024 * 1024 };
   return new Promise((resolve, reject) =>
     scrypt(password.normalize('NFC'), salt, KEY_BYTES, options, (err, key) => (err ? reject(err) : resolve(key))),
   );
 }
 
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, params: ScryptParams = currentParams()): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, PARAMS);
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64'), key.toString('base64')].join('$');
+  const key = await derive(password, salt, params);
+  return ['scrypt', params.N, params.r, params.p, salt.toString('base64'), key.toString('base64')].join('$');
+}
+
+/** The parameters of a stored hash; null for anything that is not one of ours (or would cost absurd memory). */
+function parse(stored: string): { params: ScryptParams; salt: Buffer; hash: Buffer } | null {
+  const [kind, n, r, p, salt, hash, extra] = stored.split('$');
+  if (kind !== 'scrypt' || !salt || !hash || extra !== undefined) return null;
+  const params = { N: Number(n), r: Number(r), p: Number(p) };
+  const powerOfTwo = Number.isInteger(params.N) && params.N > 1 && (params.N & (params.N - 1)) === 0;
+  if (!powerOfTwo || params.N > 2 ** 20 || !Number.isInteger(params.r) || params.r < 1 || params.r > 32 || !Number.isInteger(params.p) || params.p < 1 || params.p > 16) return null;
+  return { params, salt: Buffer.from(salt, 'base64'), hash: Buffer.from(hash, 'base64') };
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [kind, n, r, p, salt, hash] = stored.split('$');
-  if (kind !== 'scrypt' || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64');
-  const key = await derive(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p) });
-  return key.length === expected.length && timingSafeEqual(key, expected);
+  const parsed = parse(stored);
+  if (!parsed) return false;
+  const key = await derive(password, parsed.salt, parsed.params);
+  return key.length === parsed.hash.length && timingSafeEqual(key, parsed.hash);
+}
+
+/** Whether a stored hash was made with other parameters than today's (so is replaced after a successful sign-in). */
+export function needsRehash(stored: string): boolean {
+  const parsed = parse(stored);
+  const now = currentParams();
+  return !parsed || parsed.params.N !== now.N || parsed.params.r !== now.r || parsed.params.p !== now.p;
 }
 
 /** Verifying against this when the e-mail is unknown keeps the answer's timing the same. */
-let decoy: Promise<string> | undefined;
-export const decoyHash = () => (decoy ??= hashPassword(randomBytes(16).toString('hex')));
+let decoy: { params: string; hash: Promise<string> } | undefined;
+export function decoyHash(): Promise<string> {
+  const params = JSON.stringify(currentParams());
+  if (decoy?.params !== params) decoy = { params, hash: hashPassword(randomBytes(16).toString('hex')) };
+  return decoy.hash;
+}
 
 /** null when acceptable, else why not (shown to the member). */
 export function passwordProblem(password: unknown): string | null {

@@ -14,6 +14,12 @@ export const ACCOUNT_ROUTES = [
   { method: 'DELETE', path: '/v1/account/keys/{keyId}', name: 'revokeKey' },
   { method: 'GET', path: '/v1/account/credits', name: 'credits' },
   { method: 'GET', path: '/v1/account/usage', name: 'usage' },
+  { method: 'POST', path: '/v1/account/me/password', name: 'changePassword' },
+  { method: 'GET', path: '/v1/account/members', name: 'listMembers' },
+  { method: 'DELETE', path: '/v1/account/members/{memberId}', name: 'removeMember' },
+  { method: 'GET', path: '/v1/account/members/{memberId}/sessions', name: 'listSessions' },
+  { method: 'DELETE', path: '/v1/account/members/{memberId}/sessions', name: 'endSessions' },
+  { method: 'DELETE', path: '/v1/account/members/{memberId}/sessions/{sessionId}', name: 'endSession' },
 ] as const;
 
 export type AccountRoute = (typeof ACCOUNT_ROUTES)[number];

@@ -19,11 +19,17 @@ export function generateSecret(length = KEY_LENGTH): string {
 
 export const hashSecret = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex');
 
+/** Who created a key: a dashboard member, or the operator with the admin CLI. */
+export type KeyCreator = { kind: 'member'; memberId: string; email: string } | { kind: 'cli' };
+export const BY_CLI: KeyCreator = Object.freeze({ kind: 'cli' });
+
 export interface KeyRecord {
   keyId: string;
   teamId: string;
   name: string;
   createdAt: string;
+  /** Absent only on keys created before creators were recorded. */
+  createdBy?: KeyCreator;
   lastUsedAt?: string;
   revokedAt?: string;
   /** The team's usage-plan key value: the authorizer's usageIdentifierKey. */
@@ -45,9 +51,10 @@ export function keyFromHeaders(headers: Record<string, string | undefined> | nul
   return m?.[1];
 }
 
-export async function createKey(teamId: string, name: string, usageKey: string): Promise<{ secret: string; record: KeyRecord }> {
+/** Operator tools (admin CLI, `npm start`, load and bench scripts) create keys as the CLI; the dashboard names its member. */
+export async function createKey(teamId: string, name: string, usageKey: string, createdBy: KeyCreator = BY_CLI): Promise<{ secret: string; record: KeyRecord }> {
   const secret = generateSecret();
-  const record: KeyRecord = { keyId: randomUUID().slice(0, 8), teamId, name, createdAt: new Date().toISOString(), usageKey };
+  const record: KeyRecord = { keyId: randomUUID().slice(0, 8), teamId, name, createdAt: new Date().toISOString(), createdBy, usageKey };
   await db().send(
     new PutCommand({
       TableName: config.accountsTable,
@@ -95,11 +102,14 @@ export async function touchKey(key: KeyRecord & { hash: string }, now = Date.now
   }
 }
 
+/** The record of a stored key item (without the table's own attributes). */
+function keyRecord(item: Record<string, unknown>): KeyRecord {
+  const { keyId, teamId, name, createdAt, createdBy, lastUsedAt, revokedAt, usageKey } = item as unknown as KeyRecord;
+  return { keyId, teamId, name, createdAt, createdBy, lastUsedAt, revokedAt, usageKey };
+}
+
 export async function listKeys(teamId: string): Promise<KeyRecord[]> {
-  return (await teamItems(teamId, 'KEY#')).map((item) => {
-    const { keyId, teamId: t, name, createdAt, lastUsedAt, revokedAt, usageKey } = item as unknown as KeyRecord;
-    return { keyId, teamId: t, name, createdAt, lastUsedAt, revokedAt, usageKey };
-  });
+  return (await teamItems(teamId, 'KEY#')).map(keyRecord);
 }
 
 /** The stored item of a team's key by keyId: a key of another team is never found. */
@@ -138,6 +148,5 @@ export async function renameKey(teamId: string, keyId: string, name: string): Pr
       ReturnValues: 'ALL_NEW',
     }),
   );
-  const { keyId: id, teamId: t, name: n, createdAt, lastUsedAt, revokedAt, usageKey } = res.Attributes as KeyRecord;
-  return { keyId: id, teamId: t, name: n, createdAt, lastUsedAt, revokedAt, usageKey };
+  return keyRecord(res.Attributes ?? {});
 }

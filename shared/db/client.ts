@@ -47,6 +47,17 @@ export function isConditionalFailure(err: unknown): boolean {
   return name === 'ConditionalCheckFailedException' || name === 'TransactionCanceledException';
 }
 
+/** Runs a conditional write: false when its condition failed (another request changed the item first), other errors thrown. */
+export async function conditionally(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (err) {
+    if (isConditionalFailure(err)) return false;
+    throw err;
+  }
+}
+
 /**
  * Every item of a team under one sort-key prefix of the byTeam index ('KEY#', 'MEMBER#'), all pages,
  * optionally narrowed by a filter on the items' own attributes.

@@ -17,7 +17,10 @@
  *                                             (gsi1pk TEAM#<teamId>, gsi1sk MEMBER#<createdAt>#<email>)
  *   INVITE#<sha256(token)> / INVITE           a one-time set-password link: email, teamId, createdAt, expiresAt, usedAt?
  *   SESSION#<sha256(id)> / SESSION            a dashboard session: teamId, email, memberId, createdAt, expiresAt, endedAt?
- *   THROTTLE#<email|addr>#<value> / <window>  failed sign-ins in a 15-minute window: failures, expiresAt
+ *   THROTTLE#pair#<sha256(email, address)> / THROTTLE
+ *                                             sign-in attempts of one e-mail from one address since the last
+ *                                             success: attempts, lastAt (ms), expiresAt (24 h after the last)
+ *   THROTTLE#addr#<address> / <window start>  sign-in attempts from one address in a 15-minute window: attempts, expiresAt
  *   (expiresAt: the table's TTL attribute, epoch seconds; readers also check it, as TTL deletes late)
  * cache (pk; TTL on expiresAt):
  *   <operation>#<normalized input>            body (brotli JSON), fetchedAt (ms), expiresAt (TTL, s)
@@ -68,4 +71,5 @@ export const invitePk = (hash: string) => `INVITE#${hash}`;
 export const INVITE_SK = 'INVITE';
 export const sessionPk = (hash: string) => `SESSION#${hash}`;
 export const SESSION_SK = 'SESSION';
-export const throttlePk = (kind: 'email' | 'addr', value: string) => `THROTTLE#${kind}#${value}`;
+export const throttlePk = (kind: 'pair' | 'addr', value: string) => `THROTTLE#${kind}#${value}`;
+export const THROTTLE_SK = 'THROTTLE';

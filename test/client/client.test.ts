@@ -1,6 +1,7 @@
-import { ApiClientError, SocialDataClient } from '../../client';
+import { ApiClientError, SocialDataClient, apiBase } from '../../client';
 import { scenarios } from '../contract/scenarios';
 import { startHarness, type Harness } from '../support/harness';
+import { forward, stageProxy, startServer } from './servers';
 
 /** The typed client against the local gateway (the same gateway `npm start` serves) and the fake upstream. */
 let h: Harness;
@@ -69,4 +70,78 @@ test('for await walks every page of a cursor operation and stops at the last', a
   expect(pages[0]!.data.hasMore).toBe(true);
   expect(pages[1]!.data).toMatchObject({ cursor: null, hasMore: false });
   expect(pages[1]!.data.posts.length).toBeGreaterThan(0);
+});
+
+describe('base URL and redirects', () => {
+  const clipUrl = () => scenarios['livestream-clip']!.query.url!;
+
+  test('a base URL with a stage path (the stack\'s ApiUrl output) keeps its path', async () => {
+    scenarios['livestream-clip']!.routes(h.fake);
+    const proxy = await stageProxy(h.gateway.url);
+    try {
+      for (const baseUrl of [`${proxy.url}/prod`, `${proxy.url}/prod/`]) {
+        const { data } = await new SocialDataClient({ baseUrl, apiKey: key }).livestreamClip({ url: clipUrl() });
+        expect(data.clip.id).toMatch(/^clip_/);
+      }
+      expect(proxy.requests.map((r) => r.url.split('?')[0])).toEqual(['/prod/v1/livestream/clip', '/prod/v1/livestream/clip']);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('without a scheme the base is https; plain http only for this machine', async () => {
+    const seen: string[] = [];
+    const capture: typeof fetch = async (input) => {
+      seen.push(String(input));
+      return new Response(JSON.stringify({ data: {}, meta: {} }), { status: 200 });
+    };
+    await new SocialDataClient({ baseUrl: 'abc.execute-api.eu-west-1.amazonaws.com/prod', apiKey: key, fetch: capture }).livestreamClip({ url: 'u' });
+    await new SocialDataClient({ baseUrl: 'https://api.example.com/prod', apiKey: key, fetch: capture }).livestreamClip({ url: 'u' });
+    expect(seen).toEqual(['https://abc.execute-api.eu-west-1.amazonaws.com/prod/v1/livestream/clip?url=u', 'https://api.example.com/prod/v1/livestream/clip?url=u']);
+    expect(() => new SocialDataClient({ baseUrl: 'http://api.example.com/prod', apiKey: key })).toThrow(/use https:\/\/api\.example\.com\/prod/);
+    expect(() => new SocialDataClient({ baseUrl: 'ftp://api.example.com', apiKey: key })).toThrow(/https/);
+    expect(() => new SocialDataClient({ baseUrl: 'https://user:pw@api.example.com', apiKey: key })).toThrow(/no user/);
+    for (const local of ['http://localhost:3000', 'http://127.0.0.1:3000/', 'http://[::1]:3000']) expect(apiBase(local).protocol).toBe('http:');
+  });
+
+  test('a redirect to another origin is not followed: the key never reaches it (x-api-key or Bearer)', async () => {
+    const elsewhere = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ data: { clip: { id: 'clip_stolen' } }, meta: {} }));
+    });
+    const redirecting = await startServer((req, res) => {
+      res.writeHead(302, { location: `${elsewhere.url.replace('127.0.0.1', 'localhost')}${req.url}` });
+      res.end();
+    });
+    try {
+      for (const bearer of [false, true]) {
+        const client = new SocialDataClient({ baseUrl: redirecting.url, apiKey: key, bearer, retry: false });
+        await expect(client.livestreamClip({ url: clipUrl() })).rejects.toThrow(/another origin \(http:\/\/localhost:\d+\); the API key is not sent there/);
+      }
+      expect(redirecting.requests).toHaveLength(2);
+      expect(elsewhere.requests).toEqual([]);
+    } finally {
+      await Promise.all([elsewhere.close(), redirecting.close()]);
+    }
+  });
+
+  test('a redirect within the same origin is followed, with the key', async () => {
+    scenarios['livestream-clip']!.routes(h.fake);
+    const moved = await startServer((req, res) => {
+      const url = req.url ?? '/';
+      if (url.startsWith('/new/')) return forward(req, res, h.gateway.url, url.slice('/new'.length));
+      res.writeHead(307, { location: `/new${url}` });
+      res.end();
+    });
+    try {
+      const { data } = await new SocialDataClient({ baseUrl: moved.url, apiKey: key }).livestreamClip({ url: clipUrl() });
+      expect(data.clip.id).toMatch(/^clip_/);
+      expect(moved.requests.map((r) => [r.url.split('?')[0], r.headers['x-api-key']])).toEqual([
+        ['/v1/livestream/clip', key],
+        ['/new/v1/livestream/clip', key],
+      ]);
+    } finally {
+      await moved.close();
+    }
+  });
 });

@@ -1,7 +1,8 @@
-import { createHash } from 'node:crypto';
+import crypto, { createHash } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { BAD_ORIGIN, BAD_TOKEN, NOT_SIGNED_IN, SIGN_IN_FAILED, accountHandler } from '../../shared/account/api';
+import { BAD_ORIGIN, BAD_TOKEN, NOT_SIGNED_IN, SIGN_IN_FAILED, SIGN_IN_THROTTLED, accountHandler } from '../../shared/account/api';
 import { invite } from '../../shared/account/members';
+import { currentParams, hashPassword } from '../../shared/account/passwords';
 import { findKey, listKeys } from '../../shared/auth/keys';
 import { config } from '../../shared/config';
 import { db } from '../../shared/db/client';
@@ -10,16 +11,34 @@ import { scenarios } from '../contract/scenarios';
 import { AccountClient, signedInMember } from '../support/account';
 import { startHarness, type Harness } from '../support/harness';
 
-/** The dashboard's account API through the local gateway (sessions, isolation, Origin, throttling). */
+/** The dashboard's account API through the local gateway (sessions, isolation, Origin, throttling, member lifecycle). */
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
+  // Every test here signs in from 127.0.0.1; the per-address cap has tests of its own.
+  process.env.SIGN_IN_ATTEMPTS_PER_ADDRESS = '100000';
 });
 afterAll(async () => h.stop());
 
 const CLIP = operation('livestream-clip');
 const clip = scenarios['livestream-clip']!;
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const memberItem = async (email: string) => (await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: `MEMBER#${email}`, sk: 'MEMBER' }, ConsistentRead: true }))).Item!;
+
+/** The account function called as API Gateway would, from a given client address (the local gateway's is always 127.0.0.1). */
+async function from(address: string, method: string, path: string, body?: unknown, cookie?: string) {
+  const host = 'abc.execute-api.eu-west-1.amazonaws.com';
+  const res = await accountHandler({
+    httpMethod: method,
+    path,
+    resource: path,
+    headers: { Host: host, 'X-Forwarded-Proto': 'https', Origin: `https://${host}`, ...(cookie ? { Cookie: cookie } : {}) },
+    body: body === undefined ? null : JSON.stringify(body),
+    isBase64Encoded: false,
+    requestContext: { requestId: `direct-${Math.random()}`, path: `/prod${path}`, identity: { sourceIp: address } },
+  } as never);
+  return { status: res.statusCode, headers: res.headers ?? {}, body: JSON.parse(res.body) };
+}
 
 describe('invitation, password, sign-in', () => {
   test('the invite link sets a password once; it is stored only as a salted scrypt hash', async () => {
@@ -34,7 +53,8 @@ describe('invitation, password, sign-in', () => {
     expect(again.body.error).toMatchObject({ code: 'BAD_REQUEST', message: BAD_TOKEN, requestId: again.headers.get('x-request-id') });
 
     const item = (await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: 'MEMBER#ada@example.com', sk: 'MEMBER' } }))).Item!;
-    expect(item.passwordHash).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}$/);
+    const { N, r, p } = currentParams();
+    expect(item.passwordHash).toMatch(new RegExp(`^scrypt\\$${N}\\$${r}\\$${p}\\$[A-Za-z0-9+/=]{24}\\$[A-Za-z0-9+/=]{44}$`));
     expect(JSON.stringify(item)).not.toContain('a long enough password');
     // The same password of another member gets another salt, so another hash.
     const { token: t2 } = await invite(team.teamId, 'bob@example.com');
@@ -89,8 +109,8 @@ describe('invitation, password, sign-in', () => {
   });
 });
 
-describe('sign-in failures', () => {
-  test('unknown e-mail, wrong password, no password yet, throttled: one status, one message', async () => {
+describe('sign-in failures and throttling', () => {
+  test('unknown e-mail, wrong password, no password yet: one status, one message', async () => {
     const m = await signedInMember(h);
     const team = await h.team(1);
     await invite(team.teamId, 'not-set-yet@example.com');
@@ -108,34 +128,91 @@ describe('sign-in failures', () => {
     }
   });
 
-  test('per e-mail: after 10 failures in the window even the right password is refused, with the same message', async () => {
+  test('50 parallel wrong guesses through the gateway: at most the limit (10) are evaluated, the rest are 429 with Retry-After', async () => {
     const m = await signedInMember(h);
-    const c = new AccountClient(h);
-    for (let i = 0; i < 10; i++) expect((await c.post('/v1/account/sign-in', { email: m.email, password: `wrong password ${i}` })).status).toBe(401);
-    const right = await c.post('/v1/account/sign-in', { email: m.email, password: m.password });
-    expect(right.status).toBe(401);
-    expect(right.body.error.message).toBe(SIGN_IN_FAILED);
-    expect(right.headers.get('set-cookie')).toBeNull();
-    // Counted in the table with an expiry.
-    const window = String(Math.floor(Date.now() / 1000 / 900) * 900);
-    const item = (await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: `THROTTLE#email#${m.email}`, sk: window } }))).Item;
-    expect(item).toMatchObject({ failures: 10, expiresAt: expect.any(Number) });
-  });
-
-  test('per address: failures across many e-mails lock the address out', async () => {
-    const m = await signedInMember(h);
-    const saved = process.env.SIGN_IN_FAILURES_PER_ADDRESS;
-    process.env.SIGN_IN_FAILURES_PER_ADDRESS = '3';
+    const scrypt = jest.spyOn(crypto, 'scrypt');
     try {
       const c = new AccountClient(h);
-      for (let i = 0; i < 3; i++) await c.post('/v1/account/sign-in', { email: `spray-${i}@example.com`, password: 'guess guess guess' });
+      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => c.post('/v1/account/sign-in', { email: m.email, password: `wrong password number ${i}` })));
+      const evaluated = scrypt.mock.calls.length;
+      expect(evaluated).toBeGreaterThan(0);
+      expect(evaluated).toBeLessThanOrEqual(10);
+      expect(answers.filter((a) => a.status === 401)).toHaveLength(evaluated);
+      const throttled = answers.filter((a) => a.status === 429);
+      expect(throttled).toHaveLength(50 - evaluated);
+      for (const a of throttled) {
+        expect(a.body.error).toMatchObject({ code: 'RATE_LIMITED', message: SIGN_IN_THROTTLED });
+        expect(Number(a.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(a.headers.get('set-cookie')).toBeNull();
+      }
+      // From this address even the right password now waits (and is not evaluated) ...
+      scrypt.mockClear();
       const right = await c.post('/v1/account/sign-in', { email: m.email, password: m.password });
-      expect(right.status).toBe(401);
-      expect(right.body.error.message).toBe(SIGN_IN_FAILED);
+      expect(right.status).toBe(429);
+      expect(scrypt).not.toHaveBeenCalled();
     } finally {
-      if (saved === undefined) delete process.env.SIGN_IN_FAILURES_PER_ADDRESS;
-      else process.env.SIGN_IN_FAILURES_PER_ADDRESS = saved;
+      scrypt.mockRestore();
     }
+    // ... while the member, from their own address, signs in as usual: no lock-out from elsewhere.
+    const own = await from('203.0.113.50', 'POST', '/v1/account/sign-in', { email: m.email, password: m.password });
+    expect(own.status).toBe(200);
+   }, 120_000);
+
+  test('a throttled attempt answers the same for a known and an unknown e-mail', async () => {
+    const m = await signedInMember(h);
+    const answers = [];
+    for (const email of [m.email, `nobody-${Date.now()}@example.com`]) {
+      for (let i = 0; i < 10; i++) expect((await from('198.51.100.20', 'POST', '/v1/account/sign-in', { email, password: `wrong password ${i}` })).status).toBe(401);
+      answers.push(await from('198.51.100.20', 'POST', '/v1/account/sign-in', { email, password: 'wrong once more' }));
+    }
+    for (const a of answers) {
+      expect(a.status).toBe(429);
+      expect(a.headers['retry-after']).toBe('60');
+    }
+    const [known, unknown] = answers.map((a) => ({ ...a.body.error, requestId: undefined }));
+    expect(known).toEqual(unknown);
+   }, 120_000);
+
+  test('a success clears the count of its e-mail and address', async () => {
+    const m = await signedInMember(h);
+    for (let i = 0; i < 9; i++) await from('198.51.100.21', 'POST', '/v1/account/sign-in', { email: m.email, password: `wrong password ${i}` });
+    expect((await from('198.51.100.21', 'POST', '/v1/account/sign-in', { email: m.email, password: m.password })).status).toBe(200);
+    for (let i = 0; i < 10; i++) expect((await from('198.51.100.21', 'POST', '/v1/account/sign-in', { email: m.email, password: `wrong again ${i}` })).status).toBe(401);
+    expect((await from('198.51.100.21', 'POST', '/v1/account/sign-in', { email: m.email, password: m.password })).status).toBe(429);
+  });
+
+  test('per address: attempts across many e-mails hit a looser cap, then even a right password waits', async () => {
+    const m = await signedInMember(h);
+    const saved = process.env.SIGN_IN_ATTEMPTS_PER_ADDRESS;
+    process.env.SIGN_IN_ATTEMPTS_PER_ADDRESS = '3';
+    try {
+      for (let i = 0; i < 3; i++) expect((await from('198.51.100.22', 'POST', '/v1/account/sign-in', { email: `spray-${i}@example.com`, password: 'guess guess guess' })).status).toBe(401);
+      const right = await from('198.51.100.22', 'POST', '/v1/account/sign-in', { email: m.email, password: m.password });
+      expect(right.status).toBe(429);
+      expect(right.body.error).toMatchObject({ code: 'RATE_LIMITED', message: SIGN_IN_THROTTLED });
+      expect((await from('198.51.100.23', 'POST', '/v1/account/sign-in', { email: m.email, password: m.password })).status).toBe(200);
+    } finally {
+      process.env.SIGN_IN_ATTEMPTS_PER_ADDRESS = saved;
+    }
+  });
+});
+
+describe('password hashing', () => {
+  test('a hash of older parameters is replaced by one of today\'s at the next successful sign-in (not at a failed one)', async () => {
+    const m = await signedInMember(h);
+    const old = await hashPassword(m.password, { N: 2 ** 4, r: 8, p: 1 });
+    await db().send(
+      new UpdateCommand({ TableName: config.accountsTable, Key: { pk: `MEMBER#${m.email}`, sk: 'MEMBER' }, UpdateExpression: 'SET passwordHash = :h', ExpressionAttributeValues: { ':h': old } }),
+    );
+    expect((await new AccountClient(h).post('/v1/account/sign-in', { email: m.email, password: 'not the password at all' })).status).toBe(401);
+    expect((await memberItem(m.email)).passwordHash).toBe(old);
+    expect((await new AccountClient(h).post('/v1/account/sign-in', { email: m.email, password: m.password })).status).toBe(200);
+    const upgraded = (await memberItem(m.email)).passwordHash as string;
+    const { N, r, p } = currentParams();
+    expect(upgraded.startsWith(`scrypt$${N}$${r}$${p}$`)).toBe(true);
+    expect(upgraded).not.toBe(old);
+    expect((await new AccountClient(h).post('/v1/account/sign-in', { email: m.email, password: m.password })).status).toBe(200);
+    expect((await memberItem(m.email)).passwordHash).toBe(upgraded);
   });
 });
 
@@ -282,5 +359,156 @@ describe('keys, credits, usage', () => {
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('NOT_FOUND');
     }
+  });
+});
+
+let joined = 0;
+/** Another member of an existing team, signed in (a fresh browser). */
+async function joinTeam(teamId: string, password = 'another long password') {
+  const email = `colleague-${Date.now().toString(36)}-${joined++}@example.com`;
+  const { token } = await invite(teamId, email);
+  const client = new AccountClient(h);
+  expect((await client.post('/v1/account/password', { token, password })).status).toBe(200);
+  expect((await client.post('/v1/account/sign-in', { email, password })).status).toBe(200);
+  const memberId = (await client.get('/v1/account/me')).body.data.memberId as string;
+  return { email, password, client, memberId };
+}
+/** A second browser of the same member. */
+async function signInAgain(email: string, password: string) {
+  const client = new AccountClient(h);
+  expect((await client.post('/v1/account/sign-in', { email, password })).status).toBe(200);
+  return client;
+}
+
+describe('member lifecycle', () => {
+  test('the team\'s members are listed; removing one ends their sessions at once, their links and sign-in stop working', async () => {
+    const a = await signedInMember(h);
+    const b = await joinTeam(a.teamId);
+    const b2 = await signInAgain(b.email, b.password);
+    const { token: pending } = await invite(a.teamId, b.email); // an unused reset link of b's
+    const listed = await a.client.get('/v1/account/members');
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.members).toEqual([
+      expect.objectContaining({ email: a.email, status: 'active', you: true }),
+      expect.objectContaining({ email: b.email, memberId: b.memberId, status: 'active', you: false }),
+    ]);
+
+    const removed = await a.client.request('DELETE', `/v1/account/members/${b.memberId}`);
+    expect(removed.status).toBe(200);
+    expect(removed.body.data.removed).toEqual({ memberId: b.memberId, email: b.email });
+    for (const c of [b.client, b2]) {
+      const res = await c.get('/v1/account/keys');
+      expect(res.status).toBe(401);
+      expect(res.body.error.message).toBe(NOT_SIGNED_IN);
+    }
+    expect((await new AccountClient(h).post('/v1/account/sign-in', { email: b.email, password: b.password })).status).toBe(401);
+    expect((await new AccountClient(h).post('/v1/account/password', { token: pending, password: 'a brand new password' })).status).toBe(400);
+    expect((await a.client.get('/v1/account/members')).body.data.members.map((x: { email: string }) => x.email)).toEqual([a.email]);
+    expect((await a.client.request('DELETE', `/v1/account/members/${b.memberId}`)).status).toBe(404);
+    expect((await a.client.get('/v1/account/me')).status).toBe(200);
+
+    // Invited again, they are a new member with a new id.
+    const { token } = await invite(a.teamId, b.email);
+    expect((await new AccountClient(h).post('/v1/account/password', { token, password: 'a brand new password' })).status).toBe(200);
+    const again = (await a.client.get('/v1/account/members')).body.data.members.find((x: { email: string }) => x.email === b.email);
+    expect(again.memberId).not.toBe(b.memberId);
+  });
+
+  test('a member cannot remove themselves here, nor anyone of another team', async () => {
+    const a = await signedInMember(h);
+    const other = await signedInMember(h);
+    const self = await a.client.request('DELETE', `/v1/account/members/${(await a.client.get('/v1/account/me')).body.data.memberId}`);
+    expect(self.status).toBe(400);
+    const otherId = (await other.client.get('/v1/account/me')).body.data.memberId;
+    expect((await a.client.request('DELETE', `/v1/account/members/${otherId}`)).status).toBe(404);
+    expect((await a.client.get(`/v1/account/members/${otherId}/sessions`)).status).toBe(404);
+    expect((await a.client.request('DELETE', `/v1/account/members/${otherId}/sessions`)).status).toBe(404);
+    expect((await other.client.get('/v1/account/me')).status).toBe(200);
+  });
+
+  test('a member\'s sessions are listed and ended one by one or all at once', async () => {
+    const a = await signedInMember(h);
+    const b = await joinTeam(a.teamId);
+    const b2 = await signInAgain(b.email, b.password);
+    const list = await a.client.get(`/v1/account/members/${b.memberId}/sessions`);
+    expect(list.status).toBe(200);
+    const sessions = list.body.data.sessions;
+    expect(sessions).toHaveLength(2);
+    expect(sessions[0]).toEqual({ sessionId: expect.stringMatching(/^[A-Za-z0-9_-]{12}$/), createdAt: expect.any(String), expiresAt: expect.any(String), address: '127.0.0.1', userAgent: expect.any(String), current: false });
+    expect(JSON.stringify(list.body)).not.toContain(b.client.cookie!.split('=')[1]);
+
+    // The newest is b2's: end it alone.
+    const ended = await a.client.request('DELETE', `/v1/account/members/${b.memberId}/sessions/${sessions[0].sessionId}`);
+    expect(ended.status).toBe(200);
+    expect((await b2.get('/v1/account/me')).status).toBe(401);
+    expect((await b.client.get('/v1/account/me')).status).toBe(200);
+    expect((await a.client.request('DELETE', `/v1/account/members/${b.memberId}/sessions/${sessions[0].sessionId}`)).status).toBe(404);
+    expect((await a.client.get(`/v1/account/members/${b.memberId}/sessions`)).body.data.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([sessions[1].sessionId]);
+
+    // All of them.
+    await signInAgain(b.email, b.password);
+    expect((await a.client.request('DELETE', `/v1/account/members/${b.memberId}/sessions`)).status).toBe(200);
+    expect((await b.client.get('/v1/account/me')).status).toBe(401);
+    expect((await a.client.get(`/v1/account/members/${b.memberId}/sessions`)).body.data.sessions).toEqual([]);
+    expect((await signInAgain(b.email, b.password).then((c) => c.get('/v1/account/me'))).status).toBe(200);
+  });
+
+  test('one\'s own sessions: the current one is marked, "end all" ends the others only', async () => {
+    const a = await signedInMember(h);
+    const other = await signInAgain(a.email, a.password);
+    const me = (await a.client.get('/v1/account/me')).body.data.memberId;
+    const list = (await a.client.get(`/v1/account/members/${me}/sessions`)).body.data.sessions;
+    expect(list.map((s: { current: boolean }) => s.current).sort()).toEqual([false, true]);
+    const res = await a.client.request('DELETE', `/v1/account/members/${me}/sessions`);
+    expect(res.status).toBe(200);
+    expect(res.body.data.sessions).toEqual([expect.objectContaining({ current: true })]);
+    expect((await other.get('/v1/account/me')).status).toBe(401);
+    expect((await a.client.get('/v1/account/me')).status).toBe(200);
+  });
+
+  test('changing one\'s password needs the current one and ends one\'s other sessions, not this one', async () => {
+    const a = await signedInMember(h);
+    const other = await signInAgain(a.email, a.password);
+    const wrong = await a.client.post('/v1/account/me/password', { currentPassword: 'not my password at all', password: 'a new long password' });
+    expect(wrong.status).toBe(400);
+    expect((await other.get('/v1/account/me')).status).toBe(200);
+    expect((await a.client.post('/v1/account/me/password', { currentPassword: a.password, password: 'short' })).status).toBe(422);
+    const ok = await a.client.post('/v1/account/me/password', { currentPassword: a.password, password: 'a new long password' });
+    expect(ok.status).toBe(200);
+    expect((await other.get('/v1/account/me')).status).toBe(401);
+    expect((await a.client.get('/v1/account/me')).status).toBe(200);
+    expect((await new AccountClient(h).post('/v1/account/sign-in', { email: a.email, password: a.password })).status).toBe(401);
+    expect((await new AccountClient(h).post('/v1/account/sign-in', { email: a.email, password: 'a new long password' })).status).toBe(200);
+  });
+
+  test('setting a new password from an invitation link ends every session of the member', async () => {
+    const a = await signedInMember(h);
+    const { token } = await invite(a.teamId, a.email);
+    expect((await a.client.get('/v1/account/me')).status).toBe(200);
+    expect((await new AccountClient(h).post('/v1/account/password', { token, password: 'a reset long password' })).status).toBe(200);
+    expect((await a.client.get('/v1/account/me')).status).toBe(401);
+  });
+
+  test('a new invitation revokes the older links of the member', async () => {
+    const team = await h.team(1);
+    const first = await invite(team.teamId, 'twice@example.com');
+    const second = await invite(team.teamId, 'twice@example.com');
+    const c = new AccountClient(h);
+    const old = await c.post('/v1/account/password', { token: first.token, password: 'a long enough password' });
+    expect(old.status).toBe(400);
+    expect(old.body.error.message).toBe(BAD_TOKEN);
+    expect((await c.post('/v1/account/password', { token: second.token, password: 'a long enough password' })).status).toBe(200);
+  });
+
+  test('every key records who created it: a member (dashboard) or the CLI; shown in the key list', async () => {
+    const m = await signedInMember(h);
+    const created = await m.client.post('/v1/account/keys', { name: 'from the dashboard' });
+    const memberId = (await m.client.get('/v1/account/me')).body.data.memberId;
+    expect(created.body.data.key.createdBy).toEqual({ kind: 'member', memberId, email: m.email });
+    const keys = (await m.client.get('/v1/account/keys')).body.data.keys;
+    expect(Object.fromEntries(keys.map((k: { name: string; createdBy: unknown }) => [k.name, k.createdBy]))).toEqual({
+      'from the dashboard': { kind: 'member', memberId, email: m.email },
+      test: { kind: 'cli' },
+    });
   });
 });

@@ -18,6 +18,9 @@ process.env.UPSTREAM_TIMEOUT_MS = process.env.UPSTREAM_TIMEOUT_MS || '8000';
 // DynamoDB Local on a busy machine can take far longer than DynamoDB (1 s in production).
 process.env.DYNAMODB_TIMEOUT_MS = process.env.DYNAMODB_TIMEOUT_MS || '10000';
 process.env.DYNAMODB_CONNECT_TIMEOUT_MS = process.env.DYNAMODB_CONNECT_TIMEOUT_MS || '5000';
+// Password hashing at the recommended cost (128 MiB, ~0.5 s each) would dominate the suites; only
+// test/unit/account/passwords.test.ts hashes at the default. Honoured under NODE_ENV=test alone.
+process.env.PASSWORD_HASH_TEST_LOG2N = process.env.PASSWORD_HASH_TEST_LOG2N || '10';
 // Never let a test reach a real proxy or a real site by accident.
 delete process.env.SCRAPER_PROXY_URL;
 // Every upstream defaults to a closed local port; a test that wants one points it at its fake upstream.

@@ -1,0 +1,99 @@
+import { ApiError, notFound } from '../errors';
+import { invalid, session, type Ctx, type Reply } from './context';
+import { endAllSessions, getMember, listMembers, memberOfTeam, removeMember, type Member } from './members';
+import { hashPassword, passwordProblem } from './passwords';
+import { endOtherSessions, endSessionById, listSessions, sessionIdFromCookies, type Session } from './sessions';
+import { admit, passwordMatches, sourceAddress } from './signin';
+import { signInSucceeded } from './throttle';
+
+/**
+ * The member lifecycle in the dashboard: the team's members, removing one (their sessions end at
+ * once), a member's live sessions and ending them, and changing one's own password (which ends
+ * one's other sessions). Any member of a team may manage the team's members; a member cannot remove
+ * themselves here (the admin CLI can), so a team never locks itself out of its dashboard by a click.
+ */
+export const CANNOT_REMOVE_SELF = 'You cannot remove yourself; another member of the team or the operator (admin CLI) can';
+export const WRONG_PASSWORD = 'The current password is wrong';
+const NO_MEMBER = 'Your team has no member with this id';
+
+export const publicMember = (m: Pick<Member, 'memberId' | 'email' | 'createdAt' | 'passwordSetAt'>, you: Session) => ({
+  memberId: m.memberId,
+  email: m.email,
+  invitedAt: m.createdAt,
+  passwordSetAt: m.passwordSetAt ?? null,
+  status: m.passwordSetAt ? ('active' as const) : ('invited' as const),
+  you: m.memberId === you.memberId,
+});
+
+export const publicSession = (s: Session, current: Session | null) => ({
+  sessionId: s.sessionId,
+  createdAt: s.createdAt,
+  expiresAt: new Date(s.expiresAt * 1000).toISOString(),
+  address: s.address ?? null,
+  userAgent: s.userAgent ?? null,
+  current: !!current && s.sessionId === current.sessionId,
+});
+
+/** The member of the caller's team named by the route's {memberId}; 404 for any other. */
+async function teamMember(ctx: Ctx, you: Session): Promise<Member> {
+  const m = await memberOfTeam(you.teamId, ctx.params.memberId ?? '');
+  if (!m) throw notFound(NO_MEMBER);
+  return m;
+}
+
+export const TEAM_HANDLERS = {
+  async listMembers(ctx: Ctx): Promise<Reply> {
+    const you = await session(ctx);
+    return { data: { members: (await listMembers(you.teamId)).map((m) => publicMember(m, you)) } };
+  },
+
+  async removeMember(ctx: Ctx): Promise<Reply> {
+    const you = await session(ctx);
+    const m = await teamMember(ctx, you);
+    if (m.memberId === you.memberId) throw new ApiError('BAD_REQUEST', CANNOT_REMOVE_SELF);
+    if (!(await removeMember(m))) throw notFound(NO_MEMBER);
+    ctx.log.info('member removed', { teamId: you.teamId, by: you.memberId, memberId: m.memberId });
+    return { data: { removed: { memberId: m.memberId, email: m.email } } };
+  },
+
+  async listSessions(ctx: Ctx): Promise<Reply> {
+    const you = await session(ctx);
+    const m = await teamMember(ctx, you);
+    return { data: { sessions: (await listSessions(m)).map((s) => publicSession(s, you)) } };
+  },
+
+  /** Every session of the member, except the caller's own (ending one's own is signing out). */
+  async endSessions(ctx: Ctx): Promise<Reply> {
+    const you = await session(ctx);
+    const m = await teamMember(ctx, you);
+    const self = m.memberId === you.memberId;
+    const ok = self ? await endOtherSessions(m, sessionIdFromCookies(ctx.headers.cookie) ?? null) : await endAllSessions(m);
+    if (!ok) throw new ApiError('BAD_REQUEST', 'The member changed at the same moment; try again');
+    ctx.log.info('sessions ended', { teamId: you.teamId, by: you.memberId, memberId: m.memberId });
+    return { data: { sessions: self ? (await listSessions((await getMember(m.email)) ?? m)).map((s) => publicSession(s, you)) : [] } };
+  },
+
+  async endSession(ctx: Ctx): Promise<Reply> {
+    const you = await session(ctx);
+    const m = await teamMember(ctx, you);
+    if (!(await endSessionById(m, ctx.params.sessionId ?? ''))) throw notFound('This member has no live session with this id');
+    ctx.log.info('session ended', { teamId: you.teamId, by: you.memberId, memberId: m.memberId });
+    return { data: { ended: { sessionId: ctx.params.sessionId } } };
+  },
+
+  /** The current password proves it is the member (not someone at an unlocked screen); counted like a sign-in. */
+  async changePassword(ctx: Ctx): Promise<Reply> {
+    const you = await session(ctx);
+    const problem = passwordProblem(ctx.body.password);
+    if (problem) throw invalid('password', problem);
+    const current = typeof ctx.body.currentPassword === 'string' ? ctx.body.currentPassword : '';
+    await admit(ctx, you.email);
+    const m = await getMember(you.email);
+    if (!m || m.memberId !== you.memberId || !(await passwordMatches(m, current))) throw new ApiError('BAD_REQUEST', WRONG_PASSWORD);
+    await signInSucceeded(you.email, sourceAddress(ctx));
+    const changed = await endOtherSessions(m, sessionIdFromCookies(ctx.headers.cookie) ?? null, { passwordHash: await hashPassword(ctx.body.password as string), expectHash: m.passwordHash! });
+    if (!changed) throw new ApiError('BAD_REQUEST', 'Your password or sessions changed at the same moment; try again');
+    ctx.log.info('password changed', { teamId: you.teamId, memberId: you.memberId });
+    return { data: { passwordChanged: true } };
+  },
+} satisfies Record<string, (ctx: Ctx) => Promise<Reply>>;
