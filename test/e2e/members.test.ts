@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { invite, setPassword } from '../../shared/account/members';
 import { AccountClient } from '../support/account';
+import { launchBrowser } from '../support/browser';
 import { startHarness, type Harness } from '../support/harness';
 
 /**
@@ -13,18 +14,16 @@ import { startHarness, type Harness } from '../support/harness';
  */
 jest.setTimeout(120_000);
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOTS = path.join(__dirname, '..', '..', '.local', 'screenshots');
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 
 let h: Harness;
 let browser: Browser;
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: set CHROMIUM_PATH`);
   mkdirSync(SHOTS, { recursive: true });
   process.env.SIGN_IN_ATTEMPTS_PER_PAIR = '3';
   h = await startHarness();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+  browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
