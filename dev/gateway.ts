@@ -9,6 +9,8 @@ import { ApiError, GATEWAY_MESSAGES, atCapacity } from '../shared/errors';
 import { logger } from '../shared/log';
 import { routedOperations, type Operation } from '../shared/operations';
 import { DASHBOARD_PATH, matchAccountRoute } from '../shared/account/routes';
+import { LLMS_PATH } from '../shared/llms';
+import { MCP_METHODS, MCP_PATH, createMcpHandler } from '../shared/mcp/http';
 
 /**
  * The local stand-in for API Gateway: the same routes (from the operation table), the same
@@ -73,6 +75,17 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     });
   });
 
+  const handlerFor = (op: Operation): Promise<Handler> => {
+    let handler = handlers.get(op.id);
+    if (!handler) {
+      handler = load(op);
+      handlers.set(op.id, handler);
+    }
+    return handler;
+  };
+  // POST /mcp runs each tool's operation through the same handler the operation's route uses.
+  const mcpHandler = createMcpHandler(async (op, event) => (await handlerFor(op))(event));
+
   let dashboardHandler: Promise<Handler> | undefined;
   const dashboard = () =>
     (dashboardHandler ??= Promise.all([import('../shared/account/static'), import('../dashboard/build')]).then(([s, b]) => s.dashboardHandler(() => b.buildDashboard())));
@@ -100,23 +113,28 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       const url = new URL(req.url ?? '/', 'http://localhost');
       // The OpenAPI document is public, as on API Gateway (no authorizer on that route).
       if (url.pathname === OPENAPI_PATH && req.method === 'GET') return (await import('../functions/openapi')).handler();
+      if (url.pathname === LLMS_PATH && req.method === 'GET') return await (await import('../functions/llms')).handler(plainEvent(req, url, requestId, LLMS_PATH, null, null));
       // The dashboard and its account API: no API-key authorizer (the session cookie is the credential).
       if (url.pathname.startsWith('/v1/account/')) return await serveAccount(req, url, requestId);
       if ((url.pathname === DASHBOARD_PATH || url.pathname.startsWith(`${DASHBOARD_PATH}/`)) && req.method === 'GET') {
         return await (await dashboard())(plainEvent(req, url, requestId, url.pathname, null, null));
       }
       const op = routes.get(url.pathname);
-      if (!op || req.method !== 'GET') {
+      // The MCP endpoint sits behind the same authorizer and throttle as the operations.
+      const mcp = url.pathname === MCP_PATH && (MCP_METHODS as readonly string[]).includes(req.method ?? '');
+      if (!mcp && (!op || req.method !== 'GET')) {
         return failure(new ApiError('NOT_FOUND', GATEWAY_MESSAGES.NOT_FOUND), requestId);
       }
+      const resource = op?.path ?? MCP_PATH;
+      const method = req.method ?? 'GET';
       const { single, multi } = headerMaps(req);
       const { single: query, multi: multiQuery } = queryMaps(url);
 
       // What API Gateway puts in both the authorizer's REQUEST event and the function's proxy event.
       const common = {
-        resource: op.path,
+        resource,
         path: url.pathname,
-        httpMethod: 'GET',
+        httpMethod: method,
         headers: single,
         multiValueHeaders: multi,
         queryStringParameters: query,
@@ -127,7 +145,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       const authEvent = {
         ...common,
         type: 'REQUEST',
-        methodArn: `arn:aws:execute-api:local:000000000000:local/${STAGE}/GET${op.path}`,
+        methodArn: `arn:aws:execute-api:local:000000000000:local/${STAGE}/${method}${resource}`,
         requestContext: { requestId, stage: STAGE },
       } as unknown as APIGatewayRequestAuthorizerEvent;
       let auth;
@@ -147,24 +165,19 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
 
       const event: APIGatewayProxyEvent = {
         ...common,
-        body: null,
+        body: mcp ? await readBody(req) : null,
         isBase64Encoded: false,
         requestContext: {
           requestId,
           stage: STAGE,
-          httpMethod: 'GET',
+          httpMethod: method,
           path: `/${STAGE}${url.pathname}`,
-          resourcePath: op.path,
+          resourcePath: resource,
           authorizer: { ...(auth.context ?? {}), principalId: auth.principalId },
           identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' },
         } as unknown as APIGatewayProxyEvent['requestContext'],
       };
-      let handler = handlers.get(op.id);
-      if (!handler) {
-        handler = load(op);
-        handlers.set(op.id, handler);
-      }
-      return await (await handler)(event);
+      return op ? await (await handlerFor(op))(event) : await mcpHandler(event);
     } catch (err) {
       logger.error('local gateway failure', { requestId, error: String(err) });
       return failure(atCapacity(`local gateway failure: ${String(err)}`), requestId);

@@ -11,7 +11,7 @@ import type * as v from 'valibot';
 import { GATEWAY_MESSAGES, ERROR_STATUS, type ErrorCode } from '../shared/errors';
 import { RATE_LIMIT } from '../shared/config';
 import { answeredStatuses, operations, type Operation, type Status } from '../shared/operations';
-import { CACHE_MAX_AGE_SECONDS } from '../shared/validation';
+import { parameters } from '../shared/parameters';
 import { accountPaths, accountSchemas, sessionScheme } from './openapi-account';
 
 const ROOT = path.join(__dirname, '..');
@@ -57,43 +57,6 @@ const STATUS_TEXT: Record<Exclude<Status, 200>, string> = {
 };
 
 const codesFor = (status: number) => (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((c) => ERROR_STATUS[c] === status);
-
-export function parameter(name: string, def: Operation['params'][string], op: Operation): Json {
-  // Parameters arrive as strings; the input side of the schema (before any normalisation) is what a caller sends.
-  const schema = toJsonSchema(def.schema, { target: 'draft-2020-12', errorMode: 'ignore', typeMode: 'input' }) as Json;
-  delete schema.$schema;
-  const either = (op.oneOf ?? []).find((pair) => pair.includes(name));
-  const sentence = (t: string) => (/[.!?)]$/.test(t) ? t : `${t}.`);
-  const description = [
-    def.description,
-    either ? `Exactly one of \`${either[0]}\` or \`${either[1]}\`.` : '',
-    def.cursor ? 'An invalid or expired cursor gives 400 BAD_REQUEST.' : '',
-  ]
-    .filter(Boolean)
-    .map(sentence)
-    .join(' ');
-  return {
-    name,
-    in: 'query',
-    required: def.required === true,
-    description,
-    schema: { type: 'string', ...schema, ...(def.default !== undefined ? { default: def.default } : {}) },
-    ...(def.example !== undefined ? { example: def.example } : {}),
-  };
-}
-
-/** Every query parameter of an operation, `cache_max_age` included (the MCP tools' input schemas read these too). */
-export const parameters = (op: Operation): Json[] => [
-  ...Object.entries(op.params).map(([name, def]) => parameter(name, def, op)),
-  {
-    name: 'cache_max_age',
-    in: 'query',
-    required: false,
-    description: 'Serve a cached result at most this old, for 0 credits; otherwise a live scrape (1 credit) runs and refreshes the cache.',
-    schema: { type: 'string', enum: Object.keys(CACHE_MAX_AGE_SECONDS) },
-    example: '1d',
-  },
-];
 
 const errorExample = (code: ErrorCode): Json => ({
   error: {
