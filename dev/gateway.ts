@@ -9,8 +9,8 @@ import { ApiError, GATEWAY_MESSAGES, atCapacity } from '../shared/errors';
 import { logger } from '../shared/log';
 import { routedOperations, type Operation } from '../shared/operations';
 import { DASHBOARD_PATH, matchAccountRoute } from '../shared/account/routes';
-import { LLMS_PATH } from '../shared/llms';
-import { MCP_METHODS, MCP_PATH, createMcpHandler } from '../shared/mcp/http';
+import { createMcpHandler } from '../shared/mcp/http';
+import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
 
 /**
  * The local stand-in for API Gateway: the same routes (from the operation table), the same

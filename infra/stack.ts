@@ -14,6 +14,7 @@ import { RATE_LIMIT } from '../shared/config';
 import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/account/routes';
 import { ACCOUNTS, CACHE, TEAM_INDEX, type TableDef } from '../shared/db/tables';
 import { ERROR_STATUS, GATEWAY_MESSAGES, type ErrorCode } from '../shared/errors';
+import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
 import { handlerFile, routedOperations, type Operation } from '../shared/operations';
 
 /**
@@ -98,17 +99,20 @@ export class SocialDataApiStack extends Stack {
     });
     acknowledge(cursorSecret, 'AwsSolutions-SMG4', 'HMAC key of pagination cursors that live minutes: replacing it only turns outstanding cursors into 400s, so it is replaced by redeploying, not on a rotation schedule.');
     const signerUrl = this.node.tryGetContext('shortvideoSignerUrl') as string | undefined;
+    const operationEnvironment: Record<string, string> = {
+      ...environment,
+      SCRAPE_DEADLINE_MS: String(SCRAPE_DEADLINE_MS),
+      ...(proxyUrl ? { SCRAPER_PROXY_URL: proxyUrl } : {}),
+      // Resolved by CloudFormation at deploy time ({{resolve:secretsmanager:…}}).
+      CURSOR_SECRET: cursorSecret.secretValue.unsafeUnwrap(),
+    };
     const operationFns = routedOperations().map((op) => {
       const fn = this.nodeFunction(functionId(op), handlerFile(op), {
         description: `${op.number}. GET ${op.path}`,
         memorySize: memoryFor(op),
         timeout: FUNCTION_TIMEOUT,
         environment: {
-          ...environment,
-          SCRAPE_DEADLINE_MS: String(SCRAPE_DEADLINE_MS),
-          ...(proxyUrl ? { SCRAPER_PROXY_URL: proxyUrl } : {}),
-          // Resolved by CloudFormation at deploy time ({{resolve:secretsmanager:…}}).
-          CURSOR_SECRET: cursorSecret.secretValue.unsafeUnwrap(),
+          ...operationEnvironment,
           ...(signerUrl && op.platform === 'shortvideo' ? { SHORTVIDEO_SIGNER_URL: signerUrl } : {}),
         },
       });
@@ -189,6 +193,7 @@ export class SocialDataApiStack extends Stack {
     acknowledge(openApiMethod, 'AwsSolutions-APIG4', 'The public description of the API (OpenAPI): no data, no credits, like any published API document.');
 
     this.addDashboard(environment);
+    this.addAgentRoutes(authorizer, { ...operationEnvironment, ...(signerUrl ? { SHORTVIDEO_SIGNER_URL: signerUrl } : {}) });
 
     this.usagePlan = this.api.addUsagePlan('TeamUsagePlan', {
       name: 'social-data-api-team',
@@ -273,6 +278,41 @@ export class SocialDataApiStack extends Stack {
     const pages = this.api.root.resourceForPath(DASHBOARD_PATH);
     const pageMethods = [pages.addMethod('GET', dashboardIntegration, open), pages.addResource('{proxy+}').addMethod('GET', dashboardIntegration, open)];
     for (const m of pageMethods) acknowledge(m, 'AwsSolutions-APIG4', 'The static assets of the dashboard page: no data; every data call the page makes goes to the session-authorised account API.');
+  }
+
+  /**
+   * For agents: POST /mcp (the MCP server; GET and DELETE answer 405), behind the same authorizer
+   * and usage plan as the operations, and GET /llms.txt, public like the OpenAPI document. The MCP
+   * function runs every operation's handler in process (functions/mcp.ts), so it has what they
+   * have: their environment, their memory (some parse HTML), their timeout and their table access,
+   * plus Query on the accounts table for the read-only account tools (latest charges, daily usage).
+   */
+  private addAgentRoutes(authorizer: apigateway.IAuthorizer, environment: Record<string, string>) {
+    const mcpFn = this.nodeFunction('Mcp', 'functions/mcp.ts', {
+      description: `${MCP_METHODS.join('/')} ${MCP_PATH}: the MCP server (Streamable HTTP, stateless), a tool per operation`,
+      memorySize: 1024,
+      timeout: FUNCTION_TIMEOUT,
+      environment,
+    });
+    this.allow(mcpFn, this.accounts, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query');
+    this.allow(mcpFn, this.cache, 'dynamodb:GetItem', 'dynamodb:BatchWriteItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
+    const mcpIntegration = new apigateway.LambdaIntegration(mcpFn, { proxy: true, allowTestInvoke: false });
+    const mcp = this.api.root.resourceForPath(MCP_PATH);
+    for (const method of MCP_METHODS) {
+      mcp.addMethod(method, mcpIntegration, { authorizer, authorizationType: apigateway.AuthorizationType.CUSTOM, apiKeyRequired: true });
+    }
+
+    const llmsFn = this.nodeFunction('LlmsTxt', 'functions/llms.ts', {
+      description: `GET ${LLMS_PATH}: the operations, their parameters and the MCP URL, for agents`,
+      memorySize: 256,
+      timeout: Duration.seconds(5),
+      environment: { NODE_OPTIONS: '--enable-source-maps' },
+    });
+    const llmsMethod = this.api.root.resourceForPath(LLMS_PATH).addMethod('GET', new apigateway.LambdaIntegration(llmsFn, { proxy: true, allowTestInvoke: false }), {
+      authorizationType: apigateway.AuthorizationType.NONE,
+      apiKeyRequired: false,
+    });
+    acknowledge(llmsMethod, 'AwsSolutions-APIG4', 'The public description of the API for agents (llms.txt): no data, no credits, like the OpenAPI document.');
   }
 
   private nodeFunction(

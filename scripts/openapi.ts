@@ -13,6 +13,7 @@ import { RATE_LIMIT } from '../shared/config';
 import { answeredStatuses, operations, type Operation, type Status } from '../shared/operations';
 import { parameters } from '../shared/parameters';
 import { accountPaths, accountSchemas, sessionScheme } from './openapi-account';
+import { agentPaths, agentSchemas } from './openapi-agents';
 
 const ROOT = path.join(__dirname, '..');
 export const OPENAPI_PATH = path.join(ROOT, 'docs', 'openapi.json');
@@ -128,7 +129,7 @@ export function openApiDocument(): Json {
     },
     servers: [{ url: 'http://localhost:3000', description: 'npm start' }],
     security: [{ apiKey: [] }, { bearer: [] }],
-    tags: [...[...new Set(ordered.map((o) => o.platform))].map((name) => ({ name })), { name: 'account', description: 'The account dashboard API (session cookie, not an API key)' }],
+    tags: [...[...new Set(ordered.map((o) => o.platform))].map((name) => ({ name })), { name: 'account', description: 'The account dashboard API (session cookie, not an API key)' }, { name: 'agents', description: 'MCP and llms.txt' }],
     paths: {
       ...Object.fromEntries(ordered.map((op) => [op.path, { get: operationObject(op) }])),
       '/v1/openapi.json': {
@@ -140,6 +141,7 @@ export function openApiDocument(): Json {
         },
       },
       ...accountPaths(),
+      ...agentPaths(),
     },
     components: {
       securitySchemes: {
@@ -191,6 +193,7 @@ export function openApiDocument(): Json {
         ...dataSchemas,
         ...defs,
         ...accountSchemas,
+        ...agentSchemas,
       },
     },
   };

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { COST } from './credits';
 import { RATE_LIMIT } from './config';
-import { MCP_PATH } from './mcp/http';
+import { LLMS_PATH, MCP_PATH } from './mcp/routes';
 import { tools } from './mcp/tools';
 import { routedOperations } from './operations';
 import { parameters } from './parameters';
@@ -11,7 +11,6 @@ import { parameters } from './parameters';
  * summary, then sections of links), generated from the operation table: every routed operation with
  * its parameters, the MCP endpoint and its tools, and where the OpenAPI document is.
  */
-export const LLMS_PATH = '/llms.txt';
 const OPENAPI = '/v1/openapi.json';
 
 export function renderLlmsTxt(base: string): string {
@@ -50,10 +49,12 @@ export function baseUrl(event: APIGatewayProxyEvent): string {
   const header = (name: string) => Object.entries(event.headers ?? {}).find(([k]) => k.toLowerCase() === name)?.[1];
   const host = header('host');
   const proto = (header('x-forwarded-proto') ?? 'https').split(',')[0]!.trim();
-  const prefix = (event.requestContext?.path ?? event.path).replace(/\/llms\.txt$/, '');
+  const prefix = withoutSuffix(event.requestContext?.path ?? event.path, LLMS_PATH);
   if (!host || !/^[A-Za-z0-9.-]+(:\d{1,5})?$/.test(host) || !/^https?$/.test(proto) || !/^(\/[A-Za-z0-9._~-]+)*$/.test(prefix)) return prefix;
   return `${proto}://${host}${prefix}`;
 }
+
+const withoutSuffix = (path: string, suffix: string) => (path.endsWith(suffix) ? path.slice(0, -suffix.length) : path);
 
 export async function llmsHandler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   return {

@@ -7,6 +7,7 @@ import { ApiError, GATEWAY_MESSAGES, atCapacity } from '../errors';
 import { type Log, requestLogger } from '../log';
 import type { Operation } from '../operations';
 import type { Answer, ErrorAnswer } from './render';
+import { MCP_PATH } from './routes';
 import { type Executor, createMcpServer } from './server';
 import type { AccountRead, ToolDef } from './tools';
 
@@ -18,9 +19,6 @@ import type { AccountRead, ToolDef } from './tools';
  * this runs. A tool of an operation runs that operation's own handler with a GET proxy event for
  * the same team: the same validation, cache, credit, ledger and usage counter as over plain HTTP.
  */
-export const MCP_PATH = '/mcp';
-/** The methods routed to the function: POST carries the messages; GET (a server stream) and DELETE (a session) answer 405. */
-export const MCP_METHODS = ['POST', 'GET', 'DELETE'] as const;
 
 /** Runs an operation's handler (functions/<id>.ts) on an event. */
 export type InvokeOperation = (op: Operation, event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
@@ -80,7 +78,14 @@ function inProcess(parent: APIGatewayProxyEvent, teamId: string, invoke: InvokeO
     log.info('tool call', { tool: tool.name, toolRequestId: requestId, teamId });
     if ('account' in tool.target) return accountAnswer(tool.target, teamId, query, requestId);
     const { operation: op } = tool.target;
-    return answerOf(await invoke(op, operationEvent(parent, op, query, requestId)), requestId);
+    try {
+      return answerOf(await invoke(op, operationEvent(parent, op, query, requestId)), requestId);
+    } catch (err) {
+      // The handler answers every error itself; a throw is its entry failing to load.
+      const e = atCapacity(`${tool.name}: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`);
+      log.error('tool call failed', { tool: tool.name, toolRequestId: requestId, cause: e.internal });
+      return answerOf(failure(e, requestId), requestId);
+    }
   };
 }
 
@@ -90,7 +95,8 @@ function inProcess(parent: APIGatewayProxyEvent, teamId: string, invoke: InvokeO
  */
 export function operationEvent(parent: APIGatewayProxyEvent, op: Operation, query: Record<string, string>, requestId: string): APIGatewayProxyEvent {
   const names = Object.keys(query);
-  const stagePrefix = (parent.requestContext?.path ?? '').replace(/\/mcp$/, '');
+  const full = parent.requestContext?.path ?? '';
+  const stagePrefix = full.endsWith(MCP_PATH) ? full.slice(0, -MCP_PATH.length) : '';
   return {
     resource: op.path,
     path: op.path,

@@ -7,6 +7,7 @@ import { parameters } from '../../shared/parameters';
 import { fixture } from '../support/fake-upstream';
 import { scenarios } from '../contract/scenarios';
 import { type Harness, startHarness, withGateway } from '../support/harness';
+import { openApiMismatch } from '../support/openapi-check';
 
 /**
  * POST /mcp through the local gateway, driven by the MCP SDK's own client over Streamable HTTP:
@@ -32,6 +33,15 @@ async function connect(headers: Record<string, string>): Promise<Client> {
 afterAll(async () => Promise.all(clients.map((c) => c.close())));
 
 const call = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolAnswer;
+
+/** A raw answer of /mcp, checked against docs/openapi.json like every answer of the gateway tests. */
+async function documented(res: Response, method = 'post'): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const body = await res.json();
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, name) => (headers[name] = value));
+  expect(openApiMismatch('/mcp', res.status, headers, body, method)).toBeNull();
+  return body;
+}
 const text = (r: ToolAnswer) => r.content.map((c) => c.text).join('\n');
 
 const clip = scenarios['livestream-clip']!;
@@ -53,7 +63,7 @@ describe('the API key, before any MCP work', () => {
   ])('%s: 401 in the error envelope', async (_what, headers) => {
     const res = await post(headers);
     expect(res.status).toBe(401);
-    expect(await res.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: GATEWAY_MESSAGES.UNAUTHORIZED, requestId: expect.any(String) } });
+    expect(await documented(res)).toEqual({ error: { code: 'UNAUTHORIZED', message: GATEWAY_MESSAGES.UNAUTHORIZED, requestId: expect.any(String) } });
   });
 
   test("the SDK's client fails to connect without a key, with the 401", async () => {
@@ -70,7 +80,7 @@ describe('the API key, before any MCP work', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       expect(res.headers.get('mcp-session-id')).toBeNull();
-      const body = await res.json();
+      const body = await documented(res);
       expect(body.result.serverInfo.name).toBe('social-data-api');
       expect(body.result.capabilities.tools).toBeDefined();
       expect(body.result.instructions).toMatch(/cache_max_age/);
@@ -80,13 +90,18 @@ describe('the API key, before any MCP work', () => {
   test('a tools/list without initialize on this container works too (stateless)', async () => {
     const res = await post({ 'x-api-key': key, 'mcp-protocol-version': '2025-06-18' }, { jsonrpc: '2.0', id: 7, method: 'tools/list' });
     expect(res.status).toBe(200);
-    expect((await res.json()).result.tools.length).toBe(routedOperations().length + 2);
+    expect((await documented(res)).result.tools.length).toBe(routedOperations().length + 2);
   });
 
   test('GET and DELETE: 405 with a key, 401 without', async () => {
     for (const method of ['GET', 'DELETE']) {
-      expect((await fetch(mcpUrl(), { method, headers: { 'x-api-key': key, accept: 'text/event-stream' } })).status).toBe(405);
-      expect((await fetch(mcpUrl(), { method })).status).toBe(401);
+      const refused = await fetch(mcpUrl(), { method, headers: { 'x-api-key': key, accept: 'text/event-stream' } });
+      expect(refused.status).toBe(405);
+      expect(refused.headers.get('allow')).toBe('POST');
+      await documented(refused, method.toLowerCase());
+      const anonymous = await fetch(mcpUrl(), { method });
+      expect(anonymous.status).toBe(401);
+      await documented(anonymous, method.toLowerCase());
     }
   });
 });
@@ -300,7 +315,7 @@ describe('the same rate limit as the operations', () => {
     const res = await post();
     expect(res.status).toBe(429);
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect((await res.json()).error.code).toBe('RATE_LIMITED');
+    expect((await documented(res)).error.code).toBe('RATE_LIMITED');
     // The operations share the bucket.
     expect((await limited.call('/v1/livestream/clip', clip.query, { key: k })).status).toBe(429);
   });
