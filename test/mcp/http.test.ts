@@ -7,6 +7,7 @@ import { parameters } from '../../shared/parameters';
 import { fixture } from '../support/fake-upstream';
 import { scenarios } from '../contract/scenarios';
 import { type Harness, startHarness, withGateway } from '../support/harness';
+import { LogCapture } from '../support/logs';
 import { openApiMismatch } from '../support/openapi-check';
 
 /**
@@ -215,6 +216,23 @@ describe('a tool call is charged as the HTTP call', () => {
     const format = await call(client, 'livestream-clip', { ...clip.query, response_format: 'xml' });
     expect(format.structuredContent.error.details).toEqual([{ path: 'response_format', message: 'Must be one of compact, full' }]);
   });
+});
+
+test('logs: each tool call under its own request id, tied to the MCP request; never the key', async () => {
+  const logs = new LogCapture().start('DEBUG');
+  try {
+    clip.routes(h.fake);
+    const r = await call(client, 'livestream-clip', { ...clip.query, cache_max_age: '1d' });
+    const toolRequestId = r.structuredContent.meta.requestId;
+    const records = logs.records();
+    const toolCall = records.find((l) => l.message === 'tool call' && l.toolRequestId === toolRequestId);
+    expect(toolCall).toMatchObject({ operation: 'mcp', tool: 'livestream-clip', teamId });
+    expect(records.some((l) => l.requestId === toolRequestId && l.operation === 'livestream-clip' && l.message === 'request done')).toBe(true);
+  } finally {
+    logs.stop();
+  }
+  expect(logs.lines.length).toBeGreaterThan(0);
+  for (const line of logs.lines) expect(line).not.toContain(key);
 });
 
 describe('answers an agent can read', () => {
