@@ -11,12 +11,11 @@
 import type { Meta } from '../shared/envelope';
 import type { ErrorCode } from '../shared/errors';
 import type { DataOf, OperationEntry, OperationId } from '../shared/operations';
-import type { RequiredNames } from '../shared/validation';
+import type { CacheMaxAge, RequiredNames } from '../shared/validation';
 import { OPERATIONS } from './operations.gen';
 
 export { OPERATIONS };
-export type { ErrorCode, Meta };
-export type CacheMaxAge = '1d' | '3d' | '7d' | '14d' | '30d';
+export type { CacheMaxAge, ErrorCode, Meta };
 type MethodName = keyof typeof OPERATIONS;
 type IdOf<M extends MethodName> = (typeof OPERATIONS)[M]['id'] & OperationId;
 type Params<Id extends OperationId> = OperationEntry<Id>['params'];

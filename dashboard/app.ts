@@ -4,6 +4,7 @@
  * framework; chart.js draws the usage charts. The session is an HttpOnly cookie the page never sees.
  */
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
+import type { UsageReport } from '../shared/usage';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
 
@@ -33,11 +34,6 @@ interface Charge {
   operation: string;
   requestId: string;
   credits: number;
-}
-interface Usage {
-  days: { day: string; operations: Record<string, { live: number; hits: number; credits: number }> }[];
-  totals: { requests: number; live: number; hits: number; credits: number; cacheHitShare: number | null };
-  byOperation: Record<string, { requests: number; hits: number; credits: number; cacheHitShare: number | null }>;
 }
 
 class ApiFailure extends Error {
@@ -447,7 +443,7 @@ const COLORS = ['#1f6feb', '#d4760a', '#1a7f37', '#a40e26', '#8250df', '#0a7d8c'
 let charts: Chart[] = [];
 
 async function usagePage() {
-  const u = await api<Usage>('GET', '/usage?days=30');
+  const u = await api<UsageReport>('GET', '/usage?days=30');
   const ops = Object.keys(u.byOperation).sort();
   const labels = u.days.map((d) => d.day.slice(5));
   const dataset = (pick: (o: { live: number; hits: number; credits: number }) => number) =>

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { authorizerHandler } from '../shared/auth/authorizer';
+import { Unauthorized, authorizerHandler } from '../shared/auth/authorizer';
 import { failure } from '../shared/envelope';
 import { RATE_LIMIT } from '../shared/config';
 import { ApiError, GATEWAY_MESSAGES, atCapacity } from '../shared/errors';
@@ -11,6 +11,7 @@ import { routedOperations, type Operation } from '../shared/operations';
 import { DASHBOARD_PATH, matchAccountRoute } from '../shared/account/routes';
 import { createMcpHandler } from '../shared/mcp/http';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
+import { OPENAPI_ROUTE } from '../shared/openapi';
 
 /**
  * The local stand-in for API Gateway: the same routes (from the operation table), the same
@@ -36,7 +37,6 @@ export interface Gateway {
 }
 
 const STAGE = 'local';
-export const OPENAPI_PATH = '/v1/openapi.json';
 
 export class TokenBuckets {
   private buckets = new Map<string, { tokens: number; at: number }>();
@@ -61,133 +61,169 @@ const defaultLoader = async (op: Operation): Promise<Handler> => {
   return mod.handler;
 };
 
-export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
-  const routes = new Map<string, Operation>(routedOperations().map((op) => [op.path, op]));
-  const handlers = new Map<string, Promise<Handler>>();
-  const load = opts.loadHandler ?? defaultLoader;
-  const perMinute = opts.ratePerMinute ?? (RATE_LIMIT.requests * 60) / RATE_LIMIT.windowSeconds;
-  const buckets = new TokenBuckets(opts.burst ?? RATE_LIMIT.requests, perMinute / 60);
+type Answer = (req: http.IncomingMessage, url: URL, requestId: string) => Promise<APIGatewayProxyResult>;
 
+/** API Gateway: an unknown path or method is MISSING_AUTHENTICATION_TOKEN, mapped to 404. */
+const unknownRoute = (requestId: string) => failure(new ApiError('NOT_FOUND', GATEWAY_MESSAGES.NOT_FOUND), requestId);
+
+export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
+  const answer = router(opts);
   const server = http.createServer((req, res) => {
-    void serve(req).then((result) => {
+    void answer(req).then((result) => {
       res.writeHead(result.statusCode, result.headers as http.OutgoingHttpHeaders);
       res.end(result.body);
     });
   });
+  // A client (fetch keeps idle sockets 4 s) must never reuse a socket the server is closing at that
+  // moment: on a busy machine the two timers cross and the request dies with ECONNRESET. The server
+  // keeps idle sockets far longer than any client does, as a load balancer in front of a fleet would.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  return listen(server, opts);
+}
 
-  const handlerFor = (op: Operation): Promise<Handler> => {
-    let handler = handlers.get(op.id);
-    if (!handler) {
-      handler = load(op);
-      handlers.set(op.id, handler);
-    }
-    return handler;
-  };
-  // POST /mcp runs each tool's operation through the same handler the operation's route uses.
-  const mcpHandler = createMcpHandler(async (op, event) => (await handlerFor(op))(event));
-
-  let dashboardHandler: Promise<Handler> | undefined;
-  const dashboard = () =>
-    (dashboardHandler ??= Promise.all([import('../shared/account/static'), import('../dashboard/build')]).then(([s, b]) => s.dashboardHandler(() => b.buildDashboard())));
-
-  async function serveAccount(req: http.IncomingMessage, url: URL, requestId: string): Promise<APIGatewayProxyResult> {
-    const matched = matchAccountRoute(req.method ?? 'GET', url.pathname);
-    if (!matched) {
-      // API Gateway: an unknown path or method is MISSING_AUTHENTICATION_TOKEN, mapped to 404.
-      return failure(new ApiError('NOT_FOUND', GATEWAY_MESSAGES.NOT_FOUND), requestId);
-    }
-    const body = await readBody(req);
-    const event = plainEvent(req, url, requestId, matched.route.path, matched.params, body);
-    const { handler } = await import('../functions/account');
-    const res = await handler(event);
-    // Served over plain http: a browser would drop a Secure cookie (except on localhost), so the
-    // local gateway alone relaxes it. API Gateway is https only and passes it unchanged.
-    const cookie = res.headers?.['set-cookie'];
-    if (typeof cookie === 'string') res.headers = { ...res.headers, 'set-cookie': cookie.replace(/; Secure/g, '') };
-    return res;
-  }
-
-  async function serve(req: http.IncomingMessage): Promise<APIGatewayProxyResult> {
+/**
+ * Every request to its route, as API Gateway routes them: the public OpenAPI document, the account
+ * API and the dashboard (no API-key authorizer: the session cookie is their credential), then the
+ * operations. A failure of the gateway itself is a 503, as API Gateway's DEFAULT_5XX.
+ */
+function router(opts: GatewayOptions): (req: http.IncomingMessage) => Promise<APIGatewayProxyResult> {
+  const operation = operationRoutes(opts);
+  const dashboard = dashboardRoute();
+  return async (req) => {
     const requestId = randomUUID();
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
-      // The OpenAPI document is public, as on API Gateway (no authorizer on that route).
-      if (url.pathname === OPENAPI_PATH && req.method === 'GET') return (await import('../functions/openapi')).handler();
-      if (url.pathname === LLMS_PATH && req.method === 'GET') return await (await import('../functions/llms')).handler(plainEvent(req, url, requestId, LLMS_PATH, null, null));
-      // The dashboard and its account API: no API-key authorizer (the session cookie is the credential).
-      if (url.pathname.startsWith('/v1/account/')) return await serveAccount(req, url, requestId);
-      if ((url.pathname === DASHBOARD_PATH || url.pathname.startsWith(`${DASHBOARD_PATH}/`)) && req.method === 'GET') {
-        return await (await dashboard())(plainEvent(req, url, requestId, url.pathname, null, null));
-      }
-      const op = routes.get(url.pathname);
-      // The MCP endpoint sits behind the same authorizer and throttle as the operations.
-      const mcp = url.pathname === MCP_PATH && (MCP_METHODS as readonly string[]).includes(req.method ?? '');
-      if (!mcp && (!op || req.method !== 'GET')) {
-        return failure(new ApiError('NOT_FOUND', GATEWAY_MESSAGES.NOT_FOUND), requestId);
-      }
-      const resource = op?.path ?? MCP_PATH;
-      const method = req.method ?? 'GET';
-      const { single, multi } = headerMaps(req);
-      const { single: query, multi: multiQuery } = queryMaps(url);
-
-      // What API Gateway puts in both the authorizer's REQUEST event and the function's proxy event.
-      const common = {
-        resource,
-        path: url.pathname,
-        httpMethod: method,
-        headers: single,
-        multiValueHeaders: multi,
-        queryStringParameters: query,
-        multiValueQueryStringParameters: multiQuery,
-        pathParameters: null,
-        stageVariables: null,
-      };
-      const authEvent = {
-        ...common,
-        type: 'REQUEST',
-        methodArn: `arn:aws:execute-api:local:000000000000:local/${STAGE}/${method}${resource}`,
-        requestContext: { requestId, stage: STAGE },
-      } as unknown as APIGatewayRequestAuthorizerEvent;
-      let auth;
-      try {
-        auth = await authorizerHandler(authEvent);
-      } catch (err) {
-        if ((err as Error).message === 'Unauthorized') {
-          return failure(new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED), requestId);
-        }
-        return failure(atCapacity(`authorizer failed: ${(err as Error).name}`), requestId);
-      }
-
-      const turn = buckets.take(auth.usageIdentifierKey ?? auth.principalId);
-      if (!turn.ok) {
-        return failure(new ApiError('RATE_LIMITED', GATEWAY_MESSAGES.RATE_LIMITED, { retryAfter: turn.retryAfter }), requestId);
-      }
-
-      const event: APIGatewayProxyEvent = {
-        ...common,
-        body: mcp ? await readBody(req) : null,
-        isBase64Encoded: false,
-        requestContext: {
-          requestId,
-          stage: STAGE,
-          httpMethod: method,
-          path: `/${STAGE}${url.pathname}`,
-          resourcePath: resource,
-          authorizer: { ...(auth.context ?? {}), principalId: auth.principalId },
-          identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' },
-        } as unknown as APIGatewayProxyEvent['requestContext'],
-      };
-      return op ? await (await handlerFor(op))(event) : await mcpHandler(event);
+      const get = req.method === 'GET';
+      if (url.pathname === OPENAPI_ROUTE && get) return (await import('../functions/openapi')).handler(plainEvent(req, url, requestId, OPENAPI_ROUTE, null, null));
+      if (url.pathname === LLMS_PATH && get) return (await import('../functions/llms')).handler(plainEvent(req, url, requestId, LLMS_PATH, null, null));
+      if (url.pathname.startsWith('/v1/account/')) return await accountRoute(req, url, requestId);
+      if ((url.pathname === DASHBOARD_PATH || url.pathname.startsWith(`${DASHBOARD_PATH}/`)) && get) return await dashboard(req, url, requestId);
+      return await operation(req, url, requestId);
     } catch (err) {
       logger.error('local gateway failure', { requestId, error: String(err) });
       return failure(atCapacity(`local gateway failure: ${String(err)}`), requestId);
     }
-  }
+  };
+}
 
-  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', resolve));
+/** The account API: one handler for every /v1/account/* route, with the route's path parameters. */
+async function accountRoute(req: http.IncomingMessage, url: URL, requestId: string): Promise<APIGatewayProxyResult> {
+  const matched = matchAccountRoute(req.method ?? 'GET', url.pathname);
+  if (!matched) return unknownRoute(requestId);
+  const body = await readBody(req);
+  const event = plainEvent(req, url, requestId, matched.route.path, matched.params, body);
+  const { handler } = await import('../functions/account');
+  const res = await handler(event);
+  // Served over plain http: a browser would drop a Secure cookie (except on localhost), so the
+  // local gateway alone relaxes it. API Gateway is https only and passes it unchanged.
+  const cookie = res.headers?.['set-cookie'];
+  if (typeof cookie === 'string') res.headers = { ...res.headers, 'set-cookie': cookie.replace(/; Secure/g, '') };
+  return res;
+}
+
+/** The dashboard's page and assets (the app is built once, on the first request). */
+function dashboardRoute(): Answer {
+  let handler: Promise<Handler> | undefined;
+  const load = () =>
+    (handler ??= Promise.all([import('../shared/account/static'), import('../dashboard/build')]).then(([s, b]) => s.dashboardHandler(() => b.buildDashboard())));
+  return async (req, url, requestId) => (await load())(plainEvent(req, url, requestId, url.pathname, null, null));
+}
+
+/**
+ * The operations of the table and the MCP endpoint: the authorizer, then the per-team throttle (the
+ * usage plan's token bucket, keyed by the usage key the authorizer names), then the operation's
+ * handler module, or the MCP handler, which runs each tool's operation through that same module.
+ */
+function operationRoutes(opts: GatewayOptions): Answer {
+  const routes = new Map<string, Operation>(routedOperations().map((op) => [op.path, op]));
+  const handlers = new Map<string, Promise<Handler>>();
+  const load = opts.loadHandler ?? defaultLoader;
+  const handlerOf = (op: Operation) => handlers.get(op.id) ?? handlers.set(op.id, load(op)).get(op.id)!;
+  const perMinute = opts.ratePerMinute ?? (RATE_LIMIT.requests * 60) / RATE_LIMIT.windowSeconds;
+  const buckets = new TokenBuckets(opts.burst ?? RATE_LIMIT.requests, perMinute / 60);
+  const mcp = createMcpHandler(async (op, event) => (await handlerOf(op))(event));
+
+  return async (req, url, requestId) => {
+    const op = routes.get(url.pathname);
+    const toMcp = url.pathname === MCP_PATH && (MCP_METHODS as readonly string[]).includes(req.method ?? '');
+    if (!toMcp && (!op || req.method !== 'GET')) return unknownRoute(requestId);
+    const route: Route = op ? { resource: op.path, method: 'GET' } : { resource: MCP_PATH, method: req.method ?? 'POST' };
+    const request = proxyRequest(route, req, url);
+    const auth = await authorize(route, request, requestId);
+    if ('statusCode' in auth) return auth;
+    const turn = buckets.take(auth.usageIdentifierKey ?? auth.principalId);
+    if (!turn.ok) return failure(new ApiError('RATE_LIMITED', GATEWAY_MESSAGES.RATE_LIMITED, { retryAfter: turn.retryAfter }), requestId);
+    const event = operationEvent(route, request, req, url, requestId, auth, toMcp ? await readBody(req) : null);
+    return op ? (await handlerOf(op))(event) : mcp(event);
+  };
+}
+
+/** A method of a resource behind the authorizer. */
+type Route = { resource: string; method: string };
+
+/** What API Gateway puts in both the authorizer's REQUEST event and the function's proxy event. */
+function proxyRequest(route: Route, req: http.IncomingMessage, url: URL) {
+  const { single, multi } = headerMaps(req);
+  const { single: query, multi: multiQuery } = queryMaps(url);
+  return {
+    resource: route.resource,
+    path: url.pathname,
+    httpMethod: route.method,
+    headers: single,
+    multiValueHeaders: multi,
+    queryStringParameters: query,
+    multiValueQueryStringParameters: multiQuery,
+    pathParameters: null,
+    stageVariables: null,
+  };
+}
+type ProxyRequest = ReturnType<typeof proxyRequest>;
+type AuthorizerResult = Awaited<ReturnType<typeof authorizerHandler>>;
+
+/**
+ * The REQUEST authorizer, as API Gateway calls it: its "Unauthorized" error is the 401 (API Gateway
+ * itself tells that error apart by its message), any other failure a 503.
+ */
+async function authorize(route: Route, request: ProxyRequest, requestId: string): Promise<AuthorizerResult | APIGatewayProxyResult> {
+  const event = {
+    ...request,
+    type: 'REQUEST',
+    methodArn: `arn:aws:execute-api:local:000000000000:local/${STAGE}/${route.method}${route.resource}`,
+    requestContext: { requestId, stage: STAGE },
+  } as unknown as APIGatewayRequestAuthorizerEvent;
+  try {
+    return await authorizerHandler(event);
+  } catch (err) {
+    if (err instanceof Unauthorized) return failure(new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED), requestId);
+    return failure(atCapacity(`authorizer failed: ${(err as Error).name}`), requestId);
+  }
+}
+
+/** The function's proxy event: the request, with the authorizer's context and principal. */
+function operationEvent(route: Route, request: ProxyRequest, req: http.IncomingMessage, url: URL, requestId: string, auth: AuthorizerResult, body: string | null): APIGatewayProxyEvent {
+  return {
+    ...request,
+    body,
+    isBase64Encoded: false,
+    requestContext: {
+      requestId,
+      stage: STAGE,
+      httpMethod: route.method,
+      path: `/${STAGE}${url.pathname}`,
+      resourcePath: route.resource,
+      authorizer: { ...(auth.context ?? {}), principalId: auth.principalId },
+      identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' },
+    } as unknown as APIGatewayProxyEvent['requestContext'],
+  };
+}
+
+async function listen(server: http.Server, opts: GatewayOptions): Promise<Gateway> {
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, host, resolve));
   const addr = server.address() as AddressInfo;
   return {
-    url: `http://${opts.host ?? '127.0.0.1'}:${addr.port}`,
+    url: `http://${host}:${addr.port}`,
     server,
     stop: () =>
       new Promise<void>((resolve) => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { APIGatewayClient, CreateApiKeyCommand, CreateUsagePlanKeyCommand } from '@aws-sdk/client-api-gateway';
-import { generateSecret } from '../shared/auth/keys';
+import { createKey, generateSecret } from '../shared/auth/keys';
 import { config } from '../shared/config';
 import { createTeam, type Team } from '../shared/credits';
 
@@ -19,4 +19,18 @@ export async function provisionTeam(name: string, credits: number): Promise<Team
   const key = await apigw.send(new CreateApiKeyCommand({ name: `team-${name}-${randomUUID().slice(0, 8)}`, enabled: true, value: usageKey }));
   await apigw.send(new CreateUsagePlanKeyCommand({ usagePlanId, keyId: key.id, keyType: 'API_KEY' }));
   return createTeam(name, credits, { usageKey, usageKeyId: key.id });
+}
+
+export interface TeamKey {
+  teamId: string;
+  /** The key's secret: shown once, never stored. */
+  key: string;
+  keyId: string;
+}
+
+/** A team with `credits` and one API key: the local stack's, a test's or a benchmark's caller. */
+export async function teamWithKey(name: string, credits: number, keyName = name): Promise<TeamKey> {
+  const team = await provisionTeam(name, credits);
+  const { secret, record } = await createKey(team.teamId, keyName, team.usageKey);
+  return { teamId: team.teamId, key: secret, keyId: record.keyId };
 }

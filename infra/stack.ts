@@ -10,11 +10,12 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
-import { RATE_LIMIT } from '../shared/config';
+import { DEFAULT_SCRAPE_DEADLINE_MS, RATE_LIMIT } from '../shared/config';
 import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/account/routes';
 import { ACCOUNTS, CACHE, TEAM_INDEX, type TableDef } from '../shared/db/tables';
-import { ERROR_STATUS, GATEWAY_MESSAGES, type ErrorCode } from '../shared/errors';
+import { ERROR_STATUS, GATEWAY_MESSAGES, RETRY_AFTER_S, type ErrorCode } from '../shared/errors';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
+import { OPENAPI_ROUTE } from '../shared/openapi';
 import { handlerFile, routedOperations, type Operation } from '../shared/operations';
 
 /**
@@ -46,13 +47,11 @@ export const TEAM_RATE_LIMIT = RATE_LIMIT.requests / RATE_LIMIT.windowSeconds;
 export const TEAM_BURST_LIMIT = RATE_LIMIT.requests;
 /** A token comes back every 0.6 s at the team rate, so one second is always enough to retry. */
 const THROTTLE_RETRY_AFTER_S = 1;
-/** Matches the handlers' own SERVICE_UNAVAILABLE Retry-After. */
-const GATEWAY_5XX_RETRY_AFTER_S = 5;
+/** The handlers' own SERVICE_UNAVAILABLE Retry-After. */
+const GATEWAY_5XX_RETRY_AFTER_S = RETRY_AFTER_S.SERVICE_UNAVAILABLE;
 
 /** API Gateway gives up on an integration at 29 s; the function must answer first. */
 const FUNCTION_TIMEOUT = Duration.seconds(28);
-/** The scrape (retries included) ends by then, which leaves 8 s to refund the credit and answer. */
-const SCRAPE_DEADLINE_MS = 20_000;
 /** The authorizer makes one GetItem and at most one UpdateItem; a stuck one should fail fast (503). */
 const AUTHORIZER_TIMEOUT = Duration.seconds(10);
 /**
@@ -70,27 +69,51 @@ export class SocialDataApiStack extends Stack {
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
-
     // Both tables from their one definition (shared/db/tables.ts), which the local set-up reads too.
     this.accounts = this.table('AccountsTable', ACCOUNTS);
     this.cache = this.table('CacheTable', CACHE);
     acknowledge(this.cache, 'AwsSolutions-DDB3', 'The cache holds only re-scrapable results (30-day TTL); the accounts table, which holds money, has point-in-time recovery.');
-
     const environment: Record<string, string> = {
       NODE_OPTIONS: '--enable-source-maps',
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       ACCOUNTS_TABLE: this.accounts.tableName,
       CACHE_TABLE: this.cache.tableName,
     };
+    const authorizerFn = this.authorizerFunction(environment);
+    const operations = this.operationFunctions(environment);
+    this.api = this.restApi();
+    const authorizer = this.keyAuthorizer(authorizerFn);
+    this.addOperationRoutes(operations.functions, authorizer);
+    this.addOpenApi();
+    this.addAgentRoutes(authorizer, operations.everyOperation);
+    this.addDashboard(environment);
+    this.usagePlan = this.api.addUsagePlan('TeamUsagePlan', {
+      name: 'social-data-api-team',
+      description: `One API key per team (created by the admin CLI); ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} s per team`,
+      throttle: { rateLimit: TEAM_RATE_LIMIT, burstLimit: TEAM_BURST_LIMIT },
+      apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
+    });
+    this.addGatewayResponses();
+    this.addOutputs();
+  }
 
-    const authorizerFn = this.nodeFunction('Authorizer', 'functions/authorizer.ts', {
+  /** The REQUEST authorizer: reads the key and its team (GetItem), touches lastUsedAt (UpdateItem). */
+  private authorizerFunction(environment: Record<string, string>): NodejsFunction {
+    const fn = this.nodeFunction('Authorizer', 'functions/authorizer.ts', {
       description: 'REQUEST authorizer: API key -> team usage-plan key',
       memorySize: 512,
       timeout: AUTHORIZER_TIMEOUT,
       environment,
     });
-    this.allow(authorizerFn, this.accounts, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    this.allow(fn, this.accounts, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    return fn;
+  }
 
+  /**
+   * One function per routed operation (the operation table), with the scrape's settings and secrets;
+   * and `everyOperation`, the environment a function running every operation needs (the MCP one).
+   */
+  private operationFunctions(environment: Record<string, string>): { functions: { op: Operation; fn: NodejsFunction }[]; everyOperation: Record<string, string> } {
     const proxyUrl = this.scraperProxyUrl();
     const cursorSecret = new secretsmanager.Secret(this, 'CursorSecret', {
       description: 'HMAC key of the opaque cursors the API issues (CURSOR_SECRET)',
@@ -101,12 +124,13 @@ export class SocialDataApiStack extends Stack {
     const signerUrl = this.node.tryGetContext('shortvideoSignerUrl') as string | undefined;
     const operationEnvironment: Record<string, string> = {
       ...environment,
-      SCRAPE_DEADLINE_MS: String(SCRAPE_DEADLINE_MS),
+      // The scrape (retries included) ends by then, which leaves 8 s to refund the credit and answer.
+      SCRAPE_DEADLINE_MS: String(DEFAULT_SCRAPE_DEADLINE_MS),
       ...(proxyUrl ? { SCRAPER_PROXY_URL: proxyUrl } : {}),
       // Resolved by CloudFormation at deploy time ({{resolve:secretsmanager:…}}).
       CURSOR_SECRET: cursorSecret.secretValue.unsafeUnwrap(),
     };
-    const operationFns = routedOperations().map((op) => {
+    const functions = routedOperations().map((op) => {
       const fn = this.nodeFunction(functionId(op), handlerFile(op), {
         description: `${op.number}. GET ${op.path}`,
         memorySize: memoryFor(op),
@@ -116,18 +140,25 @@ export class SocialDataApiStack extends Stack {
           ...(signerUrl && op.platform === 'shortvideo' ? { SHORTVIDEO_SIGNER_URL: signerUrl } : {}),
         },
       });
-      // Reserve/refund are UpdateItem; the ledger record and the cache entry are one BatchWriteItem
-      // of puts. IAM cannot limit BatchWriteItem to puts, but these functions already hold UpdateItem
-      // on the same items, which can rewrite any of them: the batch adds no reach (the code never
-      // sends a delete), and it halves the latency of the transaction it replaced.
-      this.allow(fn, this.accounts, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem');
-      // Cache reads and the settle batch; shared upstream credentials (CRED# items) are read, leased
-      // with a conditional UpdateItem and written with PutItem.
-      this.allow(fn, this.cache, 'dynamodb:GetItem', 'dynamodb:BatchWriteItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
+      this.allowOperationTables(fn);
       return { op, fn };
     });
+    return { functions, everyOperation: { ...operationEnvironment, ...(signerUrl ? { SHORTVIDEO_SIGNER_URL: signerUrl } : {}) } };
+  }
 
-    this.api = new apigateway.RestApi(this, 'Api', {
+  /** What running an operation takes of the tables. */
+  private allowOperationTables(fn: lambda.IFunction) {
+    // Reserve/refund are UpdateItem; the settle transaction puts the ledger record, adds to the
+    // day's usage count (UpdateItem) and puts the cache entry.
+    this.allow(fn, this.accounts, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
+    // Cache reads and the settle transaction's put; shared upstream credentials (CRED# items) are
+    // read, leased with a conditional UpdateItem and written with PutItem.
+    this.allow(fn, this.cache, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
+  }
+
+  /** The REST API and its prod stage: stage throttle, access logs without keys, error-only execution logs. */
+  private restApi(): apigateway.RestApi {
+    const api = new apigateway.RestApi(this, 'Api', {
       restApiName: 'SocialDataApi',
       description: 'Public social-data extraction API',
       endpointConfiguration: { types: [apigateway.EndpointType.REGIONAL] },
@@ -149,17 +180,20 @@ export class SocialDataApiStack extends Stack {
         dataTraceEnabled: false,
       },
     });
-    acknowledge(this.api, 'AwsSolutions-APIG2', 'Parameters are validated by each function, which answers the spec\'s 422 with details; a gateway validator would answer 400 in another shape.');
-    acknowledge(this.api, 'AwsSolutions-APIG3', 'No WAF: per-team usage-plan throttling and the stage throttle bound traffic; a web ACL is a cost/ops decision per deployment.');
-    acknowledge(this.api, 'AwsSolutions-COG4', 'Key-authorised by design (the spec\'s API keys, via the REQUEST authorizer); there are no Cognito users.');
+    acknowledge(api, 'AwsSolutions-APIG2', 'Parameters are validated by each function, which answers the spec\'s 422 with details; a gateway validator would answer 400 in another shape.');
+    acknowledge(api, 'AwsSolutions-APIG3', 'No WAF: per-team usage-plan throttling and the stage throttle bound traffic; a web ACL is a cost/ops decision per deployment.');
+    acknowledge(api, 'AwsSolutions-COG4', 'Key-authorised by design (the spec\'s API keys, via the REQUEST authorizer); there are no Cognito users.');
     acknowledge(
-      this.api,
+      api,
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
       'AWS\'s own policy for the API Gateway account logging role, scoped to exactly what API Gateway logging needs.',
     );
-    // RestApi adds an output with a generated name; ApiUrl below replaces it with a stable one.
-    this.api.node.tryRemoveChild('Endpoint');
+    // RestApi adds an output with a generated name; ApiUrl (addOutputs) replaces it with a stable one.
+    api.node.tryRemoveChild('Endpoint');
+    return api;
+  }
 
+  private keyAuthorizer(authorizerFn: lambda.IFunction): apigateway.RequestAuthorizer {
     const authorizer = new apigateway.RequestAuthorizer(this, 'KeyAuthorizer', {
       handler: authorizerFn,
       // No identity source and no cache: with a source listed, API Gateway answers 401 itself when
@@ -170,7 +204,11 @@ export class SocialDataApiStack extends Stack {
     // CDK writes IdentitySource: "" for an empty list; leave the property out instead, which is
     // the documented form of "no identity source" when caching is off.
     (authorizer.node.defaultChild as apigateway.CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
+    return authorizer;
+  }
 
+  /** GET <operation path> -> its function, behind the key authorizer and the usage plan. */
+  private addOperationRoutes(operationFns: { op: Operation; fn: NodejsFunction }[], authorizer: apigateway.RequestAuthorizer) {
     for (const { op, fn } of operationFns) {
       this.api.root.resourceForPath(op.path).addMethod('GET', new apigateway.LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }), {
         authorizer,
@@ -178,32 +216,52 @@ export class SocialDataApiStack extends Stack {
         apiKeyRequired: true,
       });
     }
+  }
 
-    // The OpenAPI document, public like any API description (no key, no credits).
+  /** The OpenAPI document, public like any API description (no key, no credits). */
+  private addOpenApi() {
     const openApiFn = this.nodeFunction('OpenApi', 'functions/openapi.ts', {
-      description: 'GET /v1/openapi.json: the OpenAPI 3.1 document',
+      description: `GET ${OPENAPI_ROUTE}: the OpenAPI 3.1 document`,
       memorySize: 256,
       timeout: Duration.seconds(5),
       environment: { NODE_OPTIONS: '--enable-source-maps' },
     });
-    const openApiMethod = this.api.root.resourceForPath('/v1/openapi.json').addMethod('GET', new apigateway.LambdaIntegration(openApiFn, { proxy: true, allowTestInvoke: false }), {
+    const openApiMethod = this.api.root.resourceForPath(OPENAPI_ROUTE).addMethod('GET', new apigateway.LambdaIntegration(openApiFn, { proxy: true, allowTestInvoke: false }), {
       authorizationType: apigateway.AuthorizationType.NONE,
       apiKeyRequired: false,
     });
     acknowledge(openApiMethod, 'AwsSolutions-APIG4', 'The public description of the API (OpenAPI): no data, no credits, like any published API document.');
+  }
 
-    this.addDashboard(environment);
-    this.addAgentRoutes(authorizer, { ...operationEnvironment, ...(signerUrl ? { SHORTVIDEO_SIGNER_URL: signerUrl } : {}) });
-
-    this.usagePlan = this.api.addUsagePlan('TeamUsagePlan', {
-      name: 'social-data-api-team',
-      description: `One API key per team (created by the admin CLI); ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} s per team`,
-      throttle: { rateLimit: TEAM_RATE_LIMIT, burstLimit: TEAM_BURST_LIMIT },
-      apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
+  private addAgentRoutes(authorizer: apigateway.IAuthorizer, environment: Record<string, string>) {
+    const mcpFn = this.nodeFunction('Mcp', 'functions/mcp.ts', {
+      description: `${MCP_METHODS.join('/')} ${MCP_PATH}: the MCP server (Streamable HTTP, stateless), a tool per operation`,
+      memorySize: 1024,
+      timeout: FUNCTION_TIMEOUT,
+      environment,
     });
+    this.allowOperationTables(mcpFn);
+    this.allow(mcpFn, this.accounts, 'dynamodb:Query');
+    const mcpIntegration = new apigateway.LambdaIntegration(mcpFn, { proxy: true, allowTestInvoke: false });
+    const mcp = this.api.root.resourceForPath(MCP_PATH);
+    for (const method of MCP_METHODS) {
+      mcp.addMethod(method, mcpIntegration, { authorizer, authorizationType: apigateway.AuthorizationType.CUSTOM, apiKeyRequired: true });
+    }
 
-    this.addGatewayResponses();
+    const llmsFn = this.nodeFunction('LlmsTxt', 'functions/llms.ts', {
+      description: `GET ${LLMS_PATH}: the operations, their parameters and the MCP URL, for agents`,
+      memorySize: 256,
+      timeout: Duration.seconds(5),
+      environment: { NODE_OPTIONS: '--enable-source-maps' },
+    });
+    const llmsMethod = this.api.root.resourceForPath(LLMS_PATH).addMethod('GET', new apigateway.LambdaIntegration(llmsFn, { proxy: true, allowTestInvoke: false }), {
+      authorizationType: apigateway.AuthorizationType.NONE,
+      apiKeyRequired: false,
+    });
+    acknowledge(llmsMethod, 'AwsSolutions-APIG4', 'The public description of the API for agents (llms.txt): no data, no credits, like the OpenAPI document.');
+  }
 
+  private addOutputs() {
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL; operation paths start with /v1' });
     new CfnOutput(this, 'UsagePlanId', { value: this.usagePlan.usagePlanId, description: 'USAGE_PLAN_ID for the admin CLI' });
     new CfnOutput(this, 'AccountsTableName', { value: this.accounts.tableName, description: 'ACCOUNTS_TABLE' });
@@ -278,41 +336,6 @@ export class SocialDataApiStack extends Stack {
     const pages = this.api.root.resourceForPath(DASHBOARD_PATH);
     const pageMethods = [pages.addMethod('GET', dashboardIntegration, open), pages.addResource('{proxy+}').addMethod('GET', dashboardIntegration, open)];
     for (const m of pageMethods) acknowledge(m, 'AwsSolutions-APIG4', 'The static assets of the dashboard page: no data; every data call the page makes goes to the session-authorised account API.');
-  }
-
-  /**
-   * For agents: POST /mcp (the MCP server; GET and DELETE answer 405), behind the same authorizer
-   * and usage plan as the operations, and GET /llms.txt, public like the OpenAPI document. The MCP
-   * function runs every operation's handler in process (functions/mcp.ts), so it has what they
-   * have: their environment, their memory (some parse HTML), their timeout and their table access,
-   * plus Query on the accounts table for the read-only account tools (latest charges, daily usage).
-   */
-  private addAgentRoutes(authorizer: apigateway.IAuthorizer, environment: Record<string, string>) {
-    const mcpFn = this.nodeFunction('Mcp', 'functions/mcp.ts', {
-      description: `${MCP_METHODS.join('/')} ${MCP_PATH}: the MCP server (Streamable HTTP, stateless), a tool per operation`,
-      memorySize: 1024,
-      timeout: FUNCTION_TIMEOUT,
-      environment,
-    });
-    this.allow(mcpFn, this.accounts, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query');
-    this.allow(mcpFn, this.cache, 'dynamodb:GetItem', 'dynamodb:BatchWriteItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
-    const mcpIntegration = new apigateway.LambdaIntegration(mcpFn, { proxy: true, allowTestInvoke: false });
-    const mcp = this.api.root.resourceForPath(MCP_PATH);
-    for (const method of MCP_METHODS) {
-      mcp.addMethod(method, mcpIntegration, { authorizer, authorizationType: apigateway.AuthorizationType.CUSTOM, apiKeyRequired: true });
-    }
-
-    const llmsFn = this.nodeFunction('LlmsTxt', 'functions/llms.ts', {
-      description: `GET ${LLMS_PATH}: the operations, their parameters and the MCP URL, for agents`,
-      memorySize: 256,
-      timeout: Duration.seconds(5),
-      environment: { NODE_OPTIONS: '--enable-source-maps' },
-    });
-    const llmsMethod = this.api.root.resourceForPath(LLMS_PATH).addMethod('GET', new apigateway.LambdaIntegration(llmsFn, { proxy: true, allowTestInvoke: false }), {
-      authorizationType: apigateway.AuthorizationType.NONE,
-      apiKeyRequired: false,
-    });
-    acknowledge(llmsMethod, 'AwsSolutions-APIG4', 'The public description of the API for agents (llms.txt): no data, no credits, like the OpenAPI document.');
   }
 
   private nodeFunction(

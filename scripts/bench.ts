@@ -5,11 +5,12 @@
  *      against a baseline bundle that only loads the DynamoDB client.
  *   2. DynamoDB calls and upstream calls per request (cache hit, live scrape with and without
  *      cache_max_age), through the local gateway (authorizer included).
- *   3. Local latency p50/p99, cache hit and live scrape, zero-delay fake upstream.
+ *   3. Local latency p50/p99, cache hit and live scrape, zero-delay replay upstream.
  *   4. Live-scrape latency with every upstream answer delayed 200 ms, divided by 200 ms.
  *
- * Everything runs on loopback: its own DynamoDB Local (in memory), a fake upstream serving the test
- * fixtures, and the in-process local gateway with the per-team throttle lifted. A target that is
+ * Everything runs on loopback, on the local stack (dev/stack.ts): its own DynamoDB Local (in memory),
+ * the replay of the recorded fixtures answering every input (dev/upstream/replay.ts), and the
+ * in-process local gateway with the per-team throttle lifted. A target that is
  * missed is printed as FAIL; the exit code is 0 either way (this is a report). It is 1 only when the
  * bench itself cannot run.
  */
@@ -21,11 +22,13 @@ process.env.POWERTOOLS_SERVICE_NAME ||= 'social-data-api';
 process.env.AWS_REGION ||= 'us-east-1';
 process.env.ACCOUNTS_TABLE = 'bench-accounts';
 process.env.CACHE_TABLE = 'bench-cache';
+// Its own DynamoDB Local, in memory, always: the figures are of an empty one, and no other data is touched.
+delete process.env.DYNAMODB_ENDPOINT;
 // Lambda runs node 22, where the AWS SDK has nothing to warn about; on node 20 it would print a notice mid-report.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -236,266 +239,289 @@ async function benchBundles(ops: { id: string; file: string; parsesHtml: boolean
 }
 
 // ---- 2–4. requests through the local gateway ----
+
+type Scenario = import('./bench-scenarios').Scenario;
+type Operation = import('../shared/operations').Operation;
+type LocalStack = import('../dev/stack').LocalStack;
+type Row = (string | number)[];
+
+/** What one request through the gateway did. */
+interface Outcome {
+  status: number;
+  ms: number;
+  dynamo: number;
+  upstream: number;
+  cached: boolean | undefined;
+  error?: string;
+}
+
+/** A scenario and the routed operation it calls. */
+interface Active {
+  s: Scenario;
+  op: Operation;
+  name: string;
+}
+
+/** The rows of tables 2, 3 and 4, and the answers that were not what a scenario expects. */
+interface Results {
+  counts: Row[];
+  latency: Row[];
+  delayed: Row[];
+  problems: string[];
+}
+
+/** The scenarios whose operation is routed, and a note for each one skipped or missing. */
+function activeScenarios(scenarios: Scenario[], routed: Operation[], all: readonly Operation[]): { active: Active[]; notes: string[] } {
+  const notes: string[] = [];
+  const active: Active[] = [];
+  for (const s of scenarios) {
+    const name = s.op + (s.variant ? ` (${s.variant})` : '');
+    const op = routed.find((o) => o.id === s.op);
+    if (op) active.push({ s, op, name });
+    else notes.push(`skipped ${name}: not routed (status '${all.find((o) => o.id === s.op)?.status ?? 'unknown'}' in shared/operations.ts)`);
+  }
+  for (const op of routed) if (!scenarios.some((s) => s.op === op.id)) notes.push(`no scenario for routed operation ${op.id}: add one to scripts/bench-scenarios.ts`);
+  return { active, notes };
+}
+
+/**
+ * The local stack for the bench (dev/stack.ts): its own DynamoDB Local in memory, the replay
+ * answering every input, the gateway with the per-team throttle lifted, and a team; stopped on
+ * Ctrl-C as well as at the end.
+ */
+async function withBenchStack(use: (stack: LocalStack, startS: number) => Promise<void>): Promise<void> {
+  const { startLocalStack } = await import('../dev/stack');
+  const { rawDb } = await import('../shared/db/client');
+  const t0 = performance.now();
+  const stack = await startLocalStack({
+    upstream: 'replay',
+    replay: { anyInput: true },
+    team: { name: 'bench', credits: CREDITS },
+    gateway: { ratePerMinute: GATEWAY_RATE, burst: GATEWAY_RATE },
+  });
+  const stop = async () => {
+    await stack.stop();
+    rawDb().destroy();
+  };
+  let interrupted = false;
+  const onSignal = () => {
+    if (interrupted) return;
+    interrupted = true;
+    console.error('\ninterrupted: stopping DynamoDB Local, the gateway and the replay upstream');
+    void stop().then(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    await use(stack, (performance.now() - t0) / 1000);
+  } finally {
+    await stop();
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
+}
+
+/** A GET through the gateway with the bench team's key, counting the DynamoDB and upstream calls it made. */
+async function caller(stack: LocalStack): Promise<(opPath: string, query: Record<string, string>) => Promise<Outcome>> {
+  const { dynamoCallCount } = await import('../shared/db/client');
+  const upstream = stack.upstream!;
+  return async (opPath, query) => {
+    const u = new URL(stack.gateway.url + opPath);
+    for (const [k, v] of Object.entries(query)) u.searchParams.set(k, v);
+    const d0 = dynamoCallCount();
+    const u0 = upstream.requests.length;
+    const t = performance.now();
+    const res = await fetch(u, { headers: { 'x-api-key': stack.team!.key } });
+    const text = await res.text();
+    const ms = performance.now() - t;
+    let body: { meta?: { cached?: boolean }; error?: { code?: string; message?: string } } = {};
+    try {
+      body = JSON.parse(text);
+    } catch {
+      /* reported below */
+    }
+    return {
+      status: res.status,
+      ms,
+      dynamo: dynamoCallCount() - d0,
+      upstream: upstream.requests.length - u0,
+      cached: body.meta?.cached,
+      ...(res.status !== 200 ? { error: `${res.status} ${body.error?.code ?? ''} ${body.error?.message ?? text.slice(0, 120)}`.trim() } : {}),
+    };
+  };
+}
+
+/** "m" or "m (max x)" of one count over the requests. */
+function countCell(xs: Outcome[], key: 'dynamo' | 'upstream'): string {
+  const v = xs.map((x) => x[key]);
+  const m = median(v);
+  const mx = Math.max(...v);
+  return mx === m ? String(m) : `${m} (max ${mx})`;
+}
+
+/**
+ * Sections 2-4 for one scenario: warm-up, the calls per request, the zero-delay latency, and the
+ * latency with every upstream answer delayed. Each live request uses a new input (request number i).
+ */
+async function benchScenario({ s, op, name }: Active, stack: LocalStack, call: Awaited<ReturnType<typeof caller>>, out: Results): Promise<void> {
+  const upstream = stack.upstream!;
+  /** Checks each answer is what the scenario expects; a wrong one is reported, not hidden. */
+  const expectAnswer = (kind: string, o: Outcome, cached: boolean) => {
+    if (o.status !== 200) out.problems.push(`${name} ${kind}: ${o.error}`);
+    else if (o.cached !== cached) out.problems.push(`${name} ${kind}: expected cached=${cached}, got ${o.cached}`);
+    return o;
+  };
+  let n = 0;
+  const live = async (kind: string, withMaxAge: boolean) => {
+    const i = n++;
+    s.routes?.(upstream, i);
+    await s.prime?.(i);
+    const q = { ...s.query(i), ...(withMaxAge ? { cache_max_age: CACHE_MAX_AGE } : {}) };
+    return { i, out: expectAnswer(kind, await call(op.path, q), false) };
+  };
+  const hit = async (i: number) => expectAnswer('cache hit', await call(op.path, { ...s.query(i), cache_max_age: CACHE_MAX_AGE }), true);
+
+  // Warm-up: loads the handler module and the upstream connections.
+  let warmI = 0;
+  for (let k = 0; k < WARMUP_REQUESTS; k++) {
+    warmI = (await live('warm-up', false)).i;
+    await hit(warmI);
+  }
+  out.counts.push(...(await countCalls(name, live, hit)));
+  const liveMs = await measureLatency(name, live, () => hit(warmI), out.latency);
+  upstream.delayMs = UPSTREAM_DELAY_MS;
+  try {
+    out.delayed.push(await measureDelayed(s, name, live, quantile(liveMs, 0.5)));
+  } finally {
+    upstream.delayMs = 0;
+  }
+}
+
+type Live = (kind: string, withMaxAge: boolean) => Promise<{ i: number; out: Outcome }>;
+
+/** 2. DynamoDB and upstream calls per request, against their targets. */
+async function countCalls(name: string, live: Live, hit: (i: number) => Promise<Outcome>): Promise<Row[]> {
+  const liveNoAge: Outcome[] = [];
+  const liveMiss: Outcome[] = [];
+  const hits: Outcome[] = [];
+  for (let k = 0; k < COUNT_REQUESTS; k++) {
+    liveNoAge.push((await live('live (no cache_max_age)', false)).out);
+    const miss = await live('live (cache_max_age, miss)', true);
+    liveMiss.push(miss.out);
+    hits.push(await hit(miss.i));
+  }
+  const row = (kind: string, xs: Outcome[], target: number, what: string) => {
+    const d = median(xs.map((x) => x.dynamo));
+    return [name, kind, countCell(xs, 'dynamo'), countCell(xs, 'upstream'), `<= ${target}`, verdict(`DynamoDB calls per ${what} <= ${target}`, name, d <= target, String(d))];
+  };
+  return [
+    row('cache hit', hits, TARGET_DYNAMO_HIT, 'cache hit'),
+    row(`live, cache_max_age=${CACHE_MAX_AGE} (miss)`, liveMiss, TARGET_DYNAMO_LIVE, 'live scrape (cache_max_age given, miss)'),
+    row('live, no cache_max_age', liveNoAge, TARGET_DYNAMO_LIVE, 'live scrape (no cache_max_age)'),
+  ];
+}
+
+/** 3. Latency with a zero-delay upstream: the same cached input, then a new input per request. Returns the live latencies. */
+async function measureLatency(name: string, live: Live, sameHit: () => Promise<Outcome>, rows: Row[]): Promise<number[]> {
+  const hitMs: number[] = [];
+  for (let k = 0; k < LATENCY_REQUESTS; k++) hitMs.push((await sameHit()).ms);
+  const liveMs: number[] = [];
+  for (let k = 0; k < LATENCY_REQUESTS; k++) liveMs.push((await live('live (latency)', false)).out.ms);
+  for (const [kind, xs] of [['cache hit', hitMs], ['live scrape (no cache_max_age)', liveMs]] as const) {
+    rows.push([name, kind, xs.length, f1(quantile(xs, 0.5)), f1(quantile(xs, 0.99)), f1(mean(xs)), f1(Math.min(...xs)), f1(Math.max(...xs))]);
+  }
+  return liveMs;
+}
+
+/** 4. Live scrapes with every upstream answer delayed (the caller sets the delay), against the round-trip target. */
+async function measureDelayed(s: Scenario, name: string, live: Live, zeroDelayP50: number): Promise<Row> {
+  await live('live (delayed warm-up)', false);
+  const delayed: Outcome[] = [];
+  for (let k = 0; k < DELAYED_REQUESTS; k++) delayed.push((await live('live (delayed)', false)).out);
+  const ms = median(delayed.map((x) => x.ms));
+  const ratio = ms / UPSTREAM_DELAY_MS;
+  const waiting = (ms - zeroDelayP50) / UPSTREAM_DELAY_MS;
+  const trips = s.sequentialRoundTrips ?? 1;
+  return [
+    name,
+    delayed.length,
+    countCell(delayed, 'upstream'),
+    f1(ms),
+    f1(Math.min(...delayed.map((x) => x.ms))),
+    f1(Math.max(...delayed.map((x) => x.ms))),
+    `${f3(waiting)}x`,
+    `${f3(ratio)}x`,
+    verdict(`live latency / ${UPSTREAM_DELAY_MS} ms upstream delay <= ${TARGET_DELAY_RATIO} x ${trips} sequential round trip(s)`, name, ratio <= TARGET_DELAY_RATIO * trips, `${f3(ratio)}x`),
+  ];
+}
+
+function printRequestTables(r: Results, active: number): void {
+  table(
+    '2. DynamoDB and upstream calls per request (dynamoCallCount() deltas; gateway in-process, so the authorizer is included)',
+    ['operation', 'request', 'DynamoDB calls', 'upstream calls', 'target', 'verdict'],
+    r.counts,
+    [
+      `median of ${COUNT_REQUESTS} requests each, after ${WARMUP_REQUESTS} warm-up live+hit pairs; "(max n)" shows when one request differed.`,
+      'The authorizer writes the key\'s lastUsedAt at most once per 60 s (KEY_TOUCH_INTERVAL_S): a request that does so makes one more call than the median.',
+    ],
+  );
+  table(
+    `3. Local latency, zero-delay replay upstream (ms; ${LATENCY_REQUESTS} sequential requests each after warm-up)`,
+    ['operation', 'request', 'n', 'p50', 'p99', 'mean', 'min', 'max'],
+    r.latency,
+    ['cache hit: the same input with cache_max_age every time; live: a new input per request (each a cache miss, 1 credit).'],
+  );
+  table(
+    `4. Live scrape with every upstream answer delayed ${UPSTREAM_DELAY_MS} ms (median of ${DELAYED_REQUESTS}, after 1 warm-up)`,
+    ['operation', 'n', 'upstream calls', 'median ms', 'min ms', 'max ms', `(median - zero-delay p50) / ${UPSTREAM_DELAY_MS} ms`, `median / ${UPSTREAM_DELAY_MS} ms`, `target <= ${TARGET_DELAY_RATIO} x sequential round trips`],
+    r.delayed,
+    [
+      '~1.0x: the upstream calls of a request overlap; ~2x: two rounds of calls one after the other.',
+      `The target is judged on median / ${UPSTREAM_DELAY_MS} ms, which includes the request's own work (gateway, authorizer, DynamoDB Local, mapping);`,
+      `the column before it subtracts the zero-delay live p50 of section 3 to show the upstream waiting alone (information only).`,
+    ],
+  );
+  if (r.problems.length) {
+    console.log(`\n!! ${r.problems.length} request(s) did not answer as expected (first 10):`);
+    for (const p of r.problems.slice(0, 10)) console.log(`   ${p}`);
+  }
+  if (active === 0) console.log('\n!! no operation could be benched through the gateway');
+}
+
+function printSummary(started: number): void {
+  console.log('\n== Summary (targets) ==');
+  for (const v of verdicts) console.log(`${v.pass ? 'PASS' : 'FAIL'}  ${v.target.padEnd(64)}  ${v.subject.padEnd(36)}  measured ${v.measured}`);
+  const failed = verdicts.filter((v) => !v.pass).length;
+  console.log(failed ? `\n!! ${failed} of ${verdicts.length} targets FAIL (report only: exit code 0)` : `\nAll ${verdicts.length} targets PASS`);
+  console.log(`Bench took ${f1((performance.now() - started) / 1000)} s.`);
+}
+
 async function main() {
   const started = performance.now();
   console.log(`npm run bench — ${new Date().toISOString()} — node ${process.version}, ${os.platform()} ${os.arch()}, ${os.cpus().length} CPUs`);
-
   const { operations, routedOperations, handlerFile } = await import('../shared/operations');
-  const { scenarios, missingFixtures } = await import('./bench-scenarios');
-  const { existsSync } = await import('node:fs');
+  const { scenarios } = await import('./bench-scenarios');
 
   const routed = routedOperations();
   const routedIds = new Set(routed.map((o) => o.id));
   const withHandler = operations.filter((o) => routedIds.has(o.id) || existsSync(path.join(ROOT, handlerFile(o))));
   await benchBundles(withHandler.map((o) => ({ id: o.id, file: handlerFile(o), parsesHtml: o.parsesHtml, routed: routedIds.has(o.id), platform: o.platform })));
 
-  // Which scenarios run.
-  const notes: string[] = [];
-  const active = scenarios.filter((s) => {
-    const name = s.op + (s.variant ? ` (${s.variant})` : '');
-    if (!routedIds.has(s.op)) {
-      const status = operations.find((o) => o.id === s.op)?.status ?? 'unknown';
-      notes.push(`skipped ${name}: not routed (status '${status}' in shared/operations.ts)`);
-      return false;
-    }
-    const missing = missingFixtures(s);
-    if (missing.length) {
-      notes.push(`skipped ${name}: fixtures missing (${missing.join(', ')})`);
-      return false;
-    }
-    return true;
-  });
-  for (const op of routed) if (!scenarios.some((s) => s.op === op.id)) notes.push(`no scenario for routed operation ${op.id}: add one to scripts/bench-scenarios.ts`);
+  const { active, notes } = activeScenarios(scenarios, routed, operations);
   console.log('\n== Operations benched through the gateway ==');
-  for (const s of active) console.log(`  ${s.op}${s.variant ? ` (${s.variant})` : ''}${s.note ? ` — ${s.note}` : ''}`);
+  for (const { s } of active) console.log(`  ${s.op}${s.variant ? ` (${s.variant})` : ''}${s.note ? ` — ${s.note}` : ''}`);
   for (const n of notes) console.log(`  ${n}`);
 
-  const { startDynamoLocal } = await import('../dev/dynamo');
-  const stops: (() => Promise<void>)[] = [];
-  const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop().catch(() => undefined);
-    stops.length = 0;
-  };
-  let interrupted = false;
-  const onSignal = () => {
-    if (interrupted) return;
-    interrupted = true;
-    console.error('\ninterrupted: stopping DynamoDB Local, the gateway and the fake upstream');
-    void stopAll().then(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-
-  try {
-    const t0 = performance.now();
-    const dynamo = await startDynamoLocal();
-    stops.push(() => dynamo.stop());
-    process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
-    const dynamoStartS = (performance.now() - t0) / 1000;
-
-    const { ensureTables } = await import('../dev/tables');
-    const { dynamoCallCount, rawDb } = await import('../shared/db/client');
-    const { envName } = await import('../shared/config');
-    const { createTeam } = await import('../shared/credits');
-    const { createKey } = await import('../shared/auth/keys');
-    const { startGateway } = await import('../dev/gateway');
-    const { FakeUpstream } = await import('../test/support/fake-upstream');
-    stops.push(async () => rawDb().destroy());
-
-    await ensureTables();
-    const fake = new FakeUpstream();
-    await fake.start();
-    stops.push(() => fake.stop());
-    for (const op of operations) process.env[`UPSTREAM_${envName(op.platform)}_URL`] = fake.url;
-    const gateway = await startGateway({ ratePerMinute: GATEWAY_RATE, burst: GATEWAY_RATE });
-    stops.push(() => gateway.stop());
-
-    const team = await createTeam('bench', CREDITS, { usageKey: 'bench-usage' });
-    const { secret } = await createKey(team.teamId, 'bench', team.usageKey);
-    console.log(
-      `\nSet-up: DynamoDB Local (in memory) at ${dynamo.endpoint}, started in ${f1(dynamoStartS)} s; fake upstream ${fake.url}; local gateway ${gateway.url}`,
-    );
-    console.log(
-      `  The gateway's per-team throttle (100 requests / 60 s) is lifted for the bench: startGateway({ ratePerMinute: ${GATEWAY_RATE}, burst: ${GATEWAY_RATE} }). Team credits: ${CREDITS}.`,
-    );
+  await withBenchStack(async (stack, stackStartS) => {
+    console.log(`\nSet-up (the local stack, dev/stack.ts, started in ${f1(stackStartS)} s): DynamoDB Local (in memory) at ${stack.endpoint}; replay upstream ${stack.upstream!.url} (recorded fixtures, every input answered); local gateway ${stack.gateway.url}`);
+    console.log(`  The gateway's per-team throttle (100 requests / 60 s) is lifted for the bench: startGateway({ ratePerMinute: ${GATEWAY_RATE}, burst: ${GATEWAY_RATE} }). Team credits: ${CREDITS}.`);
     console.log('  Requests are sequential over keep-alive HTTP on 127.0.0.1; latency is measured by the client around the whole request.');
-
-    interface Outcome {
-      status: number;
-      ms: number;
-      dynamo: number;
-      upstream: number;
-      cached: boolean | undefined;
-      error?: string;
-    }
-    async function call(opPath: string, query: Record<string, string>): Promise<Outcome> {
-      const u = new URL(gateway.url + opPath);
-      for (const [k, v] of Object.entries(query)) u.searchParams.set(k, v);
-      const d0 = dynamoCallCount();
-      const u0 = fake.requests.length;
-      const t = performance.now();
-      const res = await fetch(u, { headers: { 'x-api-key': secret } });
-      const text = await res.text();
-      const ms = performance.now() - t;
-      let body: { meta?: { cached?: boolean }; error?: { code?: string; message?: string } } = {};
-      try {
-        body = JSON.parse(text);
-      } catch {
-        /* reported below */
-      }
-      return {
-        status: res.status,
-        ms,
-        dynamo: dynamoCallCount() - d0,
-        upstream: fake.requests.length - u0,
-        cached: body.meta?.cached,
-        ...(res.status !== 200 ? { error: `${res.status} ${body.error?.code ?? ''} ${body.error?.message ?? text.slice(0, 120)}`.trim() } : {}),
-      };
-    }
-
-    const problems: string[] = [];
-    /** Checks each answer is what the scenario expects; a wrong one is reported, not hidden. */
-    const expect = (name: string, kind: string, o: Outcome, cached: boolean) => {
-      if (o.status !== 200) problems.push(`${name} ${kind}: ${o.error}`);
-      else if (o.cached !== cached) problems.push(`${name} ${kind}: expected cached=${cached}, got ${o.cached}`);
-      return o;
-    };
-
-    const countRows: (string | number)[][] = [];
-    const latencyRows: (string | number)[][] = [];
-    const delayRows: (string | number)[][] = [];
-
-    for (const s of active) {
-      const op = routed.find((o) => o.id === s.op)!;
-      const name = s.op + (s.variant ? ` (${s.variant})` : '');
-      let n = 0; // request number: each live request gets a new input
-      const live = async (kind: string, withMaxAge: boolean) => {
-        const i = n++;
-        s.routes(fake, i);
-        await s.prime?.(i);
-        const q = { ...s.query(i), ...(withMaxAge ? { cache_max_age: CACHE_MAX_AGE } : {}) };
-        return { i, out: expect(name, kind, await call(op.path, q), false) };
-      };
-      const hit = async (i: number) => expect(name, 'cache hit', await call(op.path, { ...s.query(i), cache_max_age: CACHE_MAX_AGE }), true);
-
-      // Warm-up: loads the handler module and the upstream connections.
-      let warmI = 0;
-      for (let k = 0; k < WARMUP_REQUESTS; k++) {
-        const { i } = await live('warm-up', false);
-        warmI = i;
-        await hit(i);
-      }
-
-      // 2. calls per request
-      const liveNoAge: Outcome[] = [];
-      const liveMiss: Outcome[] = [];
-      const hits: Outcome[] = [];
-      for (let k = 0; k < COUNT_REQUESTS; k++) {
-        liveNoAge.push((await live('live (no cache_max_age)', false)).out);
-        const miss = await live('live (cache_max_age, miss)', true);
-        liveMiss.push(miss.out);
-        hits.push(await hit(miss.i));
-      }
-      const countCell = (xs: Outcome[], key: 'dynamo' | 'upstream') => {
-        const v = xs.map((x) => x[key]);
-        const m = median(v);
-        const mx = Math.max(...v);
-        return mx === m ? String(m) : `${m} (max ${mx})`;
-      };
-      const dHit = median(hits.map((x) => x.dynamo));
-      const dMiss = median(liveMiss.map((x) => x.dynamo));
-      const dLive = median(liveNoAge.map((x) => x.dynamo));
-      countRows.push(
-        [name, 'cache hit', countCell(hits, 'dynamo'), countCell(hits, 'upstream'), `<= ${TARGET_DYNAMO_HIT}`, verdict(`DynamoDB calls per cache hit <= ${TARGET_DYNAMO_HIT}`, name, dHit <= TARGET_DYNAMO_HIT, String(dHit))],
-        [name, `live, cache_max_age=${CACHE_MAX_AGE} (miss)`, countCell(liveMiss, 'dynamo'), countCell(liveMiss, 'upstream'), `<= ${TARGET_DYNAMO_LIVE}`, verdict(`DynamoDB calls per live scrape (cache_max_age given, miss) <= ${TARGET_DYNAMO_LIVE}`, name, dMiss <= TARGET_DYNAMO_LIVE, String(dMiss))],
-        [name, 'live, no cache_max_age', countCell(liveNoAge, 'dynamo'), countCell(liveNoAge, 'upstream'), `<= ${TARGET_DYNAMO_LIVE}`, verdict(`DynamoDB calls per live scrape (no cache_max_age) <= ${TARGET_DYNAMO_LIVE}`, name, dLive <= TARGET_DYNAMO_LIVE, String(dLive))],
-      );
-
-      // 3. latency, zero-delay upstream
-      const hitMs: number[] = [];
-      for (let k = 0; k < LATENCY_REQUESTS; k++) hitMs.push((await hit(warmI)).ms);
-      const liveMs: number[] = [];
-      for (let k = 0; k < LATENCY_REQUESTS; k++) liveMs.push((await live('live (latency)', false)).out.ms);
-      for (const [kind, xs] of [['cache hit', hitMs], ['live scrape (no cache_max_age)', liveMs]] as const) {
-        latencyRows.push([name, kind, xs.length, f1(quantile(xs, 0.5)), f1(quantile(xs, 0.99)), f1(mean(xs)), f1(Math.min(...xs)), f1(Math.max(...xs))]);
-      }
-
-      // 4. live scrape, every upstream answer delayed
-      fake.delayMs = UPSTREAM_DELAY_MS;
-      try {
-        await live('live (delayed warm-up)', false);
-        const delayed: Outcome[] = [];
-        for (let k = 0; k < DELAYED_REQUESTS; k++) delayed.push((await live('live (delayed)', false)).out);
-        const ms = median(delayed.map((x) => x.ms));
-        const ratio = ms / UPSTREAM_DELAY_MS;
-        const waiting = (ms - quantile(liveMs, 0.5)) / UPSTREAM_DELAY_MS;
-        delayRows.push([
-          name,
-          delayed.length,
-          countCell(delayed, 'upstream'),
-          f1(ms),
-          f1(Math.min(...delayed.map((x) => x.ms))),
-          f1(Math.max(...delayed.map((x) => x.ms))),
-          `${f3(waiting)}x`,
-          `${f3(ratio)}x`,
-          verdict(
-            `live latency / ${UPSTREAM_DELAY_MS} ms upstream delay <= ${TARGET_DELAY_RATIO} x ${s.sequentialRoundTrips ?? 1} sequential round trip(s)`,
-            name,
-            ratio <= TARGET_DELAY_RATIO * (s.sequentialRoundTrips ?? 1),
-            `${f3(ratio)}x`,
-          ),
-        ]);
-      } finally {
-        fake.delayMs = 0;
-      }
-    }
-
-    table(
-      '2. DynamoDB and upstream calls per request (dynamoCallCount() deltas; gateway in-process, so the authorizer is included)',
-      ['operation', 'request', 'DynamoDB calls', 'upstream calls', 'target', 'verdict'],
-      countRows,
-      [
-        `median of ${COUNT_REQUESTS} requests each, after ${WARMUP_REQUESTS} warm-up live+hit pairs; "(max n)" shows when one request differed.`,
-        'The authorizer writes the key\'s lastUsedAt at most once per 60 s (KEY_TOUCH_INTERVAL_S): a request that does so makes one more call than the median.',
-      ],
-    );
-    table(
-      `3. Local latency, zero-delay fake upstream (ms; ${LATENCY_REQUESTS} sequential requests each after warm-up)`,
-      ['operation', 'request', 'n', 'p50', 'p99', 'mean', 'min', 'max'],
-      latencyRows,
-      ['cache hit: the same input with cache_max_age every time; live: a new input per request (each a cache miss, 1 credit).'],
-    );
-    table(
-      `4. Live scrape with every upstream answer delayed ${UPSTREAM_DELAY_MS} ms (median of ${DELAYED_REQUESTS}, after 1 warm-up)`,
-      ['operation', 'n', 'upstream calls', 'median ms', 'min ms', 'max ms', `(median - zero-delay p50) / ${UPSTREAM_DELAY_MS} ms`, `median / ${UPSTREAM_DELAY_MS} ms`, `target <= ${TARGET_DELAY_RATIO} x sequential round trips`],
-      delayRows,
-      [
-        '~1.0x: the upstream calls of a request overlap; ~2x: two rounds of calls one after the other.',
-        `The target is judged on median / ${UPSTREAM_DELAY_MS} ms, which includes the request's own work (gateway, authorizer, DynamoDB Local, mapping);`,
-        `the column before it subtracts the zero-delay live p50 of section 3 to show the upstream waiting alone (information only).`,
-      ],
-    );
-
-    if (problems.length) {
-      console.log(`\n!! ${problems.length} request(s) did not answer as expected (first 10):`);
-      for (const p of problems.slice(0, 10)) console.log(`   ${p}`);
-    }
-    if (active.length === 0) console.log('\n!! no operation could be benched through the gateway');
-  } finally {
-    await stopAll();
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
-  }
-
-  console.log('\n== Summary (targets) ==');
-  for (const v of verdicts) console.log(`${v.pass ? 'PASS' : 'FAIL'}  ${v.target.padEnd(64)}  ${v.subject.padEnd(36)}  measured ${v.measured}`);
-  const failed = verdicts.filter((v) => !v.pass).length;
-  console.log(
-    failed
-      ? `\n!! ${failed} of ${verdicts.length} targets FAIL (report only: exit code 0)`
-      : `\nAll ${verdicts.length} targets PASS`,
-  );
-  console.log(`Bench took ${f1((performance.now() - started) / 1000)} s.`);
+    const call = await caller(stack);
+    const results: Results = { counts: [], latency: [], delayed: [], problems: [] };
+    for (const a of active) await benchScenario(a, stack, call, results);
+    printRequestTables(results, active.length);
+  });
+  printSummary(started);
 }
 
 main().then(

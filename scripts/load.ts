@@ -2,11 +2,11 @@
  * `npm run load`: the local gateway under load, on loopback only.
  *
  * 100 concurrent clients for 30 s (LOAD_CLIENTS, LOAD_SECONDS; at most LOAD_MAX_REQUESTS requests in
- * all) call every routed operation in turn, with the query of its contract scenario
- * (test/contract/scenarios.ts): 4 of 5 live, 1 of 5 with cache_max_age=1d. A fake upstream answers
- * every route after 50-300 ms (LOAD_UPSTREAM_MIN_MS, LOAD_UPSTREAM_MAX_MS). The per-team rate limit
- * is raised for the run (startGateway's ratePerMinute/burst). Everything runs in this process except
- * its own in-memory DynamoDB Local.
+ * all) call every routed operation in turn, with the input the replay has a recording of
+ * (dev/upstream/replay.ts): 4 of 5 live, 1 of 5 with cache_max_age=1d. The replay upstream answers
+ * after 50-300 ms (LOAD_UPSTREAM_MIN_MS, LOAD_UPSTREAM_MAX_MS). The per-team rate limit is raised for
+ * the run (startGateway's ratePerMinute/burst). Everything runs in this process, on the local stack
+ * (dev/stack.ts), except its own in-memory DynamoDB Local.
  *
  * Prints throughput, latency p50/p99 (overall and per operation), answers by status and code, memory
  * (RSS of this process, sampled each second, and of DynamoDB Local), and checks that no credit was
@@ -22,6 +22,8 @@ process.env.ACCOUNTS_TABLE = 'load-accounts';
 process.env.CACHE_TABLE = 'load-cache';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 delete process.env.SCRAPER_PROXY_URL;
+// Its own DynamoDB Local, in memory, always: no other data is touched.
+delete process.env.DYNAMODB_ENDPOINT;
 // DynamoDB Local sharing two busy cores answers far slower than DynamoDB: measure the service, not its timeouts.
 process.env.DYNAMODB_TIMEOUT_MS ||= '5000';
 process.env.DYNAMODB_CONNECT_TIMEOUT_MS ||= '2000';
@@ -60,42 +62,27 @@ function rssOfPid(pid: number | undefined): number | undefined {
 }
 
 async function main() {
-  const { startDynamoLocal } = await import('../dev/dynamo');
-  const dynamo = await startDynamoLocal();
-  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
-  const { ensureTables } = await import('../dev/tables');
-  const { envName } = await import('../shared/config');
-  const { createTeam, balance, ledger } = await import('../shared/credits');
-  const { createKey } = await import('../shared/auth/keys');
-  const { startGateway } = await import('../dev/gateway');
-  const { operations, routedOperations } = await import('../shared/operations');
-  const { FakeUpstream } = await import('../test/support/fake-upstream');
-  const { scenarios } = await import('../test/contract/scenarios');
+  const { startLocalStack } = await import('../dev/stack');
+  const { teamWithKey } = await import('../dev/teams');
+  const { RECORDED } = await import('../dev/upstream/replay');
+  const { balance, ledger } = await import('../shared/credits');
+  const { routedOperations } = await import('../shared/operations');
 
-  const fake = new FakeUpstream();
-  const stopAll: (() => Promise<void>)[] = [() => dynamo.stop()];
+  const stack = await startLocalStack({ upstream: 'replay', gateway: { host: '127.0.0.1', ratePerMinute: 1e9, burst: 1e9 } });
   try {
-    await ensureTables();
-    await fake.start();
-    stopAll.unshift(() => fake.stop());
-    for (const op of operations) process.env[`UPSTREAM_${envName(op.platform)}_URL`] = fake.url;
-    const routed = routedOperations().filter((op) => scenarios[op.id as keyof typeof scenarios]);
-    const skipped = routedOperations().filter((op) => !scenarios[op.id as keyof typeof scenarios]).map((op) => op.id);
-    for (const op of routed) scenarios[op.id as keyof typeof scenarios]!.routes(fake);
+    const { gateway, dynamo } = stack;
+    const fake = stack.upstream!;
+    const inputOf = (id: string) => RECORDED[id as keyof typeof RECORDED];
+    const routed = routedOperations().filter((op) => inputOf(op.id));
+    const skipped = routedOperations().filter((op) => !inputOf(op.id)).map((op) => op.id);
     fake.delayMs = UP_MIN;
     fake.jitterMs = UP_MAX - UP_MIN;
-    const gateway = await startGateway({ host: '127.0.0.1', ratePerMinute: 1e9, burst: 1e9 });
-    stopAll.unshift(() => gateway.stop());
 
     const teams: { teamId: string; key: string }[] = [];
-    for (let i = 0; i < TEAMS; i++) {
-      const team = await createTeam(`load-${i}`, CREDITS_PER_TEAM, { usageKey: `load-usage-${i}` });
-      const { secret } = await createKey(team.teamId, 'load', team.usageKey);
-      teams.push({ teamId: team.teamId, key: secret });
-    }
+    for (let i = 0; i < TEAMS; i++) teams.push(await teamWithKey(`load-${i}`, CREDITS_PER_TEAM));
 
     console.log(`load: ${CLIENTS} clients for ${SECONDS} s (at most ${MAX_REQUESTS} requests) on ${gateway.url}, upstream ${UP_MIN}-${UP_MAX} ms, ${TEAMS} teams`);
-    console.log(`  operations: ${routed.map((o) => o.id).join(', ')}${skipped.length ? `; skipped (no contract scenario): ${skipped.join(', ')}` : ''}`);
+    console.log(`  operations: ${routed.map((o) => o.id).join(', ')}${skipped.length ? `; skipped (no recorded input in the replay): ${skipped.join(', ')}` : ''}`);
 
     const latencies: number[] = [];
     const byOp = new Map<string, number[]>();
@@ -105,16 +92,16 @@ async function main() {
     let transportErrors = 0;
     let bad5xx = 0;
     let rssPeak = process.memoryUsage().rss;
-    let dynamoPeak = rssOfPid(dynamo.process.pid) ?? 0;
+    let dynamoPeak = rssOfPid(dynamo?.process.pid) ?? 0;
     const rssStart = process.memoryUsage().rss;
     let heapPeak = process.memoryUsage().heapUsed;
     const sampler = setInterval(() => {
-      // The fake upstream records every request for tests; a load run does not need the record.
+      // The upstream records every request for tests; a load run does not need the record.
       fake.requests.length = 0;
       fake.forgetConnections();
       rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
       heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
-      dynamoPeak = Math.max(dynamoPeak, rssOfPid(dynamo.process.pid) ?? 0);
+      dynamoPeak = Math.max(dynamoPeak, rssOfPid(dynamo?.process.pid) ?? 0);
     }, 1000);
 
     const started = performance.now();
@@ -124,8 +111,8 @@ async function main() {
       for (let i = 0; performance.now() < until && sent < MAX_REQUESTS; i++) {
         const n = sent++;
         const op = routed[(c + i) % routed.length]!;
-        const sc = scenarios[op.id as keyof typeof scenarios]!;
-        const query = n % CACHED_SHARE === 0 ? { ...sc.query, cache_max_age: '1d' } : sc.query;
+        const input = inputOf(op.id)!;
+        const query = n % CACHED_SHARE === 0 ? { ...input, cache_max_age: '1d' } : input;
         const url = `${gateway.url}${op.path}?${new URLSearchParams(query)}`;
         const t0 = performance.now();
         try {
@@ -168,7 +155,7 @@ async function main() {
     console.log(`  credits: charged to callers ${charged}, balance drop ${balanceDrop}, ledger records ${ledgerRecords} (${ledgerCredits} credits): ${creditsOk ? 'OK, none lost or created' : 'FAIL'}`);
     if (!creditsOk || bad5xx > 0 || transportErrors > 0) process.exitCode = 1;
   } finally {
-    for (const stop of stopAll) await stop().catch(() => undefined);
+    await stack.stop();
   }
 }
 

@@ -11,12 +11,15 @@ import type * as v from 'valibot';
 import { GATEWAY_MESSAGES, ERROR_STATUS, type ErrorCode } from '../shared/errors';
 import { RATE_LIMIT } from '../shared/config';
 import { answeredStatuses, operations, type Operation, type Status } from '../shared/operations';
-import { parameters } from '../shared/parameters';
+import { OPENAPI_ROUTE } from '../shared/openapi';
+import { CACHE_MAX_AGE_SECONDS } from '../shared/validation';
+import { parameters } from '../shared/parameter-schema';
 import { accountPaths, accountSchemas, sessionScheme } from './openapi-account';
 import { agentPaths, agentSchemas } from './openapi-agents';
 
 const ROOT = path.join(__dirname, '..');
-export const OPENAPI_PATH = path.join(ROOT, 'docs', 'openapi.json');
+/** The generated document's file (served at OPENAPI_ROUTE). */
+export const OPENAPI_FILE = path.join(ROOT, 'docs', 'openapi.json');
 export const CLIENT_TABLE_PATH = path.join(ROOT, 'client', 'operations.gen.ts');
 
 type Json = Record<string, unknown>;
@@ -132,7 +135,7 @@ export function openApiDocument(): Json {
     tags: [...[...new Set(ordered.map((o) => o.platform))].map((name) => ({ name })), { name: 'account', description: 'The account dashboard API (session cookie, not an API key)' }, { name: 'agents', description: 'MCP and llms.txt' }],
     paths: {
       ...Object.fromEntries(ordered.map((op) => [op.path, { get: operationObject(op) }])),
-      '/v1/openapi.json': {
+      [OPENAPI_ROUTE]: {
         get: {
           operationId: 'openapi',
           summary: 'This document',

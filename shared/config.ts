@@ -8,6 +8,12 @@ const num = (name: string, fallback: number): number => {
   return Number.isFinite(n) && n >= 0 ? n : fallback;
 };
 
+/**
+ * The whole scrape, retries included, must end by then: the functions time out at 28 s (API Gateway
+ * gives up at 29 s), which leaves 8 s to settle or refund and answer. The stack sets it explicitly.
+ */
+export const DEFAULT_SCRAPE_DEADLINE_MS = 20_000;
+
 export const config = {
   get accountsTable() {
     return process.env.ACCOUNTS_TABLE || 'social-data-accounts';
@@ -22,9 +28,9 @@ export const config = {
   get region() {
     return process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || 'us-east-1';
   },
-  /** The whole scrape, retries included, must end by then (API Gateway gives up at 29 s). */
+  /** DEFAULT_SCRAPE_DEADLINE_MS unless set. */
   get scrapeDeadlineMs() {
-    return num('SCRAPE_DEADLINE_MS', 20_000);
+    return num('SCRAPE_DEADLINE_MS', DEFAULT_SCRAPE_DEADLINE_MS);
   },
   /** One upstream attempt. */
   get upstreamTimeoutMs() {

@@ -1,17 +1,20 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { BatchWriteCommand, type BatchWriteCommandInput, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from './config';
-import { db, isConditionalFailure } from './db/client';
+import { db, isConditionalFailure, teamRange } from './db/client';
 import { LEDGER_PREFIX, TEAM_SK, teamPk } from './db/tables';
 import { ApiError, atCapacity } from './errors';
 import type { Log } from './log';
+import { countHit, liveUsageUpdate } from './usage';
 
 /**
- * Teams, their prepaid credits and the ledger.
+ * Teams, their prepaid credits, the ledger, and the write side of every answered request.
  *
  * A live request reserves 1 credit with one conditional update before it scrapes (so N concurrent
  * requests against a balance of K give exactly min(N, K) successes and the balance never goes
- * negative), writes the ledger record when it succeeds, and gives the credit back on any error.
+ * negative), is settled when it succeeds (`settleLive`: ledger record, daily usage count and cache
+ * entry in one transaction), and gives the credit back on any error (`refund`). A cache hit is
+ * settled by `settleHit` (the balance to show and the day's hit count). Nothing else writes these.
  */
 export const COST = 1;
 
@@ -63,7 +66,6 @@ export async function getTeam(teamId: string): Promise<Team | null> {
   return (res.Item as Team | undefined) ?? null;
 }
 
-/** The balance shown on a cache hit. */
 export async function balance(teamId: string): Promise<number> {
   const team = await getTeam(teamId);
   return team ? team.credits : 0;
@@ -82,7 +84,8 @@ function retryPolicy({ attempts = 3, baseDelayMs = 50, budgetMs = Infinity }: Re
   return async (attempt: number): Promise<boolean> => {
     if (attempt === 0) return true;
     if (attempt >= attempts || Date.now() - started > budgetMs) return false;
-    await new Promise((r) => setTimeout(r, baseDelayMs * 3 ** (attempt - 1)));
+    // Jittered, so that attempts which met (a transaction conflict, a throttled partition) part.
+    await new Promise((r) => setTimeout(r, baseDelayMs * 3 ** (attempt - 1) * (0.5 + Math.random() / 2)));
     return true;
   };
 }
@@ -174,7 +177,7 @@ export async function refund(teamId: string, requestId: string, opts: RetryOptio
   return false;
 }
 
-export function ledgerItem(e: LedgerEntry) {
+function ledgerItem(e: LedgerEntry) {
   return { pk: teamPk(e.teamId), sk: ledgerSk(e.time, e.requestId), ...e };
 }
 
@@ -201,30 +204,29 @@ export async function addCredits(teamId: string, credits: number): Promise<numbe
 }
 
 export async function ledger(teamId: string, since?: string): Promise<LedgerEntry[]> {
-  const out: LedgerEntry[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const res = await db().send(
-      new QueryCommand({
-        TableName: config.accountsTable,
-        KeyConditionExpression: 'pk = :p AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':p': teamPk(teamId), ':from': `${LEDGER_PREFIX}${since ?? ''}`, ':to': `${LEDGER_PREFIX}\uffff` },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const i of res.Items ?? []) out.push({ teamId: i.teamId, requestId: i.requestId, operation: i.operation, credits: i.credits, time: i.time });
-    start = res.LastEvaluatedKey;
-  } while (start);
-  return out;
+  const items = await teamRange(teamId, `${LEDGER_PREFIX}${since ?? ''}`, `${LEDGER_PREFIX}\uffff`);
+  return items.map((i) => ({ teamId: i.teamId, requestId: i.requestId, operation: i.operation, credits: i.credits, time: i.time }));
 }
 
 /**
- * After a charged live scrape: one BatchWriteItem writes the ledger record and the cache entry
- * (half the latency of a transaction; the cache entry is best-effort, the ledger record is what
- * must exist). Unprocessed items are retried; a ledger record that cannot be written fails the
- * request, whose credit the caller then gives back. `cacheItem` null: served uncached.
+ * A cache hit: it costs nothing and has no ledger record; the balance to show, and the day's hit
+ * count, sent together (one round trip). Throws only when the balance cannot be read.
  */
-export async function settle(charge: Omit<LedgerEntry, 'credits'>, cacheItem: Record<string, unknown> | null, log: Log): Promise<void> {
+export async function settleHit(teamId: string, operation: string, log: Log): Promise<number> {
+  const [remaining] = await Promise.all([balance(teamId), countHit(teamId, operation, log)]);
+  return remaining;
+}
+
+/**
+ * After a charged live scrape: one TransactWriteItems writes the ledger record, the day's usage
+ * count and the cache entry, so the usage count exists exactly when the charge does, and the cache
+ * holds only results that were charged. The ledger record is conditional on its absence, which
+ * makes every retry safe: a retry of a write that landed is refused on the ledger record and
+ * changes nothing. A cache entry the database refuses (size, say) must not cost the charge: the
+ * write is tried again without it. A ledger record that cannot be written fails the request, whose
+ * credit the caller then gives back. `cacheItem` null: served uncached.
+ */
+export async function settleLive(charge: Omit<LedgerEntry, 'credits'>, cacheItem: Record<string, unknown> | null, log: Log): Promise<void> {
   try {
     await writeSettlement(charge, cacheItem, log);
   } catch (err) {
@@ -243,27 +245,44 @@ async function ledgerRecorded(charge: Omit<LedgerEntry, 'credits'>): Promise<boo
   return res.Item !== undefined;
 }
 
+type Cancellation = 'ledger recorded' | 'conflict' | null;
+
+/** Why DynamoDB cancelled the settle transaction, when it did (the ledger record is its first action). */
+function cancellation(err: unknown): Cancellation {
+  if ((err as { name?: string }).name !== 'TransactionCanceledException') return null;
+  const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+  if (reasons[0]?.Code === 'ConditionalCheckFailed') return 'ledger recorded';
+  if (reasons.some((r) => r.Code === 'TransactionConflict')) return 'conflict';
+  return null;
+}
+
 async function writeSettlement(charge: Omit<LedgerEntry, 'credits'>, cacheItem: Record<string, unknown> | null, log: Log): Promise<void> {
-  const ledgerPut = { PutRequest: { Item: ledgerItem({ ...charge, credits: COST }) } };
-  let pending: BatchWriteCommandInput['RequestItems'] = {
-    [config.accountsTable]: [ledgerPut],
-    ...(cacheItem ? { [config.cacheTable]: [{ PutRequest: { Item: cacheItem } }] } : {}),
-  };
+  const charged: NonNullable<TransactWriteCommandInput['TransactItems']> = [
+    { Put: { TableName: config.accountsTable, Item: ledgerItem({ ...charge, credits: COST }), ConditionExpression: 'attribute_not_exists(pk)' } },
+    { Update: liveUsageUpdate(charge.teamId, charge.operation, COST, charge.requestId, Date.parse(charge.time)) },
+  ];
+  let withCache = cacheItem !== null;
   // Bounded in count and in time: each attempt is already retried by the SDK with its own timeouts.
   const again = retryPolicy({ attempts: 3, baseDelayMs: 50, budgetMs: 2 * config.dynamoTimeoutMs });
-  for (let attempt = 0; pending && Object.keys(pending).length && (await again(attempt)); attempt++) {
+  let last: unknown;
+  for (let attempt = 0; await again(attempt); attempt++) {
+    const items = withCache ? [...charged, { Put: { TableName: config.cacheTable, Item: cacheItem! } }] : charged;
     try {
-      pending = (await db().send(new BatchWriteCommand({ RequestItems: pending }))).UnprocessedItems;
+      await db().send(new TransactWriteCommand({ TransactItems: items }));
+      return;
     } catch (err) {
-      // A cache item the database refuses (size, say) must not cost the ledger record.
-      const ledgerOnly = pending?.[config.accountsTable];
-      if (!pending?.[config.cacheTable] || !ledgerOnly) throw atCapacity(`ledger write failed: ${(err as Error).name}`);
-      log.warn('ledger+cache write failed; writing the ledger alone', { error: (err as Error).name });
-      pending = { [config.accountsTable]: ledgerOnly };
+      last = err;
+      const why = cancellation(err);
+      // An earlier attempt of this very write landed (its answer was lost): ledger, count and cache are there.
+      if (why === 'ledger recorded') return;
+      if (why === 'conflict') continue;
+      if (withCache) {
+        log.warn('ledger+cache write failed; writing the charge alone', { error: (err as Error).name });
+        withCache = false;
+      }
     }
   }
-  if (pending?.[config.accountsTable]?.length) throw atCapacity('ledger write left unprocessed');
-  if (pending?.[config.cacheTable]?.length) log.warn('cache write left unprocessed; served uncached');
+  throw atCapacity(`ledger write failed: ${(last as Error)?.name}`);
 }
 
 /** The newest charges first, at most `limit`. */

@@ -9,31 +9,37 @@ export interface Meta {
   cachedAt?: string;
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+/** What every answer of every entry point carries, whatever its body (shared/entry.ts adds them). */
+export const baseHeaders = (requestId: string): Record<string, string> => ({ 'x-request-id': requestId, 'x-content-type-options': 'nosniff' });
 
-export function success(data: object, meta: Meta): APIGatewayProxyResult {
+/** A JSON answer: never cached by a browser or proxy unless `headers` says otherwise. */
+export function jsonAnswer(statusCode: number, body: unknown, requestId: string, headers: Record<string, string> = {}): APIGatewayProxyResult {
   return {
-    statusCode: 200,
-    headers: { ...JSON_HEADERS, 'x-request-id': meta.requestId },
-    body: JSON.stringify({ data, meta }),
+    statusCode,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers, ...baseHeaders(requestId) },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
   };
 }
 
-export function errorBody(err: ApiError, requestId: string): string {
-  return JSON.stringify({
+export function success(data: object, meta: Meta): APIGatewayProxyResult {
+  return jsonAnswer(200, { data, meta }, meta.requestId);
+}
+
+function errorBody(err: ApiError, requestId: string) {
+  return {
     error: {
       code: err.code,
       message: err.message,
       requestId,
       ...(err.code === 'VALIDATION_ERROR' && err.details ? { details: err.details } : {}),
     },
-  });
+  };
 }
 
 export function failure(err: ApiError, requestId: string): APIGatewayProxyResult {
-  const headers: Record<string, string> = { ...JSON_HEADERS, 'x-request-id': requestId };
+  const headers: Record<string, string> = {};
   if (err.retryAfter !== undefined && (err.status === 503 || err.status === 429)) {
     headers['retry-after'] = String(Math.max(1, Math.ceil(err.retryAfter)));
   }
-  return { statusCode: err.status, headers, body: errorBody(err, requestId) };
+  return jsonAnswer(err.status, errorBody(err, requestId), requestId, headers);
 }

@@ -2,7 +2,8 @@ import { RATE_LIMIT } from './config';
 
 /**
  * The spec's error model: one class, one code per condition, one place that knows each status.
- * Everything thrown inside the pipeline is turned into one of these by `toApiError`.
+ * Everything thrown behind an entry point (shared/entry.ts) is turned into one of these by
+ * `toApiError`; a scraper's own failures first by `toScrapeError`.
  */
 export const ERROR_STATUS = {
   BAD_REQUEST: 400,
@@ -25,12 +26,14 @@ export interface ValidationDetail {
   message: string;
 }
 
-const DEFAULT_RETRY_AFTER: Partial<Record<ErrorCode, number>> = {
+/** Retry-After (seconds) of each code that has one by default; API Gateway's own 5xx answers use SERVICE_UNAVAILABLE's. */
+export const RETRY_AFTER_S = {
   UPSTREAM_BLOCKED: 60,
   EXTRACTION_FAILED: 60,
   PLATFORM_UNAVAILABLE: 30,
   SERVICE_UNAVAILABLE: 5,
-};
+} as const satisfies Partial<Record<ErrorCode, number>>;
+const DEFAULT_RETRY_AFTER: Partial<Record<ErrorCode, number>> = RETRY_AFTER_S;
 
 export class ApiError extends Error {
   readonly code: ErrorCode;
@@ -80,12 +83,27 @@ export const atCapacity = (internal: string) =>
 export const validationError = (details: ValidationDetail[]) =>
   new ApiError('VALIDATION_ERROR', 'Invalid query parameters', { details });
 
-/** Anything that is not an ApiError is our own fault or an unexpected shape: never a 500. */
+const causeOf = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+
+/**
+ * The one mapping of every entry point: an ApiError stands; anything else (a bug, a failing
+ * database, a malformed event) is our own failure, never a 500: 503 SERVICE_UNAVAILABLE with
+ * Retry-After, its cause kept for the logs.
+ */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
-  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-  // An AWS SDK error (it carries $metadata) is our database failing or throttling: our capacity.
-  if (typeof err === 'object' && err !== null && '$metadata' in err) return atCapacity(text);
-  // A TypeError inside a mapper means the upstream JSON was not the shape we know.
-  return extractionFailed(text);
+  return atCapacity(causeOf(err));
+}
+
+/** An AWS SDK error (it carries $metadata): our database failing or throttling. */
+const isAwsError = (err: unknown) => typeof err === 'object' && err !== null && '$metadata' in err;
+
+/**
+ * What a scraper throws: its classified answers (ApiErrors) and our database's failures keep their
+ * meaning; anything else came out of reading the upstream answer (a TypeError inside a mapper, say),
+ * so the upstream data was not the shape we know.
+ */
+export function toScrapeError(err: unknown): ApiError {
+  if (err instanceof ApiError || isAwsError(err)) return toApiError(err);
+  return extractionFailed(causeOf(err));
 }

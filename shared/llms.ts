@@ -1,17 +1,18 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { COST } from './credits';
 import { RATE_LIMIT } from './config';
+import { entryPoint } from './entry';
 import { LLMS_PATH, MCP_PATH } from './mcp/routes';
+import { OPENAPI_ROUTE } from './openapi';
 import { tools } from './mcp/tools';
 import { routedOperations } from './operations';
-import { parameters } from './parameters';
+import { parameters } from './parameter-schema';
 
 /**
  * GET /llms.txt, without a key: the API for agents, in the llms.txt form (markdown: a title, a
  * summary, then sections of links), generated from the operation table: every routed operation with
  * its parameters, the MCP endpoint and its tools, and where the OpenAPI document is.
  */
-const OPENAPI = '/v1/openapi.json';
 
 export function renderLlmsTxt(base: string): string {
   const ops = routedOperations();
@@ -37,7 +38,7 @@ export function renderLlmsTxt(base: string): string {
       out.push(`  - \`${p.name}\`${p.required ? ' (required)' : ''}: ${p.description}${values}${example}`);
     }
   }
-  out.push('', '## Docs', '', `- [OpenAPI 3.1 document](${base}${OPENAPI}): every operation, parameter, response schema and error, without a key.`, '');
+  out.push('', '## Docs', '', `- [OpenAPI 3.1 document](${base}${OPENAPI_ROUTE}): every operation, parameter, response schema and error, without a key.`, '');
   return out.join('\n');
 }
 
@@ -56,10 +57,8 @@ export function baseUrl(event: APIGatewayProxyEvent): string {
 
 const withoutSuffix = (path: string, suffix: string) => (path.endsWith(suffix) ? path.slice(0, -suffix.length) : path);
 
-export async function llmsHandler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
-  return {
-    statusCode: 200,
-    headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'public, max-age=300' },
-    body: renderLlmsTxt(baseUrl(event)),
-  };
-}
+export const llmsHandler = entryPoint('llms', async (event) => ({
+  statusCode: 200,
+  headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'public, max-age=300' },
+  body: renderLlmsTxt(baseUrl(event)),
+}));

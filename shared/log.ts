@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 
 /**
@@ -20,5 +21,17 @@ export const logger = new Logger({
 
 export type Log = Logger;
 
-export const requestLogger = (requestId: string, operation: string): Log =>
-  logger.createChild({ persistentKeys: { requestId, operation } });
+export interface RequestScope {
+  requestId: string;
+  /** A child logger: every line carries the requestId and the entry point's name as `operation`. */
+  log: Log;
+}
+
+/**
+ * The request id and log context of every entry point (functions/*.ts): API Gateway's request id,
+ * else (an event without one, a direct invocation) a fresh random UUID, never a fixed value.
+ */
+export function requestScope(event: { requestContext?: { requestId?: string } | null } | null | undefined, operation: string): RequestScope {
+  const requestId = event?.requestContext?.requestId || randomUUID();
+  return { requestId, log: logger.createChild({ persistentKeys: { requestId, operation } }) };
+}

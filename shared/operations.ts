@@ -201,7 +201,7 @@ export const operations = [
     summary: 'The notes shown on the initial profile load: pinned first, then newest to oldest.',
     params: {
       handle: { schema: b.handleParam, required: true, description: 'Handle (1-15 letters, digits, _), @handle, or profile URL on x.com / twitter.com', example: 'nasa' },
-      trim: { schema: b.trimParam, description: 'true or false (default): true keeps only the essential fields (see README)' },
+      trim: { schema: b.trimParam, description: 'true or false (default): true keeps only the essential fields of each note (id, url, text, dates, counts, views, flags, lang, media URLs)' },
     },
     data: bR.UserNotesData,
     responses: NO_400,

@@ -1,22 +1,21 @@
-import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { cacheItem, cacheKey, readCache } from './cache';
 import { config } from './config';
-import { COST, balance, refund, reserve, settle } from './credits';
-import { failure, success } from './envelope';
-import { ApiError, GATEWAY_MESSAGES, toApiError } from './errors';
-import { countAnswer } from './account/usage';
-import { requestLogger } from './log';
+import { COST, refund, reserve, settleHit, settleLive } from './credits';
+import { entryPoint } from './entry';
+import { success } from './envelope';
+import { ApiError, GATEWAY_MESSAGES, toApiError, toScrapeError } from './errors';
+import type { Log } from './log';
 import { recordOutcome } from './metrics';
 import { type DataOf, type Operation, type OperationEntry, type OperationId, type ScraperOf, operation } from './operations';
 import { ScrapeContext } from './scrape/context';
+import type { Scraper } from './scrape/scraper';
 import { CACHE_MAX_AGE_SECONDS, validateQuery } from './validation';
 
 /**
- * The one request pipeline every function runs:
- *   authenticated team -> validate -> cache (when cache_max_age allows) -> reserve 1 credit and
- *   scrape within the deadline, concurrently -> ledger + cache write (one batch) -> envelope.
- * Each answered request also adds to the team's daily usage counter (shared/account/usage.ts).
+ * The one request pipeline every operation's function runs, inside the entry-point wrapper
+ * (shared/entry.ts: request id, log context, error answers, headers):
+ *   authenticated team -> validate -> cache (when cache_max_age allows; settleHit) -> reserve 1
+ *   credit and scrape within the deadline, concurrently -> settleLive (ledger, usage, cache) -> envelope.
  * Any error after the reservation gives the credit back; errors always cost 0.
  */
 
@@ -35,14 +34,21 @@ function onceAfterIo<T>(load: () => Promise<T>): () => Promise<T> {
   return () => (loaded ??= new Promise<void>((resolve) => setImmediate(resolve)).then(load));
 }
 
+/** The scrape itself: whatever it throws leaves as an ApiError (toScrapeError). */
+async function runScrape<P, R>(scrape: Scraper<P, R>, params: P, ctx: ScrapeContext, log: Log): Promise<R> {
+  try {
+    return await scrape(params, ctx, log);
+  } catch (err) {
+    throw toScrapeError(err);
+  }
+}
+
 export function createHandler<Id extends OperationId>(operationId: Id, loadScraper: ScraperLoader<Id>) {
   const op = operation(operationId);
   const scraper = onceAfterIo(loadScraper);
 
-  return async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  return entryPoint(op.id, async (event, { requestId, log }) => {
     const started = Date.now();
-    const requestId = event.requestContext?.requestId || randomUUID();
-    const log = requestLogger(requestId, op.id);
     let teamId: string | undefined;
     let reserved = false;
     let outcome = 'error';
@@ -50,6 +56,7 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
     try {
       teamId = event.requestContext?.authorizer?.teamId as string | undefined;
       if (!teamId) throw new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED);
+      log.appendKeys({ teamId });
 
       // Naming the type keeps the compiler from spreading it over every operation of the union.
       const rules = { params: op.params as OperationEntry<Id>['params'], oneOf: (op as Operation).oneOf };
@@ -64,8 +71,7 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
         if (hit) {
           outcome = 'cache_hit';
           const cachedAt = new Date(hit.fetchedAt).toISOString();
-          // The day's usage counter goes with the balance read: one more call, no more waiting.
-          const [remaining] = await Promise.all([balance(teamId), countAnswer(teamId, op.id, { kind: 'hit' }, log)]);
+          const remaining = await settleHit(teamId, op.id, log);
           return success(hit.data, { requestId, creditsCharged: 0, creditsRemaining: remaining, cached: true, cachedAt });
         }
       }
@@ -76,7 +82,7 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
       const abort = new AbortController();
       const ctx = ScrapeContext.withBudget(config.scrapeDeadlineMs, abort.signal);
       const reservation = reserve(teamId, requestId);
-      const scraping = scraper().then((scrape) => scrape(values, ctx, log));
+      const scraping = scraper().then((scrape) => runScrape(scrape, values, ctx, log));
       scraping.catch(() => undefined); // settled below; never an unhandled rejection meanwhile
       let remainingAfter: number;
       try {
@@ -97,33 +103,22 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
 
       const item = cacheItem(key, op.id, data, fetchedAt);
       if (!item) log.warn('result too large to cache; served uncached', { bytes: JSON.stringify(data).length });
-      // The day's usage counter goes with the ledger write; should the ledger write fail (the
-      // request then fails and is refunded), the count is taken back.
-      const counting = countAnswer(teamId, op.id, { kind: 'live', credits: COST }, log, fetchedAt);
-      try {
-        await settle({ teamId, requestId, operation: op.id, time: new Date(fetchedAt).toISOString() }, item, log);
-      } catch (err) {
-        if (await counting) await countAnswer(teamId, op.id, { kind: 'live', credits: COST }, log, fetchedAt, -1);
-        throw err;
-      }
-      await counting;
+      await settleLive({ teamId, requestId, operation: op.id, time: new Date(fetchedAt).toISOString() }, item, log);
       reserved = false;
       outcome = 'live';
       return success(data, { requestId, creditsCharged: COST, creditsRemaining: remainingAfter, cached: false });
     } catch (err) {
       const apiError = toApiError(err);
+      outcome = apiError.code;
       if (reserved && teamId) {
         const given = await refund(teamId, requestId);
-        if (!given) log.error('refund failed: a reserved credit was not given back', { teamId });
+        if (!given) log.error('refund failed: a reserved credit was not given back');
       }
-      outcome = apiError.code;
-      const level = apiError.status >= 500 ? 'error' : 'info';
-      log[level]('request failed', { code: apiError.code, status: apiError.status, cause: apiError.internal ?? apiError.message, teamId });
-      return failure(apiError, requestId);
+      throw apiError;
     } finally {
       const ms = Date.now() - started;
-      log.info('request done', { outcome, ms, upstreamCalls, teamId });
+      log.info('request done', { outcome, ms, upstreamCalls });
       recordOutcome(op.id, outcome, upstreamCalls, ms);
     }
-  };
+  });
 }

@@ -25,10 +25,8 @@ export interface ParamDef<S extends ParamSchema = ParamSchema> {
 export const CACHE_MAX_AGE_SECONDS = { '1d': 86_400, '3d': 3 * 86_400, '7d': 7 * 86_400, '14d': 14 * 86_400, '30d': 30 * 86_400 } as const;
 export type CacheMaxAge = keyof typeof CACHE_MAX_AGE_SECONDS;
 
-export const cacheMaxAgeSchema = v.picklist(
-  Object.keys(CACHE_MAX_AGE_SECONDS) as CacheMaxAge[],
-  'Must be one of 1d, 3d, 7d, 14d, 30d',
-);
+const CACHE_MAX_AGES = Object.keys(CACHE_MAX_AGE_SECONDS) as CacheMaxAge[];
+export const cacheMaxAgeSchema = v.picklist(CACHE_MAX_AGES, `Must be one of ${CACHE_MAX_AGES.join(', ')}`);
 
 /** A string matching a pattern, with a message that says what was expected. */
 export const matching = (re: RegExp, message: string) => v.pipe(v.string(), v.regex(re, message));

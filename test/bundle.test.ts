@@ -8,7 +8,7 @@ import { envName } from '../shared/config';
 import { createTeam } from '../shared/credits';
 import { ensureTables } from '../dev/tables';
 import { handlerFile, routedOperations } from '../shared/operations';
-import { FakeUpstream } from './support/fake-upstream';
+import { FakeUpstream } from '../dev/upstream/fake';
 import { scenarios } from './contract/scenarios';
 
 /**

@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { createKey, listKeys, renameKey, revokeKey, type KeyRecord } from '../auth/keys';
 import { config } from '../config';
 import { getTeam } from '../credits';
-import { failure } from '../envelope';
-import { ApiError, atCapacity, notFound, type ValidationDetail } from '../errors';
-import { requestLogger, type Log } from '../log';
+import { entryPoint } from '../entry';
+import { jsonAnswer } from '../envelope';
+import { ApiError, notFound, type ValidationDetail } from '../errors';
+import type { Log } from '../log';
 import { getMember, isEmail, normalizeEmail, setPassword } from './members';
 import { decoyHash, passwordProblem, verifyPassword } from './passwords';
 import { matchAccountRoute, type AccountRoute } from './routes';
@@ -35,6 +35,8 @@ type Ctx = {
   requestId: string;
   cookiePath: string;
   log: Log;
+  /** Headers of the answer, error answers included. */
+  responseHeaders: Record<string, string>;
 };
 type Reply = { status?: number; data: unknown; cookie?: string };
 
@@ -91,10 +93,16 @@ export const publicKey = (k: KeyRecord) => ({
   status: k.revokedAt ? ('revoked' as const) : ('active' as const),
 });
 
+/** 401 for a request without a live session; its answer also clears a stale cookie. */
+function notSignedIn(ctx: Ctx): ApiError {
+  ctx.responseHeaders['set-cookie'] = clearedSessionCookie(ctx.cookiePath);
+  return new ApiError('UNAUTHORIZED', NOT_SIGNED_IN);
+}
+
 async function session(ctx: Ctx): Promise<Session> {
   const id = sessionIdFromCookies(ctx.headers.cookie);
   const s = id ? await findSession(id) : null;
-  if (!s) throw new ApiError('UNAUTHORIZED', NOT_SIGNED_IN);
+  if (!s) throw notSignedIn(ctx);
   return s;
 }
 
@@ -149,7 +157,7 @@ const HANDLERS: Record<AccountRoute['name'], (ctx: Ctx) => Promise<Reply>> = {
     const { teamId, memberId } = await session(ctx);
     const name = keyName(ctx.body.name);
     const team = await getTeam(teamId);
-    if (!team) throw new ApiError('UNAUTHORIZED', NOT_SIGNED_IN);
+    if (!team) throw notSignedIn(ctx);
     const { secret, record } = await createKey(teamId, name, team.usageKey);
     ctx.log.info('key created', { teamId, memberId, keyId: record.keyId });
     return { status: 201, data: { key: { ...publicKey(record), secret } } };
@@ -194,41 +202,19 @@ async function me(s: Session) {
 
 const STATE_CHANGING = new Set(['POST', 'PATCH', 'DELETE', 'PUT']);
 
-export async function accountHandler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
-  const requestId = event.requestContext?.requestId || randomUUID();
-  const log = requestLogger(requestId, 'account');
-  const prefix = basePrefix(event);
-  const cookiePath = `${prefix}/v1/account`;
-  try {
-    const matched = matchAccountRoute(event.httpMethod, event.path);
-    if (!matched) throw new ApiError('NOT_FOUND', 'No such account route');
-    const headers = lowerHeaders(event.headers);
-    if (STATE_CHANGING.has(event.httpMethod)) {
-      const expected = expectedOrigin(headers);
-      if (!headers.origin || !expected || headers.origin !== expected) {
-        log.info('origin refused', { origin: headers.origin ?? null, expected });
-        throw new ApiError('BAD_REQUEST', BAD_ORIGIN);
-      }
+export const accountHandler = entryPoint('account', async (event, { requestId, log, responseHeaders }) => {
+  const cookiePath = `${basePrefix(event)}/v1/account`;
+  const matched = matchAccountRoute(event.httpMethod, event.path);
+  if (!matched) throw new ApiError('NOT_FOUND', 'No such account route');
+  const headers = lowerHeaders(event.headers);
+  if (STATE_CHANGING.has(event.httpMethod)) {
+    const expected = expectedOrigin(headers);
+    if (!headers.origin || !expected || headers.origin !== expected) {
+      log.info('origin refused', { origin: headers.origin ?? null, expected });
+      throw new ApiError('BAD_REQUEST', BAD_ORIGIN);
     }
-    const body = STATE_CHANGING.has(event.httpMethod) ? parseBody(event) : {};
-    const reply = await HANDLERS[matched.route.name]({ event, headers, body, params: matched.params, requestId, cookiePath, log });
-    return {
-      statusCode: reply.status ?? 200,
-      headers: {
-        'content-type': 'application/json; charset=utf-8',
-        'cache-control': 'no-store',
-        'x-content-type-options': 'nosniff',
-        'x-request-id': requestId,
-        ...(reply.cookie ? { 'set-cookie': reply.cookie } : {}),
-      },
-      body: JSON.stringify({ data: reply.data }),
-    };
-  } catch (err) {
-    const apiError = err instanceof ApiError ? err : atCapacity(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
-    log[apiError.status >= 500 ? 'error' : 'info']('account request failed', { code: apiError.code, cause: apiError.internal ?? apiError.message });
-    const res = failure(apiError, requestId);
-    // A request without a live session also clears a stale cookie.
-    if (apiError.message === NOT_SIGNED_IN) res.headers = { ...res.headers, 'set-cookie': clearedSessionCookie(cookiePath) };
-    return res;
   }
-}
+  const body = STATE_CHANGING.has(event.httpMethod) ? parseBody(event) : {};
+  const reply = await HANDLERS[matched.route.name]({ event, headers, body, params: matched.params, requestId, cookiePath, log, responseHeaders });
+  return jsonAnswer(reply.status ?? 200, { data: reply.data }, requestId, reply.cookie ? { 'set-cookie': reply.cookie } : {});
+});

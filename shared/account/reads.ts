@@ -1,6 +1,6 @@
 import { getTeam, recentCharges } from '../credits';
 import { ApiError } from '../errors';
-import { usage, type UsageReport } from './usage';
+import { usage, type UsageReport } from '../usage';
 
 /**
  * What a team may read about its own account: the balance with the latest charges, and the daily

@@ -33,6 +33,3 @@ export function matchAccountRoute(method: string, path: string): { route: Accoun
   }
   return null;
 }
-
-/** Whether some route has this path (for a 404 versus a wrong method). */
-export const isAccountPath = (path: string) => COMPILED.some(({ re }) => re.test(path));

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { failure } from '../envelope';
+import { entryPoint } from '../entry';
 import { ApiError } from '../errors';
 import { DASHBOARD_PATH } from './routes';
 
@@ -27,8 +26,8 @@ export function assetsFromDir(dir: string): Assets {
   return out;
 }
 
+/** With the headers every answer has (shared/envelope.ts baseHeaders: nosniff, x-request-id). */
 const SECURITY_HEADERS = {
-  'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer', // the set-password link carries its token in the query
   'x-frame-options': 'DENY',
   'content-security-policy':
@@ -37,8 +36,7 @@ const SECURITY_HEADERS = {
 
 export function dashboardHandler(load: () => Assets | Promise<Assets>) {
   let assets: Promise<Assets> | undefined;
-  return async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-    const requestId = event.requestContext?.requestId ?? 'local';
+  return entryPoint('dashboard', async (event) => {
     const all = await (assets ??= Promise.resolve(load()));
     const full = event.requestContext?.path ?? event.path;
     const base = full.slice(0, Math.max(0, full.indexOf(DASHBOARD_PATH)));
@@ -54,6 +52,6 @@ export function dashboardHandler(load: () => Assets | Promise<Assets>) {
     if (asset && rest !== 'index.html') {
       return { statusCode: 200, headers: { ...SECURITY_HEADERS, 'content-type': asset.type, 'cache-control': 'no-cache' }, body: asset.body };
     }
-    return failure(new ApiError('NOT_FOUND', 'No such dashboard page'), requestId);
-  };
+    throw new ApiError('NOT_FOUND', 'No such dashboard page');
+  });
 }

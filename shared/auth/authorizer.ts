@@ -1,12 +1,12 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { logger } from '../log';
+import { requestScope } from '../log';
 import { findKey, KEY_PATTERN, keyFromHeaders, touchKey } from './keys';
 
 /**
  * The REQUEST authorizer (no identity sources, result cache TTL 0, so it runs on every request and
  * reads both header forms). It answers the team's usage-plan key as usageIdentifierKey, so the usage
  * plan throttles per team, and passes teamId/keyId to the function in the request context.
- * Throwing "Unauthorized" is API Gateway's way to answer 401.
+ * Failing with the message "Unauthorized" is API Gateway's way to answer 401 (`Unauthorized`).
  */
 export interface AuthorizedContext {
   teamId: string;
@@ -22,18 +22,27 @@ export async function authorize(headers: Record<string, string | undefined> | nu
   return { teamId: key.teamId, keyId: key.keyId, usageKey: key.usageKey };
 }
 
+/** The authorizer's "no valid key": API Gateway (and the local gateway) answer 401 UNAUTHORIZED. */
+export class Unauthorized extends Error {
+  constructor() {
+    super('Unauthorized'); // the exact message API Gateway expects
+    this.name = 'Unauthorized';
+  }
+}
+
 export async function authorizerHandler(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
+  const { log } = requestScope(event, 'authorizer');
   let ctx: Awaited<ReturnType<typeof authorize>>;
   try {
     ctx = await authorize(event.headers as Record<string, string | undefined> | null);
   } catch (err) {
     // The database failed: API Gateway answers AUTHORIZER_FAILURE, which the stack maps to 503.
-    logger.error('authorizer failed', { error: (err as Error).name, requestId: event.requestContext?.requestId });
+    log.error('authorizer failed', { error: (err as Error).name });
     throw err;
   }
   if (!ctx) {
-    logger.info('unauthorized', { requestId: event.requestContext?.requestId });
-    throw new Error('Unauthorized');
+    log.info('unauthorized');
+    throw new Unauthorized();
   }
   // Allow every method of this stage: the decision depends on the key only, never on the route.
   const [arnBase, stage] = splitMethodArn(event.methodArn);

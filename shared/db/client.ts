@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { TEAM_INDEX, teamPk } from './tables';
 
@@ -63,6 +63,25 @@ export async function teamItems(teamId: string, prefix: string, filter?: { expre
         ...(filter ? { FilterExpression: filter.expression } : {}),
         ExpressionAttributeNames: { '#p': TEAM_INDEX.partitionKey, '#s': TEAM_INDEX.sortKey },
         ExpressionAttributeValues: { ':p': teamPk(teamId), ':prefix': prefix, ...(filter?.values ?? {}) },
+        ExclusiveStartKey: start,
+      }),
+    );
+    out.push(...(res.Items ?? []));
+    start = res.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+/** Every item of a team's own partition whose sort key lies between `from` and `to` (inclusive), all pages. */
+export async function teamRange(teamId: string, from: string, to: string): Promise<NonNullable<QueryCommandOutput['Items']>> {
+  const out: NonNullable<QueryCommandOutput['Items']> = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await db().send(
+      new QueryCommand({
+        TableName: config.accountsTable,
+        KeyConditionExpression: 'pk = :p AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':p': teamPk(teamId), ':from': from, ':to': to },
         ExclusiveStartKey: start,
       }),
     );

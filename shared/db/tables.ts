@@ -8,9 +8,10 @@
  *                                             (gsi1pk TEAM#<teamId>, gsi1sk KEY#<createdAt>#<keyId>)
  *   TEAM#<teamId> / LEDGER#<time>#<requestId> a charge: requestId, operation, credits, time
  *   TEAM#<teamId> / GRANT#<time>#<id>         credits added: credits, time
- *   TEAM#<teamId> / USAGE#<yyyy-mm-dd>        a day's answered requests (shared/account/usage.ts): numbers
- *                                             `live:<operation>`, `hit:<operation>` (cache hits), `credits:<operation>`;
- *                                             one UpdateItem (ADD) per answered request; expiresAt after 400 days
+ *   TEAM#<teamId> / USAGE#<yyyy-mm-dd>        a day's cache hits (shared/usage.ts): numbers `hit:<operation>`, one
+ *                                             UpdateItem (ADD) per hit; expiresAt after 400 days
+ *   TEAM#<teamId> / USAGE#<yyyy-mm-dd>#<nn>   a day's live requests, one of 16 shards: `live:<operation>`, `credits:<operation>`,
+ *                                             added by the settle transaction with the ledger record; expiresAt after 400 days
  *   MEMBER#<email> / MEMBER                   a dashboard member: memberId, email, teamId, createdAt,
  *                                             passwordHash? (scrypt), passwordSetAt?
  *                                             (gsi1pk TEAM#<teamId>, gsi1sk MEMBER#<createdAt>#<email>)

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { creditsReport, usageReport } from '../account/reads';
-import { failure } from '../envelope';
-import { ApiError, GATEWAY_MESSAGES, atCapacity } from '../errors';
-import { type Log, requestLogger } from '../log';
+import { type ProxyHandler, entryPoint } from '../entry';
+import { failure, jsonAnswer } from '../envelope';
+import { ApiError, GATEWAY_MESSAGES, atCapacity, toApiError } from '../errors';
+import type { Log } from '../log';
 import type { Operation } from '../operations';
 import type { Answer, ErrorAnswer } from './render';
 import { MCP_PATH } from './routes';
@@ -26,36 +27,27 @@ export type InvokeOperation = (op: Operation, event: APIGatewayProxyEvent) => Pr
 /** JSON-RPC messages are small; a tool call's arguments are a few query parameters. */
 const MAX_BODY_BYTES = 256 * 1024;
 
-export function createMcpHandler(invoke: InvokeOperation) {
-  return async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
-    const requestId = event.requestContext?.requestId || randomUUID();
-    const log = requestLogger(requestId, 'mcp');
+export function createMcpHandler(invoke: InvokeOperation): ProxyHandler {
+  return entryPoint('mcp', async (event, { requestId, log }) => {
     const teamId = event.requestContext?.authorizer?.teamId as string | undefined;
-    if (!teamId) return failure(new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED), requestId);
+    if (!teamId) throw new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED);
     if (event.httpMethod !== 'POST') {
       // Stateless: no server-to-client stream to open (GET) and no session to end (DELETE).
-      return {
-        statusCode: 405,
-        headers: { allow: 'POST', 'content-type': 'application/json', 'x-request-id': requestId },
-        body: JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP server is stateless and takes POST only' }, id: null }),
-      };
+      const refusal = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP server is stateless and takes POST only' }, id: null };
+      return jsonAnswer(405, refusal, requestId, { allow: 'POST' });
     }
     const server = createMcpServer(inProcess(event, teamId, invoke, log));
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
     try {
       await server.connect(transport);
       const response = await transport.handleRequest(webRequest(event));
-      const headers: Record<string, string> = { 'cache-control': 'no-store', 'x-request-id': requestId };
+      const headers: Record<string, string> = { 'cache-control': 'no-store' };
       response.headers.forEach((value, name) => (headers[name] = value));
       return { statusCode: response.status, headers, body: await response.text() };
-    } catch (err) {
-      const e = atCapacity(`mcp: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`);
-      log.error('mcp request failed', { cause: e.internal });
-      return failure(e, requestId);
     } finally {
       await server.close().catch(() => undefined);
     }
-  };
+  });
 }
 
 /** The proxy event as the web Request the SDK's transport reads (the URL's host is never used). */
@@ -82,8 +74,8 @@ function inProcess(parent: APIGatewayProxyEvent, teamId: string, invoke: InvokeO
       return answerOf(await invoke(op, operationEvent(parent, op, query, requestId)), requestId);
     } catch (err) {
       // The handler answers every error itself; a throw is its entry failing to load.
-      const e = atCapacity(`${tool.name}: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`);
-      log.error('tool call failed', { tool: tool.name, toolRequestId: requestId, cause: e.internal });
+      const e = toApiError(err);
+      log.error('tool call failed', { tool: tool.name, toolRequestId: requestId, cause: e.internal ?? e.message });
       return answerOf(failure(e, requestId), requestId);
     }
   };
@@ -155,7 +147,6 @@ async function accountAnswer(target: Extract<ToolDef['target'], { account: Accou
     return { data, meta: { requestId, creditsCharged: 0 } };
   } catch (err) {
     // As the account API: anything but a refusal is the database failing (our capacity).
-    const e = err instanceof ApiError ? err : atCapacity(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
-    return answerOf(failure(e, requestId), requestId);
+    return answerOf(failure(toApiError(err), requestId), requestId);
   }
 }

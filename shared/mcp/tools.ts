@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { RATE_LIMIT } from '../config';
 import { COST } from '../credits';
 import { routedOperations, type Operation } from '../operations';
-import { parameter, parameters } from '../parameters';
+import { parameter, parameters } from '../parameter-schema';
 import { USAGE_DAYS } from '../account/reads';
 import type { ParamDef } from '../validation';
 

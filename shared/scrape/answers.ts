@@ -1,6 +1,5 @@
 import { ApiError, badCursor, blocked, extractionFailed, notFound, unavailable } from '../errors';
 import { looksLikeHtml, upstreamRetryAfter } from './antibot';
-import type { UpstreamAnswer } from './http';
 
 /**
  * The one upstream-answer classifier. A platform declares, in one literal (`AnswerRules`), which
@@ -9,14 +8,24 @@ import type { UpstreamAnswer } from './http';
  *
  *   an HTML page where JSON was expected                  -> UPSTREAM_BLOCKED (a login or block page)
  *   platform rules, in this order: blocked, unavailable, badCursor (only for a request that carried
- *   a cursor), notFound; then
+ *   a cursor), notFound, then the request's own notFound; then
  *   401, 403, 429                                         -> UPSTREAM_BLOCKED (Retry-After from the upstream, 60 s for 429)
  *   5xx                                                   -> PLATFORM_UNAVAILABLE
- *   anything else that is not 2xx, or a 2xx body that is not JSON where JSON was expected
- *                                                         -> EXTRACTION_FAILED
+ *   anything else that is not 2xx (unless the request reads the status itself: `anyStatus`), or a
+ *   2xx body that is not JSON where JSON was expected     -> EXTRACTION_FAILED
  * Anti-bot challenge pages (any status), redirects off the platform's hosts and transport failures
  * never reach here: the HTTP client turns them into UPSTREAM_BLOCKED / PLATFORM_UNAVAILABLE itself.
+ * A request's repairs (http.ts: a new token, a solved page) run before this, on the same vocabulary.
  */
+/** One answer of the upstream, as the HTTP client received it (after same-platform redirects). */
+export interface UpstreamAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  /** The real URL that answered (before UPSTREAM_<PLATFORM>_URL replaced its origin). */
+  url: string;
+}
+
 export interface Signal {
   /** The HTTP status is one of these. */
   status?: number | readonly number[];
@@ -58,8 +67,15 @@ export interface Expectation {
   what: string;
   /** The request carried a caller's cursor: badCursor rules apply. */
   cursor?: boolean;
-  /** The body must be JSON (default true). */
-  json?: boolean;
+  /** The answer's body must be JSON (default true). */
+  jsonAnswer?: boolean;
+  /**
+   * The caller reads the status itself (a web page that says why in its body): an answer that
+   * neither the rules nor the 401/403/429 defaults refuse is usable whatever its status.
+   */
+  anyStatus?: boolean;
+  /** Answers that mean not found for this request alone, after the platform's own. */
+  notFound?: readonly Signal[];
 }
 
 export function parseAnswer(rules: AnswerRules, answer: UpstreamAnswer): ParsedAnswer {
@@ -103,19 +119,19 @@ export const firstMatch = (list: readonly Signal[] | undefined, a: ParsedAnswer)
 export function classify(rules: AnswerRules, a: ParsedAnswer, expect: Expectation): ApiError | null {
   const why = `${rules.platform} ${expect.what}: ${a.status}${a.code !== undefined && a.code !== null ? ` code ${a.code}` : ''}${a.message ? ` "${String(a.message).slice(0, 160)}"` : ''}`;
   const retryAfter = upstreamRetryAfter(a.headers);
-  const wantJson = expect.json !== false;
+  const wantJson = expect.jsonAnswer !== false;
   // A login, consent or block page where the API should have answered: never read as the API's own "not found".
   if (wantJson && a.data === undefined && looksLikeHtml(a.body)) return blocked(`${why}: an HTML page where JSON was expected`, retryAfter);
   let s: Signal | undefined;
   if ((s = firstMatch(rules.blocked, a))) return withMessage(blocked(why, retryAfter ?? (a.status === 429 ? 60 : undefined)), s);
   if ((s = firstMatch(rules.unavailable, a))) return withMessage(unavailable(why, retryAfter), s);
   if (expect.cursor && (s = firstMatch(rules.badCursor, a))) return withMessage(badCursor(why), s);
-  if ((s = firstMatch(rules.notFound, a))) return s.say ? notFound(s.say) : notFound();
+  if ((s = firstMatch(rules.notFound, a) ?? firstMatch(expect.notFound, a))) return s.say ? notFound(s.say) : notFound();
 
   if (a.status === 429) return blocked(`${why}: rate-limited`, retryAfter ?? 60);
   if (a.status === 401 || a.status === 403) return blocked(`${why}: refused`, retryAfter);
   if (a.status >= 500) return unavailable(why, retryAfter);
-  if (a.status < 200 || a.status >= 300) return extractionFailed(`${why}: unexpected status`);
+  if (!expect.anyStatus && (a.status < 200 || a.status >= 300)) return extractionFailed(`${why}: unexpected status`);
   if (wantJson && a.data === undefined) return extractionFailed(`${why}: the body is not JSON`);
   return null;
 }

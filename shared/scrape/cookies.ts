@@ -1,4 +1,4 @@
-import type { UpstreamAnswer } from './http';
+import type { UpstreamAnswer } from './answers';
 
 /**
  * A cookie jar of one warm function for one platform: name -> value. Cookies the upstream sets
@@ -29,6 +29,10 @@ export class CookieJar {
 
   set(name: string, value: string): void {
     this.values.set(name, value);
+  }
+
+  delete(name: string): void {
+    this.values.delete(name);
   }
 
   has(...names: string[]): boolean {

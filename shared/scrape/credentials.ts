@@ -6,6 +6,7 @@ import { credentialKey } from '../db/tables';
 import { unavailable } from '../errors';
 import type { Log } from '../log';
 import type { ScrapeContext } from './context';
+import { keptWarm } from './warm';
 
 /**
  * An upstream credential (a guest token, a bundle token, a cookie set) shared by every function
@@ -21,7 +22,7 @@ import type { ScrapeContext } from './context';
  * expiresAt (TTL, s: a day after validUntil, for clean-up only).
  */
 export interface CredentialOptions<T> {
-  /** Unique per platform and kind: "microblog-b#guest-token". */
+  /** Unique per platform and kind, the platform first: "microblog-b#guest-token". */
   name: string;
   /** How long a fresh credential is used before it is obtained again. */
   ttlMs: number;
@@ -47,7 +48,10 @@ export class SharedCredential<T> {
   /** How many times this container obtained the credential from the upstream (for tests and logs). */
   obtained = 0;
 
-  constructor(private readonly opts: CredentialOptions<T>) {}
+  constructor(private readonly opts: CredentialOptions<T>) {
+    // A cold container of the platform holds none (the shared item stays: another container's).
+    keptWarm(opts.name.split('#')[0]!, () => this.forget());
+  }
 
   /** The current credential: from memory, else the shared store, else obtained now. */
   async get(ctx: ScrapeContext, log: Log): Promise<T> {
@@ -66,7 +70,7 @@ export class SharedCredential<T> {
     return (await this.refresh(ctx, log, version ?? this.held?.version ?? 0)).value;
   }
 
-  /** Tests start from a cold container. */
+  /** Forget the credential this container holds (a new container; see warm.ts). */
   forget(): void {
     this.held = undefined;
     this.refreshing = undefined;

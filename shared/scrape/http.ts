@@ -4,7 +4,7 @@ import got, { type Got, RequestError } from 'got';
 import { HttpProxyAgent, HttpsProxyAgent } from 'hpagent';
 import { config, proxyUrl } from '../config';
 import { ApiError, blocked, extractionFailed, unavailable } from '../errors';
-import { type AnswerRules, type Expectation, type ParsedAnswer, classify, parseAnswer } from './answers';
+import { type AnswerRules, type Expectation, type ParsedAnswer, type Signal, type UpstreamAnswer, classify, firstMatch, parseAnswer } from './answers';
 import { isChallengePage, upstreamRetryAfter } from './antibot';
 import { ScrapeContext } from './context';
 import type { CookieJar } from './cookies';
@@ -22,15 +22,12 @@ export type { PlatformUpstream };
  *     else is never followed and is UPSTREAM_BLOCKED;
  *   - retries with backoff for network errors and 5xx, inside the request's deadline;
  *   - anti-bot pages recognised by content, whatever their status;
- *   - `json`/`text`: the answer classified by the platform's rules into data or the spec's error.
+ *   - `json` / `answer` / `text`: answer -> repair -> retry -> classify, here and nowhere else. The
+ *     answer is parsed; the request's repairs (`Repair`: a refused token replaced, a challenge page
+ *     solved) may mend what made it fail and have it sent again, at most once per kind and never
+ *     past the deadline; the last answer is classified by the platform's rules into data or the
+ *     spec's error (answers.ts).
  */
-export interface UpstreamAnswer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-  /** The real URL that answered (before UPSTREAM_<PLATFORM>_URL replaced its origin). */
-  url: string;
-}
 
 export interface RequestOptions {
   method?: 'GET' | 'POST';
@@ -48,19 +45,50 @@ export interface RequestOptions {
   followRedirects?: boolean;
 }
 
-export type ClassifiedOptions = RequestOptions & Expectation;
+/** What the retry will send: a repair may point it elsewhere (a new query id) or change its headers. */
+export interface Retry {
+  readonly ctx: ScrapeContext;
+  url: string;
+  opts: RequestOptions;
+}
+
+/**
+ * How one thing a request depends on (a guest token, a query id, a challenge cookie) is mended when
+ * an answer says it no longer holds. A platform declares its repairs with the request; the client
+ * asks them, in the order given, before the answer is classified.
+ */
+export interface Repair {
+  /** What is mended ("guest token"): a request is retried at most once per kind. */
+  kind: string;
+  /** The answers that call for it, in the vocabulary of `AnswerRules`. */
+  when: readonly Signal[];
+  /**
+   * Mend it (obtain a new token, solve the page, change what `retry` sends) and say 'retry'; say
+   * nothing when it cannot be mended: the answer is then classified as it is. May throw the spec's error.
+   */
+  mend(answer: ParsedAnswer, retry: Retry): Promise<'retry' | void>;
+  /** Sees every answer of the request first, whatever it says (bookkeeping: a token's remaining quota). */
+  note?(answer: ParsedAnswer): void;
+  /** After the retry answered: undo what held for that one retry (single-use cookies). */
+  afterRetry?(retry: Retry): void;
+}
+
+export type ClassifiedOptions = RequestOptions & Expectation & { repairs?: readonly Repair[] };
 
 export interface UpstreamClient {
   readonly def: PlatformUpstream;
   readonly rules: AnswerRules;
-  /** The raw answer for any status below 500 that is not an anti-bot page (after retries). */
+  /**
+   * The raw answer for any status below 500 that is not an anti-bot page (after retries), neither
+   * repaired nor classified: the transport alone, for its own tests. Platforms use json/answer/text.
+   */
   request(ctx: ScrapeContext, pathOrUrl: string, opts?: RequestOptions): Promise<UpstreamAnswer>;
   /** The parsed JSON of a usable answer; anything else throws the spec's error (see answers.ts). */
   json(ctx: ScrapeContext, pathOrUrl: string, opts: ClassifiedOptions): Promise<unknown>;
   /** As json, with the answer as well (headers, status). */
   answer(ctx: ScrapeContext, pathOrUrl: string, opts: ClassifiedOptions): Promise<ParsedAnswer>;
-  /** The body of a usable text/HTML answer. */
-  text(ctx: ScrapeContext, pathOrUrl: string, opts: Omit<ClassifiedOptions, 'json'>): Promise<ParsedAnswer>;
+  /** A usable text/HTML answer (the body need not be JSON). */
+  text(ctx: ScrapeContext, pathOrUrl: string, opts: Omit<ClassifiedOptions, 'jsonAnswer'>): Promise<ParsedAnswer>;
 }
 
 const keepAlive = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
@@ -79,6 +107,8 @@ function agentsFor(platform: string, scope?: string) {
 }
 
 const RETRY_BASE_MS = 150;
+/** Below this much time left no request is sent: it could not answer in time. */
+const MIN_BUDGET_MS = 50;
 const MAX_REDIRECTS = 5;
 
 let instance: Got | undefined;
@@ -97,7 +127,7 @@ export function upstreamClient(def: PlatformUpstream, rules: AnswerRules): Upstr
     let attempt = 0;
     for (;;) {
       const budget = Math.min(config.upstreamTimeoutMs, ctx.remaining());
-      if (budget < 50) throw unavailable(`deadline reached before ${def.platform} answered`);
+      if (budget < MIN_BUDGET_MS) throw unavailable(`deadline reached before ${def.platform} answered`);
       let res: Omit<UpstreamAnswer, 'url'> | undefined;
       let transportError: string | undefined;
       ctx.upstreamCalls += 1;
@@ -175,24 +205,48 @@ export function upstreamClient(def: PlatformUpstream, rules: AnswerRules): Upstr
     }
   }
 
-  async function answer(ctx: ScrapeContext, pathOrUrl: string, opts: ClassifiedOptions): Promise<ParsedAnswer> {
-    const parsed = parseAnswer(rules, await request(ctx, pathOrUrl, { ...opts, headers: { accept: 'application/json', ...(opts.headers ?? {}) } }));
-    const err = classify(rules, parsed, opts);
-    if (err) throw err;
-    return parsed;
+  /** answer -> repair -> retry -> classify. */
+  async function classified(ctx: ScrapeContext, pathOrUrl: string, opts: ClassifiedOptions): Promise<ParsedAnswer> {
+    const retry: Retry = { ctx, url: pathOrUrl, opts: { ...opts } };
+    const repairs = opts.repairs ?? [];
+    const spent = new Set<string>();
+    let raw = await request(ctx, retry.url, retry.opts);
+    for (;;) {
+      const a = parseAnswer(rules, raw);
+      for (const r of repairs) r.note?.(a);
+      const mended = await firstMended(repairs, spent, a, retry);
+      if (!mended) {
+        const err = classify(rules, a, opts);
+        if (err) throw err;
+        return a;
+      }
+      spent.add(mended.kind);
+      if (ctx.remaining() < MIN_BUDGET_MS) throw unavailable(`deadline reached before ${def.platform} ${opts.what} could be asked again (${mended.kind} mended)`);
+      try {
+        raw = await request(ctx, retry.url, retry.opts);
+      } finally {
+        mended.afterRetry?.(retry);
+      }
+    }
   }
 
   return {
     def,
     rules,
     request,
-    answer,
-    json: async (ctx, pathOrUrl, opts) => (await answer(ctx, pathOrUrl, opts)).data,
-    async text(ctx, pathOrUrl, opts) {
-      const parsed = parseAnswer(rules, await request(ctx, pathOrUrl, opts));
-      const err = classify(rules, parsed, { ...opts, json: false });
-      if (err) throw err;
-      return parsed;
-    },
+    answer: (ctx, pathOrUrl, opts) => classified(ctx, pathOrUrl, asJson(opts)),
+    json: async (ctx, pathOrUrl, opts) => (await classified(ctx, pathOrUrl, asJson(opts))).data,
+    text: (ctx, pathOrUrl, opts) => classified(ctx, pathOrUrl, { ...opts, jsonAnswer: false }),
   };
+}
+
+const asJson = (opts: ClassifiedOptions): ClassifiedOptions => ({ ...opts, headers: { accept: 'application/json', ...(opts.headers ?? {}) } });
+
+/** The first repair, in order, that this answer calls for, that has not had its retry, and that mended it. */
+async function firstMended(repairs: readonly Repair[], spent: ReadonlySet<string>, a: ParsedAnswer, retry: Retry): Promise<Repair | undefined> {
+  for (const r of repairs) {
+    if (spent.has(r.kind) || !firstMatch(r.when, a)) continue;
+    if ((await r.mend(a, retry)) === 'retry') return r;
+  }
+  return undefined;
 }

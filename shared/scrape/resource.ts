@@ -13,30 +13,29 @@ import * as v from 'valibot';
  *   replaces these with the precise shape it produces as soon as it is built.
  */
 
-export const str = v.string();
-export const nstr = v.nullable(v.string());
-export const bool = v.boolean();
-export const nbool = v.nullable(v.boolean());
-export const int = v.pipe(v.number(), v.integer('Expected an integer'));
-export const nint = v.nullable(int);
-export const num = v.pipe(v.number(), v.finite('Expected a finite number'));
-export const nnum = v.nullable(num);
-export const arr = v.array(v.unknown());
+export const string = v.string();
+export const stringOrNull = v.nullable(v.string());
+export const boolean = v.boolean();
+export const booleanOrNull = v.nullable(v.boolean());
+export const integer = v.pipe(v.number(), v.integer('Expected an integer'));
+export const integerOrNull = v.nullable(integer);
+export const number = v.pipe(v.number(), v.finite('Expected a finite number'));
+export const numberOrNull = v.nullable(number);
 
 /** Present and not null; the spec names the field but gives no type. */
 export const given = v.pipe(v.unknown(), v.check((x) => x !== null && x !== undefined, 'Expected a value (the spec does not make this field nullable)'));
 /** Present; the spec says only "nullable" (shape not shown). */
 export const anyOrNull = v.unknown();
 /** An object (not an array); inner shape not shown by the spec. */
-export const obj = v.looseObject({});
-export const nobj = v.nullable(obj);
+export const object = v.looseObject({});
+export const objectOrNull = v.nullable(object);
 
 export const parsesAsDate = v.check((s: string) => !Number.isNaN(Date.parse(s)), 'Must parse as a date');
 /** "string, date-time": ISO 8601 date and time (offset or Z), parseable. */
 export const dateTime = v.pipe(v.string(), v.isoTimestamp('Must be an ISO 8601 date-time'), parsesAsDate);
 /** "string, ISO 8601 date-time, UTC" (envelope fields). */
 export const utcDateTime = v.pipe(dateTime, v.regex(/Z$/, 'Must be in UTC (…Z)'));
-export const ndateTime = v.nullable(dateTime);
+export const dateTimeOrNull = v.nullable(dateTime);
 /** "`YYYY-MM-DD`". */
 export const calendarDate = v.pipe(v.string(), v.isoDate('Must be a YYYY-MM-DD date'), parsesAsDate);
 export const digits = v.pipe(v.string(), v.regex(/^\d+$/, 'Must be a string of digits'));
@@ -51,6 +50,9 @@ export const hlsPlaylist = v.pipe(
     }
   }, 'Must be an HLS playlist URL (.m3u8)'),
 );
+
+/** The reason of most deviations: a field the spec makes non-null, for which some upstream answers have no value. */
+export const NO_VALUE = 'null where the upstream has no value to give, rather than an invented one';
 
 /**
  * A recorded deviation from the spec's type, with its reason: the contract tests accept it, and the

@@ -16,17 +16,28 @@ export const BROWSER_HEADERS: Record<string, string> = {
   'sec-ch-ua-platform': '"Windows"',
 };
 
-/** Headers for an XHR/fetch call from the platform's own web page. */
-export function sameOriginApiHeaders(origin: string, referer = `${origin}/`): Record<string, string> {
+/**
+ * Headers for an XHR/fetch call from the platform's own web page at `origin` (`site`: 'same-site'
+ * when the API answers on a sibling host of the page).
+ */
+export function sameOriginApiHeaders(origin: string, referer = `${origin}/`, site: 'same-origin' | 'same-site' = 'same-origin'): Record<string, string> {
   return {
     accept: 'application/json, text/plain, */*',
     origin,
     referer,
     'sec-fetch-dest': 'empty',
     'sec-fetch-mode': 'cors',
-    'sec-fetch-site': 'same-origin',
+    'sec-fetch-site': site,
   };
 }
+
+/** Headers of a page the browser navigates to (an address typed in, not a call from a page). */
+export const NAVIGATION_HEADERS: Readonly<Record<string, string>> = {
+  accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+  'sec-fetch-dest': 'document',
+  'sec-fetch-mode': 'navigate',
+  'sec-fetch-site': 'none',
+};
 
 export interface PlatformUpstream {
   /** Neutral platform name: names the UPSTREAM_<PLATFORM>_URL and SCRAPER_PROXY_URL_<PLATFORM> variables. */

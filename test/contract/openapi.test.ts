@@ -3,7 +3,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { ACCOUNT_ROUTES } from '../../shared/account/routes';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../../shared/mcp/routes';
 import { routedOperations } from '../../shared/operations';
-import { CLIENT_TABLE_PATH, OPENAPI_PATH, openApiDocument, renderClientTable, renderOpenApi } from '../../scripts/openapi';
+import { CLIENT_TABLE_PATH, OPENAPI_FILE, openApiDocument, renderClientTable, renderOpenApi } from '../../scripts/openapi';
 import { startHarness, type Harness } from '../support/harness';
 
 /**
@@ -18,7 +18,7 @@ test('an OpenAPI 3.1 validator accepts the document', async () => {
 });
 
 test('the committed docs/openapi.json and client/operations.gen.ts are fresh generations (run `npm run docs`)', () => {
-  expect(readFileSync(OPENAPI_PATH, 'utf8')).toBe(renderOpenApi());
+  expect(readFileSync(OPENAPI_FILE, 'utf8')).toBe(renderOpenApi());
   expect(readFileSync(CLIENT_TABLE_PATH, 'utf8')).toBe(renderClientTable());
 });
 

@@ -1,15 +1,15 @@
 import type { OperationId } from '../../shared/operations';
 import { PUBLIC_HOSTS as LIVESTREAM_HOSTS } from '../../shared/platforms/livestream/site';
 import { encodeHashtagCursor, fingerprint } from '../../shared/platforms/shortvideo/cursor';
-import { WEB_ORIGIN as MICROBLOG_C_ORIGIN } from '../../shared/platforms/microblog-c/site';
-import { fixture, fixtureText, type FakeReply, type FakeUpstream } from '../support/fake-upstream';
-import { LINKPAGE_GRAPHQL, linkpageRoutes } from '../support/linkpage-upstream';
-import { microblogBRoutes } from '../support/microblog-b-upstream';
+import { fixture, fixtureText, type FakeReply, type FakeUpstream } from '../../dev/upstream/fake';
+import { LINKPAGE_GRAPHQL, linkpageRoutes } from '../../dev/upstream/linkpage';
+import { microblogBRoutes } from '../../dev/upstream/microblog-b';
+import * as replay from '../../dev/upstream/replay';
 
 /**
- * One contract scenario per operation: the fake upstream routes under which `query` succeeds, and
- * the fake answers that make the operation produce each error status it lists. The fixtures are the
- * ones the platform tests use (test/fixtures/<platform>/).
+ * One contract scenario per operation: the fake upstream routes under which `query` succeeds (the
+ * replay of the recorded fixtures, dev/upstream/replay.ts, with one of its recorded inputs), and
+ * the fake answers that make the operation produce each error status it lists.
  *
  * Every routed ('live') operation must have an entry here: the contract test fails otherwise, so
  * routing a new operation forces a contract scenario.
@@ -24,7 +24,7 @@ export interface Variation {
 }
 
 export interface Scenario {
-  /** Fake upstream routes under which `query` gives 200. */
+  /** Fake upstream routes under which `query` gives 200 (the platform's replay). */
   routes: (fake: FakeUpstream) => void;
   query: Query;
   /** Further requests that must also give a spec-valid 200 (other fixtures, other parameter forms). */
@@ -49,29 +49,20 @@ export interface Scenario {
 
 // ---- 1. microblog-a (test/unit/microblog-a, test/gateway) ------------------------------------
 
-const A_PROFILE = '/xrpc/app.bsky.actor.getProfile';
-const A_FEED = '/xrpc/app.bsky.feed.getAuthorFeed';
-const A_HANDLE = 'marlowe-tern.bsky.social';
+const { profile: A_PROFILE, feed: A_FEED } = replay.MICROBLOG_A;
+const A_QUERY = replay.RECORDED['microblog-a-user-posts']!;
 
 const microblogA: Scenario = {
-  routes: (fake) => {
-    fake.on(A_PROFILE, { body: fixture('microblog-a/profile.json') });
-    fake.on(A_FEED, (req) => ({ body: fixture(req.query.cursor ? 'microblog-a/feed-page2.json' : 'microblog-a/feed-page1.json') }));
-  },
-  query: { handle: A_HANDLE },
+  routes: replay.microblogA,
+  query: A_QUERY,
   moreSuccesses: [
-    { name: 'page 2 (last page)', query: { handle: A_HANDLE, cursor: '2026-09-21T10:00:00.000Z' } },
+    { name: 'page 2 (last page)', query: { ...A_QUERY, cursor: '2026-09-21T10:00:00.000Z' } },
     { name: 'by userId', query: { userId: 'did:plc:q7fx2mlw4ntkz3yahs6cvbdr' } },
   ],
-  notFound: {
-    routes: (fake) => {
-      fake.on(A_PROFILE, { status: 400, body: fixture('microblog-a/error-not-found.json') });
-      fake.on(A_FEED, { status: 400, body: fixture('microblog-a/error-not-found.json') });
-    },
-  },
+  notFound: { query: { handle: 'nobody-here.bsky.social' } },
   badCursor: {
     routes: (fake) => void fake.on(A_FEED, { status: 400, body: fixture('microblog-a/error-bad-cursor.json') }),
-    query: { handle: A_HANDLE, cursor: 'garbage' },
+    query: { ...A_QUERY, cursor: 'garbage' },
   },
   unavailable: { routes: (fake) => void fake.on(A_FEED, { status: 502, body: { error: 'InternalServerError' } }) },
 };
@@ -79,25 +70,15 @@ const microblogA: Scenario = {
 // ---- 2. livestream (test/unit/livestream, test/gateway) -------------------------------------
 
 const CLIP_ID = 'clip_01JQ7ZK3M8W4TYV5R2N6P9XBCD';
-const CLIP = `/api/v2/clips/${CLIP_ID}`;
-const MP4_CLIP_ID = 'clip_01H2K8R4TQ6VZ3N5W7YB9CDMFG';
-const ENVELOPE_CLIP_ID = 'clip_01KZ4N7QWX2RT9VB6MC3HJ8DPE';
+const CLIP = replay.clipPath(CLIP_ID);
 const clipUrl = (channel: string, id: string) => `https://${LIVESTREAM_HOSTS[0]}/${channel}/clips/${id}`;
 
 const livestream: Scenario = {
-  routes: (fake) => void fake.on(CLIP, { body: fixture('livestream/clip-hls.json') }),
-  query: { url: clipUrl('towerbuilder', CLIP_ID) },
+  routes: replay.livestream,
+  query: replay.RECORDED['livestream-clip']!,
   moreSuccesses: [
-    {
-      name: 'MP4-era clip (2023)',
-      routes: (fake) => void fake.on(`/api/v2/clips/${MP4_CLIP_ID}`, { body: fixture('livestream/clip-mp4-2023.json') }),
-      query: { url: clipUrl('oldtimer', MP4_CLIP_ID) },
-    },
-    {
-      name: 'newer {data, message} shape',
-      routes: (fake) => void fake.on(`/api/v2/clips/${ENVELOPE_CLIP_ID}`, { body: fixture('livestream/clip-data-envelope.json') }),
-      query: { url: clipUrl('citywalker', ENVELOPE_CLIP_ID) },
-    },
+    { name: 'MP4-era clip (2023)', query: { url: clipUrl('oldtimer', 'clip_01H2K8R4TQ6VZ3N5W7YB9CDMFG') } },
+    { name: 'newer {data, message} shape', query: { url: clipUrl('citywalker', 'clip_01KZ4N7QWX2RT9VB6MC3HJ8DPE') } },
   ],
   notFound: { routes: (fake) => void fake.on(CLIP, { status: 404, body: fixture('livestream/clip-not-found.json') }) },
   unavailable: { routes: (fake) => void fake.on(CLIP, { status: 502, body: 'Bad Gateway' }) },
@@ -105,38 +86,18 @@ const livestream: Scenario = {
 
 // ---- 9. microblog-c (test/unit/microblog-c, test/gateway) ------------------------------------
 
-interface RawStatus {
-  id: string;
-}
 const cAccount = fixture('microblog-c/account.json') as { id: string; acct: string };
-const C_LOOKUP = '/api/v1/accounts/lookup';
-const C_ACCOUNT = `/api/v1/accounts/${cAccount.id}`;
-const C_STATUSES = `/api/v1/accounts/${cAccount.id}/statuses`;
+const C_QUERY = replay.RECORDED['microblog-c-user-posts']!;
 
 const microblogC: Scenario = {
-  routes: (fake) => {
-    const page1 = fixture('microblog-c/statuses-page1.json') as RawStatus[];
-    const page2 = fixture('microblog-c/statuses-page2.json') as RawStatus[];
-    const next = page1[page1.length - 1]!.id;
-    const link = (q: string) => `<${MICROBLOG_C_ORIGIN}${C_STATUSES}?exclude_replies=true&limit=20&${q}>`;
-    fake.on(C_LOOKUP, (req) =>
-      req.query.acct === cAccount.acct.toLowerCase() ? { body: cAccount } : { status: 404, body: fixture('microblog-c/error-not-found.json') },
-    );
-    fake.on(C_ACCOUNT, { body: cAccount });
-    fake.on(C_STATUSES, (req): FakeReply => {
-      if (req.query.pinned === 'true') return { body: fixture('microblog-c/statuses-pinned.json') };
-      if (req.query.max_id === undefined) return { body: page1, headers: { link: `${link(`max_id=${next}`)}; rel="next", ${link(`min_id=${page1[0]!.id}`)}; rel="prev"` } };
-      if (req.query.max_id === next) return { body: page2, headers: { link: `${link(`min_id=${page2[0]!.id}`)}; rel="prev"` } };
-      return { body: [] };
-    });
-  },
-  query: { handle: 'harborlight' },
+  routes: replay.microblogC,
+  query: C_QUERY,
   moreSuccesses: [
     {
       name: 'page 2 (last page)',
       query: {
-        handle: 'harborlight',
-        cursor: (fixture('microblog-c/statuses-page1.json') as RawStatus[]).slice(-1)[0]!.id,
+        ...C_QUERY,
+        cursor: (fixture('microblog-c/statuses-page1.json') as { id: string }[]).slice(-1)[0]!.id,
       },
     },
     { name: 'by userId', query: { userId: cAccount.id } },
@@ -144,26 +105,26 @@ const microblogC: Scenario = {
   // Unknown by name and by id (the scraper may know the id of a name it resolved before).
   notFound: {
     routes: (fake) => {
-      fake.on(C_LOOKUP, { status: 404, body: fixture('microblog-c/error-not-found.json') });
-      fake.on(C_ACCOUNT, { status: 404, body: fixture('microblog-c/error-not-found.json') });
+      fake.on(replay.MICROBLOG_C.lookup, { status: 404, body: fixture('microblog-c/error-not-found.json') });
+      fake.on(replay.MICROBLOG_C.account(cAccount.id), { status: 404, body: fixture('microblog-c/error-not-found.json') });
     },
   },
   badCursor: {
-    routes: (fake) => void fake.on(C_STATUSES, { status: 400, body: fixture('microblog-c/error-bad-request.json') }),
+    routes: (fake) => void fake.on(replay.MICROBLOG_C.statuses(cAccount.id), { status: 400, body: fixture('microblog-c/error-bad-request.json') }),
     // A well-formed post id that the upstream refuses.
-    query: { handle: 'harborlight', cursor: '107814993046697416' },
+    query: { ...C_QUERY, cursor: '107814993046697416' },
   },
   unavailable: {
     routes: (fake) =>
-      void fake.on(C_STATUSES, { status: 503, body: 'upstream connect error or disconnect/reset before headers', headers: { 'content-type': 'text/plain' } }),
+      void fake.on(replay.MICROBLOG_C.statuses(cAccount.id), { status: 503, body: 'upstream connect error or disconnect/reset before headers', headers: { 'content-type': 'text/plain' } }),
   },
 };
 
 // ---- 6. linkpage (test/unit/linkpage/, test/gateway/linkpage-page.test.ts) ---------------------
 
 const linkpage: Scenario = {
-  routes: (fake) => linkpageRoutes(fake),
-  query: { url: 'https://pillar.io/marisolcooks' },
+  routes: replay.linkpage,
+  query: replay.RECORDED['linkpage-page']!,
   moreSuccesses: [
     { name: 'www., upper case, trailing slash, query', query: { url: 'https://www.pillar.io/MarisolCooks/?utm_source=ig' } },
     {
@@ -187,21 +148,20 @@ const linkpage: Scenario = {
 
 // ---- 8. professional (test/unit/professional/, test/gateway/professional-post.test.ts) ---------
 
-const PRO_POST = '/posts/quayside-robotics_dockwalk-warehouseautomation-activity-7301122334455667788-Qw3R';
-const PRO_ARTICLE = '/pulse/counting-footsteps-not-berths-marguerite-oyelaran-x7k2q';
+const PRO_POST = replay.PROFESSIONAL.post;
 const proUrl = (path: string, host = 'www.linkedin.com') => `https://${host}${path}`;
 const proPage = (path: string, file: string) => (fake: FakeUpstream) => void fake.on(path, { body: fixtureText(`professional/${file}.html`) });
 
 const professional: Scenario = {
-  routes: proPage(PRO_POST, 'post-video'),
-  query: { url: proUrl(PRO_POST) },
+  routes: replay.professional,
+  query: replay.RECORDED['professional-post']!,
   moreSuccesses: [
-    { name: 'article', routes: proPage(PRO_ARTICLE, 'article'), query: { url: proUrl(PRO_ARTICLE, 'fr.linkedin.com') } },
+    { name: 'article', query: { url: proUrl(replay.PROFESSIONAL.article, 'fr.linkedin.com') } },
     { name: 'image post, author without JSON-LD image', routes: proPage(PRO_POST, 'post-image'), query: { url: `${proUrl(PRO_POST)}?utm_source=share` } },
     { name: 'document post', routes: proPage(PRO_POST, 'post-document') },
     { name: 'reshare', routes: proPage(PRO_POST, 'post-reshare') },
   ],
-  notFound: { routes: (fake) => void fake.on(PRO_POST, { status: 404, body: '<!DOCTYPE html><html><body>Page not found</body></html>' }) },
+  notFound: { query: { url: proUrl('/posts/nobody_gone-activity-7301122334455660000-Zz9Z') } },
   unavailable: { routes: (fake) => void fake.on(PRO_POST, { status: 502, body: 'Bad Gateway' }) },
   faults: { pages: [/^\/(posts|pulse)\//] },
 };
@@ -211,24 +171,26 @@ const professional: Scenario = {
 /** Each route answers `reply` through the guest-token check (so a refused token still refreshes). */
 const bRoutes = (replies: Parameters<typeof microblogBRoutes>[1] = {}) => (fake: FakeUpstream) => void microblogBRoutes(fake, replies);
 const bDown: FakeReply = { status: 502, body: 'Bad Gateway' };
+const NOTE_QUERY = replay.RECORDED['microblog-b-note']!;
 
 const microblogBProfile: Scenario = {
-  routes: bRoutes(),
-  query: { handle: '@HarborKite' },
+  routes: replay.microblogB,
+  query: replay.RECORDED['microblog-b-profile']!,
   moreSuccesses: [
-    { name: 'legacy user schema', routes: bRoutes({ UserByScreenName: { body: fixture('microblog-b/user-legacy.json') } }), query: { handle: 'tidewren' } },
-    { name: 'protected account', routes: bRoutes({ UserByScreenName: { body: fixture('microblog-b/user-protected.json') } }), query: { handle: 'https://x.com/quietcove' } },
+    { name: '@handle', query: { handle: '@HarborKite' } },
+    { name: 'legacy user schema', query: { handle: 'tidewren' } },
+    { name: 'protected account', query: { handle: 'https://x.com/quietcove' } },
   ],
   notFound: { routes: bRoutes({ UserByScreenName: { body: fixture('microblog-b/user-suspended.json') } }) },
   unavailable: { routes: bRoutes({ UserByScreenName: bDown }) },
 };
 
 const microblogBUserNotes: Scenario = {
-  routes: bRoutes(),
-  query: { handle: 'harborkite' },
+  routes: replay.microblogB,
+  query: replay.RECORDED['microblog-b-user-notes']!,
   moreSuccesses: [
-    { name: 'trim=true', query: { handle: 'harborkite', trim: 'true' } },
-    { name: 'no notes', routes: bRoutes({ UserTweets: { body: fixture('microblog-b/user-notes-empty.json') } }), query: { handle: 'tidewren' } },
+    { name: 'trim=true', query: { ...replay.RECORDED['microblog-b-user-notes']!, trim: 'true' } },
+    { name: 'no notes', query: { handle: 'tidewren' } },
   ],
   // Unknown by name, and suspended by id (the scraper may know the handle's id from an earlier call).
   notFound: {
@@ -238,13 +200,13 @@ const microblogBUserNotes: Scenario = {
 };
 
 const microblogBNote: Scenario = {
-  routes: bRoutes(),
-  query: { url: 'https://x.com/tidewren/status/2010000000000001000' },
+  routes: replay.microblogB,
+  query: NOTE_QUERY,
   moreSuccesses: [
-    { name: 'trim=true', query: { url: 'https://x.com/tidewren/status/2010000000000001000', trim: 'true' } },
+    { name: 'trim=true', query: { ...NOTE_QUERY, trim: 'true' } },
     { name: 'replies refused by the guest view', routes: bRoutes({ TweetDetail: { body: fixture('microblog-b/error-denied.json') } }) },
-    { name: 'long-form note', routes: bRoutes({ TweetResultByRestId: { body: fixture('microblog-b/note-long-form.json') } }), query: { url: 'https://twitter.com/HarborKite/status/1970000000000000400' } },
-    { name: 'article note', routes: bRoutes({ TweetResultByRestId: { body: fixture('microblog-b/note-article.json') } }), query: { url: 'https://x.com/HarborKite/status/2020000000000002000' } },
+    { name: 'long-form note', query: { url: 'https://twitter.com/HarborKite/status/1970000000000000400' } },
+    { name: 'article note', query: { url: 'https://x.com/HarborKite/status/2020000000000002000' } },
   ],
   // Operation 12 lists no 404 (a deleted note is still 404 by the common rule: test/gateway/microblog-b-note.test.ts).
   unavailable: { routes: bRoutes({ TweetResultByRestId: bDown }) },
@@ -254,43 +216,31 @@ const microblogBNote: Scenario = {
 
 // ---- 7. shortvideo comments (test/gateway/shortvideo-video-comments.test.ts) -------------------
 
-const SV_HOME: FakeReply = { headers: { 'set-cookie': 'ttwid=1%7Cfake; Path=/' }, body: fixtureText('shortvideo/home.html') };
-const SV_COMMENTS = '/api/comment/list/';
-const SV_VIDEO_URL = 'https://www.tiktok.com/@lagos.lens/video/7401122334455667788';
+const SV = replay.SHORTVIDEO;
+const SV_VIDEO_URL = replay.RECORDED['shortvideo-video-comments']!.url!;
 
 const shortvideoComments: Scenario = {
-  routes: (fake) => {
-    fake.on('/', SV_HOME);
-    fake.on(SV_COMMENTS, (req) => ({ headers: { 'set-cookie': 'tt_chain_token=chainABC; Path=/' }, body: fixture(req.query.cursor === '40' ? 'shortvideo/comments-last.json' : 'shortvideo/comments-page1.json') }));
-  },
+  routes: replay.shortvideo,
   query: { url: SV_VIDEO_URL },
   moreSuccesses: [
     { name: 'page 2 (last page)', query: { url: SV_VIDEO_URL, cursor: '40' } },
-    { name: 'comments turned off', routes: (fake) => void fake.on(SV_COMMENTS, { body: fixture('shortvideo/comments-off.json') }), query: { url: 'https://m.tiktok.com/@lagos.lens/photo/7401122334455667788' } },
+    { name: 'comments turned off', routes: (fake) => void fake.on(SV.comments, { body: fixture('shortvideo/comments-off.json') }), query: { url: 'https://m.tiktok.com/@lagos.lens/photo/7401122334455667788' } },
   ],
-  notFound: { routes: (fake) => void fake.on(SV_COMMENTS, { body: fixture('shortvideo/error-item-unavailable.json') }) },
+  notFound: { routes: (fake) => void fake.on(SV.comments, { body: fixture('shortvideo/error-item-unavailable.json') }) },
   badCursor: {
-    routes: (fake) => void fake.on(SV_COMMENTS, { body: { status_code: 10201, status_msg: 'invalid parameter' } }),
+    routes: (fake) => void fake.on(SV.comments, { body: { status_code: 10201, status_msg: 'invalid parameter' } }),
     query: { url: SV_VIDEO_URL, cursor: '99999' },
   },
-  unavailable: { routes: (fake) => void fake.on(SV_COMMENTS, { body: fixture('shortvideo/captcha.json') }) },
+  unavailable: { routes: (fake) => void fake.on(SV.comments, { body: fixture('shortvideo/captcha.json') }) },
   // The home page only primes the cookie jar; the API answers without it.
   faults: { bestEffort: [/^\/$/], pages: [/^\/$/] },
 };
 
 // ---- 13. shortvideo hashtag videos (test/gateway/shortvideo-search-hashtag.test.ts) -------------
 
-const SV_DETAIL = '/api/challenge/detail/';
-const SV_ITEMS = '/api/challenge/item_list/';
-const SV_PAGES: Record<string, string> = { '0': 'shortvideo/hashtag-items-page1.json', '30': 'shortvideo/hashtag-items-page2.json' };
-
 const shortvideoHashtag: Scenario = {
-  routes: (fake) => {
-    fake.on('/', SV_HOME);
-    fake.on(SV_DETAIL, { body: fixture('shortvideo/hashtag-detail.json') });
-    fake.on(SV_ITEMS, (req) => ({ headers: { 'set-cookie': 'tt_chain_token=chainNG; Path=/' }, body: fixture(SV_PAGES[req.query.cursor ?? ''] ?? 'shortvideo/hashtag-items-last.json') }));
-  },
-  query: { hashtag: 'lagossunset' },
+  routes: replay.shortvideo,
+  query: replay.RECORDED['shortvideo-search-hashtag']!,
   moreSuccesses: [
     {
       name: 'page 2 (cursor of page 1)',
@@ -299,30 +249,25 @@ const shortvideoHashtag: Scenario = {
     { name: 'last page', query: { hashtag: 'lagossunset', cursor: encodeHashtagCursor({ hashtag: 'lagossunset', region: 'NG', challengeId: '1600000000000001', offset: 60, seen: new Set() }) } },
     { name: 'another region', query: { hashtag: '#LagosSunset', region: 'gh' } },
   ],
-  notFound: { routes: (fake) => void fake.on(SV_DETAIL, { body: fixture('shortvideo/hashtag-detail-empty.json') }), query: { hashtag: 'nowhere', region: 'KE' } },
+  notFound: { query: { hashtag: 'nowhere', region: 'KE' } },
   badCursor: { query: { hashtag: 'lagossunset', cursor: 'tampered.AAAAAAAAAAAAAAAAAAAAAA' } },
-  unavailable: { routes: (fake) => void fake.on(SV_ITEMS, { body: '' }), query: { hashtag: 'blockedtag' } },
+  unavailable: { routes: (fake) => void fake.on(SV.hashtagVideos, { body: '' }) },
   // The home page only primes the cookie jar; the API answers without it.
   faults: { bestEffort: [/^\/$/], pages: [/^\/$/] },
 };
 
 // ---- 11. shortvideo live status (test/gateway/shortvideo-user-live.test.ts) -----------------------
 
-const SV_LOOKUP = '/api-live/user/room/';
-const SV_ROOM = '/webcast/room/info/';
 const shortvideoLive: Scenario = {
-  routes: (fake) => {
-    fake.on(SV_LOOKUP, { body: fixture('shortvideo/live-user-room-live.json') });
-    fake.on(SV_ROOM, { body: fixture('shortvideo/live-room-info.json') });
-  },
-  query: { handle: 'qlai.plays' },
+  routes: replay.shortvideo,
+  query: replay.RECORDED['shortvideo-user-live']!,
   moreSuccesses: [
-    { name: 'offline, with the last live', routes: (fake) => void fake.on(SV_LOOKUP, { body: fixture('shortvideo/live-user-room-offline.json') }), query: { handle: '@qlai.plays' } },
-    { name: 'never live', routes: (fake) => void fake.on(SV_LOOKUP, { body: fixture('shortvideo/live-user-room-never.json') }), query: { handle: 'https://www.tiktok.com/@quiet.one' } },
-    { name: 'age-restricted room', routes: (fake) => void fake.on(SV_ROOM, { body: fixture('shortvideo/live-room-info-age-restricted.json') }), query: { handle: 'qlai.plays' } },
+    { name: 'offline, with the last live', routes: (fake) => void fake.on(SV.liveLookup, { body: fixture('shortvideo/live-user-room-offline.json') }), query: { handle: '@qlai.plays' } },
+    { name: 'never live', routes: (fake) => void fake.on(SV.liveLookup, { body: fixture('shortvideo/live-user-room-never.json') }), query: { handle: 'https://www.tiktok.com/@quiet.one' } },
+    { name: 'age-restricted room', routes: (fake) => void fake.on(SV.liveRoom, { body: fixture('shortvideo/live-room-info-age-restricted.json') }), query: { handle: 'qlai.plays' } },
   ],
-  notFound: { routes: (fake) => void fake.on(SV_LOOKUP, { body: fixture('shortvideo/live-user-not-found.json') }) },
-  unavailable: { routes: (fake) => void fake.on(SV_LOOKUP, { status: 502, body: 'bad gateway' }) },
+  notFound: { query: { handle: 'nobody.here' } },
+  unavailable: { routes: (fake) => void fake.on(SV.liveLookup, { status: 502, body: 'bad gateway' }) },
   // The home page only primes the cookie jar; the API answers without it.
   faults: { bestEffort: [/^\/$/], pages: [/^\/$/] },
 };
@@ -330,23 +275,16 @@ const shortvideoLive: Scenario = {
 // ---- 5. shortvideo following (test/gateway/shortvideo-user-following.test.ts) --------------------
 
 const SV_PROFILE = '/@zola.travels';
-const SV_USER_DETAIL = '/api/user/detail/';
-const SV_FOLLOWING = '/api/user/list/';
 const shortvideoFollowing: Scenario = {
-  routes: (fake) => {
-    fake.on('/', SV_HOME);
-    fake.on(SV_PROFILE, { body: fixtureText('shortvideo/profile-page.html') });
-    fake.on(SV_USER_DETAIL, { body: fixture('shortvideo/user-detail.json') });
-    fake.on(SV_FOLLOWING, (req) => ({ body: fixture(req.query.minCursor === '1745042188' ? 'shortvideo/following-last.json' : 'shortvideo/following-page1.json') }));
-  },
-  query: { handle: 'zola.travels' },
+  routes: replay.shortvideo,
+  query: replay.RECORDED['shortvideo-user-following']!,
   moreSuccesses: [
     { name: 'page 2 (last page)', query: { handle: '@zola.travels', cursor: '1745042188' } },
     { name: 'by userId', query: { userId: '6799800000000000001' } },
   ],
   notFound: { routes: (fake) => void fake.on(SV_PROFILE, { body: fixtureText('shortvideo/profile-page-hidden-following.html') }) },
-  badCursor: { routes: (fake) => void fake.on(SV_FOLLOWING, { body: { statusCode: 10201, statusMsg: 'invalid parameter' } }), query: { handle: 'zola.travels', cursor: '99' } },
-  unavailable: { routes: (fake) => void fake.on(SV_FOLLOWING, { body: fixture('shortvideo/following-login.json') }) },
+  badCursor: { routes: (fake) => void fake.on(SV.following, { body: { statusCode: 10201, statusMsg: 'invalid parameter' } }), query: { handle: 'zola.travels', cursor: '99' } },
+  unavailable: { routes: (fake) => void fake.on(SV.following, { body: fixture('shortvideo/following-login.json') }) },
   // The home page only primes the jar; the profile page falls back to the user-detail API.
   faults: { bestEffort: [/^\/$/, /^\/@/], pages: [/^\/$/, /^\/@/] },
 };

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { ERROR_STATUS, type ErrorCode } from '../../shared/errors';
-import { bool, int, str, utcDateTime } from '../../shared/scrape/resource';
+import { boolean, integer, string, utcDateTime } from '../../shared/scrape/resource';
 
 /**
  * The envelope and error shapes of the spec ("Response envelope", "Errors") as valibot schemas.
@@ -10,16 +10,16 @@ import { bool, int, str, utcDateTime } from '../../shared/scrape/resource';
 // ---- envelope -----------------------------------------------------------------------------------
 
 const metaLive = v.looseObject({
-  requestId: str,
-  creditsCharged: int,
-  creditsRemaining: int,
+  requestId: string,
+  creditsCharged: integer,
+  creditsRemaining: integer,
   cached: v.literal(false),
   cachedAt: v.optional(v.never('cachedAt is only sent on a cache hit')),
 });
 const metaCached = v.looseObject({
-  requestId: str,
-  creditsCharged: int,
-  creditsRemaining: int,
+  requestId: string,
+  creditsCharged: integer,
+  creditsRemaining: integer,
   cached: v.literal(true),
   cachedAt: utcDateTime,
 });
@@ -33,15 +33,15 @@ export function successSchema<T extends v.GenericSchema>(data: T) {
 }
 
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
-const detail = v.looseObject({ path: str, message: str });
+const detail = v.looseObject({ path: string, message: string });
 const otherCodes = ERROR_CODES.filter((c) => c !== 'VALIDATION_ERROR') as [ErrorCode, ...ErrorCode[]];
 export const errorSchema = v.looseObject({
   error: v.variant('code', [
-    v.looseObject({ code: v.literal('VALIDATION_ERROR'), message: str, requestId: str, details: v.array(detail) }),
+    v.looseObject({ code: v.literal('VALIDATION_ERROR'), message: string, requestId: string, details: v.array(detail) }),
     v.looseObject({
       code: v.picklist(otherCodes),
-      message: str,
-      requestId: str,
+      message: string,
+      requestId: string,
       details: v.optional(v.never('details is only sent with VALIDATION_ERROR')),
     }),
   ]),

@@ -3,9 +3,9 @@ import { config } from '../../shared/config';
 import { balance, ledger } from '../../shared/credits';
 import { db } from '../../shared/db/client';
 import { credentialKey } from '../../shared/db/tables';
-import { fixture } from '../support/fake-upstream';
+import { fixture } from '../../dev/upstream/fake';
 import { startHarness, type Harness } from '../support/harness';
-import { LINKPAGE_GRAPHQL, LINKPAGE_SHELL, graphqlOperation, linkpageRoutes } from '../support/linkpage-upstream';
+import { LINKPAGE_GRAPHQL, LINKPAGE_SHELL, graphqlOperation, linkpageRoutes } from '../../dev/upstream/linkpage';
 
 /**
  * Operation 6 through the local gateway: every status it lists (200, 401, 402, 404, 422, 429, 503),

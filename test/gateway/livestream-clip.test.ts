@@ -1,5 +1,5 @@
 import { balance, ledger } from '../../shared/credits';
-import { fixture, fixtureText } from '../support/fake-upstream';
+import { fixture, fixtureText } from '../../dev/upstream/fake';
 import { type Harness, withGateway } from '../support/harness';
 import { expect503, upstreamFailures } from '../support/upstream-failures';
 

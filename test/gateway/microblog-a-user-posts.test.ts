@@ -1,6 +1,6 @@
 import { balance, ledger } from '../../shared/credits';
 import type { ErrorCode } from '../../shared/errors';
-import { fixture, type FakeReply } from '../support/fake-upstream';
+import { fixture, type FakeReply } from '../../dev/upstream/fake';
 import { type Harness, withGateway } from '../support/harness';
 import { expect503 } from '../support/upstream-failures';
 

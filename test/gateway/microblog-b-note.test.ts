@@ -1,7 +1,7 @@
 import { balance } from '../../shared/credits';
-import { fixture } from '../support/fake-upstream';
+import { fixture } from '../../dev/upstream/fake';
 import { type Harness, withGateway } from '../support/harness';
-import { ACTIVATE, coldMicroblogB, gqlPath, microblogBRoutes, upstreamFailures, type FakeGuestTokens } from '../support/microblog-b-upstream';
+import { ACTIVATE, coldMicroblogB, gqlPath, microblogBRoutes, upstreamFailures, type FakeGuestTokens } from '../../dev/upstream/microblog-b';
 
 /**
  * Operation 12 through the local gateway: every listed status (200, 401, 402, 422, 429, 503), and the

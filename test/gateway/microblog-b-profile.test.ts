@@ -1,7 +1,7 @@
 import { balance } from '../../shared/credits';
-import { fixture } from '../support/fake-upstream';
+import { fixture } from '../../dev/upstream/fake';
 import { type Harness, withGateway } from '../support/harness';
-import { ACTIVATE, coldMicroblogB, gqlPath, microblogBRoutes, upstreamFailures, type FakeGuestTokens } from '../support/microblog-b-upstream';
+import { ACTIVATE, coldMicroblogB, gqlPath, microblogBRoutes, upstreamFailures, type FakeGuestTokens } from '../../dev/upstream/microblog-b';
 
 /** Operation 3 through the local gateway: every listed status, charges only on success, nothing cached on error. */
 const PATH = '/v1/microblog-b/profile';

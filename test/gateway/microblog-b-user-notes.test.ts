@@ -1,7 +1,7 @@
 import { balance } from '../../shared/credits';
-import { fixture } from '../support/fake-upstream';
+import { fixture } from '../../dev/upstream/fake';
 import { type Harness, withGateway } from '../support/harness';
-import { coldMicroblogB, gqlPath, microblogBRoutes, upstreamFailures, type FakeGuestTokens } from '../support/microblog-b-upstream';
+import { coldMicroblogB, gqlPath, microblogBRoutes, upstreamFailures, type FakeGuestTokens } from '../../dev/upstream/microblog-b';
 
 /** Operation 10 through the local gateway: every listed status, trim in the cache key, charges only on success. */
 const PATH = '/v1/microblog-b/user-notes';

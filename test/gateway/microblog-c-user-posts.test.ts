@@ -1,6 +1,6 @@
 import { balance, ledger } from '../../shared/credits';
-import { knownUsernames } from '../../shared/platforms/microblog-c/scrape';
-import { fixture, fixtureText, type FakeReply } from '../support/fake-upstream';
+import { startCold } from '../../shared/scrape/warm';
+import { fixture, fixtureText, type FakeReply } from '../../dev/upstream/fake';
 import { type Harness, withGateway } from '../support/harness';
 import { expect503, upstreamFailures } from '../support/upstream-failures';
 
@@ -23,7 +23,7 @@ withGateway(100, (g) => void ({ h, key, teamId } = g));
 beforeEach(() => {
   h.fake.reset();
   // The gateway runs the handlers in this process: start every test from a cold container.
-  knownUsernames.clear();
+  startCold('microblog-c');
 });
 
 function publicAccountRoutes() {

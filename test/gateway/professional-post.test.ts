@@ -1,6 +1,6 @@
 import { balance, ledger } from '../../shared/credits';
 import { SIGN_IN_MESSAGE } from '../../shared/platforms/professional/site';
-import { fixtureText } from '../support/fake-upstream';
+import { fixtureText } from '../../dev/upstream/fake';
 import { startHarness, type Harness } from '../support/harness';
 
 /**

@@ -1,8 +1,10 @@
 import { balance } from '../../shared/credits';
-import { newSession } from '../../shared/platforms/shortvideo/client';
+import { logger } from '../../shared/log';
+import { session } from '../../shared/platforms/shortvideo/client';
 import { encodeHashtagCursor, fingerprint } from '../../shared/platforms/shortvideo/cursor';
-import { forgetHashtags } from '../../shared/platforms/shortvideo/scrape';
-import { fixture, fixtureText, type FakeReply, type RecordedRequest } from '../support/fake-upstream';
+import { ScrapeContext } from '../../shared/scrape/http';
+import { startCold } from '../../shared/scrape/warm';
+import { fixture, fixtureText, type FakeReply, type RecordedRequest } from '../../dev/upstream/fake';
 import { type Harness, withGateway } from '../support/harness';
 
 /**
@@ -21,7 +23,7 @@ let teamId: string;
 withGateway(100, (g) => void ({ h, key, teamId } = g));
 beforeEach(() => {
   h.fake.reset();
-  forgetHashtags();
+  startCold('shortvideo');
   h.fake.on('/', HOME);
   h.fake.on(DETAIL, { body: fixture('shortvideo/hashtag-detail.json') });
   h.fake.on(ITEMS, (req) => ({ headers: { 'set-cookie': 'tt_chain_token=chain-ng; Path=/' }, body: fixture(PAGES[req.query.cursor ?? ''] ?? 'shortvideo/hashtag-items-last.json') }));
@@ -32,7 +34,6 @@ const ids = (res: { body: { data: { videos: { id: string }[] } } }) => res.body.
 
 describe('200', () => {
   test('page 1: the hashtag with exact counts, region names, media headers, videos; detail then list (2 round trips)', async () => {
-    newSession();
     const before = await balance(teamId);
     const res = await h.call(PATH, { hashtag: '#LagosSunset' }, { key });
     expect(res.status).toBe(200);
@@ -69,6 +70,7 @@ describe('200', () => {
 
   test('a cold function on a later page asks for the detail and the list at once (1 round trip)', async () => {
     const cursor = encodeHashtagCursor({ hashtag: 'lagossunset', region: 'NG', challengeId: '1600000000000001', offset: 30, seen: new Set(['7500000000000000002'].map(fingerprint)) });
+    await session.prime(ScrapeContext.withBudget(5000), logger); // a warm session that never saw this hashtag
     h.fake.delayMs = 150;
     const started = Date.now();
     const res = await h.call(PATH, { hashtag: 'lagossunset', cursor }, { key });

@@ -1,6 +1,6 @@
 import { balance } from '../../shared/credits';
-import { newSession } from '../../shared/platforms/shortvideo/client';
-import { fixture, fixtureText, type FakeReply } from '../support/fake-upstream';
+import { startCold } from '../../shared/scrape/warm';
+import { fixture, fixtureText, type FakeReply } from '../../dev/upstream/fake';
 import { type Harness, withGateway } from '../support/harness';
 
 /**
@@ -28,7 +28,7 @@ const apiPaths = () => h.fake.requests.map((r) => r.path).filter((p) => p !== '/
 
 describe('200', () => {
   test('by handle: the profile from the page, then the list (2 round trips); exact stats; platformSeller', async () => {
-    newSession();
+    startCold('shortvideo');
     const before = await balance(teamId);
     const res = await h.call(PATH, { handle: 'https://www.tiktok.com/@Zola.Travels' }, { key });
     expect(res.status).toBe(200);

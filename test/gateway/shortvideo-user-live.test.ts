@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { balance } from '../../shared/credits';
 import { LiveData } from '../../shared/platforms/shortvideo/resources';
-import { forgetLiveRooms } from '../../shared/platforms/shortvideo/scrape';
-import { fixture, type FakeReply } from '../support/fake-upstream';
+import { startCold } from '../../shared/scrape/warm';
+import { fixture, type FakeReply } from '../../dev/upstream/fake';
 import { type Harness, withGateway } from '../support/harness';
 
 /**
@@ -19,7 +19,7 @@ let teamId: string;
 withGateway(100, (g) => void ({ h, key, teamId } = g));
 beforeEach(() => {
   h.fake.reset();
-  forgetLiveRooms();
+  startCold('shortvideo');
   h.fake.on(LOOKUP, { body: fixture('shortvideo/live-user-room-live.json') });
   h.fake.on(INFO, { body: fixture('shortvideo/live-room-info.json') });
 });

@@ -1,6 +1,6 @@
 import { balance } from '../../shared/credits';
-import { newSession } from '../../shared/platforms/shortvideo/client';
-import { fixture, fixtureText, type FakeReply } from '../support/fake-upstream';
+import { startCold } from '../../shared/scrape/warm';
+import { fixture, fixtureText, type FakeReply } from '../../dev/upstream/fake';
 import { type Harness, withGateway } from '../support/harness';
 
 /**
@@ -27,7 +27,7 @@ const listOnly = () => h.fake.requests.filter((r) => r.path === LIST);
 
 describe('200', () => {
   test('page 1: mapped comments, the video, total, cursor; primes the jar once, then 1 round trip per page', async () => {
-    newSession();
+    startCold('shortvideo');
     h.fake.on(LIST, { headers: CHAIN, body: fixture('shortvideo/comments-page1.json') });
     const before = await balance(teamId);
     const res = await h.call(PATH, { url: URL_ }, { key });

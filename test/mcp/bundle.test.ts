@@ -8,7 +8,7 @@ import { envName } from '../../shared/config';
 import { ensureTables } from '../../dev/tables';
 import { handlerFile, routedOperations } from '../../shared/operations';
 import { scenarios } from '../contract/scenarios';
-import { FakeUpstream } from '../support/fake-upstream';
+import { FakeUpstream } from '../../dev/upstream/fake';
 
 /**
  * functions/mcp.ts and functions/llms.ts as Lambda runs them: bundled with the stack's esbuild

@@ -3,8 +3,8 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import { addCredits, balance, ledger } from '../../shared/credits';
 import { GATEWAY_MESSAGES } from '../../shared/errors';
 import { routedOperations } from '../../shared/operations';
-import { parameters } from '../../shared/parameters';
-import { fixture } from '../support/fake-upstream';
+import { parameters } from '../../shared/parameter-schema';
+import { fixture } from '../../dev/upstream/fake';
 import { scenarios } from '../contract/scenarios';
 import { type Harness, startHarness, withGateway } from '../support/harness';
 import { LogCapture } from '../support/logs';

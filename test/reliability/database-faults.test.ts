@@ -5,6 +5,7 @@ import { brotliCompressSync } from 'node:zlib';
 import { freePort } from '../../dev/dynamo';
 import { config } from '../../shared/config';
 import { balance, ledger } from '../../shared/credits';
+import { usage } from '../../shared/usage';
 import { db, rawDb } from '../../shared/db/client';
 import { startBlackhole, type Blackhole } from '../support/blackhole';
 import { startHarness, type Harness } from '../support/harness';
@@ -25,7 +26,7 @@ process.env.DYNAMODB_CONNECT_TIMEOUT_MS = '300';
 
 type Step = 'key lookup' | 'key touch' | 'cache read' | 'reservation' | 'settle' | 'refund';
 /** timeout: the connection never opens; no answer: it opens, the request is sent, nothing comes back. */
-type Fault = 'ProvisionedThroughputExceededException' | 'ThrottlingException' | 'timeout' | 'no answer' | 'connection refused' | 'endpoint answers 503' | 'answer lost after the write';
+type Fault = 'ProvisionedThroughputExceededException' | 'ThrottlingException' | 'timeout' | 'no answer' | 'connection refused' | 'endpoint answers 503' | 'answer lost after the write' | 'transaction conflict';
 
 interface Marshalled {
   TableName?: string;
@@ -47,7 +48,7 @@ function isStep(step: Step, command: string, input: Marshalled): boolean {
     case 'reservation':
       return command === 'UpdateItemCommand' && /credits >= :cost/.test(input.ConditionExpression ?? '');
     case 'settle':
-      return command === 'BatchWriteItemCommand';
+      return command === 'TransactWriteItemsCommand' && JSON.stringify(input.TransactItems ?? []).includes('"LEDGER#');
     case 'refund':
       return command === 'TransactWriteItemsCommand' && /credits \+ :cost/.test(JSON.stringify(input.TransactItems ?? []));
   }
@@ -73,7 +74,10 @@ const TYPE: Partial<Record<Fault, [number, string]>> = {
   ProvisionedThroughputExceededException: [400, 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException'],
   ThrottlingException: [400, 'com.amazon.coral.availability#ThrottlingException'],
   'endpoint answers 503': [503, 'com.amazon.coral.availability#ServiceUnavailableException'],
+  // What DynamoDB answers a transaction that touches an item another transaction is writing.
+  'transaction conflict': [400, 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException'],
 };
+const CONFLICT_REASONS = [{ Code: 'None' }, { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }, { Code: 'None' }];
 
 const OPS = liveOps();
 let h: Harness;
@@ -88,7 +92,7 @@ beforeAll(async () => {
     req.on('end', () => {
       const [status, type] = TYPE[faultMode] ?? [500, 'com.amazonaws.dynamodb.v20120810#InternalServerError'];
       res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'FAULT' });
-      res.end(JSON.stringify({ __type: type, message: `injected ${faultMode}` }));
+      res.end(JSON.stringify({ __type: type, message: `injected ${faultMode}`, ...(faultMode === 'transaction conflict' ? { CancellationReasons: CONFLICT_REASONS } : {}) }));
     });
   });
   await new Promise<void>((r) => faultServer.listen(0, '127.0.0.1', r));
@@ -176,19 +180,36 @@ test.each(cases)('%s (%#)', async (_name, step, fault, live) => {
     expect(res.body.error.requestId).toEqual(expect.any(String));
     expect(await cachedItem(live.op, live.scenario.query)).toBeUndefined();
   }
-  // No credit lost, none created: the balance dropped by what was delivered, and the ledger agrees.
+  // No credit lost, none created: the balance dropped by what was delivered, and the ledger and the
+  // day's usage count agree (a settle that failed left no count behind).
   expect(await balance(teamId)).toBe(before - delivered);
   expect((await ledger(teamId)).length).toBe(delivered);
+  expect((await usage(teamId, 1)).totals).toMatchObject({ live: delivered, credits: delivered });
+});
+
+/** A delivered live answer of a team that had 50 credits: charged, recorded, counted and cached exactly once. */
+async function expectSettledOnce(res: Awaited<ReturnType<typeof faultyCall>>['res'], teamId: string, live: LiveOp) {
+  expect(res.status).toBe(200);
+  expect(res.body.meta).toMatchObject({ creditsCharged: 1, cached: false });
+  expect(await balance(teamId)).toBe(49);
+  expect(await ledger(teamId)).toHaveLength(1);
+  expect((await usage(teamId, 1)).totals).toMatchObject({ live: 1, credits: 1 });
+  expect(await cachedItem(live.op, live.scenario.query)).toBeDefined();
+}
+
+test.each(OPS.map((l) => [l.op.id, l] as const))('%s: a settle that meets another transaction twice (DynamoDB cancels it) is tried again: charged and counted once', async (_id, live) => {
+  const { key, teamId } = await h.team(50);
+  const { res, hits: faulted } = await faultyCall(live, 'settle', 'transaction conflict', key, [], 2);
+  expect(faulted).toBe(2);
+  await expectSettledOnce(res, teamId, live);
 });
 
 test.each(OPS.map((l) => [l.op.id, l] as const))('%s: a settle whose write landed but whose answer was lost is charged once, not given back', async (_id, live) => {
   const { key, teamId } = await h.team(50);
   const { res, hits: faulted } = await faultyCall(live, 'settle', 'answer lost after the write', key);
   expect(faulted).toBeGreaterThan(0);
-  expect(res.status).toBe(200);
-  expect(res.body.meta).toMatchObject({ creditsCharged: 1, cached: false });
-  expect(await balance(teamId)).toBe(49);
-  expect(await ledger(teamId)).toHaveLength(1);
+  // Sent again by the SDK after the lost answer, the write was refused on its ledger record: counted once.
+  await expectSettledOnce(res, teamId, live);
 });
 
 test.each(OPS.map((l) => [l.op.id, l] as const))('%s: settle fails and the refund is throttled twice: the credit still comes back', async (_id, live) => {

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { operations, routedOperations, type Operation } from '../../shared/operations';
-import { FakeUpstream, type FakeReply } from '../support/fake-upstream';
+import { FakeUpstream, type FakeReply } from '../../dev/upstream/fake';
 import { startHarness, type Harness } from '../support/harness';
 import { NetGuard, portOf } from '../support/net-guard';
 import { liveOps } from './table';

@@ -1,7 +1,7 @@
 import { balance, ledger } from '../../shared/credits';
 import { envName } from '../../shared/config';
 import { startBlackhole, type Blackhole } from '../support/blackhole';
-import { FakeUpstream, fixtureText, type FakeReply } from '../support/fake-upstream';
+import { FakeUpstream, fixtureText, type FakeReply } from '../../dev/upstream/fake';
 import type { Operation } from '../../shared/operations';
 import { startHarness, type CallResult, type Harness } from '../support/harness';
 import { LogCapture } from '../support/logs';

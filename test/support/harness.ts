@@ -1,15 +1,14 @@
-import { createKey } from '../../shared/auth/keys';
-import { envName } from '../../shared/config';
-import { createTeam } from '../../shared/credits';
-import { ensureTables } from '../../dev/tables';
-import { startGateway, type Gateway, type GatewayOptions } from '../../dev/gateway';
-import { operations } from '../../shared/operations';
-import { FakeUpstream } from './fake-upstream';
+import type { Gateway, GatewayOptions } from '../../dev/gateway';
+import { startLocalStack } from '../../dev/stack';
+import { teamWithKey } from '../../dev/teams';
+import type { FakeUpstream } from '../../dev/upstream/fake';
 import { openApiMismatch } from './openapi-check';
 
 /**
- * Everything an integration test needs: this file's tables in DynamoDB Local, a fake upstream
- * standing in for every platform, and the local gateway serving the real handlers.
+ * Everything an integration test needs: the local stack (dev/stack.ts) on the DynamoDB Local of the
+ * run (DYNAMODB_ENDPOINT, with this file's tables: per-file-env.ts), a fake upstream standing in for
+ * every platform (the test adds its routes, or the replay's), and the local gateway serving the real
+ * handlers.
  */
 export interface CallResult {
   status: number;
@@ -27,45 +26,37 @@ export interface Harness {
 }
 
 export async function startHarness(gatewayOptions: GatewayOptions = {}): Promise<Harness> {
-  await ensureTables();
-  const fake = new FakeUpstream();
-  await fake.start();
-  for (const op of operations) process.env[`UPSTREAM_${envName(op.platform)}_URL`] = fake.url;
-  const gateway = await startGateway(gatewayOptions);
-
+  const stack = await startLocalStack({ upstream: 'fake', gateway: gatewayOptions });
+  const { gateway } = stack;
   return {
-    fake,
+    fake: stack.upstream!,
     gateway,
-    async team(credits = 100) {
-      const team = await createTeam(`team-${Math.random().toString(36).slice(2, 8)}`, credits, { usageKey: `usage-${Math.random().toString(36).slice(2)}` });
-      const { secret, record } = await createKey(team.teamId, 'test', team.usageKey);
-      return { teamId: team.teamId, key: secret, keyId: record.keyId };
-    },
-    async call(path, query = {}, opts = {}) {
-      const u = new URL(gateway.url + path);
-      for (const [k, v] of Object.entries(query)) {
-        for (const one of Array.isArray(v) ? v : [v]) u.searchParams.append(k, one);
-      }
-      const headers: Record<string, string> = { ...(opts.key ? { 'x-api-key': opts.key } : {}), ...(opts.headers ?? {}) };
-      const res = await fetch(u, { headers });
-      const textBody = await res.text();
-      let body: unknown = textBody;
-      try {
-        body = JSON.parse(textBody);
-      } catch {
-        /* leave as text */
-      }
-      const headersOut: Record<string, string> = {};
-      res.headers.forEach((value, name) => (headersOut[name] = value));
-      const mismatch = opts.skipOpenApiCheck ? null : openApiMismatch(u.pathname, res.status, headersOut, body);
-      if (mismatch) throw new Error(mismatch);
-      return { status: res.status, headers: headersOut, body };
-    },
-    async stop() {
-      await gateway.stop();
-      await fake.stop();
-    },
+    team: (credits = 100) => teamWithKey(`team-${Math.random().toString(36).slice(2, 8)}`, credits, 'test'),
+    call: (path, query = {}, opts = {}) => callGateway(gateway.url, path, query, opts),
+    stop: () => stack.stop(),
   };
+}
+
+/** A GET through the gateway with the test's key; the answer's body parsed when it is JSON. */
+export async function callGateway(base: string, path: string, query: Record<string, string | string[]>, opts: Parameters<Harness['call']>[2] = {}): Promise<CallResult> {
+  const u = new URL(base + path);
+  for (const [k, v] of Object.entries(query)) {
+    for (const one of Array.isArray(v) ? v : [v]) u.searchParams.append(k, one);
+  }
+  const headers: Record<string, string> = { ...(opts.key ? { 'x-api-key': opts.key } : {}), ...(opts.headers ?? {}) };
+  const res = await fetch(u, { headers });
+  const textBody = await res.text();
+  let body: unknown = textBody;
+  try {
+    body = JSON.parse(textBody);
+  } catch {
+    /* leave as text */
+  }
+  const headersOut: Record<string, string> = {};
+  res.headers.forEach((value, name) => (headersOut[name] = value));
+  const mismatch = opts.skipOpenApiCheck ? null : openApiMismatch(u.pathname, res.status, headersOut, body);
+  if (mismatch) throw new Error(mismatch);
+  return { status: res.status, headers: headersOut, body };
 }
 
 /**

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { OPENAPI_FILE } from '../../scripts/openapi';
+import { OPENAPI_ROUTE } from '../../shared/openapi';
 
 /**
  * Every response the gateway tests produce is checked against docs/openapi.json (the committed,
@@ -9,7 +10,6 @@ import addFormats from 'ajv-formats';
  * document promises (x-request-id; Retry-After on 429 and 503). So the document cannot drift from
  * what the service does. A status the document does not list for the operation is itself a failure.
  */
-const DOC_PATH = path.join(__dirname, '..', '..', 'docs', 'openapi.json');
 type Doc = { paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> } | undefined>> };
 
 let ajv: Ajv2020 | undefined;
@@ -17,7 +17,7 @@ let doc: Doc | undefined;
 
 function load() {
   if (ajv && doc) return { ajv, doc };
-  doc = JSON.parse(readFileSync(DOC_PATH, 'utf8')) as Doc;
+  doc = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as Doc;
   ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   ajv.addSchema(doc as object, 'openapi');
@@ -36,7 +36,7 @@ export function openApiMismatch(pathname: string, status: number, headers: Recor
   for (const name of Object.keys(response.headers ?? {})) {
     if (headers[name.toLowerCase()] === undefined) return `${pathname} ${status}: header ${name} missing`;
   }
-  if (pathname === '/v1/openapi.json') return null;
+  if (pathname === OPENAPI_ROUTE) return null;
   const validate = ajv.getSchema(`openapi#/${pointer('paths', pathname, method, 'responses', String(status), 'content', 'application/json', 'schema')}`);
   if (!validate) return `${pathname} ${status}: no schema in docs/openapi.json`;
   if (validate(body)) return null;

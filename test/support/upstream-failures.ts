@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../../shared/errors';
-import type { FakeReply } from './fake-upstream';
+import type { FakeReply } from '../../dev/upstream/fake';
 import type { CallResult } from './harness';
 
 /**

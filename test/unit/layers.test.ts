@@ -4,7 +4,9 @@ import path from 'node:path';
 /**
  * The layers read straight down (README, "How it works"): functions -> shared/pipeline ->
  * shared/operations -> shared/platforms/* -> shared/scrape, over the base modules; and nothing Lambda
- * runs imports what only runs locally (dev/, scripts/, test/, infra/, client/, mcp/).
+ * runs imports what only runs locally (dev/, scripts/, test/, infra/, client/, mcp/). Locally too:
+ * tests use the scripts and the local stack, never the other way round (scripts -> dev -> shared),
+ * and the MCP server is a client of the API, not of the build scripts.
  */
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -44,4 +46,25 @@ test('platforms import neither the table nor the pipeline, nor each other', () =
 
 test('the table does not import the pipeline', () => {
   expect(importsOf(path.join(ROOT, 'shared/operations.ts')).filter((i) => within(i, 'shared/pipeline'))).toEqual([]);
+});
+
+test('the scraping core has no import circle, not even a type-only one', () => {
+  const dir = path.join(ROOT, 'shared/scrape');
+  const graph = new Map(files(dir).map((f) => [path.relative(ROOT, f).replace(/\.ts$/, ''), importsOf(f).filter((i) => within(i, 'shared/scrape'))]));
+  const circles: string[] = [];
+  const visit = (node: string, trail: string[]) => {
+    if (trail.includes(node)) return void circles.push([...trail.slice(trail.indexOf(node)), node].join(' -> '));
+    for (const next of graph.get(node) ?? []) visit(next, [...trail, node]);
+  };
+  for (const node of graph.keys()) visit(node, []);
+  expect(circles).toEqual([]);
+});
+
+test('scripts and the local stack never import the tests', () => {
+  expect(violations('scripts', ['test'])).toEqual([]);
+  expect(violations('dev', ['test', 'scripts'])).toEqual([]);
+});
+
+test('the MCP server never imports the scripts', () => {
+  expect(violations('mcp', ['scripts'])).toEqual([]);
 });

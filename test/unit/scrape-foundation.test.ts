@@ -6,7 +6,7 @@ import { isChallengePage, looksLikeHtml, upstreamRetryAfter } from '../../shared
 import { htmlToText, jsonLd, metaContent, parseDocument, scriptJson } from '../../shared/scrape/html';
 import { ScrapeContext, upstreamClient } from '../../shared/scrape/http';
 import { count, get, int, isoDate, list, str, url } from '../../shared/scrape/map';
-import { FakeUpstream } from '../support/fake-upstream';
+import { FakeUpstream } from '../../dev/upstream/fake';
 
 describe('mapping helpers', () => {
   test('get never throws on wrong types', () => {

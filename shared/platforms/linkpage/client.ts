@@ -1,10 +1,10 @@
 import { extractionFailed } from '../../errors';
 import type { Log } from '../../log';
-import { type AnswerRules, type ParsedAnswer, classify, parseAnswer } from '../../scrape/answers';
+import type { AnswerRules, Signal } from '../../scrape/answers';
 import { SharedCredential } from '../../scrape/credentials';
 import { type ScrapeContext, upstreamClient } from '../../scrape/http';
 import { get, str } from '../../scrape/map';
-import { isPlatformHost } from '../../scrape/upstream';
+import { isPlatformHost, sameOriginApiHeaders } from '../../scrape/upstream';
 import { APP_SHELL_PATH, UPSTREAM, WEB_ORIGIN } from './site';
 
 /**
@@ -63,40 +63,38 @@ async function obtainAccess(ctx: ScrapeContext, log: Log): Promise<GraphqlAccess
 /** Shared by every container: one obtain per 6 h, or per refusal. */
 export const GRAPHQL_ACCESS = new SharedCredential<GraphqlAccess>({ name: 'linkpage#graphql-access', ttlMs: 6 * 3600_000, obtain: obtainAccess });
 
-const tokenRefused = (a: ParsedAnswer) =>
-  a.status === 401 || a.code === 'invalid-jwt' || a.code === 'invalid-headers' || /\bJWT\b|JWSError/i.test(String(a.message ?? ''));
+/** The endpoint refused the token: HTTP 401, or a JWT error in a GraphQL answer. */
+const TOKEN_REFUSED: Signal[] = [{ status: 401 }, { code: ['invalid-jwt', 'invalid-headers'] }, { message: /\bJWT\b|JWSError/i }];
 
 /** One GraphQL query: its `data`, with the token replaced once if the endpoint refuses it. */
 export async function graphql(ctx: ScrapeContext, log: Log, what: string, referer: string, query: string, variables: Record<string, unknown>): Promise<Record<string, unknown>> {
   let access = await GRAPHQL_ACCESS.get(ctx, log);
-  for (let attempt = 0; ; attempt++) {
-    const raw = await api.request(ctx, access.endpoint, {
-      method: 'POST',
-      json: { query, variables },
-      headers: {
-        accept: 'application/json',
-        authorization: `Bearer ${access.token}`,
-        origin: WEB_ORIGIN,
-        referer,
-        'sec-fetch-dest': 'empty',
-        'sec-fetch-mode': 'cors',
-        'sec-fetch-site': 'same-site',
+  // The endpoint is on a sibling host of the page (or a hosted one): a same-site call.
+  const headers = () => ({ ...sameOriginApiHeaders(WEB_ORIGIN, referer, 'same-site'), accept: 'application/json', authorization: `Bearer ${access.token}` });
+  const a = await api.answer(ctx, access.endpoint, {
+    method: 'POST',
+    json: { query, variables },
+    headers: headers(),
+    what,
+    repairs: [
+      {
+        kind: 'GraphQL token',
+        when: TOKEN_REFUSED,
+        async mend(refused, retry) {
+          log.warn('linkpage GraphQL token refused; reading a new one', { status: refused.status, code: refused.code });
+          access = await GRAPHQL_ACCESS.replace(ctx, log, access);
+          retry.url = access.endpoint;
+          retry.opts.headers = headers();
+          return 'retry';
+        },
       },
-    });
-    const a = parseAnswer(RULES, raw);
-    if (tokenRefused(a) && attempt === 0) {
-      log.warn('linkpage GraphQL token refused; reading a new one', { status: a.status, code: a.code });
-      access = await GRAPHQL_ACCESS.replace(ctx, log, access);
-      continue;
-    }
-    const err = classify(RULES, a, { what });
-    if (err) throw err;
-    const errors = get(a.data, 'errors');
-    if (Array.isArray(errors) && errors.length > 0) throw extractionFailed(`linkpage ${what}: GraphQL errors: ${a.code ?? ''} ${String(a.message ?? '').slice(0, 200)}`);
-    const data = get(a.data, 'data');
-    if (!data || typeof data !== 'object' || Array.isArray(data)) throw extractionFailed(`linkpage ${what}: an answer without data`);
-    return data as Record<string, unknown>;
-  }
+    ],
+  });
+  const errors = get(a.data, 'errors');
+  if (Array.isArray(errors) && errors.length > 0) throw extractionFailed(`linkpage ${what}: GraphQL errors: ${a.code ?? ''} ${String(a.message ?? '').slice(0, 200)}`);
+  const data = get(a.data, 'data');
+  if (!data || typeof data !== 'object' || Array.isArray(data)) throw extractionFailed(`linkpage ${what}: an answer without data`);
+  return data as Record<string, unknown>;
 }
 
 /** `_ilike` without wildcards: the username itself, case-insensitively. */

@@ -13,10 +13,7 @@ import { WEB_ORIGIN } from './site';
  * username this container resolved before goes straight to the page (1), as long as the page read
  * still answers to that name. The first request of all also reads the token (app shell + bundle).
  */
-const influencerIds = new RememberedIds();
-
-/** Tests and the bench start from a cold container. */
-export const forgetResolvedNames = () => influencerIds.clear();
+const influencerIds = new RememberedIds('linkpage');
 
 export const scrapePage: Scraper<{ url: string }, PageData> = async ({ url: username }, ctx, log) => {
   const referer = `${WEB_ORIGIN}/${username}`;

@@ -22,9 +22,7 @@ export const UPSTREAM: PlatformUpstream = {
     // Hasura Cloud, in case the bundle names a hosted endpoint (unconfirmed until a live run).
     '.hasura.app',
   ],
-  headers: {
-    'accept-language': 'en-US,en;q=0.9',
-  },
+  headers: {},
 };
 
 /** A page of the app that loads the vendors bundle (the marketing home page does not). */

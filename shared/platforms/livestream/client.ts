@@ -3,7 +3,7 @@ import type { Log } from '../../log';
 import type { AnswerRules } from '../../scrape/answers';
 import { type ScrapeContext, upstreamClient } from '../../scrape/http';
 import { get, isObject, str } from '../../scrape/map';
-import { UPSTREAM, WEB_ORIGIN } from './site';
+import { UPSTREAM } from './site';
 
 /**
  * livestream upstream calls for a clip:
@@ -33,12 +33,11 @@ function clipOf(data: unknown): RawClip | null {
   return isObject(clip) && typeof clip.id === 'string' && clip.id !== '' ? clip : null;
 }
 
-/** The raw upstream clip object (the Referer is the site: the clip id alone identifies the clip). */
+/** The raw upstream clip object. */
 export async function fetchClip(ctx: ScrapeContext, clipId: string, log: Log): Promise<RawClip> {
-  const headers = { referer: `${WEB_ORIGIN}/` };
   const id = encodeURIComponent(clipId);
   const ask = (path: string) =>
-    api.answer(ctx, path, { headers, what: `clip ${clipId}` }).then(
+    api.answer(ctx, path, { what: `clip ${clipId}` }).then(
       (a) => clipOf(a.data) ?? `${a.status} without a clip`,
       (err: unknown) => {
         // Unknown answers (a 400, an empty 404) get a second chance on the play endpoint.

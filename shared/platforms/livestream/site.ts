@@ -1,4 +1,4 @@
-import { type PlatformUpstream } from '../../scrape/upstream';
+import { type PlatformUpstream, sameOriginApiHeaders } from '../../scrape/upstream';
 import { parseHostUrl, parsedBy } from '../../validation';
 
 /**
@@ -12,14 +12,8 @@ export const UPSTREAM: PlatformUpstream = {
   platform: 'livestream',
   defaultBaseUrl: WEB_ORIGIN,
   hosts: ['kick.com', '.kick.com'],
-  headers: {
-    accept: 'application/json',
-    'accept-language': 'en-US',
-    origin: WEB_ORIGIN,
-    'sec-fetch-dest': 'empty',
-    'sec-fetch-mode': 'cors',
-    'sec-fetch-site': 'same-origin',
-  },
+  // The Referer is the site: the clip id alone identifies the clip.
+  headers: { ...sameOriginApiHeaders(WEB_ORIGIN), accept: 'application/json', 'accept-language': 'en-US' },
 };
 
 export const clipPageUrl = (channelSlug: string, clipId: string) => `${WEB_ORIGIN}/${channelSlug}/clips/${clipId}`;

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { bool, dateTime, deviation, hlsPlaylist, int, ndateTime, nint, nstr, str } from '../../scrape/resource';
+import { NO_VALUE, boolean, dateTime, dateTimeOrNull, deviation, hlsPlaylist, integer, integerOrNull, string, stringOrNull } from '../../scrape/resource';
 
 /**
  * microblog-a: the spec's resources (Account, Post) as the precise shapes the mappers produce
@@ -7,28 +7,27 @@ import { bool, dateTime, deviation, hlsPlaylist, int, ndateTime, nint, nstr, str
  * operation 1's `data`; map.ts returns these output types, and the contract tests validate every
  * response against them. Shapes the spec leaves open are the ones the README lists for operation 1.
  */
-const NO_VALUE = 'null where the upstream has no value to give, rather than an invented one';
 
 /** "decentralized identifier of the form did:plc:<id>". */
 const didPlc = v.pipe(v.string(), v.regex(/^did:plc:[^\s/]+$/, 'Must be did:plc:<id>'));
 /** "of the form at://<did>/<collection>/<id>". */
 const atUri = v.pipe(v.string(), v.regex(/^at:\/\/[^/\s]+\/[^/\s]+\/[^/\s]+$/, 'Must be at://<did>/<collection>/<id>'));
-const strings = v.array(str);
+const strings = v.array(string);
 
 // ---- Account (data.user, posts[].author, repostedBy, …) -------------------------------------------
 
 const accountEntries = {
   did: didPlc,
-  handle: str,
-  displayName: str,
+  handle: string,
+  displayName: string,
   /** The profile link; by DID when the handle no longer resolves ("handle.invalid"). */
-  url: str,
-  avatarUrl: deviation(nstr, `${NO_VALUE}: an account without a profile picture`),
-  pronouns: nstr,
-  isVerified: bool,
+  url: string,
+  avatarUrl: deviation(stringOrNull, `${NO_VALUE}: an account without a profile picture`),
+  pronouns: stringOrNull,
+  isVerified: boolean,
   /** Label values ("!no-unauthenticated", "porn", …). */
   labels: strings,
-  createdAt: deviation(ndateTime, `${NO_VALUE}: the AppView leaves createdAt out for some accounts`),
+  createdAt: deviation(dateTimeOrNull, `${NO_VALUE}: the AppView leaves createdAt out for some accounts`),
 };
 export const Account = v.object(accountEntries);
 export type Account = v.InferOutput<typeof Account>;
@@ -36,12 +35,12 @@ export type Account = v.InferOutput<typeof Account>;
 /** data.user: the account fields plus what the profile view adds (README, operation 1). */
 export const Profile = v.object({
   ...accountEntries,
-  description: str,
-  website: nstr,
-  bannerUrl: nstr,
-  followersCount: nint,
-  followsCount: nint,
-  postsCount: nint,
+  description: string,
+  website: stringOrNull,
+  bannerUrl: stringOrNull,
+  followersCount: integerOrNull,
+  followsCount: integerOrNull,
+  postsCount: integerOrNull,
   pinnedPostUri: v.nullable(atUri),
 });
 export type Profile = v.InferOutput<typeof Profile>;
@@ -49,32 +48,32 @@ export type Profile = v.InferOutput<typeof Profile>;
 // ---- media ------------------------------------------------------------------------------------------
 
 export const Image = v.object({
-  url: str,
-  thumbnailUrl: str,
-  alt: str,
-  width: deviation(nint, `${NO_VALUE}: an image posted without its aspect ratio has no size`),
-  height: deviation(nint, `${NO_VALUE}: an image posted without its aspect ratio has no size`),
+  url: string,
+  thumbnailUrl: string,
+  alt: string,
+  width: deviation(integerOrNull, `${NO_VALUE}: an image posted without its aspect ratio has no size`),
+  height: deviation(integerOrNull, `${NO_VALUE}: an image posted without its aspect ratio has no size`),
 });
 export type Image = v.InferOutput<typeof Image>;
 
 export const Video = v.object({
   playlistUrl: hlsPlaylist,
-  thumbnailUrl: deviation(nstr, `${NO_VALUE}: a video still being processed has no thumbnail`),
-  alt: nstr,
+  thumbnailUrl: deviation(stringOrNull, `${NO_VALUE}: a video still being processed has no thumbnail`),
+  alt: stringOrNull,
   // "width, height (nullable)": read as both nullable.
-  width: nint,
-  height: nint,
+  width: integerOrNull,
+  height: integerOrNull,
   /** Added: the video is a GIF (presented looping and muted). */
-  isGif: bool,
+  isGif: boolean,
 });
 export type Video = v.InferOutput<typeof Video>;
 
 /** "media.link: url, title, description, thumbnailUrl" (no types given: strings). */
 export const Link = v.object({
-  url: deviation(nstr, `${NO_VALUE}: a link card whose address is not a web (http/https) address`),
-  title: str,
-  description: str,
-  thumbnailUrl: deviation(nstr, `${NO_VALUE}: a link card without a preview image`),
+  url: deviation(stringOrNull, `${NO_VALUE}: a link card whose address is not a web (http/https) address`),
+  title: string,
+  description: string,
+  thumbnailUrl: deviation(stringOrNull, `${NO_VALUE}: a link card without a preview image`),
 });
 export type Link = v.InferOutput<typeof Link>;
 
@@ -85,19 +84,19 @@ export type Media = v.InferOutput<typeof Media>;
 
 const postCoreEntries = {
   /** The record key (the last segment of `uri`). */
-  id: str,
+  id: string,
   uri: atUri,
-  cid: str,
-  url: str,
-  text: str,
-  createdAt: deviation(ndateTime, `${NO_VALUE}: a post record whose createdAt (written by the posting client) is not a date`),
+  cid: string,
+  url: string,
+  text: string,
+  createdAt: deviation(dateTimeOrNull, `${NO_VALUE}: a post record whose createdAt (written by the posting client) is not a date`),
   indexedAt: dateTime,
   langs: strings,
   author: Account,
-  likeCount: int,
-  repostCount: int,
-  replyCount: int,
-  quoteCount: int,
+  likeCount: integer,
+  repostCount: integer,
+  replyCount: integer,
+  quoteCount: integer,
 };
 
 // ---- quote: a post-like object, or a reference that cannot be shown -------------------------------
@@ -120,10 +119,10 @@ export type Quote = v.InferOutput<typeof Quote>;
 
 const embeddedCommon = { uri: atUri, creator: v.nullable(Account) };
 export const EmbeddedRecord = v.variant('type', [
-  v.object({ type: v.literal('feed'), ...embeddedCommon, name: str, description: nstr, avatarUrl: nstr, likeCount: nint }),
-  v.object({ type: v.literal('list'), ...embeddedCommon, name: str, description: nstr, avatarUrl: nstr, purpose: nstr, listItemCount: nint }),
-  v.object({ type: v.literal('starterPack'), ...embeddedCommon, name: str, description: nstr, listItemCount: nint, joinedAllTimeCount: nint }),
-  v.object({ type: v.literal('labeler'), ...embeddedCommon, name: str, likeCount: nint }),
+  v.object({ type: v.literal('feed'), ...embeddedCommon, name: string, description: stringOrNull, avatarUrl: stringOrNull, likeCount: integerOrNull }),
+  v.object({ type: v.literal('list'), ...embeddedCommon, name: string, description: stringOrNull, avatarUrl: stringOrNull, purpose: stringOrNull, listItemCount: integerOrNull }),
+  v.object({ type: v.literal('starterPack'), ...embeddedCommon, name: string, description: stringOrNull, listItemCount: integerOrNull, joinedAllTimeCount: integerOrNull }),
+  v.object({ type: v.literal('labeler'), ...embeddedCommon, name: string, likeCount: integerOrNull }),
 ]);
 export type EmbeddedRecord = v.InferOutput<typeof EmbeddedRecord>;
 
@@ -132,10 +131,10 @@ export type EmbeddedRecord = v.InferOutput<typeof EmbeddedRecord>;
 export const ReplyRef = v.union([
   v.object({
     uri: atUri,
-    id: str,
-    url: str,
-    text: str,
-    author: v.object({ did: didPlc, handle: str, displayName: str }),
+    id: string,
+    url: string,
+    text: string,
+    author: v.object({ did: didPlc, handle: string, displayName: string }),
     unavailable: v.null(),
   }),
   /** `notHydrated`: the feed gave only the record's reference (no view of the post). */
@@ -152,9 +151,9 @@ export const ReplyRule = v.variant('type', [
   v.object({ type: v.literal('mentioned') }),
   v.object({ type: v.literal('followers') }),
   v.object({ type: v.literal('following') }),
-  v.object({ type: v.literal('list'), list: v.nullable(atUri), name: nstr }),
+  v.object({ type: v.literal('list'), list: v.nullable(atUri), name: stringOrNull }),
 ]);
-export const ReplySettings = v.object({ everybody: bool, allow: v.array(ReplyRule), hiddenReplies: strings });
+export const ReplySettings = v.object({ everybody: boolean, allow: v.array(ReplyRule), hiddenReplies: strings });
 export type ReplySettings = v.InferOutput<typeof ReplySettings>;
 
 // ---- Post (data.posts[]) --------------------------------------------------------------------------
@@ -164,23 +163,23 @@ export const Post = v.object({
   /** The record's own tags (not in the text). */
   tags: strings,
   /** The client that posted it, when it says. */
-  via: nstr,
+  via: stringOrNull,
   /** Facets: hashtags as written (without '#'), mentions by DID with the handle as written, links with their text. */
   hashtags: strings,
-  mentions: v.array(v.object({ did: str, handle: nstr })),
-  links: v.array(v.object({ url: str, text: str })),
-  bookmarkCount: int,
+  mentions: v.array(v.object({ did: string, handle: stringOrNull })),
+  links: v.array(v.object({ url: string, text: string })),
+  bookmarkCount: integer,
   media: Media,
   quote: v.nullable(Quote),
   embeddedRecord: v.nullable(EmbeddedRecord),
-  isReply: bool,
+  isReply: boolean,
   reply: v.nullable(ReplyContext),
-  isRepost: bool,
+  isRepost: boolean,
   repostedBy: v.nullable(Account),
-  repostedAt: ndateTime,
-  isPinned: bool,
-  threadPostIndex: nint,
-  threadPostCount: nint,
+  repostedAt: dateTimeOrNull,
+  isPinned: boolean,
+  threadPostIndex: integerOrNull,
+  threadPostCount: integerOrNull,
   replySettings: v.nullable(ReplySettings),
   labels: strings,
 });
@@ -190,8 +189,8 @@ export const UserPostsData = v.object({
   /** The spec makes `user` nullable; the profile is always read (404 without it), so it is never null. */
   user: Profile,
   posts: v.array(Post),
-  count: int,
-  cursor: nstr,
-  hasMore: bool,
+  count: integer,
+  cursor: stringOrNull,
+  hasMore: boolean,
 });
 export type UserPostsData = v.InferOutput<typeof UserPostsData>;

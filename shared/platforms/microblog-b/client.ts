@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { extractionFailed } from '../../errors';
 import type { Log } from '../../log';
-import { type AnswerRules, type ParsedAnswer, classify, parseAnswer } from '../../scrape/answers';
+import type { AnswerRules, ParsedAnswer, Signal } from '../../scrape/answers';
 import { SharedCredential } from '../../scrape/credentials';
-import { type ScrapeContext, upstreamClient } from '../../scrape/http';
+import { type Repair, type Retry, type ScrapeContext, upstreamClient } from '../../scrape/http';
 import { get, int, need, str } from '../../scrape/map';
+import { NAVIGATION_HEADERS } from '../../scrape/upstream';
+import { keptWarm } from '../../scrape/warm';
 import { API_ORIGIN, UPSTREAM, WEB_ORIGIN } from './site';
 
 /**
@@ -83,13 +85,10 @@ const exhausted = new Set<string>();
 /** The query ids this container uses now: the static table until one is refused. */
 let activeIds: QueryIds = { ...STATIC_QUERY_IDS };
 
-/** Tests start from a cold container. */
-export function forgetUpstreamState(): void {
-  guestToken.forget();
-  queryIds.forget();
+keptWarm('microblog-b', () => {
   exhausted.clear();
   activeIds = { ...STATIC_QUERY_IDS };
-}
+});
 
 async function currentToken(ctx: ScrapeContext, log: Log): Promise<string> {
   const token = await guestToken.get(ctx, log);
@@ -134,10 +133,7 @@ function bundleFiles(body: string, base: string): string[] {
 
 /** Read the current query ids from the logged-out web page's bundle files. */
 async function idsFromBundle(ctx: ScrapeContext, log: Log): Promise<Partial<QueryIds>> {
-  const page = await api.text(ctx, `${WEB_ORIGIN}/x`, {
-    what: 'web page (bundle list)',
-    headers: { accept: 'text/html,application/xhtml+xml', origin: undefined, 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'navigate', 'sec-fetch-site': 'none' },
-  });
+  const page = await api.text(ctx, `${WEB_ORIGIN}/x`, { what: 'web page (bundle list)', headers: { ...NAVIGATION_HEADERS, origin: undefined } });
   const found: Partial<QueryIds> = {};
   const queue = bundleFiles(page.body, page.url);
   const seen = new Set(queue);
@@ -147,8 +143,8 @@ async function idsFromBundle(ctx: ScrapeContext, log: Log): Promise<Partial<Quer
     read += batch.length;
     const bodies = await Promise.all(
       batch.map((file) =>
-        api.request(ctx, file, { headers: { accept: '*/*', 'sec-fetch-dest': 'script', 'sec-fetch-mode': 'cors', 'sec-fetch-site': 'cross-site' } }).then(
-          (a) => (a.status === 200 ? { file, body: a.body } : null),
+        api.text(ctx, file, { what: 'bundle file', headers: { accept: '*/*', 'sec-fetch-dest': 'script', 'sec-fetch-mode': 'cors', 'sec-fetch-site': 'cross-site' } }).then(
+          (a) => ({ file, body: a.body }),
           () => null,
         ),
       ),
@@ -172,6 +168,7 @@ async function idsFromBundle(ctx: ScrapeContext, log: Log): Promise<Partial<Quer
 const CSRF = randomBytes(16).toString('hex');
 
 const gqlHeaders = (token: string) => ({
+  accept: '*/*',
   authorization: `Bearer ${BEARER}`,
   'x-guest-token': token,
   'x-twitter-active-user': 'yes',
@@ -186,13 +183,13 @@ const gqlHeaders = (token: string) => ({
  * you"). TweetDetail may answer 401 to every guest (it wants an account): there only 239 counts, so
  * a refused conversation never churns the shared token.
  */
-const tokenRefused = (op: GqlOperation, a: ParsedAnswer) =>
-  a.code === 239 || /bad guest token/i.test(a.message ?? '') || (a.status === 401 && op !== 'TweetDetail');
+const tokenRefused = (op: GqlOperation): Signal[] => [{ code: 239 }, { message: /bad guest token/i }, ...(op === 'TweetDetail' ? [] : [{ status: 401 }])];
 
 /** The query id is unknown: a 404 without a GraphQL answer, or a GraphQL "query not found". */
-const queryIdRefused = (a: ParsedAnswer) =>
-  (a.status === 404 && (a.data === undefined || get(a.data, 'data') === undefined) && a.code === null) ||
-  /query.{0,20}(not found|unknown)|PersistedQueryNotFound/i.test(a.message ?? '');
+const QUERY_ID_REFUSED: Signal[] = [
+  { status: 404, test: (a) => (a.data === undefined || get(a.data, 'data') === undefined) && a.code === null },
+  { message: /query.{0,20}(not found|unknown)|PersistedQueryNotFound/i },
+];
 
 function remaining(a: ParsedAnswer): number | null {
   const h = a.headers['x-rate-limit-remaining'];
@@ -214,44 +211,54 @@ export interface GqlRequest {
  */
 export async function graphql(ctx: ScrapeContext, log: Log, op: GqlOperation, req: GqlRequest): Promise<unknown> {
   let token = await currentToken(ctx, log);
-  let tokenRetried = false;
-  let idsRetried = false;
-  for (;;) {
-    const queryId = activeIds[op];
-    const answer = parseAnswer(
-      RULES,
-      await api.request(ctx, `${WEB_ORIGIN}/i/api/graphql/${queryId}/${op}`, {
-        searchParams: {
-          variables: JSON.stringify(req.variables),
-          features: JSON.stringify(req.features),
-          ...(req.fieldToggles ? { fieldToggles: JSON.stringify(req.fieldToggles) } : {}),
-        },
-        headers: gqlHeaders(token),
-      }),
-    );
-    const left = remaining(answer);
-    if (left !== null && left < LOW_REMAINING) exhausted.add(token);
-
-    if (tokenRefused(op, answer) && !tokenRetried) {
-      tokenRetried = true;
-      log.info('guest token refused; replacing it', { status: answer.status, code: answer.code });
+  let queryId = activeIds[op];
+  const target = () => `${WEB_ORIGIN}/i/api/graphql/${queryId}/${op}`;
+  const resend = (retry: Retry) => {
+    retry.url = target();
+    retry.opts.headers = gqlHeaders(token);
+    return 'retry' as const;
+  };
+  const guestTokenRepair: Repair = {
+    kind: 'guest token',
+    when: tokenRefused(op),
+    // Nearly spent: used for this answer, replaced before its next use.
+    note: (a) => {
+      const left = remaining(a);
+      if (left !== null && left < LOW_REMAINING) exhausted.add(token);
+    },
+    async mend(a, retry) {
+      log.info('guest token refused; replacing it', { status: a.status, code: a.code });
       exhausted.delete(token);
       token = await guestToken.replace(ctx, log, token);
-      continue;
-    }
-    if (queryIdRefused(answer) && !idsRetried) {
-      idsRetried = true;
-      const stale = activeIds;
-      log.warn('query id refused; reading the current ids from the web bundle', { op, queryId, status: answer.status });
-      const fresh = await queryIds.replace(ctx, log, pick(stale));
+      queryId = activeIds[op];
+      return resend(retry);
+    },
+  };
+  const queryIdRepair: Repair = {
+    kind: 'query id',
+    when: QUERY_ID_REFUSED,
+    async mend(a, retry) {
+      log.warn('query id refused; reading the current ids from the web bundle', { op, queryId, status: a.status });
+      const fresh = await queryIds.replace(ctx, log, pick(activeIds));
       activeIds = { ...STATIC_QUERY_IDS, ...fresh };
-      if (activeIds[op] !== queryId) continue;
-      log.warn('the web bundle names the same query id', { op, queryId });
-    }
-    const err = classify(RULES, answer, { what: req.what });
-    if (err) throw err;
-    return answer.data;
-  }
+      if (activeIds[op] === queryId) {
+        log.warn('the web bundle names the same query id', { op, queryId });
+        return;
+      }
+      queryId = activeIds[op];
+      return resend(retry);
+    },
+  };
+  return api.json(ctx, target(), {
+    searchParams: {
+      variables: JSON.stringify(req.variables),
+      features: JSON.stringify(req.features),
+      ...(req.fieldToggles ? { fieldToggles: JSON.stringify(req.fieldToggles) } : {}),
+    },
+    headers: gqlHeaders(token),
+    what: req.what,
+    repairs: [guestTokenRepair, queryIdRepair],
+  });
 }
 
 /** The part of the table the bundle gave (what the shared item holds). */

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { bool, dateTime, deviation, digits, int, nbool, nint, nstr, str } from '../../scrape/resource';
+import { NO_VALUE, boolean, booleanOrNull, dateTime, deviation, digits, integer, integerOrNull, string, stringOrNull } from '../../scrape/resource';
 
 /**
  * microblog-b: the spec's Profile and Note resources as valibot schemas (conventions in
@@ -10,42 +10,41 @@ import { bool, dateTime, deviation, digits, int, nbool, nint, nstr, str } from '
  * Shapes the spec leaves open, chosen here (README, "microblog-b"): `media[]`, `communityNote`,
  * `conversationControl`, `place`, `editNoteIds`, `quotedNote`, `card.legacy`, and the trim=true form.
  */
-const NO_VALUE = 'null where the upstream has no value to give, rather than an invented one';
 const url = v.pipe(v.string(), v.url('Must be a URL'));
-const nurl = v.nullable(url);
+const urlOrNull = v.nullable(url);
 
 // ---- Profile -----------------------------------------------------------------------------------
 
 export const Website = v.object({
   /** The t.co link the profile shows. */
-  url: deviation(nurl, `${NO_VALUE}: an account without a website`),
-  displayUrl: deviation(nstr, `${NO_VALUE}: an account without a website`),
-  expandedUrl: deviation(nurl, `${NO_VALUE}: an account without a website`),
+  url: deviation(urlOrNull, `${NO_VALUE}: an account without a website`),
+  displayUrl: deviation(stringOrNull, `${NO_VALUE}: an account without a website`),
+  expandedUrl: deviation(urlOrNull, `${NO_VALUE}: an account without a website`),
 });
 
 export const Profile = v.object({
   id: digits,
-  name: str,
-  screenName: str,
+  name: string,
+  screenName: string,
   url,
   /** The bio with its t.co links expanded; "" when empty. */
-  bio: str,
+  bio: string,
   /** "" when the account gives none. */
-  location: str,
+  location: string,
   website: Website,
   avatarUrl: url,
   /** The full-size image (the `_normal` size suffix removed). */
   avatarUrlHd: url,
-  bannerUrl: deviation(nurl, `${NO_VALUE}: an account without a banner`),
-  stats: v.object({ followers: int, following: int, notes: int }),
-  verified: bool,
-  protected: bool,
-  professional: bool,
+  bannerUrl: deviation(urlOrNull, `${NO_VALUE}: an account without a banner`),
+  stats: v.object({ followers: integer, following: integer, notes: integer }),
+  verified: boolean,
+  protected: boolean,
+  professional: boolean,
   /** "Business", "Government", or "Blue" for a paid verification without a type; null when not verified. */
-  verifiedType: nstr,
-  professionalCategory: nstr,
+  verifiedType: stringOrNull,
+  professionalCategory: stringOrNull,
   /** "Circle", "Square" or "Hexagon". */
-  profileImageShape: str,
+  profileImageShape: string,
   /** Month and year of the account's creation, in English, UTC: "March 2009". */
   joined: v.pipe(v.string(), v.regex(/^[A-Z][a-z]+ \d{4}$/, 'Must be a month and a year, e.g. "March 2009"')),
 });
@@ -62,78 +61,78 @@ export const Media = v.object({
   url,
   /** The picture, or the video's still frame. */
   previewUrl: url,
-  width: nint,
-  height: nint,
+  width: integerOrNull,
+  height: integerOrNull,
   /** Videos only; null for photos and GIFs. */
-  durationMs: nint,
+  durationMs: integerOrNull,
   /** Every rendition of a video or GIF (HLS playlists have no bitrate); [] for photos. */
-  variants: v.array(v.object({ url, bitrate: nint, contentType: str })),
-  altText: nstr,
+  variants: v.array(v.object({ url, bitrate: integerOrNull, contentType: string })),
+  altText: stringOrNull,
 });
 export type Media = v.InferOutput<typeof Media>;
 
 /** A community note shown under the note (`birdwatch_pivot`). */
 export const CommunityNote = v.object({
-  id: nstr,
-  title: nstr,
-  text: str,
+  id: stringOrNull,
+  title: stringOrNull,
+  text: string,
   /** Links inside `text` (character offsets, end exclusive). */
-  links: v.array(v.object({ fromIndex: int, toIndex: int, url })),
-  destinationUrl: nurl,
+  links: v.array(v.object({ fromIndex: integer, toIndex: integer, url })),
+  destinationUrl: urlOrNull,
 });
 
 /** Who may reply, when the author limited it ("ByInvitation", "Community", "Verified", "Subscribers", …). */
-export const ConversationControl = v.object({ policy: str, ownerScreenName: nstr });
+export const ConversationControl = v.object({ policy: string, ownerScreenName: stringOrNull });
 
-export const Place = v.object({ id: str, name: nstr, fullName: nstr, type: nstr, country: nstr, countryCode: nstr });
+export const Place = v.object({ id: string, name: stringOrNull, fullName: stringOrNull, type: stringOrNull, country: stringOrNull, countryCode: stringOrNull });
 
 export const Article = v.object({
-  id: str,
-  title: str,
-  previewText: str,
+  id: string,
+  title: string,
+  previewText: string,
   coverImage: v.object({
-    url: deviation(nurl, `${NO_VALUE}: an article without a cover image`),
-    width: deviation(nint, `${NO_VALUE}: an article without a cover image`),
-    height: deviation(nint, `${NO_VALUE}: an article without a cover image`),
+    url: deviation(urlOrNull, `${NO_VALUE}: an article without a cover image`),
+    width: deviation(integerOrNull, `${NO_VALUE}: an article without a cover image`),
+    height: deviation(integerOrNull, `${NO_VALUE}: an article without a cover image`),
   }),
   /** Logged out the upstream usually gives only the preview: then null. */
-  fullText: nstr,
+  fullText: stringOrNull,
   /** The upstream article object, passed through. */
   raw: v.looseObject({}),
 });
 
 export const Card = v.object({
   /** The upstream card object (`name`, `url`, `binding_values`, …), passed through. */
-  legacy: v.nullable(v.looseObject({ name: str })),
-  id: str,
+  legacy: v.nullable(v.looseObject({ name: string })),
+  id: string,
 });
 
 const noteFields = {
   id: digits,
   url,
   /** Long-form notes in full. */
-  text: str,
-  isLongForm: bool,
-  lang: nstr,
-  createdAtMs: int,
+  text: string,
+  isLongForm: boolean,
+  lang: stringOrNull,
+  createdAtMs: integer,
   createdAt: dateTime,
-  counts: v.object({ likes: int, reposts: int, replies: int, bookmarks: int, quotes: nint }),
+  counts: v.object({ likes: integer, reposts: integer, replies: integer, bookmarks: integer, quotes: integerOrNull }),
   views: deviation(v.nullable(digits), `${NO_VALUE}: the upstream shows no view count for older notes`),
   media: v.array(Media),
-  mentions: v.array(v.object({ screenName: str, id: digits, indices: v.tuple([int, int]) })),
-  urls: v.array(v.object({ url: str, expandedUrl: nstr, displayUrl: nstr })),
+  mentions: v.array(v.object({ screenName: string, id: digits, indices: v.tuple([integer, integer]) })),
+  urls: v.array(v.object({ url: string, expandedUrl: stringOrNull, displayUrl: stringOrNull })),
   /** Tag texts without the # / $. */
-  hashtags: v.array(str),
-  cashtags: v.array(str),
+  hashtags: v.array(string),
+  cashtags: v.array(string),
   card: v.nullable(Card),
   communityNote: v.nullable(CommunityNote),
   article: v.nullable(Article),
-  isReply: bool,
-  isQuote: bool,
-  replyToNoteId: nstr,
-  replyToUserId: nstr,
-  quotedNoteId: nstr,
-  possiblySensitive: nbool,
+  isReply: boolean,
+  isQuote: boolean,
+  replyToNoteId: stringOrNull,
+  replyToUserId: stringOrNull,
+  quotedNoteId: stringOrNull,
+  possiblySensitive: booleanOrNull,
   conversationControl: v.nullable(ConversationControl),
   /** Ids of every version of the note, oldest first; null when the upstream gives no edit history. */
   editNoteIds: v.nullable(v.array(digits)),
@@ -143,20 +142,20 @@ const noteFields = {
 // The author's fields are named like the profile's; their types are the profile table's.
 export const NoteAuthor = v.object({
   id: digits,
-  name: str,
-  screenName: str,
+  name: string,
+  screenName: string,
   url,
-  bio: nstr,
+  bio: stringOrNull,
   avatarUrl: url,
   avatarUrlHd: url,
-  followers: int,
-  following: int,
-  noteCount: int,
-  verified: bool,
-  verifiedType: nstr,
-  protected: bool,
-  profileImageShape: str,
-  professionalCategory: nstr,
+  followers: integer,
+  following: integer,
+  noteCount: integer,
+  verified: boolean,
+  verifiedType: stringOrNull,
+  protected: boolean,
+  profileImageShape: string,
+  professionalCategory: stringOrNull,
 });
 export type NoteAuthor = v.InferOutput<typeof NoteAuthor>;
 
@@ -165,7 +164,7 @@ export const QuotedUserNote = v.object({ ...noteFields, quotedNote: v.null() });
 export const QuotedThreadNote = v.object({ ...noteFields, author: NoteAuthor, quotedNote: v.null() });
 
 /** A note in `/user-notes`: no author, `isPinned` present. */
-export const UserNote = v.object({ ...noteFields, quotedNote: v.nullable(QuotedUserNote), isPinned: bool });
+export const UserNote = v.object({ ...noteFields, quotedNote: v.nullable(QuotedUserNote), isPinned: boolean });
 /** A note in `/note` (full form): with its author. */
 export const ThreadNote = v.object({ ...noteFields, author: NoteAuthor, quotedNote: v.nullable(QuotedThreadNote) });
 export type UserNote = v.InferOutput<typeof UserNote>;
@@ -178,17 +177,17 @@ export type QuotedNote = v.InferOutput<typeof QuotedUserNote>;
 const trimmedFields = {
   id: digits,
   url,
-  text: str,
+  text: string,
   createdAt: dateTime,
-  createdAtMs: int,
+  createdAtMs: integer,
   counts: noteFields.counts,
   views: noteFields.views,
-  isReply: bool,
-  isQuote: bool,
-  lang: nstr,
+  isReply: boolean,
+  isQuote: boolean,
+  lang: stringOrNull,
   media: v.array(v.strictObject({ type: Media.entries.type, url })),
 };
-export const TrimmedUserNote = v.strictObject({ ...trimmedFields, isPinned: bool });
+export const TrimmedUserNote = v.strictObject({ ...trimmedFields, isPinned: boolean });
 export const TrimmedNote = v.strictObject(trimmedFields);
 export type TrimmedUserNote = v.InferOutput<typeof TrimmedUserNote>;
 export type TrimmedNote = v.InferOutput<typeof TrimmedNote>;
@@ -198,7 +197,7 @@ export const TRIMMED_FIELDS = Object.keys(trimmedFields);
 export const UserNotesData = v.object({
   notes: v.union([v.array(UserNote), v.array(TrimmedUserNote)]),
   /** The number of notes returned. */
-  noteCount: int,
+  noteCount: integer,
 });
 export type UserNotesData = v.InferOutput<typeof UserNotesData>;
 
@@ -206,6 +205,6 @@ export type UserNotesData = v.InferOutput<typeof UserNotesData>;
 export const NoteData = v.object({
   focalNote: v.union([ThreadNote, TrimmedNote]),
   replies: v.optional(v.array(ThreadNote)),
-  replyCount: v.optional(int),
+  replyCount: v.optional(integer),
 });
 export type NoteData = v.InferOutput<typeof NoteData>;

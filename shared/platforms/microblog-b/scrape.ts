@@ -19,10 +19,8 @@ import type { NoteData, ProfileData, ThreadNote, UserNote, UserNotesData } from 
  */
 
 /** Handles this container resolved to ids (public accounts only: a protected one must be looked up). */
-const knownIds = new RememberedIds();
+const knownIds = new RememberedIds('microblog-b');
 export const rememberHandle = (handle: string, id: string) => knownIds.remember(handle, id);
-/** Tests start from a cold container. */
-export const forgetKnownHandles = () => knownIds.clear();
 
 export const scrapeProfile: Scraper<{ handle: string }, ProfileData> = async ({ handle }, ctx, log) => {
   const profile = mapProfile(userOf(await fetchUser(ctx, log, handle)));

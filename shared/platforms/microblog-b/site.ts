@@ -1,4 +1,4 @@
-import { type PlatformUpstream } from '../../scrape/upstream';
+import { type PlatformUpstream, sameOriginApiHeaders } from '../../scrape/upstream';
 import * as v from 'valibot';
 import { booleanParam, parseHostUrl, parsedBy } from '../../validation';
 
@@ -19,14 +19,7 @@ export const UPSTREAM: PlatformUpstream = {
   defaultBaseUrl: WEB_ORIGIN,
   // Every host a request may reach; UPSTREAM_MICROBLOG_B_URL replaces all of them in tests.
   hosts: ['x.com', '.x.com', 'twitter.com', '.twitter.com', 'twimg.com', '.twimg.com'],
-  headers: {
-    accept: '*/*',
-    origin: WEB_ORIGIN,
-    referer: `${WEB_ORIGIN}/`,
-    'sec-fetch-dest': 'empty',
-    'sec-fetch-mode': 'cors',
-    'sec-fetch-site': 'same-origin',
-  },
+  headers: sameOriginApiHeaders(WEB_ORIGIN),
 };
 
 export const profileUrl = (screenName: string) => `${WEB_ORIGIN}/${screenName}`;

@@ -1,6 +1,6 @@
 import { extractionFailed, notFound } from '../../errors';
-import type { AnswerRules } from '../../scrape/answers';
-import { type ScrapeContext, type UpstreamAnswer, upstreamClient } from '../../scrape/http';
+import type { AnswerRules, UpstreamAnswer } from '../../scrape/answers';
+import { type ScrapeContext, upstreamClient } from '../../scrape/http';
 import { get, isObject, str } from '../../scrape/map';
 import { isSuspended } from './map';
 import { UPSTREAM, WEB_ORIGIN, profileUrl } from './site';

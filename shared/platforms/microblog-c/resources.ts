@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { bool, calendarDate, dateTime, deviation, int, nbool, ndateTime, nint, nnum, nstr, str } from '../../scrape/resource';
+import { NO_VALUE, boolean, booleanOrNull, calendarDate, dateTime, dateTimeOrNull, deviation, integer, integerOrNull, numberOrNull, string, stringOrNull } from '../../scrape/resource';
 
 /**
  * microblog-c: the spec's resources (Account, Post) as the precise shapes the mappers produce
@@ -7,46 +7,45 @@ import { bool, calendarDate, dateTime, deviation, int, nbool, ndateTime, nint, n
  * operation 9's `data`; map.ts returns these output types, and the contract tests validate every
  * response against them. Shapes the spec leaves open are the ones the README lists for operation 9.
  */
-const NO_VALUE = 'null where the upstream has no value to give, rather than an invented one';
 const WITHHELD = 'null where the upstream withholds the count (-1) or leaves it out';
-const strings = v.array(str);
+const strings = v.array(string);
 
 // ---- Account (data.user) --------------------------------------------------------------------------
 
 /** A mention read from the bio's HTML. */
-export const BioMention = v.object({ handle: str, url: str });
+export const BioMention = v.object({ handle: string, url: string });
 /** A custom emoji of the display name or bio. */
-export const Emoji = v.object({ shortcode: str, url: nstr, staticUrl: nstr });
+export const Emoji = v.object({ shortcode: string, url: stringOrNull, staticUrl: stringOrNull });
 
 export const Account = v.object({
-  id: str,
-  handle: str,
-  displayName: str,
-  url: str,
+  id: string,
+  handle: string,
+  displayName: string,
+  url: string,
   /** "" when the account has none. */
-  avatarUrl: str,
-  headerUrl: str,
+  avatarUrl: string,
+  headerUrl: string,
   /** As typed by the user; "" when empty. */
-  website: str,
+  website: string,
   /** `website` with https:// added; "" when it is no web address. */
-  websiteUrl: str,
-  bio: nstr,
-  location: nstr,
+  websiteUrl: string,
+  bio: stringOrNull,
+  location: stringOrNull,
   bioMentions: v.array(BioMention),
   /** URLs of the bio's links other than mentions and hashtags. */
   bioLinks: strings,
   emojis: v.array(Emoji),
-  isVerified: bool,
-  isPremium: bool,
-  isPrivate: bool,
-  isBot: bool,
-  isGroup: bool,
-  isTvAccount: bool,
-  acceptsMessages: bool,
-  isDiscoverable: nbool,
-  followerCount: deviation(nint, WITHHELD),
-  followingCount: deviation(nint, WITHHELD),
-  postCount: deviation(nint, WITHHELD),
+  isVerified: boolean,
+  isPremium: boolean,
+  isPrivate: boolean,
+  isBot: boolean,
+  isGroup: boolean,
+  isTvAccount: boolean,
+  acceptsMessages: boolean,
+  isDiscoverable: booleanOrNull,
+  followerCount: deviation(integerOrNull, WITHHELD),
+  followingCount: deviation(integerOrNull, WITHHELD),
+  postCount: deviation(integerOrNull, WITHHELD),
   createdAt: dateTime,
   lastPostDate: deviation(v.nullable(calendarDate), `${NO_VALUE}: an account that never posted`),
 });
@@ -56,14 +55,14 @@ export type Account = v.InferOutput<typeof Account>;
 
 // The post author's fields are named like the account's; their types are the account table's.
 export const Author = v.object({
-  id: str,
-  handle: str,
-  displayName: str,
-  url: str,
-  avatarUrl: str,
-  isVerified: bool,
-  isPremium: bool,
-  followerCount: deviation(nint, WITHHELD),
+  id: string,
+  handle: string,
+  displayName: string,
+  url: string,
+  avatarUrl: string,
+  isVerified: boolean,
+  isPremium: boolean,
+  followerCount: deviation(integerOrNull, WITHHELD),
 });
 export type Author = v.InferOutput<typeof Author>;
 
@@ -72,60 +71,60 @@ export const RepostedBy = v.pick(Author, ['id', 'handle', 'displayName', 'url', 
 export type RepostedBy = v.InferOutput<typeof RepostedBy>;
 
 export const Media = v.object({
-  id: str,
+  id: string,
   /** "covers images, videos and GIFs"; a TV programme's attachment is its poster image. */
   type: v.picklist(['image', 'video', 'gif']),
-  url: deviation(nstr, `${NO_VALUE}: an attachment the upstream has not stored (no local or remote file URL)`),
-  previewUrl: deviation(nstr, `${NO_VALUE}: an attachment without a preview image`),
-  width: deviation(nint, `${NO_VALUE}: an attachment the upstream has not measured (no meta.original)`),
-  height: deviation(nint, `${NO_VALUE}: an attachment the upstream has not measured (no meta.original)`),
-  durationSeconds: nnum,
-  altText: nstr,
+  url: deviation(stringOrNull, `${NO_VALUE}: an attachment the upstream has not stored (no local or remote file URL)`),
+  previewUrl: deviation(stringOrNull, `${NO_VALUE}: an attachment without a preview image`),
+  width: deviation(integerOrNull, `${NO_VALUE}: an attachment the upstream has not measured (no meta.original)`),
+  height: deviation(integerOrNull, `${NO_VALUE}: an attachment the upstream has not measured (no meta.original)`),
+  durationSeconds: numberOrNull,
+  altText: stringOrNull,
 });
 export type Media = v.InferOutput<typeof Media>;
 
 export const Card = v.object({
-  url: str,
-  type: nstr,
-  title: nstr,
-  description: nstr,
-  imageUrl: nstr,
-  providerName: nstr,
-  providerUrl: nstr,
-  authorName: nstr,
-  authorUrl: nstr,
-  width: nint,
-  height: nint,
+  url: string,
+  type: stringOrNull,
+  title: stringOrNull,
+  description: stringOrNull,
+  imageUrl: stringOrNull,
+  providerName: stringOrNull,
+  providerUrl: stringOrNull,
+  authorName: stringOrNull,
+  authorUrl: stringOrNull,
+  width: integerOrNull,
+  height: integerOrNull,
 });
 export type Card = v.InferOutput<typeof Card>;
 
 export const Poll = v.object({
-  id: nstr,
-  options: v.array(v.object({ title: str, votesCount: nint })),
-  votesCount: nint,
-  votersCount: nint,
-  isMultiple: bool,
-  isExpired: bool,
-  expiresAt: ndateTime,
+  id: stringOrNull,
+  options: v.array(v.object({ title: string, votesCount: integerOrNull })),
+  votesCount: integerOrNull,
+  votersCount: integerOrNull,
+  isMultiple: boolean,
+  isExpired: boolean,
+  expiresAt: dateTimeOrNull,
 });
 export type Poll = v.InferOutput<typeof Poll>;
 
-export const Mention = v.object({ id: str, handle: str, url: str });
+export const Mention = v.object({ id: string, handle: string, url: string });
 export type Mention = v.InferOutput<typeof Mention>;
 
 // ---- Post (data.posts[], and quotedPost: "same shape as a post") ----------------------------------
 
 const postEntries = {
-  id: str,
-  url: str,
-  text: nstr,
+  id: string,
+  url: string,
+  text: stringOrNull,
   createdAt: dateTime,
-  editedAt: ndateTime,
-  language: nstr,
+  editedAt: dateTimeOrNull,
+  language: stringOrNull,
   author: Author,
-  replyCount: deviation(nint, WITHHELD),
-  repostCount: deviation(nint, WITHHELD),
-  likeCount: deviation(nint, WITHHELD),
+  replyCount: deviation(integerOrNull, WITHHELD),
+  repostCount: deviation(integerOrNull, WITHHELD),
+  likeCount: deviation(integerOrNull, WITHHELD),
   media: v.array(Media),
   card: v.nullable(Card),
   poll: v.nullable(Poll),
@@ -134,17 +133,17 @@ const postEntries = {
   hashtags: strings,
   /** URLs: links in the text other than mentions and hashtags, then the card's URL. */
   links: strings,
-  isReply: bool,
-  isPinned: bool,
-  isSensitive: bool,
-  isSponsored: bool,
-  inReplyToPostId: nstr,
-  inReplyToAccountId: nstr,
-  spoilerText: nstr,
+  isReply: boolean,
+  isPinned: boolean,
+  isSensitive: boolean,
+  isSponsored: boolean,
+  inReplyToPostId: stringOrNull,
+  inReplyToAccountId: stringOrNull,
+  spoilerText: stringOrNull,
   /** Passed through: public, unlisted, group. */
-  visibility: str,
+  visibility: string,
   repostedBy: v.nullable(RepostedBy),
-  repostedAt: ndateTime,
+  repostedAt: dateTimeOrNull,
 };
 export type Post = v.InferOutput<v.ObjectSchema<typeof postEntries, undefined>> & { quotedPost: Post | null };
 export const Post: v.GenericSchema<Post> = v.object({ ...postEntries, quotedPost: v.nullable(v.lazy(() => Post)) });
@@ -152,9 +151,9 @@ export const Post: v.GenericSchema<Post> = v.object({ ...postEntries, quotedPost
 export const UserPostsData = v.object({
   user: Account,
   posts: v.array(Post),
-  count: int,
+  count: integer,
   // Op. 9 gives no type for `cursor`; like op. 1's it is read as a string, null on the last page.
-  cursor: nstr,
-  hasMore: bool,
+  cursor: stringOrNull,
+  hasMore: boolean,
 });
 export type UserPostsData = v.InferOutput<typeof UserPostsData>;

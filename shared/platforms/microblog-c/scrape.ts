@@ -60,9 +60,8 @@ type Params = {
  * Usernames this container has resolved: ids never change, so a known name skips the lookup and
  * costs one upstream round trip instead of two. A name can move to another account (rename), so
  * the account read by id must still carry the name; if not, or if it is gone, we look it up again.
- * `knownUsernames.clear()` starts tests from a cold container.
  */
-export const knownUsernames = new RememberedIds();
+export const knownUsernames = new RememberedIds('microblog-c');
 
 export const scrapeUserPosts: Scraper<Params, UserPostsData> = async (params, ctx, log) => {
   const { handle, userId, cursor } = params;

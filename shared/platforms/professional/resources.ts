@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { int, ndateTime, nint, nstr, str } from '../../scrape/resource';
+import { dateTimeOrNull, integer, integerOrNull, string, stringOrNull } from '../../scrape/resource';
 
 /**
  * professional: the "Article or post" resource (`data.content`). The spec lists what it describes
@@ -7,46 +7,46 @@ import { int, ndateTime, nint, nstr, str } from '../../scrape/resource';
  * "professional post"), written as a precise schema. Conventions: shared/scrape/resource.ts.
  */
 export const ContentAuthor = v.object({
-  name: str,
+  name: string,
   /** Profile or company page, without tracking query. */
-  url: nstr,
-  imageUrl: nstr,
+  url: stringOrNull,
+  imageUrl: stringOrNull,
   /** Company pages hide it in the JSON-LD (0); then the count the page prints, else null. */
-  followerCount: nint,
+  followerCount: integerOrNull,
 });
 
 export const ContentComment = v.object({
-  authorName: str,
-  authorUrl: nstr,
-  text: str,
+  authorName: string,
+  authorUrl: stringOrNull,
+  text: string,
   /** Exact time from the JSON-LD; the page itself only prints "2w". */
-  createdAt: ndateTime,
-  likeCount: int,
+  createdAt: dateTimeOrNull,
+  likeCount: integer,
 });
 
-export const RelatedArticle = v.object({ title: str, url: str, imageUrl: nstr });
+export const RelatedArticle = v.object({ title: string, url: string, imageUrl: stringOrNull });
 
-export const ContentImage = v.object({ url: str, width: nint, height: nint, alt: nstr });
+export const ContentImage = v.object({ url: string, width: integerOrNull, height: integerOrNull, alt: stringOrNull });
 
 export const VideoMedia = v.object({
   type: v.literal('video'),
   /** The highest-bitrate progressive MP4 the page offers. */
-  streamUrl: str,
-  thumbnailUrl: nstr,
-  durationSeconds: nint,
-  width: nint,
-  height: nint,
-  embedUrl: nstr,
+  streamUrl: string,
+  thumbnailUrl: stringOrNull,
+  durationSeconds: integerOrNull,
+  width: integerOrNull,
+  height: integerOrNull,
+  embedUrl: stringOrNull,
 });
 
 export const DocumentMedia = v.object({
   type: v.literal('document'),
   /** The document's manifest URL: logged out there is no direct file ("Sign in to download"). */
-  sourceUrl: nstr,
-  title: nstr,
-  pageCount: nint,
+  sourceUrl: stringOrNull,
+  title: stringOrNull,
+  pageCount: integerOrNull,
   /** The slides the page shows logged out (the first few), in order. */
-  slideImageUrls: v.array(str),
+  slideImageUrls: v.array(string),
 });
 
 export const ContentMedia = v.nullable(v.variant('type', [VideoMedia, DocumentMedia]));
@@ -54,27 +54,27 @@ export const ContentMedia = v.nullable(v.variant('type', [VideoMedia, DocumentMe
 const contentFields = {
   type: v.picklist(['post', 'article']),
   /** Posts: the activity id (digits). Articles: the article id (digits), else the slug's 5-char suffix. */
-  id: str,
-  url: str,
-  title: nstr,
-  excerpt: nstr,
+  id: string,
+  url: string,
+  title: stringOrNull,
+  excerpt: stringOrNull,
   /** Full text, line breaks kept (may be empty: an image-only post). */
-  body: str,
-  coverImageUrl: nstr,
+  body: string,
+  coverImageUrl: stringOrNull,
   author: ContentAuthor,
-  publishedAt: ndateTime,
-  modifiedAt: ndateTime,
+  publishedAt: dateTimeOrNull,
+  modifiedAt: dateTimeOrNull,
   /** Articles only; null for posts. */
-  readingTimeMinutes: nint,
-  likeCount: int,
-  commentCount: int,
+  readingTimeMinutes: integerOrNull,
+  likeCount: integer,
+  commentCount: integer,
   comments: v.array(ContentComment),
   /** Articles only; [] for posts. */
   relatedArticles: v.array(RelatedArticle),
   /** Posts only; [] for articles (their inline images are part of the body). */
   images: v.array(ContentImage),
   media: ContentMedia,
-  hashtags: v.array(str),
+  hashtags: v.array(string),
 };
 
 /**
@@ -83,8 +83,8 @@ const contentFields = {
  */
 export const ResharedContent = v.object({
   ...contentFields,
-  likeCount: nint,
-  commentCount: nint,
+  likeCount: integerOrNull,
+  commentCount: integerOrNull,
   reshared: v.null(),
 });
 

@@ -1,4 +1,4 @@
-import { type PlatformUpstream } from '../../scrape/upstream';
+import { NAVIGATION_HEADERS, type PlatformUpstream } from '../../scrape/upstream';
 import { parseHostUrl, parsedBy } from '../../validation';
 
 /**
@@ -18,14 +18,7 @@ export const UPSTREAM: PlatformUpstream = {
   // The page and every redirect it may give (www., regional hosts, /authwall, /uas/login). Media
   // hosts are never requested: their URLs are returned, not fetched.
   hosts: ['linkedin.com', '.linkedin.com'],
-  headers: {
-    accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
-    'accept-language': 'en-US,en;q=0.9',
-    'sec-fetch-dest': 'document',
-    'sec-fetch-mode': 'navigate',
-    'sec-fetch-site': 'none',
-    'upgrade-insecure-requests': '1',
-  },
+  headers: { ...NAVIGATION_HEADERS, 'upgrade-insecure-requests': '1' },
 };
 
 /** Placeholder ("ghost") images of the page chrome: never a content image. */

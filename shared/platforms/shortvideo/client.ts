@@ -1,12 +1,12 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { blocked, extractionFailed } from '../../errors';
 import type { Log } from '../../log';
-import { type AnswerRules, classify, parseAnswer } from '../../scrape/answers';
-import { upstreamRetryAfter } from '../../scrape/antibot';
+import type { AnswerRules, ParsedAnswer, Signal } from '../../scrape/answers';
 import { CookieJar } from '../../scrape/cookies';
-import { type ScrapeContext, type UpstreamAnswer, upstreamClient } from '../../scrape/http';
+import { type Repair, type ScrapeContext, upstreamClient } from '../../scrape/http';
 import { get, isObject, str } from '../../scrape/map';
-import { BROWSER_USER_AGENT } from '../../scrape/upstream';
+import { BROWSER_USER_AGENT, NAVIGATION_HEADERS, sameOriginApiHeaders } from '../../scrape/upstream';
+import { keptWarm } from '../../scrape/warm';
 import { type Signer, configuredSigner } from './signer';
 import { UPSTREAM, WEB_ORIGIN } from './site';
 import { parseWafChallenge, solveWafChallenge } from './waf';
@@ -57,7 +57,16 @@ export const RULES: AnswerRules = {
   ],
 };
 
+/**
+ * The web pages: a WAF page that comes back after it was solved is a block; 401, 403 and 429 are
+ * blocks (the shared defaults); any other status is the caller's to read (a profile page says why
+ * in its data).
+ */
+const WAF_PAGE: Signal = { test: (a) => parseWafChallenge(a.body) !== null };
+const PAGE_RULES: AnswerRules = { platform: 'shortvideo', blocked: [WAF_PAGE] };
+
 const api = upstreamClient(UPSTREAM, RULES);
+const web = upstreamClient(UPSTREAM, PAGE_RULES);
 
 // ---- the session: User-Agent, device, cookies ----------------------------------------------------
 
@@ -100,7 +109,7 @@ export class Session {
   /** The first request of a warm function fetches the home page for the jar's cookies (once). */
   prime(ctx: ScrapeContext, log: Log): Promise<void> {
     if (this.primed) return Promise.resolve();
-    this.priming ??= page(ctx, this, `${WEB_ORIGIN}/`, 'home page', log)
+    this.priming ??= fetchPage(ctx, log, `${WEB_ORIGIN}/`, 'home page', { session: this })
       .then(() => {
         this.primed = true;
         log.debug('shortvideo jar primed', { cookies: ['ttwid', 'msToken', 'tt_chain_token'].filter((c) => this.jar.has(c)) });
@@ -146,49 +155,59 @@ export class Session {
 
 /** One session per warm function (the jar and device id live as long as the container). */
 export let session = new Session();
-/** Tests start from a cold container. */
-export function newSession(): Session {
-  session = new Session();
-  return session;
-}
 
+/** The signer SHORTVIDEO_SIGNER_URL names when the container starts (built-in when unset). */
 let signer: Signer | undefined;
 const currentSigner = () => (signer ??= configuredSigner());
-/** Tests switch between the built-in signer and a signing service. */
-export const resetSigner = () => (signer = undefined);
+
+keptWarm('shortvideo', () => {
+  session = new Session();
+  signer = undefined;
+});
 
 // ---- requests ------------------------------------------------------------------------------------
 
-function withWafAnswer(ctx: ScrapeContext, s: Session, answer: UpstreamAnswer, what: string, log: Log): Record<string, string> | null {
-  const challenge = parseWafChallenge(answer.body);
-  if (!challenge) return null;
-  const started = Date.now();
-  const cookies = solveWafChallenge(challenge, ctx.deadline - 500);
-  if (!cookies) throw blocked(`shortvideo ${what}: WAF challenge not solved before the deadline`);
-  log.info('shortvideo WAF challenge solved', { what, ms: Date.now() - started });
-  for (const [k, v] of Object.entries(cookies)) s.jar.set(k, v);
-  return cookies;
+/**
+ * The WAF proof-of-work page, served instead of a page or an API answer: solved inside the deadline,
+ * and the request sent again once with the answer cookies, which are single-use (the next request
+ * gets a challenge of its own if needed).
+ */
+const solveWaf = (log: Log, what: string): Repair => {
+  let answered: string[] = [];
+  return {
+    kind: 'WAF challenge',
+    when: [WAF_PAGE],
+    async mend(answer, retry) {
+      const started = Date.now();
+      const cookies = solveWafChallenge(parseWafChallenge(answer.body)!, retry.ctx.deadline - 500);
+      if (!cookies) throw blocked(`shortvideo ${what}: WAF challenge not solved before the deadline`);
+      log.info('shortvideo WAF challenge solved', { what, ms: Date.now() - started });
+      answered = Object.keys(cookies);
+      for (const [k, v] of Object.entries(cookies)) retry.opts.jar?.set(k, v);
+      return 'retry';
+    },
+    afterRetry(retry) {
+      for (const name of answered) retry.opts.jar?.delete(name);
+    },
+  };
+};
+
+export interface PageCall {
+  /** The answers that mean the page's subject does not exist (else any status is the caller's to read). */
+  notFound?: readonly Signal[];
+  session?: Session;
 }
 
-/** A public web page of the platform (the WAF challenge solved when it is served instead). */
-export const fetchPage = (ctx: ScrapeContext, log: Log, url: string, what: string, s: Session = session) => page(ctx, s, url, what, log);
-
-/** An HTML page (the WAF challenge solved when it is served instead). */
-async function page(ctx: ScrapeContext, s: Session, url: string, what: string, log: Log): Promise<UpstreamAnswer> {
-  const headers = { 'user-agent': s.userAgent, accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'navigate', 'sec-fetch-site': 'none' };
-  let answer = await api.request(ctx, url, { headers, jar: s.jar });
-  const solved = withWafAnswer(ctx, s, answer, what, log);
-  if (solved) {
-    answer = await api.request(ctx, url, { headers, jar: s.jar });
-    // The answer cookies are single-use: the next page gets a challenge of its own if needed.
-    for (const name of Object.keys(solved)) s.jar.take({ headers: { 'set-cookie': `${name}=; Max-Age=0` } });
-    if (parseWafChallenge(answer.body)) throw blocked(`shortvideo ${what}: the WAF challenge came back after it was solved`);
-  }
-  // Refusals are blocks; a 404 page is the caller's to read (a profile page says why in its data).
-  if (answer.status === 401 || answer.status === 403 || answer.status === 429) {
-    throw blocked(`shortvideo ${what}: ${answer.status}`, upstreamRetryAfter(answer.headers) ?? (answer.status === 429 ? 60 : undefined));
-  }
-  return answer;
+/** A public web page of the platform, with the session's cookies (the WAF challenge solved when it is served instead). */
+export function fetchPage(ctx: ScrapeContext, log: Log, url: string, what: string, { notFound, session: s = session }: PageCall = {}): Promise<ParsedAnswer> {
+  return web.text(ctx, url, {
+    headers: { ...NAVIGATION_HEADERS, 'user-agent': s.userAgent },
+    jar: s.jar,
+    what,
+    anyStatus: true,
+    notFound,
+    repairs: [solveWaf(log, what)],
+  });
 }
 
 export interface ApiCall {
@@ -220,8 +239,8 @@ export interface ApiAnswer {
 
 /**
  * A signed GET of one /api/ endpoint: the jar primed first (once per warm function), base
- * parameters + the endpoint's, signed, sent with the jar's cookies (and the region's proxy),
- * then classified by RULES; a 200 whose status code is not 0 is an unknown shape.
+ * parameters + the endpoint's, signed, sent with the jar's cookies (and the region's proxy), a WAF
+ * page solved, then classified by RULES; a 200 whose status code is not 0 is an unknown shape.
  */
 export async function apiGet(ctx: ScrapeContext, log: Log, call: ApiCall, s: Session = session): Promise<ApiAnswer> {
   if (call.prime !== false) await s.prime(ctx, log);
@@ -233,29 +252,16 @@ export async function apiGet(ctx: ScrapeContext, log: Log, call: ApiCall, s: Ses
   for (const [k, v] of Object.entries(signed.cookies)) jar.set(k, v);
   if (signed.userAgent !== s.userAgent) s.userAgent = signed.userAgent; // later calls agree with the signer's browser
 
-  const opts = {
-    headers: {
-      'user-agent': signed.userAgent,
-      accept: 'application/json, text/plain, */*',
-      origin: WEB_ORIGIN,
-      referer: call.referer,
-      'sec-fetch-dest': 'empty',
-      'sec-fetch-mode': 'cors',
-      'sec-fetch-site': 'same-origin',
-    },
+  const parsed = await api.answer(ctx, signed.url, {
+    headers: { ...sameOriginApiHeaders(WEB_ORIGIN, call.referer), 'user-agent': signed.userAgent },
     jar,
     // The API never redirects an answer it gives; a redirect is a login wall (RULES), not followed.
     followRedirects: false,
     proxyScope: call.region || undefined,
     what: call.what,
     cursor: call.cursor,
-  };
-  let raw = await api.request(ctx, signed.url, opts);
-  // A WAF page instead of the API's answer: solve it, ask again once.
-  if (withWafAnswer(ctx, s, raw, call.what, log)) raw = await api.request(ctx, signed.url, opts);
-  const parsed = parseAnswer(RULES, raw);
-  const err = classify(RULES, parsed, opts);
-  if (err) throw err;
+    repairs: [solveWaf(log, call.what)],
+  });
   const code = parsed.code;
   // Every answer of the web API carries its status code (0 = OK): an object without one is not the
   // API answering as itself (an interstitial, a changed shape), never an empty success.

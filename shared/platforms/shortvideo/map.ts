@@ -1,6 +1,6 @@
 import { arr, bool, count, get, int, isObject, isoDate, list, need, num, str, text, url, type Json } from '../../scrape/map';
 import type * as R from './resources';
-import { profileUrl } from './site';
+import { liveUrl, musicUrl, profileUrl, tagUrl, videoUrl } from './site';
 
 /**
  * Pure mappers from the web API's JSON to the spec's resources (resources.ts), one object literal
@@ -127,7 +127,7 @@ export function mapHashtagInfo(detail: Json, fallbackName: string): R.HashtagInf
   return {
     id: need(str(get(ch, 'id')), 'hashtag id'),
     name,
-    url: `https://www.tiktok.com/tag/${encodeURIComponent(name)}`,
+    url: tagUrl(name),
     description: text(get(ch, 'desc')) ?? '',
     coverUrl: firstUrl(get(ch, 'coverLarger'), get(ch, 'coverMedium'), get(ch, 'coverThumb')),
     profileImageUrl: firstUrl(get(ch, 'profileLarger'), get(ch, 'profileMedium'), get(ch, 'profileThumb')),
@@ -206,9 +206,6 @@ function mapPhoto(ip: Json): R.HashtagVideo['photo'] {
   };
 }
 
-/** The music page URL the web app links to: /music/<title words>-<id>. */
-const musicUrl = (title: string | null, id: string) => `https://www.tiktok.com/music/${encodeURIComponent((title ?? 'sound').replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-|-$/g, '') || 'sound')}-${id}`;
-
 function mapMusic(m: Json): R.HashtagVideo['music'] {
   const id = str(get(m, 'id')) ?? str(get(m, 'idStr'));
   if (!id) return null;
@@ -268,7 +265,7 @@ export function mapHashtagVideo(item: Json): R.HashtagVideo {
   const category = int(get(item, 'CategoryType'));
   return {
     id,
-    url: `https://www.tiktok.com/@${handle}/${photo ? 'photo' : 'video'}/${id}`,
+    url: videoUrl(handle, id, photo ? 'photo' : 'video'),
     type: photo ? 'photo' : 'video',
     description: nonEmpty(get(item, 'desc')),
     createdAt: need(isoDate(get(item, 'createTime')), 'video time'),
@@ -433,7 +430,7 @@ export function mapLiveUser(d: Json): R.LiveData['user'] {
     followerCount: exactCount(get(d, 'statsV2'), get(d, 'stats'), 'followerCount'),
     followingCount: exactCount(get(d, 'statsV2'), get(d, 'stats'), 'followingCount'),
     profileUrl: profileUrl(handle),
-    liveUrl: `${profileUrl(handle)}/live`,
+    liveUrl: liveUrl(handle),
   };
 }
 
@@ -498,7 +495,7 @@ export function mapLive(room: Json, lookup: Json, ageRestricted: boolean): R.Liv
     roomId,
     streamId: str(get(room, 'stream_id_str')) ?? str(get(lr, 'streamId')),
     title: str(get(room, 'title')) ?? str(get(lr, 'title')),
-    shareUrl: url(get(room, 'share_url')) ?? `${profileUrl(handle)}/live`,
+    shareUrl: url(get(room, 'share_url')) ?? liveUrl(handle),
     coverUrl: url(get(room, 'cover', 'url_list', 0)) ?? url(get(lr, 'coverUrl')),
     startedAt: need(isoDate(int(get(room, 'start_time')) || int(get(room, 'create_time')) || int(get(lr, 'startTime')) || null), 'live start time'),
     viewerCount: count(get(room, 'user_count')) ?? count(get(lr, 'liveRoomStats', 'userCount')) ?? 0,

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { anyOrNull, bool, dateTime, deviation, digits, given, int, nbool, ndateTime, nint, nnum, nobj, nstr, num, str } from '../../scrape/resource';
+import { NO_VALUE, anyOrNull, boolean, booleanOrNull, dateTime, dateTimeOrNull, deviation, digits, given, integer, integerOrNull, number, numberOrNull, objectOrNull, string, stringOrNull } from '../../scrape/resource';
 
 /**
  * shortvideo: the spec's resources as valibot schemas (see shared/scrape/resource.ts for the
@@ -8,85 +8,84 @@ import { anyOrNull, bool, dateTime, deviation, digits, given, int, nbool, ndateT
  */
 // ---- 5. following ---------------------------------------------------------------------------------
 
-const NO_PICTURE = 'null where the upstream has no value to give, rather than an invented one: an account without a picture';
+const NO_PICTURE = `${NO_VALUE}: an account without a picture`;
 export const FollowedAccount = v.object({
   id: digits,
-  secUid: str,
-  handle: str,
-  nickname: str,
-  bio: str,
-  url: str,
-  avatarUrl: deviation(nstr, NO_PICTURE),
-  avatars: v.object({ large: deviation(nstr, NO_PICTURE), medium: deviation(nstr, NO_PICTURE), thumb: deviation(nstr, NO_PICTURE) }),
-  verified: bool,
-  privateAccount: bool,
-  secret: bool,
-  platformSeller: bool,
-  openFavorite: bool,
-  ftc: bool,
-  isADVirtual: bool,
-  downloadSetting: int,
-  stats: v.object({ followerCount: int, followingCount: int, likeCount: int, videoCount: int, friendCount: int, diggCount: int }),
+  secUid: string,
+  handle: string,
+  nickname: string,
+  bio: string,
+  url: string,
+  avatarUrl: deviation(stringOrNull, NO_PICTURE),
+  avatars: v.object({ large: deviation(stringOrNull, NO_PICTURE), medium: deviation(stringOrNull, NO_PICTURE), thumb: deviation(stringOrNull, NO_PICTURE) }),
+  verified: boolean,
+  privateAccount: boolean,
+  secret: boolean,
+  platformSeller: boolean,
+  openFavorite: boolean,
+  ftc: boolean,
+  isADVirtual: boolean,
+  downloadSetting: integer,
+  stats: v.object({ followerCount: integer, followingCount: integer, likeCount: integer, videoCount: integer, friendCount: integer, diggCount: integer }),
 });
 export type FollowedAccount = v.InferOutput<typeof FollowedAccount>;
 export const FollowingData = v.object({
-  profile: v.object({ id: digits, secUid: str, handle: str, nickname: str, url: str, followingCount: int }),
+  profile: v.object({ id: digits, secUid: string, handle: string, nickname: string, url: string, followingCount: integer }),
   following: v.array(FollowedAccount),
-  count: int,
-  total: int,
-  cursor: nstr, // "cursor is null on the last page"
-  hasMore: bool,
+  count: integer,
+  total: integer,
+  cursor: stringOrNull, // "cursor is null on the last page"
+  hasMore: boolean,
 });
 export type FollowingData = v.InferOutput<typeof FollowingData>;
 
 // ---- 7. comments ---------------------------------------------------------------------------------
 
-const NO_VALUE = 'null where the upstream has no value to give, rather than an invented one';
 /** A field the spec names without a type, null when the upstream leaves it out. */
 const orNull = <S extends v.GenericSchema>(s: S, why = NO_VALUE) => deviation(v.nullable(s), why);
 
 /** One rendition of a comment image: the first mirror, every mirror, the storage key, the size. */
-const CommentImageVariant = v.object({ url: str, urls: v.array(str), uri: str, width: int, height: int });
+const CommentImageVariant = v.object({ url: string, urls: v.array(string), uri: string, width: integer, height: integer });
 export const CommentImage = v.object({ original: CommentImageVariant, crop: CommentImageVariant });
 /** Shape chosen: the platform's label as shown ({text: "Creator", type: 1}, …). */
-export const CommentLabel = v.object({ text: str, type: int });
+export const CommentLabel = v.object({ text: string, type: integer });
 /** Shape chosen: a sticker comment's sticker (absent from logged-out samples; read from `sticker`). */
-export const CommentSticker = v.object({ id: nstr, url: nstr, animatedUrl: nstr, width: nint, height: nint });
+export const CommentSticker = v.object({ id: stringOrNull, url: stringOrNull, animatedUrl: stringOrNull, width: integerOrNull, height: integerOrNull });
 export const CommentAuthor = v.object({
   id: digits,
-  secUid: str,
-  handle: str,
-  nickname: str,
-  avatarUrl: orNull(str, `${NO_VALUE}: an account without a picture`),
-  url: str,
+  secUid: string,
+  handle: string,
+  nickname: string,
+  avatarUrl: orNull(string, `${NO_VALUE}: an account without a picture`),
+  url: string,
 });
 const commentEntries = {
   id: digits,
   videoId: digits,
-  parentId: nstr,
-  replyToId: nstr,
+  parentId: stringOrNull,
+  replyToId: stringOrNull,
   /** Mentions stay plain text. */
-  text: str,
+  text: string,
   createdAt: dateTime,
   /** The upstream's language code; "un" when it could not tell. */
-  language: str,
-  likeCount: int,
-  replyCount: int,
+  language: string,
+  likeCount: integer,
+  replyCount: integer,
   author: CommentAuthor,
-  isLikedByCreator: bool,
-  isPinnedByCreator: bool,
-  isTranslatable: bool,
-  allowsPhotoDownload: bool,
+  isLikedByCreator: boolean,
+  isPinnedByCreator: boolean,
+  isTranslatable: boolean,
+  allowsPhotoDownload: boolean,
   labels: v.array(CommentLabel),
   images: v.array(CommentImage),
   sticker: v.nullable(CommentSticker),
   /** Shape chosen: the distinct emoji of `text`, in order of first appearance. */
-  emojis: v.array(str),
+  emojis: v.array(string),
   shareInfo: v.object({
-    url: str,
-    title: str,
-    description: str,
-    acl: v.object({ code: int, addToStoryCode: orNull(int, 'the web API does not carry it (it exists only in the app)') }),
+    url: string,
+    title: string,
+    description: string,
+    acl: v.object({ code: integer, addToStoryCode: orNull(integer, 'the web API does not carry it (it exists only in the app)') }),
   }),
 };
 /** Shape chosen for `topReply`: the first reply the upstream shows, as a comment without its own topReply. */
@@ -96,12 +95,12 @@ export type Comment = v.InferOutput<typeof Comment>;
 export type CommentReply = v.InferOutput<typeof CommentReply>;
 
 export const CommentsData = v.object({
-  video: v.object({ id: digits, url: str, handle: str }),
+  video: v.object({ id: digits, url: string, handle: string }),
   comments: v.array(Comment),
-  count: int,
-  total: int,
-  cursor: nstr, // "null on the last page"
-  hasMore: bool,
+  count: integer,
+  total: integer,
+  cursor: stringOrNull, // "null on the last page"
+  hasMore: boolean,
 });
 export type CommentsData = v.InferOutput<typeof CommentsData>;
 
@@ -110,86 +109,86 @@ export type CommentsData = v.InferOutput<typeof CommentsData>;
 /** One quality of the stream (FLV and HLS links, and DASH where offered). */
 export const LiveStream = v.object({
   /** The upstream's key: origin, uhd_60, hd_60, hd, sd, ld, ao (audio only). */
-  quality: str,
+  quality: string,
   /** The name the player shows ("Original", "1080p60", "720p", … "Audio only"). */
-  name: str,
-  codec: orNull(str),
-  isAudioOnly: bool,
+  name: string,
+  codec: orNull(string),
+  isAudioOnly: boolean,
   resolution: orNull(v.pipe(v.string(), v.regex(/^\d+x\d+$/, 'Must be <width>x<height>')), `${NO_VALUE}: an audio-only stream has no picture`),
-  width: orNull(int, `${NO_VALUE}: an audio-only stream has no picture`),
-  height: orNull(int, `${NO_VALUE}: an audio-only stream has no picture`),
-  bitrate: orNull(int),
-  flvUrl: orNull(str, `${NO_VALUE}: a quality offered in HLS only`),
-  hlsUrl: orNull(str, `${NO_VALUE}: a quality offered in FLV only`),
-  dashUrl: nstr,
+  width: orNull(integer, `${NO_VALUE}: an audio-only stream has no picture`),
+  height: orNull(integer, `${NO_VALUE}: an audio-only stream has no picture`),
+  bitrate: orNull(integer),
+  flvUrl: orNull(string, `${NO_VALUE}: a quality offered in HLS only`),
+  hlsUrl: orNull(string, `${NO_VALUE}: a quality offered in FLV only`),
+  dashUrl: stringOrNull,
   expiresAt: orNull(dateTime, `${NO_VALUE}: a URL without an expire parameter`),
 });
 export const LiveBattle = v.object({
-  id: str,
-  startedAt: ndateTime,
-  durationSeconds: nint,
-  isFinished: bool,
-  opponentUserId: nstr,
-  scores: v.array(v.object({ userId: str, score: int, isHost: bool })),
+  id: string,
+  startedAt: dateTimeOrNull,
+  durationSeconds: integerOrNull,
+  isFinished: boolean,
+  opponentUserId: stringOrNull,
+  scores: v.array(v.object({ userId: string, score: integer, isHost: boolean })),
 });
 export const TopGifter = v.object({
-  userId: str,
-  secUid: nstr,
-  handle: nstr,
-  nickname: nstr,
-  avatarUrl: nstr,
-  followerCount: nint,
-  gifterLevel: nint,
-  giftScore: nint,
+  userId: string,
+  secUid: stringOrNull,
+  handle: stringOrNull,
+  nickname: stringOrNull,
+  avatarUrl: stringOrNull,
+  followerCount: integerOrNull,
+  gifterLevel: integerOrNull,
+  giftScore: integerOrNull,
 });
 export const LiveDetails = v.object({
   roomId: digits,
-  streamId: orNull(str, `${NO_VALUE}: an age-restricted room hides its stream`),
-  title: nstr,
-  shareUrl: str,
-  coverUrl: orNull(str),
+  streamId: orNull(string, `${NO_VALUE}: an age-restricted room hides its stream`),
+  title: stringOrNull,
+  shareUrl: string,
+  coverUrl: orNull(string),
   startedAt: dateTime,
-  viewerCount: int,
-  totalViewers: int,
-  newFollowers: int,
-  category: nstr,
-  game: nstr,
+  viewerCount: integer,
+  totalViewers: integer,
+  newFollowers: integer,
+  category: stringOrNull,
+  game: stringOrNull,
   /** camera, screen (screen share), software (streaming software), audio. */
   broadcastType: v.picklist(['camera', 'screen', 'software', 'audio']),
-  isCoHosting: bool,
+  isCoHosting: boolean,
   battle: orNull(LiveBattle, `${NO_VALUE}: no battle is going on`),
   topGifters: v.array(TopGifter),
-  ageRestricted: bool,
-  subscriberOnly: bool,
-  isPaidEvent: bool,
-  hasShop: bool,
-  chatEnabled: bool,
-  giftsEnabled: bool,
-  shopProductCount: int,
+  ageRestricted: boolean,
+  subscriberOnly: boolean,
+  isPaidEvent: boolean,
+  hasShop: boolean,
+  chatEnabled: boolean,
+  giftsEnabled: boolean,
+  shopProductCount: integer,
   streams: v.array(LiveStream),
 });
 /** Shape chosen: the most recent live as the room lookup reports it. */
-export const LastLive = v.object({ roomId: nstr, title: nstr, startedAt: dateTime, endedAt: ndateTime, durationSeconds: nint, totalViewers: nint });
+export const LastLive = v.object({ roomId: stringOrNull, title: stringOrNull, startedAt: dateTime, endedAt: dateTimeOrNull, durationSeconds: integerOrNull, totalViewers: integerOrNull });
 /** The account fields the live user and a video's author share, as the spec lists them. */
 const ACCOUNT = {
   id: digits,
-  secUid: str,
-  handle: str,
-  nickname: str,
-  bio: str,
-  avatarUrl: orNull(str, `${NO_VALUE}: an account without a picture`),
-  verified: bool,
+  secUid: string,
+  handle: string,
+  nickname: string,
+  bio: string,
+  avatarUrl: orNull(string, `${NO_VALUE}: an account without a picture`),
+  verified: boolean,
 };
 export const LiveUser = v.object({
   ...ACCOUNT,
-  isPrivate: bool,
-  followerCount: int,
-  followingCount: int,
-  profileUrl: str,
-  liveUrl: str,
+  isPrivate: boolean,
+  followerCount: integer,
+  followingCount: integer,
+  profileUrl: string,
+  liveUrl: string,
 });
 export const LiveData = v.object({
-  isLive: bool,
+  isLive: boolean,
   user: LiveUser,
   live: v.nullable(LiveDetails),
   lastLive: v.nullable(LastLive),
@@ -199,141 +198,141 @@ export type LiveDetails = v.InferOutput<typeof LiveDetails>;
 
 // ---- 13. hashtag videos ----------------------------------------------------------------------------
 
-const counts = <K extends string>(...keys: K[]) => v.object(Object.fromEntries(keys.map((k) => [k, int])) as Record<K, typeof int>);
+const counts = <K extends string>(...keys: K[]) => v.object(Object.fromEntries(keys.map((k) => [k, integer])) as Record<K, typeof integer>);
 
 export const VideoFormat = v.object({
-  gearName: str,
-  qualityType: nint,
-  codec: nstr,
-  format: str,
-  bitrate: nint,
-  fps: nnum,
-  width: nint,
-  height: nint,
-  size: nint,
-  url: str,
+  gearName: string,
+  qualityType: integerOrNull,
+  codec: stringOrNull,
+  format: string,
+  bitrate: integerOrNull,
+  fps: numberOrNull,
+  width: integerOrNull,
+  height: integerOrNull,
+  size: integerOrNull,
+  url: string,
 });
 /** Shape chosen: one caption track. */
-export const Subtitle = v.object({ language: str, languageId: nstr, format: nstr, source: nstr, version: nstr, size: nint, url: str, expiresAt: ndateTime });
+export const Subtitle = v.object({ language: string, languageId: stringOrNull, format: stringOrNull, source: stringOrNull, version: stringOrNull, size: integerOrNull, url: string, expiresAt: dateTimeOrNull });
 export const VideoMedia = v.object({
-  duration: int,
-  width: orNull(int, `${NO_VALUE}: photo posts`),
-  height: orNull(int, `${NO_VALUE}: photo posts`),
-  definition: orNull(str),
-  format: orNull(str),
-  codec: orNull(str),
-  bitrate: orNull(int),
-  quality: orNull(str),
-  size: orNull(int),
-  coverUrl: orNull(str),
-  originCoverUrl: orNull(str),
-  dynamicCoverUrl: orNull(str),
-  playUrl: orNull(str, `${NO_VALUE}: photo posts have no video stream`),
-  downloadUrl: orNull(str, `${NO_VALUE}: photo posts, and videos whose owner disabled downloads`),
-  volume: orNull(v.object({ loudness: num, peak: num })),
+  duration: integer,
+  width: orNull(integer, `${NO_VALUE}: photo posts`),
+  height: orNull(integer, `${NO_VALUE}: photo posts`),
+  definition: orNull(string),
+  format: orNull(string),
+  codec: orNull(string),
+  bitrate: orNull(integer),
+  quality: orNull(string),
+  size: orNull(integer),
+  coverUrl: orNull(string),
+  originCoverUrl: orNull(string),
+  dynamicCoverUrl: orNull(string),
+  playUrl: orNull(string, `${NO_VALUE}: photo posts have no video stream`),
+  downloadUrl: orNull(string, `${NO_VALUE}: photo posts, and videos whose owner disabled downloads`),
+  volume: orNull(v.object({ loudness: number, peak: number })),
   formats: v.array(VideoFormat),
   subtitles: v.array(Subtitle),
 });
 /** Shape chosen: the images of a photo post. */
 export const PhotoPost = v.object({
-  title: nstr,
-  coverUrl: nstr,
-  images: v.array(v.object({ url: str, urls: v.array(str), width: nint, height: nint })),
+  title: stringOrNull,
+  coverUrl: stringOrNull,
+  images: v.array(v.object({ url: string, urls: v.array(string), width: integerOrNull, height: integerOrNull })),
 });
 /** Shape chosen for `streaming`: the external music-service links of the track. */
-export const MusicStreaming = v.object({ platform: int, songId: nstr });
+export const MusicStreaming = v.object({ platform: integer, songId: stringOrNull });
 export const Music = v.object({
-  id: str,
-  title: orNull(str),
-  url: orNull(str),
-  authorName: orNull(str),
-  album: orNull(str),
-  duration: orNull(int),
-  preciseDuration: orNull(num),
-  shootDuration: orNull(int),
-  original: orNull(bool),
-  isCopyrighted: orNull(bool),
-  isCommerceMusic: orNull(bool),
-  isUnlimitedMusic: orNull(bool),
-  isPrivate: orNull(bool),
-  coverUrl: orNull(str),
-  playUrl: orNull(str),
+  id: string,
+  title: orNull(string),
+  url: orNull(string),
+  authorName: orNull(string),
+  album: orNull(string),
+  duration: orNull(integer),
+  preciseDuration: orNull(number),
+  shootDuration: orNull(integer),
+  original: orNull(boolean),
+  isCopyrighted: orNull(boolean),
+  isCommerceMusic: orNull(boolean),
+  isUnlimitedMusic: orNull(boolean),
+  isPrivate: orNull(boolean),
+  coverUrl: orNull(string),
+  playUrl: orNull(string),
   streaming: v.array(MusicStreaming),
 });
 export const VideoAuthor = v.object({
   ...ACCOUNT,
-  privateAccount: bool,
+  privateAccount: boolean,
   stats: counts('followerCount', 'followingCount', 'likeCount', 'videoCount', 'friendCount', 'diggCount'),
 });
 /** Shape chosen: an account mentioned in the description. */
-export const Mention = v.object({ handle: str, userId: nstr, secUid: nstr });
+export const Mention = v.object({ handle: string, userId: stringOrNull, secUid: stringOrNull });
 /** Shape chosen: a place tag. */
-export const Location = v.object({ id: str, name: str, address: nstr, city: nstr, province: nstr, country: nstr, category: nstr });
+export const Location = v.object({ id: string, name: string, address: stringOrNull, city: stringOrNull, province: stringOrNull, country: stringOrNull, category: stringOrNull });
 /** Shape chosen: a link shown under the video (effect, CapCut template, product…). */
-export const Anchor = v.object({ id: nstr, type: nint, keyword: nstr, description: nstr, url: nstr, iconUrl: nstr });
+export const Anchor = v.object({ id: stringOrNull, type: integerOrNull, keyword: stringOrNull, description: stringOrNull, url: stringOrNull, iconUrl: stringOrNull });
 /** Shape chosen: a content warning shown on the video. */
-export const Warning = v.object({ type: nstr, text: str, url: nstr });
+export const Warning = v.object({ type: stringOrNull, text: string, url: stringOrNull });
 export const HashtagVideo = v.object({
   id: digits,
-  url: str,
+  url: string,
   /** "video" or "photo". */
   type: v.picklist(['video', 'photo']),
-  description: nstr,
+  description: stringOrNull,
   createdAt: dateTime,
   /** The description's language code; "un" when the upstream could not tell. */
-  language: str,
+  language: string,
   stats: counts('playCount', 'likeCount', 'commentCount', 'shareCount', 'collectCount', 'repostCount'),
   author: VideoAuthor,
   video: VideoMedia,
   photo: v.nullable(PhotoPost),
   music: orNull(Music, `${NO_VALUE}: a video without a sound`),
-  hashtags: v.array(v.object({ id: str, name: str, description: str })),
+  hashtags: v.array(v.object({ id: string, name: string, description: string })),
   mentions: v.array(Mention),
-  effects: v.array(v.object({ id: str, name: str })),
-  stickerTexts: v.array(str),
+  effects: v.array(v.object({ id: string, name: string })),
+  stickerTexts: v.array(string),
   location: v.nullable(Location),
-  contentCategory: v.object({ id: orNull(int), name: orNull(str, 'the upstream gives only a numeric category for most videos') }),
+  contentCategory: v.object({ id: orNull(integer), name: orNull(string, 'the upstream gives only a numeric category for most videos') }),
   anchors: v.array(Anchor),
   warnings: v.array(Warning),
-  playlistId: orNull(str, `${NO_VALUE}: a video outside any playlist`),
-  isAd: bool,
-  isPinned: bool,
-  isPrivate: bool,
-  isCommerce: bool,
-  aigcDescription: str,
-  aigcLabelType: orNull(int),
-  duetEnabled: bool,
-  stitchEnabled: bool,
-  shareEnabled: bool,
-  canRepost: bool,
-  commentStatus: int,
+  playlistId: orNull(string, `${NO_VALUE}: a video outside any playlist`),
+  isAd: boolean,
+  isPinned: boolean,
+  isPrivate: boolean,
+  isCommerce: boolean,
+  aigcDescription: string,
+  aigcLabelType: orNull(integer),
+  duetEnabled: boolean,
+  stitchEnabled: boolean,
+  shareEnabled: boolean,
+  canRepost: boolean,
+  commentStatus: integer,
   /** Shape chosen: the searches the platform suggests under the video. */
-  suggestedSearches: v.array(str),
+  suggestedSearches: v.array(string),
 });
 export type HashtagVideo = v.InferOutput<typeof HashtagVideo>;
 
 export const HashtagInfo = v.object({
   id: digits,
-  name: str,
-  url: str,
-  description: str,
-  coverUrl: orNull(str, `${NO_VALUE}: a hashtag without a cover`),
-  profileImageUrl: orNull(str, `${NO_VALUE}: a hashtag without a picture`),
+  name: string,
+  url: string,
+  description: string,
+  coverUrl: orNull(string, `${NO_VALUE}: a hashtag without a cover`),
+  profileImageUrl: orNull(string, `${NO_VALUE}: a hashtag without a picture`),
   /** Shape chosen: {title, body} of the hashtag's announcement. */
-  announcement: orNull(v.object({ title: str, body: str }), `${NO_VALUE}: most hashtags have no announcement`),
-  videoCount: int,
-  viewCount: int,
-  isCommerce: bool,
+  announcement: orNull(v.object({ title: string, body: string }), `${NO_VALUE}: most hashtags have no announcement`),
+  videoCount: integer,
+  viewCount: integer,
+  isCommerce: boolean,
 });
 export type HashtagInfo = v.InferOutput<typeof HashtagInfo>;
 
 export const HashtagData = v.object({
   hashtag: HashtagInfo,
-  region: str,
-  regionName: str,
-  servedRegion: str,
+  region: string,
+  regionName: string,
+  servedRegion: string,
   videos: v.array(HashtagVideo),
-  mediaHeaders: v.object({ Cookie: orNull(str, `${NO_VALUE}: the upstream set no tt_chain_token`), Referer: str }),
-  cursor: nstr, // "cursor is null on the last page"
+  mediaHeaders: v.object({ Cookie: orNull(string, `${NO_VALUE}: the upstream set no tt_chain_token`), Referer: string }),
+  cursor: stringOrNull, // "cursor is null on the last page"
 });
 export type HashtagData = v.InferOutput<typeof HashtagData>;

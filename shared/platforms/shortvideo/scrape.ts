@@ -6,6 +6,7 @@ import type { ScrapeContext } from '../../scrape/context';
 import { CookieJar } from '../../scrape/cookies';
 import { arr, bool, get, int, isObject, str } from '../../scrape/map';
 import { RememberedIds } from '../../scrape/remembered';
+import { keptWarm } from '../../scrape/warm';
 import { type ApiAnswer, apiGet, fetchPage, session } from './client';
 import { MAX_SEEN, encodeHashtagCursor, fingerprint } from './cursor';
 import { mapComment, mapFollowed, mapFollowingProfile, mapHashtagInfo, mapHashtagVideo, mapLastLive, mapLive, mapLiveUser, rehydrationData } from './map';
@@ -19,6 +20,8 @@ import {
   type handleParam,
   type hashtagCursorParam,
   type hashtagParam,
+  liveUrl,
+  profileUrl,
   type regionParam,
   regionName,
   tagUrl,
@@ -86,8 +89,7 @@ export const scrapeComments: Scraper<{ url: Out<typeof videoUrlParam>; cursor?: 
 export const HASHTAG_PAGE = 30;
 const DETAIL_TTL_MS = 10 * 60_000;
 const details = new Map<string, { info: HashtagInfo; at: number }>();
-/** Tests start from a cold container. */
-export const forgetHashtags = () => details.clear();
+keptWarm('shortvideo', () => details.clear());
 /** A warm container that showed this hashtag's page 1 a moment ago (bench set-up). */
 export const rememberHashtag = (hashtag: string, region: string, info: HashtagInfo) => details.set(`${region}#${hashtag}`, { info, at: Date.now() });
 
@@ -182,9 +184,7 @@ export const scrapeHashtag: Scraper<{ hashtag: Out<typeof hashtagParam>; region?
  * Offline: 1 round trip. Live: 2 sequential; when this warm function saw the account live in
  * that room before, both go out at once (1 round trip). An unknown account (19881007) is a 404.
  */
-const liveRooms = new RememberedIds(3600_000, 5000);
-/** Tests start from a cold container. */
-export const forgetLiveRooms = () => liveRooms.clear();
+const liveRooms = new RememberedIds('shortvideo', 3600_000, 5000);
 
 function liveJar(): CookieJar {
   const jar = new CookieJar();
@@ -214,7 +214,7 @@ export const scrapeLive: Scraper<{ handle: Out<typeof handleParam> }, LiveData> 
   const { data: lookupAnswer } = await apiGet(ctx, log, {
     path: '/api-live/user/room/',
     params: { uniqueId: handle, sourceType: 54, msToken: '' },
-    referer: `${WEB_ORIGIN}/@${handle}/live`,
+    referer: liveUrl(handle),
     fromPage: 'user',
     what: `live room of @${handle}`,
     signed: false,
@@ -274,12 +274,16 @@ async function detailByApi(ctx: ScrapeContext, log: Log, params: Record<string, 
   return data;
 }
 
+const userDetailIn = (html: string) => get(rehydrationData(html), '__DEFAULT_SCOPE__', 'webapp.user-detail');
+
 async function profileByHandle(ctx: ScrapeContext, log: Log, handle: string): Promise<unknown> {
   await session.prime(ctx, log);
-  const page = await fetchPage(ctx, log, `${WEB_ORIGIN}/@${handle}`, `profile page @${handle}`);
-  const detail = get(rehydrationData(page.body), '__DEFAULT_SCOPE__', 'webapp.user-detail');
+  // A 404 page still says why in its data when it has any (gone, private); without, there is no such account.
+  const page = await fetchPage(ctx, log, profileUrl(handle), `profile page @${handle}`, {
+    notFound: [{ status: 404, test: (a) => userDetailIn(a.body) === undefined, say: 'No such account' }],
+  });
+  const detail = userDetailIn(page.body);
   if (detail !== undefined) return checkedDetail(detail, `@${handle}`);
-  if (page.status === 404) throw notFound('No such account');
   // A client-rendered shell without the account: the signed detail API has the same object.
   log.info('shortvideo profile page without rehydration data; asking the user-detail API', { handle });
   return checkedDetail(await detailByApi(ctx, log, { uniqueId: handle }, `@${handle}`), `@${handle}`);

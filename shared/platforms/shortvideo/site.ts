@@ -24,7 +24,12 @@ export const UPSTREAM: PlatformUpstream = {
 };
 
 export const profileUrl = (handle: string) => `${WEB_ORIGIN}/@${handle}`;
-export const videoUrl = (handle: string, id: string) => `${WEB_ORIGIN}/@${handle}/video/${id}`;
+/** A post's page: /video/<id>, or /photo/<id> for a photo post. */
+export const videoUrl = (handle: string, id: string, kind: 'video' | 'photo' = 'video') => `${WEB_ORIGIN}/@${handle}/${kind}/${id}`;
+export const liveUrl = (handle: string) => `${profileUrl(handle)}/live`;
+/** A sound's page, as the web app links to it: /music/<title words>-<id> ("sound" for no title). */
+export const musicUrl = (title: string | null, id: string) =>
+  `${WEB_ORIGIN}/music/${encodeURIComponent((title ?? 'sound').replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-|-$/g, '') || 'sound')}-${id}`;
 export const tagUrl = (name: string) => `${WEB_ORIGIN}/tag/${encodeURIComponent(name)}`;
 
 const USERNAME = /^[A-Za-z0-9_.]{2,24}$/;

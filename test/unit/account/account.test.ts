@@ -2,7 +2,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { hashPassword, passwordProblem, verifyPassword } from '../../../shared/account/passwords';
 import { matchAccountRoute } from '../../../shared/account/routes';
 import { sessionIdFromCookies } from '../../../shared/account/sessions';
-import { usage } from '../../../shared/account/usage';
+import { usage } from '../../../shared/usage';
 import { config } from '../../../shared/config';
 import { db } from '../../../shared/db/client';
 import { ensureTables } from '../../../dev/tables';

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { imageUrl, itemsOf, mapPage, resolvedInfluencerId, socialLinksOf, themeOf } from '../../../shared/platforms/linkpage/map';
 import { CreatorPage } from '../../../shared/platforms/linkpage/resources';
-import { fixture } from '../../support/fake-upstream';
+import { fixture } from '../../../dev/upstream/fake';
 
 /** Mappers on the crafted GraphQL answers (test/fixtures/linkpage/; no real capture exists). */
 const PAGE = (fixture('linkpage/page.json') as { data: Record<string, unknown> }).data;

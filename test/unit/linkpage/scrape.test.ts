@@ -5,10 +5,11 @@ import { db } from '../../../shared/db/client';
 import { credentialKey } from '../../../shared/db/tables';
 import { logger } from '../../../shared/log';
 import { GRAPHQL_ACCESS } from '../../../shared/platforms/linkpage/client';
-import { forgetResolvedNames, scrapePage } from '../../../shared/platforms/linkpage/scrape';
+import { scrapePage } from '../../../shared/platforms/linkpage/scrape';
+import { startCold } from '../../../shared/scrape/warm';
 import { ScrapeContext } from '../../../shared/scrape/http';
-import { FakeUpstream, fixture } from '../../support/fake-upstream';
-import { LINKPAGE_BUNDLES, LINKPAGE_GRAPHQL, LINKPAGE_SHELL, LINKPAGE_TOKEN, graphqlOperation, linkpageRoutes } from '../../support/linkpage-upstream';
+import { FakeUpstream, fixture } from '../../../dev/upstream/fake';
+import { LINKPAGE_BUNDLES, LINKPAGE_GRAPHQL, LINKPAGE_SHELL, LINKPAGE_TOKEN, graphqlOperation, linkpageRoutes } from '../../../dev/upstream/linkpage';
 import { rejection } from '../../support/rejection';
 
 /** The upstream calls of operation 6: token from the bundle (kept, replaced once on refusal), resolve, page. */
@@ -21,8 +22,7 @@ const paths = () => fake.requests.map((r) => (r.path === LINKPAGE_GRAPHQL ? `gra
 
 /** A cold start everywhere: no token in this container, none in the shared store, no names known. */
 async function coldStart() {
-  GRAPHQL_ACCESS.forget();
-  forgetResolvedNames();
+  startCold('linkpage');
   await db().send(new DeleteCommand({ TableName: config.cacheTable, Key: { pk: credentialKey('linkpage#graphql-access') } }));
 }
 
@@ -72,7 +72,7 @@ describe('linkpage token: read from the bundle once, shared, replaced once when 
   it('another container finds the token in the shared store and does not read the bundle', async () => {
     linkpageRoutes(fake);
     await run();
-    GRAPHQL_ACCESS.forget(); // a new container: empty memory, same DynamoDB
+    startCold('linkpage'); // a new container: empty memory, same DynamoDB
     fake.requests.length = 0;
     const { calls } = await run('someone-else');
     expect(calls).toBe(2);

@@ -3,7 +3,7 @@ import { ScrapeContext } from '../../../shared/scrape/http';
 import { mapClip, normalizePrivacy } from '../../../shared/platforms/livestream/map';
 import { scrapeClip } from '../../../shared/platforms/livestream/scrape';
 import { PUBLIC_HOSTS, clipPageUrl } from '../../../shared/platforms/livestream/site';
-import { FakeUpstream, fixture, fixtureText } from '../../support/fake-upstream';
+import { FakeUpstream, fixture, fixtureText } from '../../../dev/upstream/fake';
 import { rejection } from '../../support/rejection';
 
 /**

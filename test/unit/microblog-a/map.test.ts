@@ -1,5 +1,5 @@
 import { mapAccount, mapFeedItem, mapProfile } from '../../../shared/platforms/microblog-a/map';
-import { fixture } from '../../support/fake-upstream';
+import { fixture } from '../../../dev/upstream/fake';
 
 /**
  * microblog-a mappers on items of the crafted feed: what the AppView always sends is required

@@ -3,7 +3,7 @@ import type { ParamsOf } from '../../../shared/operations';
 import type { Post, UserPostsData } from '../../../shared/platforms/microblog-a/resources';
 import { scrapeUserPosts } from '../../../shared/platforms/microblog-a/scrape';
 import { ScrapeContext } from '../../../shared/scrape/http';
-import { FakeUpstream, fixture } from '../../support/fake-upstream';
+import { FakeUpstream, fixture } from '../../../dev/upstream/fake';
 import { rejection } from '../../support/rejection';
 
 /**

@@ -1,12 +1,13 @@
 import { ensureTables } from '../../../dev/tables';
 import { logger } from '../../../shared/log';
-import { STATIC_QUERY_IDS, fetchUser, forgetUpstreamState, guestToken, queryIds, queryIdsIn } from '../../../shared/platforms/microblog-b/client';
+import { STATIC_QUERY_IDS, fetchUser, guestToken, queryIds, queryIdsIn } from '../../../shared/platforms/microblog-b/client';
 import { scrapeProfile } from '../../../shared/platforms/microblog-b/scrape';
 import { ScrapeContext } from '../../../shared/scrape/http';
-import { FakeUpstream, fixture, fixtureText } from '../../support/fake-upstream';
+import { startCold } from '../../../shared/scrape/warm';
+import { FakeUpstream, fixture, fixtureText } from '../../../dev/upstream/fake';
 import {
   ACTIVATE, BUNDLE_QUERY_IDS, FakeGuestTokens, WEB_PAGE, bundleRoutes, coldMicroblogB, gqlPath, microblogBRoutes,
-} from '../../support/microblog-b-upstream';
+} from '../../../dev/upstream/microblog-b';
 import { rejection } from '../../support/rejection';
 
 /**
@@ -92,7 +93,7 @@ describe('guest token', () => {
   test('another container reuses the stored token instead of activating its own', async () => {
     const tokens = microblogBRoutes(fake);
     await profile();
-    forgetUpstreamState(); // a new container: empty memory, same DynamoDB item
+    startCold('microblog-b'); // a new container: empty memory, same DynamoDB item
     await profile();
     expect(activations()).toBe(1);
     expect(fake.requestsTo(USER).map((r) => r.headers['x-guest-token'])).toEqual([tokens.issued[0], tokens.issued[0]]);
@@ -162,7 +163,7 @@ describe('query ids', () => {
     await Promise.all(Array.from({ length: 20 }, () => profile()));
     expect(fake.requestsTo(WEB_PAGE)).toHaveLength(1);
 
-    forgetUpstreamState();
+    startCold('microblog-b');
     await profile();
     expect(fake.requestsTo(WEB_PAGE)).toHaveLength(1);
     expect(queryIds.obtained).toBe(0);

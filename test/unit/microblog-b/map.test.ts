@@ -4,7 +4,7 @@ import {
   directReplies, focalNoteOf, fullSizeAvatar, mapProfile, mapThreadNote, mapUserNote, monthYear, trimNote, trimUserNote, userOf, userTimeline,
 } from '../../../shared/platforms/microblog-b/map';
 import * as R from '../../../shared/platforms/microblog-b/resources';
-import { fixture } from '../../support/fake-upstream';
+import { fixture } from '../../../dev/upstream/fake';
 
 /** The pure mappers on crafted fixtures (shapes from the recorded samples; names, ids and texts invented). */
 

@@ -3,8 +3,8 @@ import { logger } from '../../../shared/log';
 import { rememberHandle, scrapeNote, scrapeProfile, scrapeUserNotes } from '../../../shared/platforms/microblog-b/scrape';
 import type { ThreadNote, UserNote } from '../../../shared/platforms/microblog-b/resources';
 import { ScrapeContext } from '../../../shared/scrape/http';
-import { FakeUpstream, fixture } from '../../support/fake-upstream';
-import { coldMicroblogB, gqlPath, microblogBRoutes, type FakeGuestTokens } from '../../support/microblog-b-upstream';
+import { FakeUpstream, fixture } from '../../../dev/upstream/fake';
+import { coldMicroblogB, gqlPath, microblogBRoutes, type FakeGuestTokens } from '../../../dev/upstream/microblog-b';
 import { rejection } from '../../support/rejection';
 
 /** The three operations' orchestration: which upstream calls, in how many round trips, in which order. */

@@ -1,5 +1,5 @@
 import { mapAccount, mapPost } from '../../../shared/platforms/microblog-c/map';
-import { fixture } from '../../support/fake-upstream';
+import { fixture } from '../../../dev/upstream/fake';
 
 /**
  * microblog-c mappers on items of the crafted fixtures: ids, usernames and creation dates, which

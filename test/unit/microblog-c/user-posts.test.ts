@@ -1,10 +1,11 @@
 import { logger } from '../../../shared/log';
 import type { ParamsOf } from '../../../shared/operations';
 import type { Post, UserPostsData } from '../../../shared/platforms/microblog-c/resources';
-import { knownUsernames, scrapeUserPosts } from '../../../shared/platforms/microblog-c/scrape';
+import { scrapeUserPosts } from '../../../shared/platforms/microblog-c/scrape';
+import { startCold } from '../../../shared/scrape/warm';
 import { WEB_ORIGIN, postUrl, profileUrl } from '../../../shared/platforms/microblog-c/site';
 import { ScrapeContext } from '../../../shared/scrape/http';
-import { FakeUpstream, fixture, fixtureText, type FakeReply } from '../../support/fake-upstream';
+import { FakeUpstream, fixture, fixtureText, type FakeReply } from '../../../dev/upstream/fake';
 import { rejection } from '../../support/rejection';
 
 /**
@@ -79,7 +80,7 @@ beforeAll(async () => {
 afterAll(() => fake.stop());
 beforeEach(() => {
   fake.reset();
-  knownUsernames.clear();
+  startCold('microblog-c');
   publicAccountRoutes();
 });
 

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { activityTime, countOf, durationSeconds, hashtagsOf, mapContent, readContentPage, withoutQuery } from '../../../shared/platforms/professional/map';
 import { Content } from '../../../shared/platforms/professional/resources';
 import { SIGN_IN_MESSAGE } from '../../../shared/platforms/professional/site';
-import { fixtureText } from '../../support/fake-upstream';
+import { fixtureText } from '../../../dev/upstream/fake';
 
 /** Mappers on the crafted pages (test/fixtures/professional/, shaped on real logged-out pages). */
 const page = (name: string) => fixtureText(`professional/${name}.html`);

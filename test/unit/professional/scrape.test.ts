@@ -2,7 +2,7 @@ import { logger } from '../../../shared/log';
 import { ScrapeContext } from '../../../shared/scrape/http';
 import { scrapePost } from '../../../shared/platforms/professional/scrape';
 import { SIGN_IN_MESSAGE } from '../../../shared/platforms/professional/site';
-import { FakeUpstream, fixtureText } from '../../support/fake-upstream';
+import { FakeUpstream, fixtureText } from '../../../dev/upstream/fake';
 import { rejection } from '../../support/rejection';
 
 /** The one upstream GET and how its answers are read (client rules), against a fake upstream. */

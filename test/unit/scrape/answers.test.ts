@@ -32,7 +32,7 @@ describe('the classifier', () => {
   test('a usable answer is null (the caller reads its data)', () => {
     expect(run(200, { item: { id: 1 } })).toBeNull();
     expect(run(204, [])).toBeNull();
-    expect(run(200, 'plain text', { json: false })).toBeNull();
+    expect(run(200, 'plain text', { jsonAnswer: false })).toBeNull();
   });
 
   test('parseAnswer reads the rules\' code and message, and survives a body that is not JSON', () => {
@@ -66,8 +66,8 @@ describe('the classifier', () => {
     expect(code(404, html)).toBe('UPSTREAM_BLOCKED');
     expect(code(200, html)).toBe('UPSTREAM_BLOCKED');
     // Asked for text, the same page is the answer (and a 404 is the rules' not found).
-    expect(code(200, html, { json: false })).toBe('ok');
-    expect(code(404, html, { json: false })).toBe('NOT_FOUND');
+    expect(code(200, html, { jsonAnswer: false })).toBe('ok');
+    expect(code(404, html, { jsonAnswer: false })).toBe('NOT_FOUND');
   });
 
   test('defaults: 401/403/429 blocked, 5xx unavailable, any other non-2xx or non-JSON 2xx EXTRACTION_FAILED', () => {

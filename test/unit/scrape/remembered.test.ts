@@ -3,7 +3,7 @@ import { RememberedIds } from '../../../shared/scrape/remembered';
 /** RememberedIds (shared/scrape/remembered.ts): name -> id memory of a warm function, bounded in age and size. */
 describe('RememberedIds', () => {
   test('remembers, forgets, and clears', () => {
-    const ids = new RememberedIds();
+    const ids = new RememberedIds('unit');
     expect(ids.get('alice')).toBeUndefined();
     ids.remember('alice', '1');
     ids.remember('bob', '2');
@@ -15,7 +15,7 @@ describe('RememberedIds', () => {
   });
 
   test('a name is forgotten once older than the TTL; remembering it again renews it', () => {
-    const ids = new RememberedIds(1000);
+    const ids = new RememberedIds('unit', 1000);
     ids.remember('alice', '1', 0);
     expect(ids.get('alice', 999)).toBe('1');
     expect(ids.get('alice', 1000)).toBeUndefined();
@@ -24,7 +24,7 @@ describe('RememberedIds', () => {
   });
 
   test('over the size bound the oldest name goes first; a renewed name counts as new', () => {
-    const ids = new RememberedIds(60_000, 2);
+    const ids = new RememberedIds('unit', 60_000, 2);
     ids.remember('a', '1', 0);
     ids.remember('b', '2', 1);
     ids.remember('a', '1', 2); // renewed: b is now the oldest

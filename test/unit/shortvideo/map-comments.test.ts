@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { emojisOf, exactCount, mapComment } from '../../../shared/platforms/shortvideo/map';
 import { Comment } from '../../../shared/platforms/shortvideo/resources';
-import { fixture } from '../../support/fake-upstream';
+import { fixture } from '../../../dev/upstream/fake';
 
 const page = fixture('shortvideo/comments-page1.json') as { comments: unknown[] };
 

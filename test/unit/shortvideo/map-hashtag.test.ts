@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { mapHashtagInfo, mapHashtagVideo } from '../../../shared/platforms/shortvideo/map';
 import { HashtagInfo, HashtagVideo } from '../../../shared/platforms/shortvideo/resources';
-import { fixture } from '../../support/fake-upstream';
+import { fixture } from '../../../dev/upstream/fake';
 
 const [full, photo, ad] = (fixture('shortvideo/hashtag-items-page1.json') as { itemList: unknown[] }).itemList.map(mapHashtagVideo);
 

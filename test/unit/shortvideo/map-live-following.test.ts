@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { mapFollowed, mapFollowingProfile, mapLastLive, mapLive, mapStreams, rehydrationData } from '../../../shared/platforms/shortvideo/map';
 import { FollowedAccount, LiveDetails } from '../../../shared/platforms/shortvideo/resources';
-import { fixture, fixtureText } from '../../support/fake-upstream';
+import { fixture, fixtureText } from '../../../dev/upstream/fake';
 
 const pull = (data: Record<string, unknown>, qualities: unknown[] = []) => ({ options: { qualities }, stream_data: JSON.stringify({ data }) });
 

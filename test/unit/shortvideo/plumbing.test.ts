@@ -6,12 +6,13 @@ import { ApiError } from '../../../shared/errors';
 import { logger } from '../../../shared/log';
 import { ScrapeContext } from '../../../shared/scrape/http';
 import { isPlatformHost, resolveUpstream } from '../../../shared/scrape/upstream';
-import { apiGet, browserOf, newSession, randomDeviceId, resetSigner } from '../../../shared/platforms/shortvideo/client';
+import { Session, apiGet, browserOf, randomDeviceId } from '../../../shared/platforms/shortvideo/client';
+import { startCold } from '../../../shared/scrape/warm';
 import { UPSTREAM } from '../../../shared/platforms/shortvideo/site';
 import { builtInSigner, externalSigner, parseCookieString } from '../../../shared/platforms/shortvideo/signer';
 import { MAX_WAF_ANSWER, parseWafChallenge, solveWafChallenge } from '../../../shared/platforms/shortvideo/waf';
 import { readXBogus, xBogus } from '../../../shared/platforms/shortvideo/xbogus';
-import { FakeUpstream, type RecordedRequest } from '../../support/fake-upstream';
+import { FakeUpstream, type RecordedRequest } from '../../../dev/upstream/fake';
 
 const ctx = () => ScrapeContext.withBudget(5000);
 
@@ -152,9 +153,8 @@ describe('shortvideo client', () => {
     process.env.UPSTREAM_SHORTVIDEO_URL = fake.url;
   });
   beforeEach(() => {
-    newSession();
-    resetSigner();
     delete process.env.SHORTVIDEO_SIGNER_URL;
+    startCold('shortvideo');
   });
   afterEach(() => fake.reset());
   afterAll(() => fake.stop());
@@ -231,7 +231,7 @@ describe('shortvideo client', () => {
   it('renewDevice gives the session a new device id for the next calls', async () => {
     fake.on('/', home);
     fake.on('/api/comment/list/', { body: { status_code: 0 } });
-    const s = newSession();
+    const s = new Session();
     await apiGet(ctx(), logger, call, s);
     s.renewDevice();
     await apiGet(ctx(), logger, call, s);
@@ -280,7 +280,7 @@ describe('shortvideo client', () => {
     fake.on('/sign', (req) => ({ body: { status: 'ok', data: { signed_url: `https://www.tiktok.com/api/comment/list/?signed=1&X-Gnarly=g`, navigator: { user_agent: 'SignerBrowser/1.0' }, cookies: 'msToken=fromsigner', req: req.path } } }));
     fake.on('/api/comment/list/', { body: { status_code: 0 } });
     process.env.SHORTVIDEO_SIGNER_URL = `${fake.url}/sign`;
-    resetSigner();
+    startCold('shortvideo');
     await run();
     const sent = fake.requestsTo('/api/comment/list/')[0]!;
     expect(sent.query).toEqual({ signed: '1', 'X-Gnarly': 'g' });
@@ -331,9 +331,8 @@ describe('per-region proxy (proxyScope = region)', () => {
   });
 
   it('SCRAPER_PROXY_URL_SHORTVIDEO_<CC> carries the requests of region CC; others use SCRAPER_PROXY_URL_SHORTVIDEO', async () => {
-    newSession();
     delete process.env.SHORTVIDEO_SIGNER_URL;
-    resetSigner();
+    startCold('shortvideo');
     fake.on('/', { body: '<html></html>' });
     fake.on('/api/challenge/item_list/', { body: { statusCode: 0 } });
     const base = { path: '/api/challenge/item_list/', params: { challengeID: '1' }, referer: 'https://www.tiktok.com/tag/x', fromPage: 'hashtag', what: 'videos' };

@@ -4,9 +4,11 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 
 /**
- * A local stand-in for every upstream site: routes answer from the project's fixtures, each request
- * is recorded (method, path, query, headers), and a delay can be added to measure latency. Tests
- * point UPSTREAM_<PLATFORM>_URL at it; nothing ever leaves the machine.
+ * A local stand-in for every upstream site: routes answer from the project's recorded fixtures
+ * (test/fixtures/<platform>/), each request is recorded (method, path, query, headers), and a delay
+ * can be added to measure latency. The tests, the bench and `npm run demo` point
+ * UPSTREAM_<PLATFORM>_URL at it (dev/stack.ts); nothing ever leaves the machine. replay.ts registers
+ * the routes of every platform at once.
  */
 export interface FakeReply {
   status?: number;
@@ -41,7 +43,8 @@ export interface RecordedRequest {
 
 type Handler = (req: RecordedRequest) => FakeReply | Promise<FakeReply>;
 
-export const FIXTURES = path.join(__dirname, '..', 'fixtures');
+/** The recorded upstream answers, by platform (read where the platform tests keep them). */
+export const FIXTURES = path.join(__dirname, '..', '..', 'test', 'fixtures');
 
 export function fixture(rel: string): unknown {
   return JSON.parse(readFileSync(path.join(FIXTURES, rel), 'utf8'));
@@ -56,6 +59,8 @@ export class FakeUpstream {
   /** Every TCP connection the fake accepted, in order (kept across reset(): cleared by forgetConnections()). */
   readonly connections: RecordedConnection[] = [];
   private routes = new Map<string, Handler>();
+  /** Routes by pattern (an id in the path), newest first; an exact route wins over them. */
+  private patterns: { pattern: RegExp; handler: Handler }[] = [];
   private fallbackHandler?: Handler;
   private server?: http.Server;
   /** Added to every reply (for latency measurements). */
@@ -67,9 +72,14 @@ export class FakeUpstream {
   /** A further random delay in [0, jitterMs) per reply (realistic upstream latency in load runs). */
   jitterMs = 0;
 
-  /** Answer `path` (exact, without query) with a reply or a handler. The last registration wins. */
-  on(pathname: string, reply: FakeReply | Handler): this {
-    this.routes.set(pathname, typeof reply === 'function' ? reply : () => reply);
+  /**
+   * Answer `path` (exact, without query; or a pattern, e.g. an id in the path) with a reply or a
+   * handler. The last registration wins; an exact path wins over every pattern.
+   */
+  on(pathname: string | RegExp, reply: FakeReply | Handler): this {
+    const handler: Handler = typeof reply === 'function' ? reply : () => reply;
+    if (typeof pathname === 'string') this.routes.set(pathname, handler);
+    else this.patterns = [{ pattern: pathname, handler }, ...this.patterns.filter((p) => String(p.pattern) !== String(pathname))];
     return this;
   }
 
@@ -81,6 +91,7 @@ export class FakeUpstream {
 
   reset(): void {
     this.routes.clear();
+    this.patterns = [];
     this.fallbackHandler = undefined;
     this.requests.length = 0;
     this.delayMs = 0;
@@ -132,7 +143,7 @@ export class FakeUpstream {
       body: Buffer.concat(chunks).toString('utf8'),
     };
     this.requests.push(recorded);
-    const handler = this.routes.get(u.pathname) ?? this.fallbackHandler;
+    const handler = this.routes.get(u.pathname) ?? this.patterns.find((p) => p.pattern.test(u.pathname))?.handler ?? this.fallbackHandler;
     const reply: FakeReply =
       this.intercept?.(recorded) ?? (handler ? await handler(recorded) : { status: 404, body: { error: 'no fake route', path: u.pathname } });
     const delay = (reply.delayMs ?? 0) + this.delayMs + (this.jitterMs > 0 ? Math.random() * this.jitterMs : 0);

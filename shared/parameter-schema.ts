@@ -3,9 +3,9 @@ import type { Operation } from './operations';
 import { CACHE_MAX_AGE_SECONDS, type ParamDef } from './validation';
 
 /**
- * A query parameter as JSON Schema, from the valibot schema the API validates it with. The OpenAPI
- * document (scripts/openapi.ts) and the MCP tools' input schemas (shared/mcp/tools.ts) both read
- * these, so a parameter is described once, where it is validated.
+ * An operation's query parameters as OpenAPI parameter objects with JSON Schemas, from the operation
+ * table's valibot schemas: the OpenAPI document (scripts/openapi.ts), the MCP tools' input schemas
+ * (shared/mcp/tools.ts, which both MCP transports serve) and llms.txt are all built from these.
  */
 export interface ParameterObject {
   name: string;

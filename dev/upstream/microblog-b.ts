@@ -2,9 +2,9 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../shared/config';
 import { db } from '../../shared/db/client';
 import { credentialKey } from '../../shared/db/tables';
-import { STATIC_QUERY_IDS, forgetUpstreamState, type GqlOperation } from '../../shared/platforms/microblog-b/client';
-import { forgetKnownHandles } from '../../shared/platforms/microblog-b/scrape';
-import { fixture, fixtureText, type FakeReply, type FakeUpstream, type RecordedRequest } from './fake-upstream';
+import { STATIC_QUERY_IDS, type GqlOperation } from '../../shared/platforms/microblog-b/client';
+import { startCold } from '../../shared/scrape/warm';
+import { fixture, fixtureText, type FakeReply, type FakeUpstream, type RecordedRequest } from './fake';
 
 /**
  * The microblog-b upstream as the fake serves it: guest activation (a new token each time), the four
@@ -82,8 +82,7 @@ export function bundleRoutes(fake: FakeUpstream): void {
 
 /** A cold container with an empty credential store: no token, static query ids, no remembered handles. */
 export async function coldMicroblogB(): Promise<void> {
-  forgetUpstreamState();
-  forgetKnownHandles();
+  startCold('microblog-b');
   for (const name of ['microblog-b#guest-token', 'microblog-b#query-ids']) {
     await db().send(new DeleteCommand({ TableName: config.cacheTable, Key: { pk: credentialKey(name) } }));
   }

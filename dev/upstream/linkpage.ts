@@ -1,4 +1,4 @@
-import { fixture, fixtureText, type FakeReply, type FakeUpstream, type RecordedRequest } from './fake-upstream';
+import { fixture, fixtureText, type FakeReply, type FakeUpstream, type RecordedRequest } from './fake';
 
 /**
  * The linkpage upstream as the fake serves it (crafted fixtures, test/fixtures/linkpage/): the app

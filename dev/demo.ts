@@ -1,0 +1,89 @@
+import { routedOperations, type Operation, type OperationId } from '../shared/operations';
+import { startLocalStack, type LocalStack, type LocalStackOptions } from './stack';
+import { RECORDED, type Query } from './upstream/replay';
+
+/**
+ * `npm run demo`: the local API (the same gateway, pipeline, DynamoDB Local and dashboard as
+ * `npm start`) with every platform answered by the replay of the project's recorded fixtures
+ * (dev/upstream/replay.ts), so it needs no internet. It prints a key and one example request per
+ * live operation with an input the replay has a recording of, then a cache hit, a 404 and a 422.
+ * test/gateway/demo.test.ts calls every printed example and expects the printed status.
+ */
+export interface DemoExample {
+  title: string;
+  path: string;
+  query: Query;
+  status: number;
+}
+
+export const DEMO_CREDITS = 1000;
+export const DEMO_MEMBER = 'demo@example.com';
+
+/** An input the replay has no recording of: the source's "not found". */
+const UNKNOWN = { op: 'microblog-a-user-posts', query: { handle: 'nobody-here.bsky.social' } };
+/** A URL on another site than the operation's platform: refused before any upstream call. */
+const INVALID = { op: 'livestream-clip', query: { url: 'https://example.com/somechannel/clips/clip_01JQ7ZK3M8W4TYV5R2N6P9XBCD' } };
+
+const operationById = (id: string): Operation => {
+  const op = routedOperations().find((o) => o.id === id);
+  if (!op) throw new Error(`the demo names ${id}, which is not a live operation`);
+  return op;
+};
+
+/** One 200 per live operation (a recorded input), then a cache hit of the first, a 404 and a 422. */
+export function demoExamples(): DemoExample[] {
+  const live = routedOperations().map((op): DemoExample => {
+    const query = RECORDED[op.id as OperationId];
+    if (!query) throw new Error(`the replay has no recorded input for the live operation ${op.id}: add one to RECORDED in dev/upstream/replay.ts`);
+    return { title: `${op.number}. ${op.summary}`, path: op.path, query, status: 200 };
+  });
+  const first = live[0]!;
+  return [
+    ...live,
+    { title: `Cache hit: example ${first.title.split('.')[0]} again with cache_max_age=1d (meta.cached true, 0 credits)`, path: first.path, query: { ...first.query, cache_max_age: '1d' }, status: 200 },
+    { title: 'Not found: an input the recordings do not have', path: operationById(UNKNOWN.op).path, query: UNKNOWN.query, status: 404 },
+    { title: 'Validation error: a URL that is not on the platform', path: operationById(INVALID.op).path, query: INVALID.query, status: 422 },
+  ];
+}
+
+export const exampleUrl = (base: string, ex: DemoExample) => `${base}${ex.path}?${new URLSearchParams(ex.query)}`;
+
+/** The shell line of an example: the URL in double quotes (URLSearchParams leaves no quote, $ or backtick in it). */
+export const curlLine = (base: string, key: string, ex: DemoExample) => `curl -s -H "x-api-key: ${key}" "${exampleUrl(base, ex)}"`;
+
+export interface Demo {
+  stack: LocalStack;
+  key: string;
+  teamId: string;
+  examples: DemoExample[];
+}
+
+/** The stack on the replay, with a team of DEMO_CREDITS and its key. */
+export async function startDemo(opts: Pick<LocalStackOptions, 'dynamo' | 'gateway'> = {}): Promise<Demo> {
+  const examples = demoExamples();
+  const stack = await startLocalStack({ ...opts, upstream: 'replay', team: { name: 'demo', credits: DEMO_CREDITS } });
+  return { stack, key: stack.team!.key, teamId: stack.team!.teamId, examples };
+}
+
+/** What `npm run demo` prints: what this is, the key, the dashboard, and every example with its expected status. */
+export function demoBanner(demo: Demo, dashboard: string): string {
+  const base = demo.stack.gateway.url;
+  const examples = demo.examples.flatMap((ex) => [`  # ${ex.title}  -> expect ${ex.status}`, `  ${curlLine(base, demo.key, ex)}`, '']);
+  return [
+    '',
+    '=== DEMO: RECORDED DATA, NOT THE REAL SITES ===',
+    `Every platform is answered by a replay of the project's recorded fixtures (test/fixtures/), offline.`,
+    'Answers are real-shaped but recorded: they never change, and only the recorded inputs are known.',
+    '`npm start` is the real service (it scrapes the live sites).',
+    '',
+    `Social data API (demo) listening on ${demo.stack.gateway.url}  (DynamoDB Local in memory at ${demo.stack.endpoint}: nothing is kept)`,
+    `Team ${demo.teamId} with ${DEMO_CREDITS.toLocaleString('en-US')} credits. Its API key:`,
+    '',
+    `    ${demo.key}`,
+    '',
+    dashboard,
+    'Examples (one per live operation, then a cache hit, a 404 and a 422):',
+    '',
+    ...examples,
+  ].join('\n');
+}

@@ -1,0 +1,55 @@
+import { DEMO_CREDITS, demoBanner, startDemo, type Demo } from '../../dev/demo';
+import { balance } from '../../shared/credits';
+import { routedOperations } from '../../shared/operations';
+import { callGateway } from '../support/harness';
+
+/**
+ * `npm run demo` answers every printed example with the printed status: the demo stack (the
+ * replay upstream on this run's DynamoDB Local) is started in-process, its banner is printed as the
+ * script prints it, and every curl line of it is called, in order, with the key it names.
+ */
+let demo: Demo;
+let banner: string;
+beforeAll(async () => {
+  demo = await startDemo();
+  banner = demoBanner(demo, 'Dashboard: (sign-in line)');
+});
+afterAll(async () => demo?.stack.stop());
+
+/** Each "# title -> expect NNN" line and the curl line under it. */
+function printedExamples(text: string) {
+  const found = [...text.matchAll(/# (.+?) {2}-> expect (\d{3})\n\s*curl -s -H "x-api-key: ([^"]+)" "([^"]+)"/g)];
+  return found.map((m) => ({ title: m[1]!, status: Number(m[2]), key: m[3]!, url: m[4]! }));
+}
+
+test('the banner says the data is recorded and that npm start is the real service, and prints the key', () => {
+  expect(banner).toMatch(/RECORDED DATA, NOT THE REAL SITES/);
+  expect(banner).toMatch(/`npm start` is the real service/);
+  expect(banner).toContain(`    ${demo.key}\n`);
+});
+
+test('one example per live operation, then a cache hit, a 404 and a 422', () => {
+  const printed = printedExamples(banner);
+  const live = routedOperations();
+  expect(printed).toHaveLength(live.length + 3);
+  expect(printed.slice(0, live.length).map((p) => new URL(p.url).pathname)).toEqual(live.map((op) => op.path));
+  expect(printed.map((p) => p.status)).toEqual([...live.map(() => 200), 200, 404, 422]);
+  for (const p of printed) expect(p.key).toBe(demo.key);
+});
+
+test('every printed example answers the printed status; 200s are real-shaped data, the cache hit is free', async () => {
+  const printed = printedExamples(banner);
+  expect(printed.length).toBeGreaterThan(3);
+  const answers = [];
+  for (const p of printed) {
+    const url = new URL(p.url);
+    // callGateway checks each answer against the OpenAPI document (the data schema of a 200).
+    const res = await callGateway(url.origin, url.pathname, Object.fromEntries(url.searchParams), { key: p.key });
+    answers.push({ title: p.title, status: res.status, code: res.body.error?.code });
+    if (res.status === 200) expect(Object.keys(res.body.data).length).toBeGreaterThan(1);
+    if (p.title.startsWith('Cache hit')) expect(res.body.meta).toMatchObject({ cached: true, creditsCharged: 0 });
+  }
+  expect(answers).toEqual(printed.map((p) => ({ title: p.title, status: p.status, code: p.status === 200 ? undefined : expect.any(String) })));
+  // One credit per live example; the cache hit and the errors are free.
+  expect(await balance(demo.teamId)).toBe(DEMO_CREDITS - routedOperations().length);
+});
