@@ -76,15 +76,15 @@ export function isoDate(v: unknown): string | null {
   return d.toISOString();
 }
 
-/** An absolute http(s) URL, or null. */
+/**
+ * An absolute http(s) URL exactly as the upstream wrote it (surrounding blanks aside), or null.
+ * It is checked by parsing but never re-serialised: `new URL(…).toString()` would add a trailing
+ * slash, lower-case the host or re-encode the path, and the service passes upstream values through.
+ */
 export function url(v: unknown): string | null {
-  if (typeof v !== 'string' || v === '') return null;
-  try {
-    const u = new URL(v);
-    return u.protocol === 'https:' || u.protocol === 'http:' ? u.toString() : null;
-  } catch {
-    return null;
-  }
+  if (typeof v !== 'string') return null;
+  const s = v.trim();
+  return /^https?:\/\//i.test(s) && URL.canParse(s) ? s : null;
 }
 
 /** An array, or []. */

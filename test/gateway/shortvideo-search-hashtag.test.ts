@@ -1,7 +1,7 @@
 import { balance } from '../../shared/credits';
 import { logger } from '../../shared/log';
 import { session } from '../../shared/platforms/shortvideo/client';
-import { encodeHashtagCursor, fingerprint } from '../../shared/platforms/shortvideo/cursor';
+import { MAX_SEEN, encodeHashtagCursor, fingerprint } from '../../shared/platforms/shortvideo/cursor';
 import { ScrapeContext } from '../../shared/scrape/http';
 import { startCold } from '../../shared/scrape/warm';
 import { fixture, fixtureText, type FakeReply, type RecordedRequest } from '../../dev/upstream/fake';
@@ -96,6 +96,49 @@ describe('200', () => {
     expect(hit.body.data.regionName).toBe('Ghana');
     const other = await h.call(PATH, { hashtag: 'cacheme', region: 'KE', cache_max_age: '1d' }, { key });
     expect(other.body.meta.cached).toBe(false);
+  });
+});
+
+describe(`the chain ends after exactly ${MAX_SEEN} videos`, () => {
+  /** An upstream that never ends: 30 new videos at every offset. */
+  function endlessList() {
+    const model = (fixture('shortvideo/hashtag-items-page1.json') as { itemList: Record<string, unknown>[] }).itemList[0]!;
+    h.fake.on(ITEMS, (req) => {
+      const offset = Number(req.query.cursor);
+      const itemList = Array.from({ length: 30 }, (_, i) => ({ ...model, id: String(7_600_000_000_000_000_000n + BigInt(offset + i)) }));
+      return { body: { statusCode: 0, itemList, cursor: String(offset + 30), hasMore: true } };
+    });
+  }
+  const seenSoFar = (n: number) => new Set(Array.from({ length: n }, (_, i) => fingerprint(`6${String(i).padStart(18, '0')}`)));
+
+  test(`walking the chain returns ${MAX_SEEN} videos, each once, 30 per page, and the last cursor is null`, async () => {
+    endlessList();
+    const team = await h.team(40);
+    const pages: number[] = [];
+    const all: string[] = [];
+    let cursor: string | undefined;
+    for (let n = 0; n < 40; n++) {
+      const res = await h.call(PATH, { hashtag: 'endless', ...(cursor ? { cursor } : {}) }, { key: team.key });
+      expect(res.body.error).toBeUndefined();
+      expect(res.status).toBe(200);
+      pages.push(res.body.data.videos.length);
+      all.push(...ids(res));
+      cursor = res.body.data.cursor ?? undefined;
+      if (!cursor) break;
+    }
+    expect(all).toHaveLength(MAX_SEEN);
+    expect(new Set(all).size).toBe(MAX_SEEN);
+    expect(pages).toEqual(Array(MAX_SEEN / 30).fill(30));
+    expect(cursor).toBeUndefined();
+  });
+
+  test('a page that would pass the limit is cut at it and is the last', async () => {
+    endlessList();
+    const cursor = encodeHashtagCursor({ hashtag: 'endless', region: 'NG', challengeId: '1600000000000001', offset: 585, seen: seenSoFar(MAX_SEEN - 15) });
+    const res = await h.call(PATH, { hashtag: 'endless', cursor }, { key });
+    expect(res.status).toBe(200);
+    expect(res.body.data.videos).toHaveLength(15);
+    expect(res.body.data.cursor).toBeNull();
   });
 });
 

@@ -112,7 +112,7 @@ function customLink(l: Json): Candidate | null {
       url: target,
       imageUrl: imageUrl(get(d, 'thumbnail_image') ?? get(d, 'image')),
       cta: str(get(d, 'cta')),
-      clicks: count(get(l, 'clicks')) ?? 0,
+      clicks: count(get(l, 'clicks')),
       order: int(get(l, 'order')),
     },
   };
@@ -160,7 +160,7 @@ function builderItem(b: Json): Candidate | null {
       url: url(get(d, 'url')),
       imageUrl: imageUrl(get(d, 'image') ?? get(d, 'thumbnail_image')),
       cta: str(get(d, 'cta')),
-      clicks: count(get(b, 'clicks')) ?? 0,
+      clicks: count(get(b, 'clicks')),
       order: int(get(b, 'order')),
       price: num(get(d, 'price')),
       currency: str(get(d, 'currency'))?.toUpperCase() ?? null,

@@ -25,7 +25,7 @@ export const PageItem = v.object({
   url: stringOrNull,
   imageUrl: stringOrNull,
   cta: stringOrNull,
-  clicks: deviation(v.nullable(integer), `${NO_VALUE}: featured products carry no click count`),
+  clicks: deviation(v.nullable(integer), `${NO_VALUE}: featured products carry no click count, and an item the upstream sends without \`clicks\` has none`),
   order: deviation(v.nullable(integer), `${NO_VALUE}: an item its creator never reordered has no order upstream (listed last)`),
   price: numberOrNull,
   currency: deviation(stringOrNull, `${NO_VALUE}: only products have a currency, and not every product states one`),

@@ -161,10 +161,10 @@ function postCore(view: unknown, record: unknown, role: string): PostCore {
     indexedAt: need(isoDate(get(view, 'indexedAt')), `${role} indexedAt`),
     langs: list(get(record, 'langs'), str),
     author,
-    likeCount: count(get(view, 'likeCount')) ?? 0,
-    repostCount: count(get(view, 'repostCount')) ?? 0,
-    replyCount: count(get(view, 'replyCount')) ?? 0,
-    quoteCount: count(get(view, 'quoteCount')) ?? 0,
+    likeCount: need(count(get(view, 'likeCount')), `${role} like count`),
+    repostCount: need(count(get(view, 'repostCount')), `${role} repost count`),
+    replyCount: need(count(get(view, 'replyCount')), `${role} reply count`),
+    quoteCount: need(count(get(view, 'quoteCount')), `${role} quote count`),
   };
 }
 
@@ -307,7 +307,7 @@ export function mapFeedItem(item: unknown): R.Post {
     tags: list(get(record, 'tags'), str),
     via: str(get(record, 'via')),
     ...facets(record),
-    bookmarkCount: count(get(post, 'bookmarkCount')) ?? 0,
+    bookmarkCount: count(get(post, 'bookmarkCount')),
     media: mapMedia(embed),
     quote: mapQuote(embed),
     embeddedRecord: mapEmbeddedRecord(embed),

@@ -168,7 +168,7 @@ export const Post = v.object({
   hashtags: strings,
   mentions: v.array(v.object({ did: string, handle: stringOrNull })),
   links: v.array(v.object({ url: string, text: string })),
-  bookmarkCount: integer,
+  bookmarkCount: deviation(integerOrNull, `${NO_VALUE}: a post view from an AppView that does not count bookmarks (they were added in 2025; older answers carry no bookmarkCount)`),
   media: Media,
   quote: v.nullable(Quote),
   embeddedRecord: v.nullable(EmbeddedRecord),

@@ -324,8 +324,8 @@ function noteFields(t: Record<string, unknown>): NoteFields {
       return sn && uid && /^\d+$/.test(uid) && a !== null && b !== null ? { screenName: sn, id: uid, indices: [a, b] as [number, number] } : null;
     }),
     urls: list(get(entities, 'urls'), (u) => {
-      const short = str(get(u, 'url'));
-      return short ? { url: short, expandedUrl: str(get(u, 'expanded_url')), displayUrl: str(get(u, 'display_url')) } : null;
+      const [short, expandedUrl, displayUrl] = [str(get(u, 'url')), str(get(u, 'expanded_url')), str(get(u, 'display_url'))];
+      return short && expandedUrl && displayUrl ? { url: short, expandedUrl, displayUrl } : null;
     }),
     hashtags: list(get(entities, 'hashtags'), (h) => str(get(h, 'text'))),
     cashtags: list(get(entities, 'symbols'), (h) => str(get(h, 'text'))),

@@ -120,7 +120,8 @@ const noteFields = {
   views: deviation(v.nullable(digits), `${NO_VALUE}: the upstream shows no view count for older notes`),
   media: v.array(Media),
   mentions: v.array(v.object({ screenName: string, id: digits, indices: v.tuple([integer, integer]) })),
-  urls: v.array(v.object({ url: string, expandedUrl: stringOrNull, displayUrl: stringOrNull })),
+  /** t.co links with what they stand for; an entity the upstream sends without either is left out. */
+  urls: v.array(v.object({ url: string, expandedUrl: string, displayUrl: string })),
   /** Tag texts without the # / $. */
   hashtags: v.array(string),
   cashtags: v.array(string),
@@ -152,10 +153,10 @@ export const NoteAuthor = v.object({
   following: integer,
   noteCount: integer,
   verified: boolean,
-  verifiedType: stringOrNull,
+  verifiedType: deviation(stringOrNull, 'null for an account that is not verified, as the profile\'s `verifiedType`, which the spec makes nullable (its author table does not repeat it)'),
   protected: boolean,
   profileImageShape: string,
-  professionalCategory: stringOrNull,
+  professionalCategory: deviation(stringOrNull, 'null for an account that is not a professional one, as the profile\'s `professionalCategory`, which the spec makes nullable (its author table does not repeat it)'),
 });
 export type NoteAuthor = v.InferOutput<typeof NoteAuthor>;
 

@@ -64,7 +64,7 @@ export function readHtml(html: unknown): ReadHtml {
 // ---------------------------------------------------------------------------------------------
 // Account
 
-/** `www.example.com` -> `https://www.example.com/`; a value that is no web address -> "". */
+/** `www.Example.com` -> `https://www.Example.com` (only the scheme added); a value that is no web address -> "". */
 export function websiteUrl(raw: unknown): string {
   const s = str(raw)?.trim();
   if (!s) return '';

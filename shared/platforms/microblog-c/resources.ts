@@ -153,7 +153,7 @@ export const UserPostsData = v.object({
   posts: v.array(Post),
   count: integer,
   // Op. 9 gives no type for `cursor`; like op. 1's it is read as a string, null on the last page.
-  cursor: stringOrNull,
+  cursor: deviation(stringOrNull, 'null on the last page, where there is no next page to point to (the spec gives operation 9 no cursor type; operations 1, 5, 7 and 13 make theirs null there)'),
   hasMore: boolean,
 });
 export type UserPostsData = v.InferOutput<typeof UserPostsData>;

@@ -17,20 +17,24 @@ import type { cursorParam, handleParam, userIdParam } from './site';
  * Design decisions (README):
  * - Input: `handle` (username, @username or profile URL, normalized to the lowercased username) is
  *   resolved with accounts/lookup; `userId` (digits) is read with accounts/<id>. `cursor` is digits.
- * - Page size: 20 timeline items (`limit=20`, the web client's value). Replies are not included:
+ * - Page size: 20 posts, newest first; fewer only on the last page. Replies are not included:
  *   upstream's `exclude_replies=true` leaves out replies to others but keeps the account's own thread
- *   continuations, which we drop as well (the spec: own posts, quotes and reposts, no replies). A page
- *   can therefore hold fewer than 20 posts; the cursor still advances by whole upstream pages.
- * - Pinned posts lead page 1 (as on the profile page), with `isPinned: true`, fetched with
- *   `pinned=true` concurrently with the timeline; a pinned post that also appears in the page-1
- *   timeline is removed there. Page 1 can therefore hold up to 20 + the pinned posts. Later pages
- *   are the plain timeline (`isPinned` from upstream's own flag).
+ *   continuations, which we drop as well (the spec: own posts, quotes and reposts, no replies; a
+ *   pinned reply is still a reply). When replies were dropped, the page is filled from the following
+ *   upstream pages (`limit=20` each, the web client's value), at most MAX_UPSTREAM_PAGES upstream
+ *   pages per request and only while the deadline leaves room for another round trip; when either
+ *   bound stops it first, the page is short but its cursor still continues exactly after its last post.
+ * - Pinned posts stay in their chronological place, flagged `isPinned: true` (the pinned list,
+ *   `pinned=true`, is read concurrently with the first timeline page of every request, since the
+ *   timeline's own `pinned` flag is false for logged-out readers). They are not put in front of
+ *   page 1: that would break the page size and the newest-first order.
  * - Reposts are returned as the original post, with `repostedBy` = {id, handle, displayName, url,
  *   avatarUrl} of the reposting account and `repostedAt` = the time of the repost.
- * - `cursor` = the `max_id` of upstream's `Link: …; rel="next"`; without a Link header, the id of the
- *   page's last timeline item when the page was full (20 items). That is the id of the timeline item,
- *   so for a repost it is the repost's id, not the original post's. `hasMore` = cursor !== null; the
- *   last page gives `cursor: null, hasMore: false`. A cursor that is not a snowflake id of this
+ * - `cursor` = the id of the timeline item of the page's last post (for a repost the repost's id,
+ *   not the original post's), passed upstream as `max_id` (exclusive), so pages neither repeat nor
+ *   skip a post. It is null when the upstream has nothing after that post: no `Link: rel="next"`
+ *   (or, without a Link header, a page shorter than 20 items) and nothing but replies left in the
+ *   page read. `hasMore` = cursor !== null. A cursor that is not a snowflake id of this
  *   platform (its time part before 2021 or in the future) is 400 BAD_REQUEST from parameter validation
  *   (site.ts cursorParam), before any credit is reserved or upstream call made.
  * - Shapes: `card` {url, type, title, description, imageUrl, providerName, providerUrl, authorName,
@@ -85,43 +89,69 @@ export const scrapeUserPosts: Scraper<Params, UserPostsData> = async (params, ct
   return userPosts(ctx, log, Promise.resolve(found), { id: found.id, username: str(found.acct) ?? handle }, cursor);
 };
 
+/** Upstream timeline pages one request may read to fill its page of 20 posts (20 items each). */
+export const MAX_UPSTREAM_PAGES = 5;
+/** Another upstream page is asked for only while the deadline leaves at least this much. */
+const FILL_RESERVE_MS = 3_000;
+
+const isReply = (item: unknown) => str(get(item, 'in_reply_to_id')) !== null;
+
 async function userPosts(ctx: ScrapeContext, log: Log, account: Promise<RawAccount>, who: Who, cursor: string | undefined): Promise<UserPostsData> {
-  const firstPage = cursor === undefined;
   // Settled together; the account's failure (not found) wins over the timeline's, whatever finished first.
-  const [rawAccount, page, pinnedItems] = await allInOrder([
-    account,
-    fetchTimeline(ctx, who, cursor),
-    firstPage ? fetchPinned(ctx, who) : Promise.resolve([] as unknown[]),
-  ]);
+  const [rawAccount, firstPage, pinnedItems] = await allInOrder([account, fetchTimeline(ctx, who, cursor), fetchPinned(ctx, who)]);
 
   const user = mapAccount(rawAccount);
+  const pinnedIds = new Set(pinnedItems.map((item) => str(get(item, 'id'))).filter((id): id is string => id !== null));
 
-  const pinned = pinnedItems.map((item) => mapPost(item, { pinned: true })).filter((p): p is Post => p !== null);
-  const pinnedIds = new Set(pinned.map((p) => p.id));
-
-  const timeline: Post[] = [];
+  const posts: Post[] = [];
+  let page = firstPage;
+  let upstreamPages = 1;
+  let seen = 0;
   let unreadable = 0;
   let replies = 0;
-  for (const item of page.items) {
-    const id = str(get(item, 'id'));
-    if (id && pinnedIds.has(id)) continue; // it already leads the page
-    if (id && str(get(item, 'in_reply_to_id'))) {
-      replies += 1;
-      continue;
+  let next: string | null;
+  for (;;) {
+    // The id of the last timeline item this page has used up: where the next page starts (max_id is exclusive).
+    let lastUsed: string | null = null;
+    let i = 0;
+    for (; i < page.items.length && posts.length < PAGE_SIZE; i++) {
+      const item = page.items[i];
+      seen += 1;
+      const id = str(get(item, 'id'));
+      lastUsed = id ?? lastUsed;
+      if (id && isReply(item)) {
+        replies += 1;
+        continue;
+      }
+      const post = id ? mapPost(item, { pinned: pinnedIds.has(id) }) : null;
+      if (post) posts.push(post);
+      else unreadable += 1;
     }
-    const post = id ? mapPost(item) : null;
-    if (post) timeline.push(post);
-    else unreadable += 1;
+    const lastId = str(get(page.items[page.items.length - 1], 'id'));
+    const upstreamNext = page.nextMaxId === undefined ? (page.items.length >= PAGE_SIZE ? lastId : null) : page.nextMaxId;
+    if (posts.length >= PAGE_SIZE) {
+      // Full. There is more when the rest of this upstream page holds a post, or the upstream goes on.
+      const rest = page.items.slice(i).some((item) => str(get(item, 'id')) !== null && !isReply(item));
+      next = rest || upstreamNext !== null ? lastUsed : null;
+      break;
+    }
+    if (upstreamNext === null) {
+      next = null;
+      break;
+    }
+    if (upstreamPages >= MAX_UPSTREAM_PAGES || ctx.remaining() < FILL_RESERVE_MS) {
+      log.info('short page: stopped filling it', { posts: posts.length, upstreamPages, remainingMs: ctx.remaining() });
+      next = upstreamNext;
+      break;
+    }
+    page = await fetchTimeline(ctx, who, upstreamNext);
+    upstreamPages += 1;
   }
-  if (unreadable > 0 && unreadable === page.items.length) {
+  if (unreadable > 0 && unreadable === seen) {
     throw extractionFailed(`statuses of ${user.id}: ${unreadable} items, none of them a status`);
   }
   if (unreadable > 0) log.warn('skipped timeline items that are not statuses', { unreadable });
-  if (replies > 0) log.debug('left out replies', { replies });
+  if (replies > 0) log.debug('left out replies', { replies, upstreamPages });
 
-  const lastId = str(get(page.items[page.items.length - 1], 'id'));
-  const next = page.nextMaxId === undefined ? (page.items.length >= PAGE_SIZE ? lastId : null) : (page.nextMaxId ?? null);
-
-  const posts = [...pinned, ...timeline];
   return { user, posts, count: posts.length, cursor: next, hasMore: next !== null };
 }

@@ -25,14 +25,10 @@ export function countOf(v: unknown): number | null {
   return m ? count(m[0].replace(/[,.]/g, '')) : null;
 }
 
-/** A URL without its query and fragment (tracking parameters), or null. */
+/** A URL without its query and fragment (tracking parameters), otherwise as the page wrote it, or null. */
 export function withoutQuery(v: unknown): string | null {
-  const u = url(typeof v === 'string' ? v.trim() : v);
-  if (!u) return null;
-  const parsed = new URL(u);
-  parsed.search = '';
-  parsed.hash = '';
-  return parsed.toString();
+  const u = url(v);
+  return u ? u.replace(/[?#].*$/s, '') : null;
 }
 
 /** ISO 8601 duration (PT1M18S) -> seconds. */
@@ -170,7 +166,7 @@ function commentsOf(scope: ParentNode, node: Json): R.ContentComment[] {
       const authorName = ldName(c);
       const text = str(get(c, 'text'));
       if (!authorName || !text) return null;
-      return { authorName, authorUrl: withoutQuery(get(c, 'author', 'url') ?? get(c, 'creator', 'url')), text, createdAt: isoDate(get(c, 'datePublished')), likeCount: interaction(get(c, 'interactionStatistic'), 'LikeAction') ?? 0 };
+      return { authorName, authorUrl: withoutQuery(get(c, 'author', 'url') ?? get(c, 'creator', 'url')), text, createdAt: isoDate(get(c, 'datePublished')), likeCount: interaction(get(c, 'interactionStatistic'), 'LikeAction') };
     });
   }
   return list(sections, (section, i) => {
@@ -187,7 +183,7 @@ function commentsOf(scope: ParentNode, node: Json): R.ContentComment[] {
       authorUrl: withoutQuery(attr(author, 'href')),
       text: elementText(textEl),
       createdAt: isoDate(get(match, 'datePublished')),
-      likeCount: countOf(reactions?.textContent) ?? interaction(get(match, 'interactionStatistic'), 'LikeAction') ?? 0,
+      likeCount: countOf(reactions?.textContent) ?? interaction(get(match, 'interactionStatistic'), 'LikeAction'),
     };
   });
 }
@@ -338,8 +334,8 @@ export function mapPost(page: ContentPage, requestedUrl: string): R.Content {
     publishedAt: isoDate(get(node, 'datePublished')) ?? isoDate(get(node, 'uploadDate')) ?? activityTime(id),
     modifiedAt: isoDate(get(node, 'dateModified')),
     readingTimeMinutes: null,
-    likeCount: interaction(get(node, 'interactionStatistic'), 'LikeAction') ?? countOf(attr(reactions, 'data-num-reactions')) ?? countOf(line(reactions)) ?? 0,
-    commentCount: count(get(node, 'commentCount')) ?? interaction(get(node, 'interactionStatistic'), 'CommentAction') ?? countOf(attr(commentsLink, 'data-num-comments')) ?? countOf(line(commentsLink)) ?? 0,
+    likeCount: interaction(get(node, 'interactionStatistic'), 'LikeAction') ?? countOf(attr(reactions, 'data-num-reactions')) ?? countOf(line(reactions)),
+    commentCount: count(get(node, 'commentCount')) ?? interaction(get(node, 'interactionStatistic'), 'CommentAction') ?? countOf(attr(commentsLink, 'data-num-comments')) ?? countOf(line(commentsLink)),
     comments: commentsOf(card, node),
     relatedArticles: [],
     images,
@@ -420,7 +416,7 @@ export function mapArticle(page: ContentPage, requestedUrl: string): R.Content {
     publishedAt: isoDate(get(node, 'datePublished')),
     modifiedAt: isoDate(get(node, 'dateModified')),
     readingTimeMinutes: readingTime(doc, body),
-    likeCount: interaction(get(node, 'interactionStatistic'), 'LikeAction') ?? countOf(attr(reactions, 'data-num-reactions')) ?? 0,
+    likeCount: interaction(get(node, 'interactionStatistic'), 'LikeAction') ?? countOf(attr(reactions, 'data-num-reactions')),
     commentCount: count(get(node, 'commentCount')) ?? interaction(get(node, 'interactionStatistic'), 'CommentAction') ?? countOf(attr(commentsLink, 'data-num-comments')) ?? comments.length,
     comments,
     relatedArticles: relatedArticlesOf(doc),

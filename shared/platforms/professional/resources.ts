@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { dateTimeOrNull, integer, integerOrNull, string, stringOrNull } from '../../scrape/resource';
+import { dateTimeOrNull, integerOrNull, stringOrNull, string } from '../../scrape/resource';
 
 /**
  * professional: the "Article or post" resource (`data.content`). The spec lists what it describes
@@ -21,7 +21,8 @@ export const ContentComment = v.object({
   text: string,
   /** Exact time from the JSON-LD; the page itself only prints "2w". */
   createdAt: dateTimeOrNull,
-  likeCount: integer,
+  /** Null when neither the page nor its JSON-LD shows the comment's reactions (never an invented 0). */
+  likeCount: integerOrNull,
 });
 
 export const RelatedArticle = v.object({ title: string, url: string, imageUrl: stringOrNull });
@@ -66,8 +67,9 @@ const contentFields = {
   modifiedAt: dateTimeOrNull,
   /** Articles only; null for posts. */
   readingTimeMinutes: integerOrNull,
-  likeCount: integer,
-  commentCount: integer,
+  /** Null when neither the JSON-LD nor the page shows the count (never an invented 0). */
+  likeCount: integerOrNull,
+  commentCount: integerOrNull,
   comments: v.array(ContentComment),
   /** Articles only; [] for posts. */
   relatedArticles: v.array(RelatedArticle),

@@ -7,8 +7,9 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
  *   - the hashtag's upstream id (later pages skip the hashtag lookup: one round trip),
  *   - the upstream offset,
  *   - a compact set of the videos already returned: 4-byte fingerprints (sha256 of the id), so
- *     300 videos take 1.2 KB (a cursor stays under 4 KB); a false match (a new video taken for a returned one) has odds of
- *     about 1 in 14 million per video.
+ *     the MAX_SEEN (600) videos of a whole chain take 2.4 KB (a cursor stays under MAX_CURSOR_CHARS,
+ *     4.6 KB, whatever the hashtag); a false match (a new video taken for a returned one) has odds
+ *     of about 1 in 14 million per video.
  * Form: base64url(JSON) "." base64url(HMAC-SHA256(CURSOR_SECRET, JSON)[0..16]).
  * CURSOR_SECRET is set per deployment by the stack; without it (npm start, tests) a random secret
  * of this process is used, so cursors stay valid for the life of the process only.
@@ -22,9 +23,11 @@ export interface HashtagCursor {
   seen: Set<number>;
 }
 
-/** The chain ends when it has returned this many videos (the upstream ends after a few hundred). */
+/** The chain ends when it has returned exactly this many videos (the spec: the list ends after a few hundred). */
 export const MAX_SEEN = 600;
 const MAC_BYTES = 16;
+/** The longest cursor: MAX_SEEN fingerprints, a 100-character hashtag, a 20-digit id, a large offset. */
+export const MAX_CURSOR_CHARS = 4_600;
 
 let processSecret: Buffer | undefined;
 function secret(): Buffer {
@@ -46,7 +49,8 @@ export function encodeHashtagCursor(c: HashtagCursor): string {
 
 /** The cursor, or null when it is malformed, tampered with, or signed with another secret. */
 export function decodeHashtagCursor(raw: string): HashtagCursor | null {
-  const m = raw.match(/^([A-Za-z0-9_-]{1,4100})\.([A-Za-z0-9_-]{22})$/);
+  if (raw.length > MAX_CURSOR_CHARS) return null;
+  const m = raw.match(/^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{22})$/);
   if (!m) return null;
   const payloadBytes = Buffer.from(m[1]!, 'base64url');
   const given = Buffer.from(m[2]!, 'base64url');

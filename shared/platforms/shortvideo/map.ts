@@ -8,13 +8,16 @@ import { liveUrl, musicUrl, profileUrl, tagUrl, videoUrl } from './site';
  * accounts and rounds), falling back to `stats`.
  */
 
-/** statsV2.<key> (exact string) else stats.<key>; 0 when neither has it (a count the upstream omits is zero). */
+/**
+ * statsV2.<key> (exact string) else stats.<key>. The upstream always sends both; a count neither
+ * carries is EXTRACTION_FAILED naming it, never an invented 0.
+ */
 export function exactCount(statsV2: Json, stats: Json, key: string, ...fallbackKeys: string[]): number {
   for (const k of [key, ...fallbackKeys]) {
     const n = count(get(statsV2, k)) ?? count(get(stats, k));
     if (n !== null) return n;
   }
-  return 0;
+  return need<number>(null, `${key} count`);
 }
 
 const idOrNull = (v: unknown): string | null => {
@@ -64,8 +67,8 @@ export function mapCommentFields(c: Json): R.CommentReply {
     text: commentText,
     createdAt: need(isoDate(get(c, 'create_time')), 'comment time'),
     language: str(get(c, 'comment_language')) ?? 'un',
-    likeCount: count(get(c, 'digg_count')) ?? 0,
-    replyCount: count(get(c, 'reply_comment_total')) ?? 0,
+    likeCount: need(count(get(c, 'digg_count')), 'comment like count'),
+    replyCount: need(count(get(c, 'reply_comment_total')), 'comment reply count'),
     author: {
       id: need(str(get(c, 'user', 'uid')), 'comment author id'),
       secUid: need(str(get(c, 'user', 'sec_uid')), 'comment author secUid'),
@@ -93,7 +96,7 @@ export function mapCommentFields(c: Json): R.CommentReply {
       title: text(get(c, 'share_info', 'title')) ?? '',
       description: text(get(c, 'share_info', 'desc')) ?? '',
       acl: {
-        code: int(get(c, 'share_info', 'acl', 'code')) ?? 0,
+        code: need(int(get(c, 'share_info', 'acl', 'code')), 'comment share acl code'),
         addToStoryCode: int(get(c, 'share_info', 'acl', 'add_to_story_code')) ?? int(get(c, 'share_info', 'acl', 'addToStoryCode')),
       },
     },
@@ -138,11 +141,10 @@ export function mapHashtagInfo(detail: Json, fallbackName: string): R.HashtagInf
   };
 }
 
-function mapFormat(b: Json, videoFormat: string | null, i: number): R.HashtagVideo['video']['formats'][number] | null {
-  const u = urlList(get(b, 'PlayAddr'))[0];
-  if (!u) return null;
-  return {
-    gearName: str(get(b, 'GearName')) ?? `format_${i}`,
+/** One bitrateInfo entry; null (left out) when it lacks a field the spec types as non-null. */
+function mapFormat(b: Json, videoFormat: string | null): R.HashtagVideo['video']['formats'][number] | null {
+  const format = {
+    gearName: str(get(b, 'GearName')),
     qualityType: int(get(b, 'QualityType')),
     codec: str(get(b, 'CodecType')),
     format: videoFormat ?? 'mp4',
@@ -151,8 +153,11 @@ function mapFormat(b: Json, videoFormat: string | null, i: number): R.HashtagVid
     width: int(get(b, 'PlayAddr', 'Width')),
     height: int(get(b, 'PlayAddr', 'Height')),
     size: int(get(b, 'PlayAddr', 'DataSize')),
-    url: u,
+    url: urlList(get(b, 'PlayAddr'))[0] ?? null,
   };
+  const { gearName, qualityType, codec, bitrate, width, height, size, url: u } = format;
+  if (gearName === null || qualityType === null || codec === null || bitrate === null || width === null || height === null || size === null || u === null) return null;
+  return { ...format, gearName, qualityType, codec, bitrate, width, height, size, url: u };
 }
 
 function mapVideoMedia(vd: Json): R.HashtagVideo['video'] {
@@ -175,7 +180,7 @@ function mapVideoMedia(vd: Json): R.HashtagVideo['video'] {
     playUrl: url(get(vd, 'playAddr')),
     downloadUrl: url(get(vd, 'downloadAddr')),
     volume: loudness !== null && peak !== null ? { loudness, peak } : null,
-    formats: list(get(vd, 'bitrateInfo'), (b, i) => mapFormat(b, format, i)),
+    formats: list(get(vd, 'bitrateInfo'), (b) => mapFormat(b, format)),
     subtitles: list(get(vd, 'subtitleInfos'), (s) => {
       const u = url(get(s, 'Url'));
       return u
@@ -238,11 +243,11 @@ function hashtagsOf(item: Json): R.HashtagVideo['hashtags'] {
   const out = new Map<string, R.HashtagVideo['hashtags'][number]>();
   for (const c of arr(get(item, 'challenges'))) {
     const name = str(get(c, 'title'));
-    if (name) out.set(name.toLowerCase(), { id: str(get(c, 'id')) ?? '', name, description: text(get(c, 'desc')) ?? '' });
+    if (name) out.set(name.toLowerCase(), { id: str(get(c, 'id')), name, description: text(get(c, 'desc')) ?? '' });
   }
   for (const t of arr(get(item, 'textExtra'))) {
     const name = str(get(t, 'hashtagName'));
-    if (int(get(t, 'type')) === 1 && name && !out.has(name.toLowerCase())) out.set(name.toLowerCase(), { id: str(get(t, 'hashtagId')) ?? '', name, description: '' });
+    if (int(get(t, 'type')) === 1 && name && !out.has(name.toLowerCase())) out.set(name.toLowerCase(), { id: str(get(t, 'hashtagId')), name, description: '' });
   }
   return [...out.values()];
 }
@@ -472,7 +477,7 @@ function battleOf(r: Json): R.LiveDetails['battle'] {
   return {
     id,
     startedAt: startMs ? isoDate(startMs) : null,
-    durationSeconds: int(get(s, 'duration')),
+    durationSeconds: need(int(get(s, 'duration')), 'battle duration'),
     isFinished: (int(get(s, 'finished')) ?? 0) !== 0 || bool(get(s, 'finished')) === true,
     opponentUserId: idOrNull(get(r, 'link_mic', 'rival_anchor_id_str')) ?? idOrNull(get(r, 'link_mic', 'rival_anchor_id')) ?? scores.find((x) => !x.isHost)?.userId ?? null,
     scores,
@@ -486,7 +491,6 @@ function battleOf(r: Json): R.LiveDetails['battle'] {
 export function mapLive(room: Json, lookup: Json, ageRestricted: boolean): R.LiveDetails {
   const lr = get(lookup, 'liveRoom');
   const roomId = need(str(get(room, 'id_str')) ?? str(get(lookup, 'user', 'roomId')), 'live room id');
-  const handle = str(get(lookup, 'user', 'uniqueId')) ?? '';
   const pull = get(room, 'stream_url', 'live_core_sdk_data', 'pull_data') ?? get(lr, 'streamData', 'pull_data');
   const streams = ageRestricted ? [] : [...mapStreams(pull), ...mapStreams(get(lr, 'hevcStreamData', 'pull_data')).filter((h) => h.codec === 'h265')];
   // The same quality may come twice (the H.264 and the H.265 ladder): keep both, once each.
@@ -495,12 +499,12 @@ export function mapLive(room: Json, lookup: Json, ageRestricted: boolean): R.Liv
     roomId,
     streamId: str(get(room, 'stream_id_str')) ?? str(get(lr, 'streamId')),
     title: str(get(room, 'title')) ?? str(get(lr, 'title')),
-    shareUrl: url(get(room, 'share_url')) ?? liveUrl(handle),
+    shareUrl: url(get(room, 'share_url')) ?? liveUrl(need(str(get(lookup, 'user', 'uniqueId')), 'live user handle')),
     coverUrl: url(get(room, 'cover', 'url_list', 0)) ?? url(get(lr, 'coverUrl')),
     startedAt: need(isoDate(int(get(room, 'start_time')) || int(get(room, 'create_time')) || int(get(lr, 'startTime')) || null), 'live start time'),
-    viewerCount: count(get(room, 'user_count')) ?? count(get(lr, 'liveRoomStats', 'userCount')) ?? 0,
-    totalViewers: count(get(room, 'stats', 'total_user')) ?? count(get(lr, 'liveRoomStats', 'enterCount')) ?? 0,
-    newFollowers: count(get(room, 'stats', 'follow_count')) ?? 0,
+    viewerCount: need(count(get(room, 'user_count')) ?? count(get(lr, 'liveRoomStats', 'userCount')), 'live viewer count'),
+    totalViewers: need(count(get(room, 'stats', 'total_user')) ?? count(get(lr, 'liveRoomStats', 'enterCount')), 'live total viewers'),
+    newFollowers: count(get(room, 'stats', 'follow_count')),
     category: str(get(room, 'hashtag', 'title')),
     game: str(get(room, 'game_tag_detail', 'display_name')) ?? str(get(room, 'game_tag', 0, 'show_name')),
     broadcastType: broadcastType(room),
@@ -512,13 +516,13 @@ export function mapLive(room: Json, lookup: Json, ageRestricted: boolean): R.Liv
       return userId
         ? {
             userId,
-            secUid: str(get(u, 'sec_uid')),
-            handle: str(get(u, 'display_id')),
-            nickname: str(get(u, 'nickname')),
+            secUid: need(str(get(u, 'sec_uid')), 'top gifter secUid'),
+            handle: need(str(get(u, 'display_id')), 'top gifter handle'),
+            nickname: need(text(get(u, 'nickname')), 'top gifter nickname'),
             avatarUrl: url(get(u, 'avatar_thumb', 'url_list', 0)),
-            followerCount: count(get(u, 'follow_info', 'follower_count')),
-            gifterLevel: int(get(u, 'pay_grade', 'level')),
-            giftScore: count(get(f, 'fan_ticket')),
+            followerCount: need(count(get(u, 'follow_info', 'follower_count')), 'top gifter follower count'),
+            gifterLevel: need(int(get(u, 'pay_grade', 'level')), 'top gifter level'),
+            giftScore: need(count(get(f, 'fan_ticket')), 'top gifter gift score'),
           }
         : null;
     }),
@@ -528,7 +532,7 @@ export function mapLive(room: Json, lookup: Json, ageRestricted: boolean): R.Liv
     hasShop: bool(get(room, 'has_commerce_goods')) ?? false,
     chatEnabled: bool(get(room, 'room_auth', 'Chat')) ?? !ageRestricted,
     giftsEnabled: bool(get(room, 'room_auth', 'Gift')) ?? !ageRestricted,
-    shopProductCount: count(get(room, 'commerce_info', 'product_num')) ?? 0,
+    shopProductCount: count(get(room, 'commerce_info', 'product_num')),
     streams: unique,
   };
 }

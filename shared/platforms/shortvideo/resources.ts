@@ -85,7 +85,13 @@ const commentEntries = {
     url: string,
     title: string,
     description: string,
-    acl: v.object({ code: integer, addToStoryCode: orNull(integer, 'the web API does not carry it (it exists only in the app)') }),
+    acl: v.object({
+      code: integer,
+      addToStoryCode: orNull(
+        integer,
+        "the web API does not carry it: a web comment's share_info.acl holds only `code` and `extra` (a JSON string such as {\"is_share_handler_failed\":\"1\"}), and no sample, client model or research note of the web API shows an add-to-story code; sharing to a story is an app action",
+      ),
+    }),
   }),
 };
 /** Shape chosen for `topReply`: the first reply the upstream shows, as a comment without its own topReply. */
@@ -112,12 +118,12 @@ export const LiveStream = v.object({
   quality: string,
   /** The name the player shows ("Original", "1080p60", "720p", … "Audio only"). */
   name: string,
-  codec: orNull(string),
+  codec: orNull(string, `${NO_VALUE}: a quality whose sdk_params (a JSON string) are missing or name no VCodec`),
   isAudioOnly: boolean,
   resolution: orNull(v.pipe(v.string(), v.regex(/^\d+x\d+$/, 'Must be <width>x<height>')), `${NO_VALUE}: an audio-only stream has no picture`),
   width: orNull(integer, `${NO_VALUE}: an audio-only stream has no picture`),
   height: orNull(integer, `${NO_VALUE}: an audio-only stream has no picture`),
-  bitrate: orNull(integer),
+  bitrate: orNull(integer, `${NO_VALUE}: a quality whose sdk_params (a JSON string) are missing or carry no vbitrate`),
   flvUrl: orNull(string, `${NO_VALUE}: a quality offered in HLS only`),
   hlsUrl: orNull(string, `${NO_VALUE}: a quality offered in FLV only`),
   dashUrl: stringOrNull,
@@ -125,33 +131,33 @@ export const LiveStream = v.object({
 });
 export const LiveBattle = v.object({
   id: string,
-  startedAt: dateTimeOrNull,
-  durationSeconds: integerOrNull,
+  startedAt: orNull(dateTime, `${NO_VALUE}: a battle being set up, which has not started (battle_settings.start_time_ms and start_time are 0)`),
+  durationSeconds: integer,
   isFinished: boolean,
-  opponentUserId: stringOrNull,
+  opponentUserId: orNull(string, `${NO_VALUE}: a battle whose opponent is not known yet (no rival_anchor_id in link_mic and no other account in battle_scores)`),
   scores: v.array(v.object({ userId: string, score: integer, isHost: boolean })),
 });
 export const TopGifter = v.object({
   userId: string,
-  secUid: stringOrNull,
-  handle: stringOrNull,
-  nickname: stringOrNull,
-  avatarUrl: stringOrNull,
-  followerCount: integerOrNull,
-  gifterLevel: integerOrNull,
-  giftScore: integerOrNull,
+  secUid: string,
+  handle: string,
+  nickname: string,
+  avatarUrl: orNull(string, `${NO_VALUE}: an account without a picture`),
+  followerCount: integer,
+  gifterLevel: integer,
+  giftScore: integer,
 });
 export const LiveDetails = v.object({
   roomId: digits,
   streamId: orNull(string, `${NO_VALUE}: an age-restricted room hides its stream`),
   title: stringOrNull,
   shareUrl: string,
-  coverUrl: orNull(string),
+  coverUrl: orNull(string, `${NO_VALUE}: a room without a cover picture (neither room.cover nor the lookup's coverUrl has one)`),
   startedAt: dateTime,
   viewerCount: integer,
   totalViewers: integer,
-  newFollowers: integer,
-  category: stringOrNull,
+  newFollowers: orNull(integer, `${NO_VALUE}: an age-restricted room, whose room info (with its stats) the upstream withholds from logged-out readers`),
+  category: orNull(string, `${NO_VALUE}: a live without a topic (the room has no hashtag)`),
   game: stringOrNull,
   /** camera, screen (screen share), software (streaming software), audio. */
   broadcastType: v.picklist(['camera', 'screen', 'software', 'audio']),
@@ -164,7 +170,7 @@ export const LiveDetails = v.object({
   hasShop: boolean,
   chatEnabled: boolean,
   giftsEnabled: boolean,
-  shopProductCount: integer,
+  shopProductCount: orNull(integer, `${NO_VALUE}: an age-restricted room, whose room info (with its commerce_info) the upstream withholds from logged-out readers`),
   streams: v.array(LiveStream),
 });
 /** Shape chosen: the most recent live as the room lookup reports it. */
@@ -200,36 +206,37 @@ export type LiveDetails = v.InferOutput<typeof LiveDetails>;
 
 const counts = <K extends string>(...keys: K[]) => v.object(Object.fromEntries(keys.map((k) => [k, integer])) as Record<K, typeof integer>);
 
+/** One entry of `bitrateInfo`; an entry without its name, quality, codec, bitrate, size or URL is left out. */
 export const VideoFormat = v.object({
   gearName: string,
-  qualityType: integerOrNull,
-  codec: stringOrNull,
+  qualityType: integer,
+  codec: string,
   format: string,
-  bitrate: integerOrNull,
-  fps: numberOrNull,
-  width: integerOrNull,
-  height: integerOrNull,
-  size: integerOrNull,
+  bitrate: integer,
+  fps: orNull(number, `${NO_VALUE}: a format whose bitrateInfo entry carries no BitrateFPS (the hashtag and search item lists mostly leave it out)`),
+  width: integer,
+  height: integer,
+  size: integer,
   url: string,
 });
 /** Shape chosen: one caption track. */
 export const Subtitle = v.object({ language: string, languageId: stringOrNull, format: stringOrNull, source: stringOrNull, version: stringOrNull, size: integerOrNull, url: string, expiresAt: dateTimeOrNull });
 export const VideoMedia = v.object({
   duration: integer,
-  width: orNull(integer, `${NO_VALUE}: photo posts`),
-  height: orNull(integer, `${NO_VALUE}: photo posts`),
-  definition: orNull(string),
-  format: orNull(string),
-  codec: orNull(string),
-  bitrate: orNull(integer),
-  quality: orNull(string),
-  size: orNull(integer),
-  coverUrl: orNull(string),
-  originCoverUrl: orNull(string),
-  dynamicCoverUrl: orNull(string),
+  width: orNull(integer, `${NO_VALUE}: a photo post (its video object describes no video)`),
+  height: orNull(integer, `${NO_VALUE}: a photo post (its video object describes no video)`),
+  definition: orNull(string, `${NO_VALUE}: a photo post (its video object describes no video), or a video whose definition is empty`),
+  format: orNull(string, `${NO_VALUE}: a photo post (its video object describes no video), or a video whose container format is empty`),
+  codec: orNull(string, `${NO_VALUE}: a photo post (its video object describes no video), or a video whose codecType is empty`),
+  bitrate: orNull(integer, `${NO_VALUE}: a photo post (its video object describes no video), or a video without a bitrate`),
+  quality: orNull(string, `${NO_VALUE}: a photo post (its video object describes no video), or a video whose videoQuality is empty`),
+  size: orNull(integer, `${NO_VALUE}: a photo post (its video object describes no video), or a video without a file size`),
+  coverUrl: orNull(string, `${NO_VALUE}: a video without a cover picture`),
+  originCoverUrl: orNull(string, `${NO_VALUE}: a video without an original-size cover picture`),
+  dynamicCoverUrl: orNull(string, `${NO_VALUE}: a video without an animated cover (photo posts have none)`),
   playUrl: orNull(string, `${NO_VALUE}: photo posts have no video stream`),
   downloadUrl: orNull(string, `${NO_VALUE}: photo posts, and videos whose owner disabled downloads`),
-  volume: orNull(v.object({ loudness: number, peak: number })),
+  volume: orNull(v.object({ loudness: number, peak: number }), `${NO_VALUE}: a video whose volumeInfo lacks Loudness or Peak (photo posts have none)`),
   formats: v.array(VideoFormat),
   subtitles: v.array(Subtitle),
 });
@@ -241,22 +248,24 @@ export const PhotoPost = v.object({
 });
 /** Shape chosen for `streaming`: the external music-service links of the track. */
 export const MusicStreaming = v.object({ platform: integer, songId: stringOrNull });
+const WEB_SOUND = 'the web item lists leave it out of most sounds (it is filled for commercial-library sounds)';
 export const Music = v.object({
   id: string,
-  title: orNull(string),
-  url: orNull(string),
-  authorName: orNull(string),
-  album: orNull(string),
-  duration: orNull(integer),
-  preciseDuration: orNull(number),
-  shootDuration: orNull(integer),
-  original: orNull(boolean),
-  isCopyrighted: orNull(boolean),
-  isCommerceMusic: orNull(boolean),
-  isUnlimitedMusic: orNull(boolean),
-  isPrivate: orNull(boolean),
-  coverUrl: orNull(string),
-  playUrl: orNull(string),
+  title: orNull(string, `${NO_VALUE}: a sound whose title is empty`),
+  /** The sound's page, built from its title and id. */
+  url: string,
+  authorName: orNull(string, `${NO_VALUE}: a sound whose author name is empty`),
+  album: orNull(string, `${NO_VALUE}: a sound outside any album (the upstream sends an empty album)`),
+  duration: orNull(integer, `${NO_VALUE}: a sound without a duration`),
+  preciseDuration: orNull(number, `${NO_VALUE}: ${WEB_SOUND}`),
+  shootDuration: orNull(integer, `${NO_VALUE}: ${WEB_SOUND}`),
+  original: orNull(boolean, `${NO_VALUE}: a sound whose item does not say whether it is original`),
+  isCopyrighted: orNull(boolean, `${NO_VALUE}: a sound whose item does not say whether it is copyrighted`),
+  isCommerceMusic: orNull(boolean, `${NO_VALUE}: ${WEB_SOUND}`),
+  isUnlimitedMusic: orNull(boolean, `${NO_VALUE}: ${WEB_SOUND}`),
+  isPrivate: orNull(boolean, `${NO_VALUE}: a sound whose item does not say whether it is private`),
+  coverUrl: orNull(string, `${NO_VALUE}: a sound without a cover picture`),
+  playUrl: orNull(string, `${NO_VALUE}: a sound whose audio the upstream does not offer (removed or restricted sounds)`),
   streaming: v.array(MusicStreaming),
 });
 export const VideoAuthor = v.object({
@@ -286,12 +295,21 @@ export const HashtagVideo = v.object({
   video: VideoMedia,
   photo: v.nullable(PhotoPost),
   music: orNull(Music, `${NO_VALUE}: a video without a sound`),
-  hashtags: v.array(v.object({ id: string, name: string, description: string })),
+  hashtags: v.array(
+    v.object({
+      id: orNull(string, `${NO_VALUE}: a hashtag of the description that the upstream lists only in textExtra, without a hashtagId (it links no challenge)`),
+      name: string,
+      description: string,
+    }),
+  ),
   mentions: v.array(Mention),
   effects: v.array(v.object({ id: string, name: string })),
   stickerTexts: v.array(string),
   location: v.nullable(Location),
-  contentCategory: v.object({ id: orNull(integer), name: orNull(string, 'the upstream gives only a numeric category for most videos') }),
+  contentCategory: v.object({
+    id: orNull(integer, `${NO_VALUE}: an item without CategoryType`),
+    name: orNull(string, 'the upstream gives only a numeric category (CategoryType) for most videos; a name only where it adds diversificationLabels'),
+  }),
   anchors: v.array(Anchor),
   warnings: v.array(Warning),
   playlistId: orNull(string, `${NO_VALUE}: a video outside any playlist`),
@@ -300,7 +318,7 @@ export const HashtagVideo = v.object({
   isPrivate: boolean,
   isCommerce: boolean,
   aigcDescription: string,
-  aigcLabelType: orNull(integer),
+  aigcLabelType: orNull(integer, `${NO_VALUE}: an item without an AI-generated-content label (the upstream sends aigcLabelType only for labelled items)`),
   duetEnabled: boolean,
   stitchEnabled: boolean,
   shareEnabled: boolean,

@@ -4,7 +4,7 @@ import type * as v from 'valibot';
 import type { Scraper } from '../../scrape/scraper';
 import type { ScrapeContext } from '../../scrape/context';
 import { CookieJar } from '../../scrape/cookies';
-import { arr, bool, get, int, isObject, str } from '../../scrape/map';
+import { arr, bool, count, get, int, isObject, need, str } from '../../scrape/map';
 import { RememberedIds } from '../../scrape/remembered';
 import { keptWarm } from '../../scrape/warm';
 import { type ApiAnswer, apiGet, fetchPage, session } from './client';
@@ -68,7 +68,7 @@ export const scrapeComments: Scraper<{ url: Out<typeof videoUrlParam>; cursor?: 
     video: { id: url.videoId, url: page, handle: url.handle },
     comments,
     count: comments.length,
-    total: int(get(data, 'total')) ?? 0,
+    total: need(count(get(data, 'total')), 'comment total'),
     cursor: hasMore ? str(next) : null,
     hasMore,
   };
@@ -83,8 +83,9 @@ export const scrapeComments: Scraper<{ url: Out<typeof videoUrlParam>; cursor?: 
  * hashtag's id, so the list goes out at once; the detail comes from this warm function's memory
  * (10 minutes), else it is fetched concurrently with the list (1 round trip either way).
  * The cursor (cursor.ts) also carries fingerprints of every video already returned, so one cursor
- * chain never returns a video twice; the chain ends when the upstream ends or a page brings
- * nothing new (the device id is renewed then, as the web app would).
+ * chain never returns a video twice; the chain ends when the upstream ends, a page brings nothing
+ * new (the device id is renewed then, as the web app would), or it has returned MAX_SEEN (600)
+ * videos: the page that reaches 600 is cut there and has cursor null.
  */
 export const HASHTAG_PAGE = 30;
 const DETAIL_TTL_MS = 10 * 60_000;
@@ -150,7 +151,10 @@ export const scrapeHashtag: Scraper<{ hashtag: Out<typeof hashtagParam>; region?
   const offset = state?.offset ?? 0;
   const seen = new Set(state?.seen ?? []);
   const videos: HashtagVideo[] = [];
+  // The chain returns MAX_SEEN videos at most: the page that reaches it is cut there and is the last.
+  const room = MAX_SEEN - seen.size;
   for (const item of arr(get(list.data, 'itemList'))) {
+    if (videos.length >= room) break;
     const video = mapHashtagVideo(item);
     const f = fingerprint(video.id);
     if (seen.has(f)) continue;
@@ -159,11 +163,11 @@ export const scrapeHashtag: Scraper<{ hashtag: Out<typeof hashtagParam>; region?
   }
   const next = int(get(list.data, 'cursor'));
   const upstreamHasMore = get(list.data, 'hasMore') === true || int(get(list.data, 'hasMore')) === 1;
-  if (upstreamHasMore && videos.length === 0) {
+  if (upstreamHasMore && videos.length === 0 && room > 0) {
     log.info('shortvideo hashtag page brought nothing new; ending the chain and renewing the device id', { hashtag, region, offset });
     session.renewDevice();
   }
-  const goesOn = upstreamHasMore && videos.length > 0 && next !== null && next > offset && seen.size <= MAX_SEEN;
+  const goesOn = upstreamHasMore && videos.length > 0 && next !== null && next > offset && seen.size < MAX_SEEN;
   const served = str(get(list.data, 'extra', 'region')) ?? str(get(list.data, 'region'));
   return {
     hashtag: info,

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import type { PlatformUpstream } from '../../scrape/upstream';
 import { matching, parseHostUrl, parsedBy } from '../../validation';
 import { createHash } from 'node:crypto';
-import { type HashtagCursor, decodeHashtagCursor } from './cursor';
+import { type HashtagCursor, MAX_CURSOR_CHARS, decodeHashtagCursor } from './cursor';
 
 /**
  * shortvideo: the short-video network's logged-out web app.
@@ -116,4 +116,4 @@ export class HashtagCursorRef {
 export const hashtagCursorParam = parsedBy((raw) => {
   const state = decodeHashtagCursor(raw);
   return state ? new HashtagCursorRef(raw, state) : null;
-}, 'Must be a cursor returned by the previous page', 4200);
+}, 'Must be a cursor returned by the previous page', MAX_CURSOR_CHARS);

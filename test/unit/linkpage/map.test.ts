@@ -117,6 +117,14 @@ describe('linkpage readers', () => {
     expect(themeOf({})).toEqual({ name: null, textColor: null, backgroundColor: null, itemStyle: null, itemsFont: null, isDark: null, backgroundImageUrl: null });
   });
 
+  it('gives an item the upstream sends without clicks a null click count, never an invented 0', () => {
+    const link = (PAGE.links as Record<string, unknown>[])[0]!;
+    const block = (PAGE.builderItems as Record<string, unknown>[])[0]!;
+    const { items } = itemsOf({ links: [{ ...link, clicks: undefined }], products: [], builderItems: [{ ...block, clicks: undefined }] });
+    expect(items.map((i) => [i.type, i.clicks])).toEqual(expect.arrayContaining([['CUSTOM_LINK', null], ['EXPERIENCE', null]]));
+    expect(items).toHaveLength(2);
+  });
+
   it('counts an empty page as 0 of 0', () => {
     expect(itemsOf({ links: [], products: [] })).toEqual({ items: [], totalItems: 0 });
   });

@@ -52,6 +52,22 @@ describe('microblog-a mappers', () => {
     expect(post.createdAt).toBeNull();
   });
 
+  test('counts are never invented: like, repost, reply and quote counts are required; a missing bookmarkCount (older AppView answers) is null', () => {
+    for (const [field, what] of [
+      ['likeCount', /post like count/],
+      ['repostCount', /post repost count/],
+      ['replyCount', /post reply count/],
+      ['quoteCount', /post quote count/],
+    ] as const) {
+      const item = pinned();
+      delete item.post[field];
+      failsNaming(() => mapFeedItem(item), what);
+    }
+    const item = pinned();
+    delete item.post.bookmarkCount;
+    expect(mapFeedItem(item).bookmarkCount).toBeNull();
+  });
+
   test('an account whose handle no longer resolves links by DID', () => {
     const account = mapAccount({ did: 'did:plc:q7fx2mlw4ntkz3yahs6cvbdr', handle: 'handle.invalid' });
     expect(account.url).toBe('https://bsky.app/profile/did:plc:q7fx2mlw4ntkz3yahs6cvbdr');

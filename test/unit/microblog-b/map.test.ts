@@ -142,6 +142,15 @@ describe('user notes timeline', () => {
     expect(n.quotedNote).not.toHaveProperty('author');
   });
 
+  test('a URL entity without what it stands for is left out: expandedUrl and displayUrl are never null', () => {
+    const raw = structuredClone(items.find((i) => i.note.rest_id === '1990000000000000600')!.note) as { legacy: { entities: { urls: Record<string, unknown>[] } } };
+    delete raw.legacy.entities.urls[0]!.expanded_url;
+    expect(mapUserNote(raw, false).urls).toEqual([]);
+    const noDisplay = structuredClone(items.find((i) => i.note.rest_id === '1990000000000000600')!.note) as typeof raw;
+    noDisplay.legacy.entities.urls[0]!.display_url = '';
+    expect(mapUserNote(noDisplay, false).urls).toEqual([]);
+  });
+
   test('card note: card {legacy, id}, cashtags, HTML entities unescaped', () => {
     const n = byId('1960000000000000300');
     expect(n.card).toEqual({ id: 'https://t.co/Card000003', legacy: expect.objectContaining({ name: 'summary_large_image', binding_values: expect.any(Array) }) });

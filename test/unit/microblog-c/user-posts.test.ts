@@ -1,7 +1,7 @@
 import { logger } from '../../../shared/log';
 import type { ParamsOf } from '../../../shared/operations';
 import type { Post, UserPostsData } from '../../../shared/platforms/microblog-c/resources';
-import { scrapeUserPosts } from '../../../shared/platforms/microblog-c/scrape';
+import { MAX_UPSTREAM_PAGES, scrapeUserPosts } from '../../../shared/platforms/microblog-c/scrape';
 import { startCold } from '../../../shared/scrape/warm';
 import { WEB_ORIGIN, postUrl, profileUrl } from '../../../shared/platforms/microblog-c/site';
 import { ScrapeContext } from '../../../shared/scrape/http';
@@ -21,6 +21,7 @@ interface RawStatus {
   account: { id: string; acct: string };
   reblog: RawStatus | null;
   quote: RawStatus | null;
+  in_reply_to_id: string | null;
   in_reply_to_account_id: string | null;
   mentions: { id: string; acct: string }[];
 }
@@ -46,15 +47,43 @@ const PAGE1_NEXT = lastOf(page1).id;
 const statusesLink = (q: string) => `<${WEB_ORIGIN}${STATUSES}?exclude_replies=true&limit=20&${q}>`;
 const linkNextPrev = (next: string, prev: string) => `${statusesLink(`max_id=${next}`)}; rel="next", ${statusesLink(`min_id=${prev}`)}; rel="prev"`;
 
-/** The upstream as it behaves for a public account: page 1 (full, Link next), page 2 (last), pinned. */
-function publicAccountRoutes() {
+/**
+ * The account's timeline as the upstream serves it: newest first, `max_id` exclusive, `limit` items,
+ * a `Link: rel="next"` when the page is full (as Mastodon's StatusesController does).
+ */
+function serveTimeline(timeline: RawStatus[]): (req: { query: Record<string, string> }) => FakeReply {
+  return (req) => {
+    const max = req.query.max_id === undefined ? null : BigInt(req.query.max_id);
+    const limit = Number(req.query.limit ?? 20);
+    const items = timeline.filter((s) => max === null || BigInt(s.id) < max).slice(0, limit);
+    if (items.length === 0) return { body: [] };
+    const next = items.length === limit ? linkNextPrev(lastOf(items).id, items[0]!.id) : `${statusesLink(`min_id=${items[0]!.id}`)}; rel="prev"`;
+    return { body: items, headers: { link: next } };
+  };
+}
+
+/**
+ * The upstream as it behaves for a public account: its timeline is page 1 (20 items, two of them
+ * replies), then page 2 (3 items) and the older pinned post; the pinned list holds two posts.
+ */
+const olderPinned = pinned[1]!;
+const fullTimeline = [...page1, ...page2, olderPinned];
+function publicAccountRoutes(timeline: RawStatus[] = fullTimeline, pinnedList: RawStatus[] = pinned) {
   fake.on(LOOKUP, (req) => (req.query.acct === account.acct.toLowerCase() ? { body: account } : { status: 404, body: notFoundBody }));
   fake.on(ACCOUNT, { body: account });
-  fake.on(STATUSES, (req): FakeReply => {
-    if (req.query.pinned === 'true') return { body: pinned };
-    if (req.query.max_id === undefined) return { body: page1, headers: { link: linkNextPrev(PAGE1_NEXT, page1[0]!.id) } };
-    if (req.query.max_id === PAGE1_NEXT) return { body: page2, headers: { link: `${statusesLink(`min_id=${page2[0]!.id}`)}; rel="prev"` } };
-    return { body: [] };
+  const timelineReply = serveTimeline(timeline);
+  fake.on(STATUSES, (req): FakeReply => (req.query.pinned === 'true' ? { body: pinnedList } : timelineReply(req)));
+}
+
+/** The post id a timeline item stands for: the original of a repost. */
+const postIdOf = (s: RawStatus) => (s.reblog ?? s).id;
+
+/** `n` statuses cloned from a plain fixture post, with ids descending from `top`; `reply` makes them self-replies. */
+function statuses(n: number, top: bigint, reply = false): RawStatus[] {
+  const model = page1.find((s) => s.content.includes('Calm seas'))!;
+  return Array.from({ length: n }, (_, k) => {
+    const id = String(top - BigInt(k) * 65_536n);
+    return { ...model, id, in_reply_to_id: reply ? String(top) : null, in_reply_to_account_id: reply ? ID : null };
   });
 }
 
@@ -99,7 +128,7 @@ describe('microblog-c user posts: page 1', () => {
       avatarUrl: account.avatar,
       headerUrl: '',
       website: 'HarborLightNews.com',
-      websiteUrl: 'https://harborlightnews.com/',
+      websiteUrl: 'https://HarborLightNews.com',
       location: 'Portland, Maine',
       isVerified: true,
       isPremium: true,
@@ -123,34 +152,42 @@ describe('microblog-c user posts: page 1', () => {
     expect(page.user.emojis).toEqual([expect.objectContaining({ shortcode: 'anchor', url: expect.stringMatching(/anchor\.png$/) })]);
   });
 
-  it('leads with the pinned posts, marked isPinned, and does not repeat them in the timeline', () => {
-    expect(page.posts.slice(0, 2).map((p) => [p.id, p.isPinned])).toEqual([
-      [pinned[0]!.id, true],
-      [pinned[1]!.id, true],
-    ]);
-    expect(page.posts.slice(2).every((p) => !p.isPinned)).toBe(true);
-    const ids = page.posts.map((p) => p.id);
-    expect(new Set(ids).size).toBe(ids.length);
-    // The newer pinned post is also the first timeline item upstream.
-    expect(page1[0]!.id).toBe(pinned[0]!.id);
+  it('holds 20 posts, newest first, filled from the next upstream page where replies were left out', () => {
+    // Upstream page 1 is 20 items, two of them replies: two posts come from upstream page 2.
+    expect(page.count).toBe(20);
+    expect(page.posts).toHaveLength(20);
+    const expected = fullTimeline.filter((s) => s.in_reply_to_id === null).slice(0, 20);
+    expect(page.posts.map((p) => p.id)).toEqual(expected.map(postIdOf));
+    expect(expected.slice(-2)).toEqual(page2.slice(0, 2));
+    const times = page.posts.map((p) => Date.parse(p.repostedAt ?? p.createdAt));
+    expect(times).toEqual([...times].sort((x, y) => y - x));
   });
 
-  it('pages by the last timeline item: the repost id, not the original post id', () => {
-    const lastItem = lastOf(page1);
+  it('flags a pinned post in its chronological place, and puts nothing in front', () => {
+    // The newer pinned post is also the newest timeline item; the older one is further down.
+    expect(page1[0]!.id).toBe(pinned[0]!.id);
+    expect(page.posts.map((p) => p.isPinned)).toEqual(page.posts.map((_, i) => i === 0));
+    expect(page.posts.some((p) => p.id === olderPinned.id)).toBe(false);
+    const ids = page.posts.map((p) => p.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('pages after the last post: the repost id of its timeline item, not the original post id', () => {
+    const lastItem = page2[1]!;
     expect(lastItem.reblog).not.toBeNull();
     expect(page.cursor).toBe(lastItem.id);
     expect(lastOf(page.posts).id).toBe(lastItem.reblog!.id);
     expect(page.hasMore).toBe(true);
-    // 20 timeline items, minus the repeated pinned post and two replies (to another account, and a self-reply), plus 2 pinned.
-    expect(page.count).toBe(page.posts.length);
-    expect(page.count).toBe(20 - 1 - 2 + 2);
   });
 
-  it('asks upstream for 20 items without replies, the pinned list, and sends the profile as Referer', () => {
+  it('asks upstream for 20 items without replies, then the next 20 from the Link, the pinned list, and sends the profile as Referer', () => {
     expect(fake.requestsTo(LOOKUP).map((r) => r.query)).toEqual([{ acct: 'harborlight' }]);
     const statuses = fake.requestsTo(STATUSES);
     const timeline = statuses.filter((r) => r.query.pinned === undefined);
-    expect(timeline.map((r) => r.query)).toEqual([{ exclude_replies: 'true', with_muted: 'true', limit: '20' }]);
+    expect(timeline.map((r) => r.query)).toEqual([
+      { exclude_replies: 'true', with_muted: 'true', limit: '20' },
+      { exclude_replies: 'true', with_muted: 'true', limit: '20', max_id: PAGE1_NEXT },
+    ]);
     expect(statuses.filter((r) => r.query.pinned === 'true').map((r) => r.query)).toEqual([{ pinned: 'true', with_muted: 'true' }]);
     expect(timeline[0]!.headers.referer).toBe(profileUrl('HarborLight'));
     expect(timeline[0]!.headers.accept).toContain('application/json');
@@ -318,22 +355,98 @@ describe('microblog-c user posts: page 1', () => {
 });
 
 describe('microblog-c user posts: paging', () => {
-  it('passes the cursor as max_id, skips the pinned list, and ends with cursor null', async () => {
+  /** Every page from the first, following the cursors; fails on a page that is short but not the last. */
+  async function walk(params: { handle: string } = { handle: 'harborlight' }): Promise<Page[]> {
+    const pages: Page[] = [];
+    let cursor: string | undefined;
+    for (let n = 0; n < 50; n++) {
+      const page = await run(cursor === undefined ? params : { ...params, cursor });
+      pages.push(page);
+      if (!page.hasMore) return pages;
+      expect(page.count).toBe(20);
+      cursor = page.cursor!;
+    }
+    throw new Error('no last page after 50 pages');
+  }
+
+  it('passes the cursor as max_id, reads the pinned list again, flags the older pinned post in place, and ends with cursor null', async () => {
     const page = await run({ handle: 'harborlight', cursor: PAGE1_NEXT });
     const statuses = fake.requestsTo(STATUSES);
-    expect(statuses.map((r) => r.query)).toEqual([{ exclude_replies: 'true', with_muted: 'true', limit: '20', max_id: PAGE1_NEXT }]);
-    expect(page.posts.map((p) => p.id)).toEqual([page2[0]!.id, page2[1]!.reblog!.id, page2[2]!.id]);
+    expect(statuses.filter((r) => !r.query.pinned).map((r) => r.query)).toEqual([{ exclude_replies: 'true', with_muted: 'true', limit: '20', max_id: PAGE1_NEXT }]);
+    expect(statuses.filter((r) => r.query.pinned === 'true')).toHaveLength(1);
+    expect(page.posts.map((p) => p.id)).toEqual([page2[0]!.id, page2[1]!.reblog!.id, page2[2]!.id, olderPinned.id]);
     expect(page.posts[1]!.repostedBy?.handle).toBe('HarborLight');
-    expect(page.posts.every((p) => !p.isPinned)).toBe(true);
-    expect(page).toMatchObject({ count: 3, cursor: null, hasMore: false });
+    expect(page.posts.map((p) => p.isPinned)).toEqual([false, false, false, true]);
+    expect(page).toMatchObject({ count: 4, cursor: null, hasMore: false });
   });
 
-  it('without a Link header, a full page has more (cursor = last item) and a short page is the end', async () => {
-    fake.on(STATUSES, (req): FakeReply => ({ body: req.query.pinned ? [] : req.query.max_id ? page2 : page1 }));
+  it('walking every page gives each post once, in order, with no reply, and 20 per page but the last', async () => {
+    const pages = await walk();
+    expect(pages.map((p) => p.count)).toEqual([20, 2]);
+    const ids = pages.flatMap((p) => p.posts.map((x) => x.id));
+    expect(ids).toEqual(fullTimeline.filter((s) => s.in_reply_to_id === null).map(postIdOf));
+    expect(pages.flatMap((p) => p.posts).filter((p) => p.isReply)).toEqual([]);
+  });
+
+  it('fills a page across several upstream pages when replies fill whole upstream pages', async () => {
+    // 5 posts, then 45 self-replies (a long thread), then 30 posts: page 1 needs four upstream pages.
+    const top = BigInt(page1[0]!.id);
+    const timeline = [...statuses(5, top), ...statuses(45, top - 5n * 65_536n, true), ...statuses(30, top - 50n * 65_536n)];
+    publicAccountRoutes(timeline, []);
+    const pages = await walk();
+    expect(pages.map((p) => p.count)).toEqual([20, 15]);
+    expect(fake.requestsTo(STATUSES).filter((r) => !r.query.pinned)).toHaveLength(4 + 1);
+    const expected = timeline.filter((s) => s.in_reply_to_id === null).map((s) => s.id);
+    expect(pages.flatMap((p) => p.posts.map((x) => x.id))).toEqual(expected);
+    // Page 1 stopped inside upstream page 4: the cursor is its last post, not the end of that upstream page.
+    expect(pages[0]!.cursor).toBe(expected[19]);
+  });
+
+  it(`reads at most ${MAX_UPSTREAM_PAGES} upstream pages: a short page whose cursor goes on where it stopped`, async () => {
+    const top = BigInt(page1[0]!.id);
+    const n = MAX_UPSTREAM_PAGES * 20;
+    const timeline = [...statuses(1, top), ...statuses(n + 10, top - 65_536n, true), ...statuses(3, top - BigInt(n + 11) * 65_536n)];
+    publicAccountRoutes(timeline, []);
     const first = await run({ handle: 'harborlight' });
-    expect(first).toMatchObject({ cursor: PAGE1_NEXT, hasMore: true });
-    const second = await run({ handle: 'harborlight', cursor: PAGE1_NEXT });
-    expect(second).toMatchObject({ cursor: null, hasMore: false, count: 3 });
+    expect(fake.requestsTo(STATUSES).filter((r) => !r.query.pinned)).toHaveLength(MAX_UPSTREAM_PAGES);
+    expect(first.posts.map((p) => p.id)).toEqual([timeline[0]!.id]);
+    expect(first.cursor).toBe(timeline[n - 1]!.id);
+    expect(first.hasMore).toBe(true);
+    const second = await run({ handle: 'harborlight', cursor: first.cursor! });
+    expect(second.posts.map((p) => p.id)).toEqual(timeline.slice(-3).map((s) => s.id));
+    expect(second).toMatchObject({ cursor: null, hasMore: false });
+  });
+
+  it('asks for no further upstream page when the deadline is near: a short page whose cursor goes on', async () => {
+    const page = await scrapeUserPosts({ handle: 'harborlight' }, ScrapeContext.withBudget(2_500), logger);
+    expect(fake.requestsTo(STATUSES).filter((r) => !r.query.pinned)).toHaveLength(1);
+    expect(page).toMatchObject({ count: 18, cursor: PAGE1_NEXT, hasMore: true });
+  });
+
+  it('a 20th post followed only by replies on the last upstream page ends the list (cursor null)', async () => {
+    const top = BigInt(page1[0]!.id);
+    // Upstream page 1: 10 posts and 10 replies (full, Link next); page 2: 10 posts and 5 replies (the last).
+    const timeline = [...statuses(10, top), ...statuses(10, top - 10n * 65_536n, true), ...statuses(10, top - 20n * 65_536n), ...statuses(5, top - 30n * 65_536n, true)];
+    publicAccountRoutes(timeline, []);
+    const page = await run({ handle: 'harborlight' });
+    expect(fake.requestsTo(STATUSES).filter((r) => !r.query.pinned)).toHaveLength(2);
+    expect(page).toMatchObject({ count: 20, cursor: null, hasMore: false });
+  });
+
+  it('a pinned reply is still a reply: left out', async () => {
+    const selfReply = page1.find((s) => s.in_reply_to_id !== null && s.in_reply_to_account_id === ID)!;
+    publicAccountRoutes(fullTimeline, [selfReply]);
+    const pages = await walk();
+    expect(pages.flatMap((p) => p.posts).some((p) => p.id === selfReply.id || p.isPinned)).toBe(false);
+  });
+
+  it('without a Link header, a full upstream page has more and a short one is the end', async () => {
+    const withoutLink = serveTimeline(fullTimeline);
+    fake.on(STATUSES, (req): FakeReply => (req.query.pinned ? { body: [] } : { body: withoutLink(req).body }));
+    const first = await run({ handle: 'harborlight' });
+    expect(first).toMatchObject({ cursor: page2[1]!.id, hasMore: true, count: 20 });
+    const second = await run({ handle: 'harborlight', cursor: first.cursor! });
+    expect(second).toMatchObject({ cursor: null, hasMore: false, count: 2 });
   });
 
   it('an account with no posts gives an empty last page', async () => {
@@ -349,17 +462,21 @@ describe('microblog-c user posts: paging', () => {
       return fake.requests.length >= 3;
     };
     fake.on(ACCOUNT, async (): Promise<FakeReply> => ((await allThere()) ? { body: account } : { status: 500, body: {} }));
+    const timeline = serveTimeline(fullTimeline);
     fake.on(STATUSES, async (req): Promise<FakeReply> => {
       if (!(await allThere())) return { status: 500, body: {} };
-      return req.query.pinned ? { body: pinned } : { body: page1, headers: { link: linkNextPrev(PAGE1_NEXT, page1[0]!.id) } };
+      return req.query.pinned ? { body: pinned } : timeline(req);
     });
     const page = await run({ userId: ID });
     expect(fake.requestsTo(LOOKUP)).toHaveLength(0);
     expect(fake.requestsTo(ACCOUNT)).toHaveLength(1);
-    expect(fake.requestsTo(STATUSES)).toHaveLength(2);
+    // The three first calls went out together; the page was then filled from the next upstream page.
+    const statuses = fake.requestsTo(STATUSES);
+    expect(statuses.filter((r) => r.query.pinned === 'true')).toHaveLength(1);
+    expect(statuses.filter((r) => !r.query.pinned).map((r) => r.query.max_id)).toEqual([undefined, PAGE1_NEXT]);
     expect(page.user.id).toBe(ID);
     expect(page.posts[0]!.isPinned).toBe(true);
-    expect(page.cursor).toBe(PAGE1_NEXT);
+    expect(page.cursor).toBe(page2[1]!.id);
   });
 });
 
@@ -437,7 +554,10 @@ describe('microblog-c user posts: usernames resolved before', () => {
     expect(page.user.id).toBe(ID);
     expect(fake.requestsTo(LOOKUP)).toHaveLength(0);
     expect(fake.requestsTo(ACCOUNT)).toHaveLength(1);
-    expect(fake.requestsTo(STATUSES)).toHaveLength(2);
+    // The first timeline page and the pinned list (then the page is filled from the next upstream page).
+    const asked = fake.requestsTo(STATUSES).map((r) => r.query.pinned ?? r.query.max_id ?? 'first');
+    expect([...asked.slice(0, 2)].sort()).toEqual(['first', 'true']);
+    expect(asked.slice(2)).toEqual([PAGE1_NEXT]);
   });
 
   it('a username that now names another account is looked up again', async () => {

@@ -68,6 +68,14 @@ describe('professional mapper: a video post with comments', () => {
     ]);
   });
 
+  it('never invents a count: a comment whose reactions neither the page nor the JSON-LD shows has likeCount null', () => {
+    const stat = '"interactionStatistic":{"@type":"InteractionCounter","interactionType":"http://schema.org/LikeAction","userInteractionCount":0}';
+    expect(page('post-video')).toContain(`"Great footage, team!","creator":{"@type":"Person","name":"Tomasz Weir"},${stat}`);
+    const html = page('post-video').replace(`,${stat}`, '');
+    const tomasz = mapContent(html, 'https://www.linkedin.com/posts/requested').comments.find((x) => x.authorName === 'Tomasz Weir');
+    expect(tomasz?.likeCount).toBeNull();
+  });
+
   it('ignores the related posts below the post (their video, text and counts)', () => {
     expect(JSON.stringify(c)).not.toMatch(/OTHERvideo|forklifts|someone-else/);
   });

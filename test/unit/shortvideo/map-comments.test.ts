@@ -83,6 +83,14 @@ describe('comment mapper (crafted from the real comment/list shape)', () => {
     expect(() => mapComment({ ...c, cid: undefined })).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED' }));
     expect(() => mapComment({ ...c, user: {} })).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED' }));
   });
+
+  it('never invents a count or a code: a comment without its like or reply count or its share acl code fails naming it', () => {
+    const c = page.comments[0] as Record<string, unknown>;
+    const fails = (raw: unknown, what: RegExp) => expect(() => mapComment(raw)).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED', internal: expect.stringMatching(what) }));
+    fails({ ...c, digg_count: undefined }, /comment like count/);
+    fails({ ...c, reply_comment_total: undefined }, /comment reply count/);
+    fails({ ...c, share_info: { ...(c.share_info as object), acl: {} } }, /comment share acl code/);
+  });
 });
 
 describe('exact counts', () => {
@@ -90,7 +98,8 @@ describe('exact counts', () => {
     expect(exactCount({ heartCount: '3123456789' }, { heartCount: -1171510507 }, 'heartCount')).toBe(3123456789);
     expect(exactCount({ videoCount: '56953998' }, { videoCount: 0 }, 'videoCount')).toBe(56953998);
     expect(exactCount({}, { diggCount: 17 }, 'diggCount')).toBe(17);
-    expect(exactCount(undefined, undefined, 'x')).toBe(0);
+    // A count neither carries is never an invented 0: EXTRACTION_FAILED naming it.
+    expect(() => exactCount(undefined, { diggCount: 3 }, 'videoCount')).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED', internal: expect.stringMatching(/videoCount count/) }));
     expect(exactCount({ heart: '12' }, {}, 'heartCount', 'heart')).toBe(12);
   });
 });

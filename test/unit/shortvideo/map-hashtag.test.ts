@@ -43,7 +43,7 @@ describe('hashtag mapper (crafted from the real itemStruct and challenge shapes)
       stickerTexts: ['wait for it 🌅'],
       location: { id: '42200000000000001', name: 'Tarkwa Bay Beach', address: 'Tarkwa Bay, Lagos, Nigeria', city: 'Lagos', province: 'Lagos', country: 'Nigeria', category: 'Beaches' },
       contentCategory: { id: 110, name: null },
-      anchors: [{ id: '3149700001', type: 28, keyword: 'Golden Hour', description: 'Effects', url: 'https://www.capcut.com/', iconUrl: 'https://p16-common-sign.shortvideo-cdn.example/obj/capcut_logo_64px.png' }],
+      anchors: [{ id: '3149700001', type: 28, keyword: 'Golden Hour', description: 'Effects', url: 'https://www.capcut.com', iconUrl: 'https://p16-common-sign.shortvideo-cdn.example/obj/capcut_logo_64px.png' }],
       warnings: [{ type: '3', text: 'The action in this video could result in serious injury.', url: 'https://www.tiktok.com/safety' }],
       playlistId: '7380000000000000001',
       isPinned: true,
@@ -94,5 +94,23 @@ describe('hashtag mapper (crafted from the real itemStruct and challenge shapes)
   it('an ad: commerce, sharing/duet/stitch/repost off, comment status kept, no music', () => {
     expect(ad).toMatchObject({ isAd: true, isCommerce: true, shareEnabled: false, duetEnabled: false, stitchEnabled: false, canRepost: false, commentStatus: 3, music: null, location: null, playlistId: null });
     expect(v.safeParse(HashtagVideo, ad).success).toBe(true);
+  });
+
+  it('never invents a value: a format entry missing a field the spec types is left out; a hashtag without an id has id null', () => {
+    const item = () => structuredClone((fixture('shortvideo/hashtag-items-page1.json') as { itemList: Record<string, any>[] }).itemList[0]!);
+    for (const field of ['GearName', 'QualityType', 'CodecType', 'Bitrate']) {
+      const raw = item();
+      delete raw.video.bitrateInfo[0][field];
+      expect(mapHashtagVideo(raw).video.formats.map((f) => f.gearName)).toEqual(['lower_540_0']);
+    }
+    for (const field of ['Width', 'Height', 'DataSize']) {
+      const raw = item();
+      delete raw.video.bitrateInfo[1].PlayAddr[field];
+      expect(mapHashtagVideo(raw).video.formats.map((f) => f.gearName)).toEqual(['adapt_lower_720_1']);
+    }
+    const raw = item();
+    raw.challenges = [];
+    raw.textExtra = [{ type: 1, hashtagName: 'nolink', start: 0, end: 7 }];
+    expect(mapHashtagVideo(raw).hashtags).toEqual([{ id: null, name: 'nolink', description: '' }]);
   });
 });

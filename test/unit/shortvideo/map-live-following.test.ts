@@ -40,6 +40,23 @@ describe('live streams', () => {
     expect(mapLive({ ...room, link_mic: {} }, lookup, false).battle).toBeNull();
   });
 
+  it('never invents a count: an age-restricted room has no new-follower or shop count (null), a gifter or battle without its counts fails naming them', () => {
+    const room = (fixture('shortvideo/live-room-info.json') as { data: Record<string, any> }).data;
+    const lookup = (fixture('shortvideo/live-user-room-live.json') as { data: unknown }).data;
+    const restricted = mapLive({ id_str: '7503400000000000001' }, lookup, true);
+    expect(restricted).toMatchObject({ viewerCount: 541, totalViewers: 1661, newFollowers: null, shopProductCount: null, category: null, topGifters: [], battle: null });
+    expect(v.safeParse(LiveDetails, restricted).success).toBe(true);
+    const noStats = structuredClone(lookup) as { liveRoom: Record<string, unknown> };
+    delete noStats.liveRoom.liveRoomStats;
+    expect(() => mapLive({ id_str: '1' }, noStats, true)).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED', internal: expect.stringMatching(/live viewer count/) }));
+    const gifter = structuredClone(room);
+    delete gifter.top_fans[0].fan_ticket;
+    expect(() => mapLive(gifter, lookup, false)).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED', internal: expect.stringMatching(/top gifter gift score/) }));
+    const battle = structuredClone(room);
+    delete battle.link_mic.battle_settings.duration;
+    expect(() => mapLive(battle, lookup, false)).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED', internal: expect.stringMatching(/battle duration/) }));
+  });
+
   it('the last live: from the lookup of an offline account; null when it never went live', () => {
     const off = (fixture('shortvideo/live-user-room-offline.json') as { data: unknown }).data;
     expect(mapLastLive(off)).toEqual({ roomId: '7503400000000000001', title: 'Sunday grind', startedAt: '2025-05-10T18:00:00.000Z', endedAt: null, durationSeconds: null, totalViewers: 1661 });

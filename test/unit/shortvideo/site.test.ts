@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { cacheKey } from '../../../shared/cache';
 import { ApiError } from '../../../shared/errors';
 import { operation } from '../../../shared/operations';
-import { MAX_SEEN, decodeHashtagCursor, encodeHashtagCursor, fingerprint } from '../../../shared/platforms/shortvideo/cursor';
+import { MAX_CURSOR_CHARS, MAX_SEEN, decodeHashtagCursor, encodeHashtagCursor, fingerprint } from '../../../shared/platforms/shortvideo/cursor';
 import { HashtagCursorRef, VideoRef, commentsCursorParam, hashtagCursorParam, hashtagParam, regionName, regionParam, videoUrlParam } from '../../../shared/platforms/shortvideo/site';
 import { validateQuery } from '../../../shared/validation';
 
@@ -130,10 +130,14 @@ describe('hashtag cursor (authenticated)', () => {
     expect(ok.values.region).toBe('NG');
   });
 
-  it(`stays under 4 KB with ${MAX_SEEN} videos seen`, () => {
-    const seen = new Set(Array.from({ length: MAX_SEEN }, (_, i) => fingerprint(String(7e18 + i))));
-    const raw = encodeHashtagCursor({ ...state, seen });
-    expect(raw.length).toBeLessThan(4200);
-    expect(decodeHashtagCursor(raw)?.seen.size).toBe(seen.size);
+  it(`carries the ${MAX_SEEN} videos of a whole chain, with the longest hashtag, in MAX_CURSOR_CHARS; no more`, () => {
+    const fingerprints = (n: number) => new Set(Array.from({ length: n }, (_, i) => fingerprint(String(7_000_000_000_000_000_000n + BigInt(i)))));
+    const longest = { ...state, hashtag: 'h'.repeat(100), challengeId: '9'.repeat(20), offset: 99_999, seen: fingerprints(MAX_SEEN) };
+    expect(longest.seen.size).toBe(MAX_SEEN);
+    const raw = encodeHashtagCursor(longest);
+    expect(raw.length).toBeLessThanOrEqual(MAX_CURSOR_CHARS);
+    expect(decodeHashtagCursor(raw)?.seen.size).toBe(MAX_SEEN);
+    expect(validateQuery(operation('shortvideo-search-hashtag'), { hashtag: 'h'.repeat(100), cursor: raw }).values.cursor).toBeDefined();
+    expect(decodeHashtagCursor(encodeHashtagCursor({ ...state, seen: fingerprints(MAX_SEEN + 1) }))).toBeNull();
   });
 });
