@@ -220,19 +220,26 @@ export class SocialDataApiStack extends Stack {
 
   /** The OpenAPI document, public like any API description (no key, no credits). */
   private addOpenApi() {
-    const openApiFn = this.nodeFunction('OpenApi', 'functions/openapi.ts', {
-      description: `GET ${OPENAPI_ROUTE}: the OpenAPI 3.1 document`,
-      memorySize: 256,
-      timeout: Duration.seconds(5),
-      environment: { NODE_OPTIONS: '--enable-source-maps' },
-    });
-    const openApiMethod = this.api.root.resourceForPath(OPENAPI_ROUTE).addMethod('GET', new apigateway.LambdaIntegration(openApiFn, { proxy: true, allowTestInvoke: false }), {
+    this.publicDocument('OpenApi', 'functions/openapi.ts', OPENAPI_ROUTE, `GET ${OPENAPI_ROUTE}: the OpenAPI 3.1 document`, 'The public description of the API (OpenAPI): no data, no credits, like any published API document.');
+  }
+
+  /** GET `route` without a key, on a small function that reads no table: a description of the API. */
+  private publicDocument(id: string, entry: string, route: string, description: string, whyPublic: string) {
+    const fn = this.nodeFunction(id, entry, { description, memorySize: 256, timeout: Duration.seconds(5), environment: { NODE_OPTIONS: '--enable-source-maps' } });
+    const method = this.api.root.resourceForPath(route).addMethod('GET', new apigateway.LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }), {
       authorizationType: apigateway.AuthorizationType.NONE,
       apiKeyRequired: false,
     });
-    acknowledge(openApiMethod, 'AwsSolutions-APIG4', 'The public description of the API (OpenAPI): no data, no credits, like any published API document.');
+    acknowledge(method, 'AwsSolutions-APIG4', whyPublic);
   }
 
+  /**
+   * For agents: POST /mcp (the MCP server; GET and DELETE answer 405), behind the same authorizer
+   * and usage plan as the operations, and GET /llms.txt, public like the OpenAPI document. The MCP
+   * function runs every operation's handler in process (functions/mcp.ts), so it has what they
+   * have: their environment, their memory (some parse HTML), their timeout and their table access,
+   * plus Query on the accounts table for the read-only account tools (latest charges, daily usage).
+   */
   private addAgentRoutes(authorizer: apigateway.IAuthorizer, environment: Record<string, string>) {
     const mcpFn = this.nodeFunction('Mcp', 'functions/mcp.ts', {
       description: `${MCP_METHODS.join('/')} ${MCP_PATH}: the MCP server (Streamable HTTP, stateless), a tool per operation`,
@@ -248,17 +255,7 @@ export class SocialDataApiStack extends Stack {
       mcp.addMethod(method, mcpIntegration, { authorizer, authorizationType: apigateway.AuthorizationType.CUSTOM, apiKeyRequired: true });
     }
 
-    const llmsFn = this.nodeFunction('LlmsTxt', 'functions/llms.ts', {
-      description: `GET ${LLMS_PATH}: the operations, their parameters and the MCP URL, for agents`,
-      memorySize: 256,
-      timeout: Duration.seconds(5),
-      environment: { NODE_OPTIONS: '--enable-source-maps' },
-    });
-    const llmsMethod = this.api.root.resourceForPath(LLMS_PATH).addMethod('GET', new apigateway.LambdaIntegration(llmsFn, { proxy: true, allowTestInvoke: false }), {
-      authorizationType: apigateway.AuthorizationType.NONE,
-      apiKeyRequired: false,
-    });
-    acknowledge(llmsMethod, 'AwsSolutions-APIG4', 'The public description of the API for agents (llms.txt): no data, no credits, like the OpenAPI document.');
+    this.publicDocument('LlmsTxt', 'functions/llms.ts', LLMS_PATH, `GET ${LLMS_PATH}: the operations, their parameters and the MCP URL, for agents`, 'The public description of the API for agents (llms.txt): no data, no credits, like the OpenAPI document.');
   }
 
   private addOutputs() {
