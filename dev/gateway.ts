@@ -9,6 +9,8 @@ import { ApiError, GATEWAY_MESSAGES, atCapacity } from '../shared/errors';
 import { logger } from '../shared/log';
 import { routedOperations, type Operation } from '../shared/operations';
 import { DASHBOARD_PATH, matchAccountRoute } from '../shared/account/routes';
+import { createMcpHandler } from '../shared/mcp/http';
+import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
 import { OPENAPI_ROUTE } from '../shared/openapi';
 
 /**
@@ -94,6 +96,7 @@ function router(opts: GatewayOptions): (req: http.IncomingMessage) => Promise<AP
       const url = new URL(req.url ?? '/', 'http://localhost');
       const get = req.method === 'GET';
       if (url.pathname === OPENAPI_ROUTE && get) return (await import('../functions/openapi')).handler(plainEvent(req, url, requestId, OPENAPI_ROUTE, null, null));
+      if (url.pathname === LLMS_PATH && get) return (await import('../functions/llms')).handler(plainEvent(req, url, requestId, LLMS_PATH, null, null));
       if (url.pathname.startsWith('/v1/account/')) return await accountRoute(req, url, requestId);
       if ((url.pathname === DASHBOARD_PATH || url.pathname.startsWith(`${DASHBOARD_PATH}/`)) && get) return await dashboard(req, url, requestId);
       return await operation(req, url, requestId);
@@ -128,8 +131,9 @@ function dashboardRoute(): Answer {
 }
 
 /**
- * The operations of the table: the authorizer, then the per-team throttle (the usage plan's token
- * bucket, keyed by the usage key the authorizer names), then the operation's handler module.
+ * The operations of the table and the MCP endpoint: the authorizer, then the per-team throttle (the
+ * usage plan's token bucket, keyed by the usage key the authorizer names), then the operation's
+ * handler module, or the MCP handler, which runs each tool's operation through that same module.
  */
 function operationRoutes(opts: GatewayOptions): Answer {
   const routes = new Map<string, Operation>(routedOperations().map((op) => [op.path, op]));
@@ -138,27 +142,34 @@ function operationRoutes(opts: GatewayOptions): Answer {
   const handlerOf = (op: Operation) => handlers.get(op.id) ?? handlers.set(op.id, load(op)).get(op.id)!;
   const perMinute = opts.ratePerMinute ?? (RATE_LIMIT.requests * 60) / RATE_LIMIT.windowSeconds;
   const buckets = new TokenBuckets(opts.burst ?? RATE_LIMIT.requests, perMinute / 60);
+  const mcp = createMcpHandler(async (op, event) => (await handlerOf(op))(event));
 
   return async (req, url, requestId) => {
     const op = routes.get(url.pathname);
-    if (!op || req.method !== 'GET') return unknownRoute(requestId);
-    const request = proxyRequest(op, req, url);
-    const auth = await authorize(op, request, requestId);
+    const toMcp = url.pathname === MCP_PATH && (MCP_METHODS as readonly string[]).includes(req.method ?? '');
+    if (!toMcp && (!op || req.method !== 'GET')) return unknownRoute(requestId);
+    const route: Route = op ? { resource: op.path, method: 'GET' } : { resource: MCP_PATH, method: req.method ?? 'POST' };
+    const request = proxyRequest(route, req, url);
+    const auth = await authorize(route, request, requestId);
     if ('statusCode' in auth) return auth;
     const turn = buckets.take(auth.usageIdentifierKey ?? auth.principalId);
     if (!turn.ok) return failure(new ApiError('RATE_LIMITED', GATEWAY_MESSAGES.RATE_LIMITED, { retryAfter: turn.retryAfter }), requestId);
-    return (await handlerOf(op))(operationEvent(op, request, req, url, requestId, auth));
+    const event = operationEvent(route, request, req, url, requestId, auth, toMcp ? await readBody(req) : null);
+    return op ? (await handlerOf(op))(event) : mcp(event);
   };
 }
 
+/** A method of a resource behind the authorizer. */
+type Route = { resource: string; method: string };
+
 /** What API Gateway puts in both the authorizer's REQUEST event and the function's proxy event. */
-function proxyRequest(op: Operation, req: http.IncomingMessage, url: URL) {
+function proxyRequest(route: Route, req: http.IncomingMessage, url: URL) {
   const { single, multi } = headerMaps(req);
   const { single: query, multi: multiQuery } = queryMaps(url);
   return {
-    resource: op.path,
+    resource: route.resource,
     path: url.pathname,
-    httpMethod: 'GET',
+    httpMethod: route.method,
     headers: single,
     multiValueHeaders: multi,
     queryStringParameters: query,
@@ -174,11 +185,11 @@ type AuthorizerResult = Awaited<ReturnType<typeof authorizerHandler>>;
  * The REQUEST authorizer, as API Gateway calls it: its "Unauthorized" error is the 401 (API Gateway
  * itself tells that error apart by its message), any other failure a 503.
  */
-async function authorize(op: Operation, request: ProxyRequest, requestId: string): Promise<AuthorizerResult | APIGatewayProxyResult> {
+async function authorize(route: Route, request: ProxyRequest, requestId: string): Promise<AuthorizerResult | APIGatewayProxyResult> {
   const event = {
     ...request,
     type: 'REQUEST',
-    methodArn: `arn:aws:execute-api:local:000000000000:local/${STAGE}/GET${op.path}`,
+    methodArn: `arn:aws:execute-api:local:000000000000:local/${STAGE}/${route.method}${route.resource}`,
     requestContext: { requestId, stage: STAGE },
   } as unknown as APIGatewayRequestAuthorizerEvent;
   try {
@@ -190,17 +201,17 @@ async function authorize(op: Operation, request: ProxyRequest, requestId: string
 }
 
 /** The function's proxy event: the request, with the authorizer's context and principal. */
-function operationEvent(op: Operation, request: ProxyRequest, req: http.IncomingMessage, url: URL, requestId: string, auth: AuthorizerResult): APIGatewayProxyEvent {
+function operationEvent(route: Route, request: ProxyRequest, req: http.IncomingMessage, url: URL, requestId: string, auth: AuthorizerResult, body: string | null): APIGatewayProxyEvent {
   return {
     ...request,
-    body: null,
+    body,
     isBase64Encoded: false,
     requestContext: {
       requestId,
       stage: STAGE,
-      httpMethod: 'GET',
+      httpMethod: route.method,
       path: `/${STAGE}${url.pathname}`,
-      resourcePath: op.path,
+      resourcePath: route.resource,
       authorizer: { ...(auth.context ?? {}), principalId: auth.principalId },
       identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' },
     } as unknown as APIGatewayProxyEvent['requestContext'],

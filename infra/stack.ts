@@ -14,6 +14,7 @@ import { DEFAULT_SCRAPE_DEADLINE_MS, RATE_LIMIT } from '../shared/config';
 import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/account/routes';
 import { ACCOUNTS, CACHE, TEAM_INDEX, type TableDef } from '../shared/db/tables';
 import { ERROR_STATUS, GATEWAY_MESSAGES, RETRY_AFTER_S, type ErrorCode } from '../shared/errors';
+import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
 import { OPENAPI_ROUTE } from '../shared/openapi';
 import { handlerFile, routedOperations, type Operation } from '../shared/operations';
 
@@ -79,10 +80,12 @@ export class SocialDataApiStack extends Stack {
       CACHE_TABLE: this.cache.tableName,
     };
     const authorizerFn = this.authorizerFunction(environment);
-    const operationFns = this.operationFunctions(environment);
+    const operations = this.operationFunctions(environment);
     this.api = this.restApi();
-    this.addOperationRoutes(operationFns, this.keyAuthorizer(authorizerFn));
+    const authorizer = this.keyAuthorizer(authorizerFn);
+    this.addOperationRoutes(operations.functions, authorizer);
     this.addOpenApi();
+    this.addAgentRoutes(authorizer, operations.everyOperation);
     this.addDashboard(environment);
     this.usagePlan = this.api.addUsagePlan('TeamUsagePlan', {
       name: 'social-data-api-team',
@@ -106,8 +109,11 @@ export class SocialDataApiStack extends Stack {
     return fn;
   }
 
-  /** One function per routed operation (the operation table), with the scrape's settings and secrets. */
-  private operationFunctions(environment: Record<string, string>): { op: Operation; fn: NodejsFunction }[] {
+  /**
+   * One function per routed operation (the operation table), with the scrape's settings and secrets;
+   * and `everyOperation`, the environment a function running every operation needs (the MCP one).
+   */
+  private operationFunctions(environment: Record<string, string>): { functions: { op: Operation; fn: NodejsFunction }[]; everyOperation: Record<string, string> } {
     const proxyUrl = this.scraperProxyUrl();
     const cursorSecret = new secretsmanager.Secret(this, 'CursorSecret', {
       description: 'HMAC key of the opaque cursors the API issues (CURSOR_SECRET)',
@@ -116,29 +122,38 @@ export class SocialDataApiStack extends Stack {
     });
     acknowledge(cursorSecret, 'AwsSolutions-SMG4', 'HMAC key of pagination cursors that live minutes: replacing it only turns outstanding cursors into 400s, so it is replaced by redeploying, not on a rotation schedule.');
     const signerUrl = this.node.tryGetContext('shortvideoSignerUrl') as string | undefined;
-    return routedOperations().map((op) => {
+    const operationEnvironment: Record<string, string> = {
+      ...environment,
+      // The scrape (retries included) ends by then, which leaves 8 s to refund the credit and answer.
+      SCRAPE_DEADLINE_MS: String(DEFAULT_SCRAPE_DEADLINE_MS),
+      ...(proxyUrl ? { SCRAPER_PROXY_URL: proxyUrl } : {}),
+      // Resolved by CloudFormation at deploy time ({{resolve:secretsmanager:…}}).
+      CURSOR_SECRET: cursorSecret.secretValue.unsafeUnwrap(),
+    };
+    const functions = routedOperations().map((op) => {
       const fn = this.nodeFunction(functionId(op), handlerFile(op), {
         description: `${op.number}. GET ${op.path}`,
         memorySize: memoryFor(op),
         timeout: FUNCTION_TIMEOUT,
         environment: {
-          ...environment,
-          // The scrape (retries included) ends by then, which leaves 8 s to refund the credit and answer.
-          SCRAPE_DEADLINE_MS: String(DEFAULT_SCRAPE_DEADLINE_MS),
-          ...(proxyUrl ? { SCRAPER_PROXY_URL: proxyUrl } : {}),
-          // Resolved by CloudFormation at deploy time ({{resolve:secretsmanager:…}}).
-          CURSOR_SECRET: cursorSecret.secretValue.unsafeUnwrap(),
+          ...operationEnvironment,
           ...(signerUrl && op.platform === 'shortvideo' ? { SHORTVIDEO_SIGNER_URL: signerUrl } : {}),
         },
       });
-      // Reserve/refund are UpdateItem; the settle transaction puts the ledger record, adds to the
-      // day's usage count (UpdateItem) and puts the cache entry.
-      this.allow(fn, this.accounts, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
-      // Cache reads and the settle transaction's put; shared upstream credentials (CRED# items) are
-      // read, leased with a conditional UpdateItem and written with PutItem.
-      this.allow(fn, this.cache, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
+      this.allowOperationTables(fn);
       return { op, fn };
     });
+    return { functions, everyOperation: { ...operationEnvironment, ...(signerUrl ? { SHORTVIDEO_SIGNER_URL: signerUrl } : {}) } };
+  }
+
+  /** What running an operation takes of the tables. */
+  private allowOperationTables(fn: lambda.IFunction) {
+    // Reserve/refund are UpdateItem; the settle transaction puts the ledger record, adds to the
+    // day's usage count (UpdateItem) and puts the cache entry.
+    this.allow(fn, this.accounts, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
+    // Cache reads and the settle transaction's put; shared upstream credentials (CRED# items) are
+    // read, leased with a conditional UpdateItem and written with PutItem.
+    this.allow(fn, this.cache, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
   }
 
   /** The REST API and its prod stage: stage throttle, access logs without keys, error-only execution logs. */
@@ -205,17 +220,42 @@ export class SocialDataApiStack extends Stack {
 
   /** The OpenAPI document, public like any API description (no key, no credits). */
   private addOpenApi() {
-    const openApiFn = this.nodeFunction('OpenApi', 'functions/openapi.ts', {
-      description: `GET ${OPENAPI_ROUTE}: the OpenAPI 3.1 document`,
-      memorySize: 256,
-      timeout: Duration.seconds(5),
-      environment: { NODE_OPTIONS: '--enable-source-maps' },
-    });
-    const openApiMethod = this.api.root.resourceForPath(OPENAPI_ROUTE).addMethod('GET', new apigateway.LambdaIntegration(openApiFn, { proxy: true, allowTestInvoke: false }), {
+    this.publicDocument('OpenApi', 'functions/openapi.ts', OPENAPI_ROUTE, `GET ${OPENAPI_ROUTE}: the OpenAPI 3.1 document`, 'The public description of the API (OpenAPI): no data, no credits, like any published API document.');
+  }
+
+  /** GET `route` without a key, on a small function that reads no table: a description of the API. */
+  private publicDocument(id: string, entry: string, route: string, description: string, whyPublic: string) {
+    const fn = this.nodeFunction(id, entry, { description, memorySize: 256, timeout: Duration.seconds(5), environment: { NODE_OPTIONS: '--enable-source-maps' } });
+    const method = this.api.root.resourceForPath(route).addMethod('GET', new apigateway.LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }), {
       authorizationType: apigateway.AuthorizationType.NONE,
       apiKeyRequired: false,
     });
-    acknowledge(openApiMethod, 'AwsSolutions-APIG4', 'The public description of the API (OpenAPI): no data, no credits, like any published API document.');
+    acknowledge(method, 'AwsSolutions-APIG4', whyPublic);
+  }
+
+  /**
+   * For agents: POST /mcp (the MCP server; GET and DELETE answer 405), behind the same authorizer
+   * and usage plan as the operations, and GET /llms.txt, public like the OpenAPI document. The MCP
+   * function runs every operation's handler in process (functions/mcp.ts), so it has what they
+   * have: their environment, their memory (some parse HTML), their timeout and their table access,
+   * plus Query on the accounts table for the read-only account tools (latest charges, daily usage).
+   */
+  private addAgentRoutes(authorizer: apigateway.IAuthorizer, environment: Record<string, string>) {
+    const mcpFn = this.nodeFunction('Mcp', 'functions/mcp.ts', {
+      description: `${MCP_METHODS.join('/')} ${MCP_PATH}: the MCP server (Streamable HTTP, stateless), a tool per operation`,
+      memorySize: 1024,
+      timeout: FUNCTION_TIMEOUT,
+      environment,
+    });
+    this.allowOperationTables(mcpFn);
+    this.allow(mcpFn, this.accounts, 'dynamodb:Query');
+    const mcpIntegration = new apigateway.LambdaIntegration(mcpFn, { proxy: true, allowTestInvoke: false });
+    const mcp = this.api.root.resourceForPath(MCP_PATH);
+    for (const method of MCP_METHODS) {
+      mcp.addMethod(method, mcpIntegration, { authorizer, authorizationType: apigateway.AuthorizationType.CUSTOM, apiKeyRequired: true });
+    }
+
+    this.publicDocument('LlmsTxt', 'functions/llms.ts', LLMS_PATH, `GET ${LLMS_PATH}: the operations, their parameters and the MCP URL, for agents`, 'The public description of the API for agents (llms.txt): no data, no credits, like the OpenAPI document.');
   }
 
   private addOutputs() {

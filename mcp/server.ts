@@ -1,71 +1,71 @@
 /**
- * `npm run mcp`: an MCP server (stdio) with one tool per live operation, for AI agents. Input
- * schemas come from the operation table (the same parameter schemas as the API and the OpenAPI
- * document); a tool calls the API through the typed client and returns the operation's `data`;
- * an API error is a tool error carrying the spec's code. Configuration:
+ * `npm run mcp`: the MCP server (shared/mcp) over stdio, for agents that start a local process
+ * rather than connect to the API's own POST /mcp. Same tools, same answers: an operation's tool
+ * calls the API through the typed client (so it is charged, cached and rate-limited as any HTTP
+ * call); the account tools, which no API-key route serves over plain HTTP, are asked of the API's
+ * /mcp endpoint with the same key. Configuration:
  *   SOCIAL_DATA_API_KEY  the API key (required)
  *   SOCIAL_DATA_API_URL  the API's base URL (required): the stack's ApiUrl output with its stage
  *                        (https://…/prod; https is assumed without a scheme), or http://localhost:3000
  *                        for `npm start`. No default: a key must not go to whatever answers locally.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { randomUUID } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ApiClientError, SocialDataClient } from '../client';
-import { routedOperations, type Operation } from '../shared/operations';
-import { parameters } from '../shared/parameter-schema';
+import { GATEWAY_MESSAGES } from '../shared/errors';
+import { MCP_PATH } from '../shared/mcp/routes';
+import type { Answer, ErrorAnswer } from '../shared/mcp/render';
+import { type Executor, SERVER_INFO, createMcpServer } from '../shared/mcp/server';
 
-interface Tool {
-  name: string;
-  description: string;
-  inputSchema: { type: 'object'; properties: Record<string, unknown>; required: string[]; additionalProperties: false };
-  op: Operation;
+export interface Connection {
+  baseUrl: string;
+  apiKey: string;
 }
 
-export function tools(): Tool[] {
-  return routedOperations().map((op) => {
-    const params = parameters(op) as { name: string; required: boolean; description: string; schema: Record<string, unknown> }[];
-    const pairs = (op.oneOf ?? []).map(([a, b]) => `exactly one of ${a} or ${b}`);
-    return {
-      name: op.id,
-      description: `${op.summary}${pairs.length ? ` Give ${pairs.join('; ')}.` : ''} Costs 1 credit per live call; cache_max_age accepts a cached result for 0.`,
-      inputSchema: {
-        type: 'object',
-        properties: Object.fromEntries(params.map((p) => [p.name, { ...p.schema, description: p.description }])),
-        required: params.filter((p) => p.required).map((p) => p.name),
-        additionalProperties: false,
-      },
-      op,
-    };
-  });
-}
+const unavailable = (message: string): Answer => ({ error: { code: 'SERVICE_UNAVAILABLE', message, requestId: randomUUID(), retryAfter: 5 } });
 
-export function createServer(client: SocialDataClient): Server {
-  const list = tools();
-  const server = new Server({ name: 'social-data-api', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: list.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
-  }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const tool = list.find((t) => t.name === request.params.name);
-    if (!tool) return { isError: true, content: [{ type: 'text', text: `Unknown tool ${request.params.name}` }] };
-    const args = (request.params.arguments ?? {}) as Record<string, string | number | boolean>;
-    try {
-      const result = await client.call<{ data: Record<string, unknown>; meta: unknown }>(tool.op.path, args);
-      return { content: [{ type: 'text', text: JSON.stringify(result.data) }], structuredContent: result.data };
-    } catch (err) {
-      if (err instanceof ApiClientError) {
-        const details = err.details?.length ? ` ${err.details.map((d) => `${d.path}: ${d.message}`).join('; ')}` : '';
-        return {
-          isError: true,
-          content: [{ type: 'text', text: `${err.code}: ${err.message}${details} (requestId ${err.requestId})` }],
-          structuredContent: { code: err.code, message: err.message, requestId: err.requestId, ...(err.details ? { details: err.details } : {}) },
-        };
+/** Runs each tool against the API at `baseUrl`. */
+export function overHttp(client: SocialDataClient, api: Connection): Executor {
+  let remote: Promise<Client> | undefined;
+  const connect = () =>
+    (remote ??= (async () => {
+      const c = new Client({ name: `${SERVER_INFO.name}-stdio`, version: SERVER_INFO.version });
+      const url = new URL(MCP_PATH.slice(1), api.baseUrl.replace(/\/*$/, '/'));
+      await c.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { 'x-api-key': api.apiKey } } }));
+      return c;
+    })().catch((err: unknown) => {
+      remote = undefined; // the next call tries again
+      throw err;
+    }));
+
+  return async (tool, query) => {
+    if ('operation' in tool.target) {
+      try {
+        return await client.call<Answer>(tool.target.operation.path, query);
+      } catch (err) {
+        if (!(err instanceof ApiClientError)) return unavailable(`The API at ${api.baseUrl} could not be reached: ${(err as Error).message}`);
+        const error: ErrorAnswer = { code: err.code, message: err.message, requestId: err.requestId };
+        if (err.details) error.details = err.details;
+        if (err.retryAfter !== undefined) error.retryAfter = err.retryAfter;
+        return { error };
       }
-      return { isError: true, content: [{ type: 'text', text: `SERVICE_UNAVAILABLE: ${(err as Error).message}` }] };
     }
-  });
-  return server;
+    try {
+      const result = await (await connect()).callTool({ name: tool.name, arguments: query });
+      return result.structuredContent as Answer;
+    } catch (err) {
+      if (err instanceof StreamableHTTPError && err.code === 401) return { error: { code: 'UNAUTHORIZED', message: GATEWAY_MESSAGES.UNAUTHORIZED, requestId: randomUUID() } };
+      return unavailable(`The API's MCP endpoint at ${api.baseUrl} did not answer: ${(err as Error).message}`);
+    }
+  };
+}
+
+export function createServer(api: Connection): Server {
+  const client = new SocialDataClient({ ...api, retry: { attempts: 2, maxDelayMs: 10_000 } });
+  return createMcpServer(overHttp(client, api));
 }
 
 if (require.main === module) {
@@ -75,14 +75,14 @@ if (require.main === module) {
     process.stderr.write('Set SOCIAL_DATA_API_KEY and SOCIAL_DATA_API_URL (the stack\'s ApiUrl output, https://…/prod; or http://localhost:3000 for `npm start`).\n');
     process.exit(2);
   }
-  let client: SocialDataClient;
+  let server: Server;
   try {
-    client = new SocialDataClient({ baseUrl, apiKey, retry: { attempts: 2, maxDelayMs: 10_000 } });
+    server = createServer({ baseUrl, apiKey });
   } catch (err) {
     process.stderr.write(`SOCIAL_DATA_API_URL: ${(err as Error).message}\n`);
     process.exit(2);
   }
-  createServer(client)
+  server
     .connect(new StdioServerTransport())
     .catch((err: unknown) => {
       process.stderr.write(`mcp server failed: ${String(err)}\n`);

@@ -15,6 +15,7 @@ import { OPENAPI_ROUTE } from '../shared/openapi';
 import { CACHE_MAX_AGE_SECONDS } from '../shared/validation';
 import { parameters } from '../shared/parameter-schema';
 import { accountPaths, accountSchemas, sessionScheme } from './openapi-account';
+import { agentPaths, agentSchemas } from './openapi-agents';
 
 const ROOT = path.join(__dirname, '..');
 /** The generated document's file (served at OPENAPI_ROUTE). */
@@ -131,7 +132,7 @@ export function openApiDocument(): Json {
     },
     servers: [{ url: 'http://localhost:3000', description: 'npm start' }],
     security: [{ apiKey: [] }, { bearer: [] }],
-    tags: [...[...new Set(ordered.map((o) => o.platform))].map((name) => ({ name })), { name: 'account', description: 'The account dashboard API (session cookie, not an API key)' }],
+    tags: [...[...new Set(ordered.map((o) => o.platform))].map((name) => ({ name })), { name: 'account', description: 'The account dashboard API (session cookie, not an API key)' }, { name: 'agents', description: 'MCP and llms.txt' }],
     paths: {
       ...Object.fromEntries(ordered.map((op) => [op.path, { get: operationObject(op) }])),
       [OPENAPI_ROUTE]: {
@@ -143,6 +144,7 @@ export function openApiDocument(): Json {
         },
       },
       ...accountPaths(),
+      ...agentPaths(),
     },
     components: {
       securitySchemes: {
@@ -194,6 +196,7 @@ export function openApiDocument(): Json {
         ...dataSchemas,
         ...defs,
         ...accountSchemas,
+        ...agentSchemas,
       },
     },
   };

@@ -1,17 +1,24 @@
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type { Operation } from './operations';
-import { CACHE_MAX_AGE_SECONDS } from './validation';
+import { CACHE_MAX_AGE_SECONDS, type ParamDef } from './validation';
 
 /**
  * An operation's query parameters as OpenAPI parameter objects with JSON Schemas, from the operation
- * table's valibot schemas: the OpenAPI document (scripts/openapi.ts) and the MCP tools' input
- * schemas (mcp/server.ts) are both built from these. Not used by any Lambda function.
+ * table's valibot schemas: the OpenAPI document (scripts/openapi.ts), the MCP tools' input schemas
+ * (shared/mcp/tools.ts, which both MCP transports serve) and llms.txt are all built from these.
  */
-type Json = Record<string, unknown>;
+export interface ParameterObject {
+  name: string;
+  in: 'query';
+  required: boolean;
+  description: string;
+  schema: Record<string, unknown>;
+  example?: string;
+}
 
-function parameter(name: string, def: Operation['params'][string], op: Operation): Json {
+export function parameter(name: string, def: ParamDef, op: Pick<Operation, 'oneOf'>): ParameterObject {
   // Parameters arrive as strings; the input side of the schema (before any normalisation) is what a caller sends.
-  const schema = toJsonSchema(def.schema, { target: 'draft-2020-12', errorMode: 'ignore', typeMode: 'input' }) as Json;
+  const schema = toJsonSchema(def.schema, { target: 'draft-2020-12', errorMode: 'ignore', typeMode: 'input' }) as Record<string, unknown>;
   delete schema.$schema;
   const either = (op.oneOf ?? []).find((pair) => pair.includes(name));
   const sentence = (t: string) => (/[.!?)]$/.test(t) ? t : `${t}.`);
@@ -33,16 +40,17 @@ function parameter(name: string, def: Operation['params'][string], op: Operation
   };
 }
 
-/** Every query parameter of an operation, `cache_max_age` included (the MCP tools' input schemas read these too). */
-export const parameters = (op: Operation): Json[] => [
-  ...Object.entries(op.params).map(([name, def]) => parameter(name, def, op)),
-  {
-    name: 'cache_max_age',
-    in: 'query',
-    required: false,
-    description: 'Serve a cached result at most this old, for 0 credits; otherwise a live scrape (1 credit) runs and refreshes the cache.',
-    schema: { type: 'string', enum: Object.keys(CACHE_MAX_AGE_SECONDS) },
-    example: '1d',
-  },
-];
+export const CACHE_MAX_AGE_PARAMETER: ParameterObject = {
+  name: 'cache_max_age',
+  in: 'query',
+  required: false,
+  description: 'Serve a cached result at most this old, for 0 credits; otherwise a live scrape (1 credit) runs and refreshes the cache.',
+  schema: { type: 'string', enum: Object.keys(CACHE_MAX_AGE_SECONDS) },
+  example: '1d',
+};
 
+/** Every query parameter of an operation, `cache_max_age` included. */
+export const parameters = (op: Pick<Operation, 'params' | 'oneOf'>): ParameterObject[] => [
+  ...Object.entries(op.params).map(([name, def]) => parameter(name, def, op)),
+  CACHE_MAX_AGE_PARAMETER,
+];

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { createKey, listKeys, renameKey, revokeKey, type KeyRecord } from '../auth/keys';
 import { config } from '../config';
-import { getTeam, recentCharges } from '../credits';
+import { getTeam } from '../credits';
 import { entryPoint } from '../entry';
 import { jsonAnswer } from '../envelope';
 import { ApiError, notFound } from '../errors';
@@ -12,7 +12,7 @@ import { matchAccountRoute, type AccountRoute } from './routes';
 import { clearedSessionCookie, endSession, sessionIdFromCookies, type Session } from './sessions';
 import { signIn } from './signin';
 import { TEAM_HANDLERS } from './team';
-import { usage } from '../usage';
+import { creditsReport, usageReport } from './reads';
 
 /**
  * The account API (ACCOUNT_ROUTES) behind the dashboard. JSON in, `{data}` or the spec's error
@@ -27,7 +27,6 @@ export const BAD_ORIGIN = 'The request must come from the dashboard of this site
 export const BAD_TOKEN = 'This set-password link is invalid, used or expired; ask for a new invitation';
 const MAX_BODY_BYTES = 8 * 1024;
 const KEY_NAME_MAX = 64;
-const RECENT_CHARGES = 50;
 
 const lowerHeaders = (h: APIGatewayProxyEvent['headers'] | null | undefined) => {
   const out: Record<string, string> = {};
@@ -139,24 +138,12 @@ const HANDLERS: Record<AccountRoute['name'], (ctx: Ctx) => Promise<Reply>> = {
   },
 
   async credits(ctx) {
-    const { teamId } = await session(ctx);
-    const [team, charges] = await Promise.all([getTeam(teamId), recentCharges(teamId, RECENT_CHARGES)]);
-    return {
-      data: {
-        balance: team?.credits ?? 0,
-        charges: charges.map(({ time, operation, requestId, credits }) => ({ time, operation, requestId, credits })),
-      },
-    };
+    return { data: await creditsReport((await session(ctx)).teamId) };
   },
 
   async usage(ctx) {
     const { teamId } = await session(ctx);
-    const raw = ctx.event.queryStringParameters?.days ?? '30';
-    const days = Number(raw);
-    if (!/^\d+$/.test(raw) || days < 1 || days > 90) {
-      throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', { details: [{ path: 'days', message: 'A whole number from 1 to 90' }] });
-    }
-    return { data: await usage(teamId, days) };
+    return { data: await usageReport(teamId, ctx.event.queryStringParameters?.days) };
   },
 
   ...TEAM_HANDLERS,

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { balance } from '../../shared/credits';
 import { routedOperations } from '../../shared/operations';
 import { scenarios } from '../contract/scenarios';
 import { startHarness, type Harness } from '../support/harness';
@@ -8,17 +10,20 @@ import { stageProxy, type TestServer } from './servers';
 
 /**
  * `npm run mcp` driven by the SDK's own client over stdio, against the local gateway and the fake
- * upstream, reached as in AWS: under a stage path (`/prod`, the stack's ApiUrl output).
+ * upstream, reached as in AWS: under a stage path (`/prod`, the stack's ApiUrl output); the same
+ * tools and answers as POST /mcp.
  */
 const ROOT = path.join(__dirname, '..', '..');
 const SERVER = [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'mcp', 'server.ts')];
 let h: Harness;
 let stage: TestServer;
 let client: Client;
+let key: string;
+let teamId: string;
 beforeAll(async () => {
   h = await startHarness();
   stage = await stageProxy(h.gateway.url);
-  const { key } = await h.team(100);
+  ({ key, teamId } = await h.team(100));
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: SERVER,
@@ -34,29 +39,53 @@ afterAll(async () => {
   await h?.stop();
 });
 
-test('one tool per live operation, with input schemas from the table', async () => {
+type ToolAnswer = { isError?: boolean; content: { text: string }[]; structuredContent?: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolAnswer;
+
+test('one tool per live operation and the account tools, with input schemas from the table: the same list as POST /mcp', async () => {
   const { tools } = await client.listTools();
-  expect(tools.map((t) => t.name).sort()).toEqual(routedOperations().map((o) => o.id).sort());
+  expect(tools.map((t) => t.name).sort()).toEqual([...routedOperations().map((o) => o.id), 'account-credits', 'account-usage'].sort());
   const clip = tools.find((t) => t.name === 'livestream-clip')!;
   expect(clip.inputSchema).toMatchObject({ type: 'object', required: ['url'], properties: { url: { type: 'string' }, cache_max_age: { enum: ['1d', '3d', '7d', '14d', '30d'] } } });
+
+  const overHttp = new Client({ name: 'test', version: '1.0.0' });
+  await overHttp.connect(new StreamableHTTPClientTransport(new URL(`${h.gateway.url}/mcp`), { requestInit: { headers: { 'x-api-key': key } } }));
+  expect((await overHttp.listTools()).tools).toEqual(tools);
+  await overHttp.close();
 });
 
-test('a call returns the data object', async () => {
+test('a call returns the envelope as structured content and a compact text; it is charged 1 credit, 0 from the cache', async () => {
   const s = scenarios['livestream-clip']!;
   h.fake.reset();
   s.routes(h.fake);
-  const result = await client.callTool({ name: 'livestream-clip', arguments: s.query });
+  const before = await balance(teamId);
+  const result = await call('livestream-clip', s.query);
   expect(result.isError).toBeFalsy();
-  const data = JSON.parse((result.content as { text: string }[])[0]!.text);
-  expect(data.clip.id).toMatch(/^clip_/);
-  expect(result.structuredContent).toEqual(data);
+  expect(result.structuredContent.data.clip.id).toMatch(/^clip_/);
+  expect(result.structuredContent.meta).toMatchObject({ creditsCharged: 1, cached: false });
+  expect(result.content[0]!.text).toMatch(/^livestream-clip: live result; 1 credit charged/);
+  expect(result.content[0]!.text).toContain(`id: ${result.structuredContent.data.clip.id}`);
+  expect(await balance(teamId)).toBe(before - 1);
+
+  const hit = await call('livestream-clip', { ...s.query, cache_max_age: '1d' });
+  expect(hit.structuredContent.meta).toMatchObject({ creditsCharged: 0, cached: true });
+  expect(hit.structuredContent.data).toEqual(result.structuredContent.data);
+  expect(await balance(teamId)).toBe(before - 1);
 });
 
 test("an API error is a tool error with the spec's code", async () => {
-  const result = await client.callTool({ name: 'livestream-clip', arguments: { url: 'https://evil.example/clip' } });
+  const result = await call('livestream-clip', { url: 'https://evil.example/clip' });
   expect(result.isError).toBe(true);
-  expect((result.content as { text: string }[])[0]!.text).toMatch(/^VALIDATION_ERROR: /);
-  expect(result.structuredContent).toMatchObject({ code: 'VALIDATION_ERROR', requestId: expect.any(String) });
+  expect(result.content[0]!.text).toMatch(/^VALIDATION_ERROR: /);
+  expect(result.structuredContent.error).toMatchObject({ code: 'VALIDATION_ERROR', requestId: expect.any(String), details: [{ path: 'url', message: expect.any(String) }] });
+});
+
+test("the account tools answer through the API's /mcp endpoint, with the same key", async () => {
+  const result = await call('account-credits', {});
+  expect(result.isError).toBeFalsy();
+  expect(result.structuredContent.data.balance).toBe(await balance(teamId));
+  expect(result.structuredContent.data.charges[0]).toMatchObject({ operation: 'livestream-clip', credits: 1 });
+  expect(result.content[0]!.text).toMatch(/^account-credits: result; 0 credits charged/);
 });
 
 test('no API URL, or a plain-http one off this machine: the server refuses to start (no http default for the key)', async () => {

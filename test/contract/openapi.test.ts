@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { ACCOUNT_ROUTES } from '../../shared/account/routes';
+import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../../shared/mcp/routes';
 import { routedOperations } from '../../shared/operations';
 import { CLIENT_TABLE_PATH, OPENAPI_FILE, openApiDocument, renderClientTable, renderOpenApi } from '../../scripts/openapi';
 import { startHarness, type Harness } from '../support/harness';
@@ -43,6 +44,18 @@ test('every account-API route is in the document, on the session cookie or open,
     const open = ['setPassword', 'signIn', 'signOut'].includes(route.name);
     expect(op.security).toEqual(open ? [] : [{ session: [] }]);
   }
+});
+
+test('the routes for agents are in the document: POST /mcp on the API key, GET /llms.txt open', () => {
+  const doc = openApiDocument() as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const mcp = doc.paths[MCP_PATH].post;
+  expect(mcp.security).toBeUndefined(); // the document's default: x-api-key or Bearer
+  expect(mcp.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/JsonRpcMessage');
+  expect(Object.keys(mcp.responses)).toEqual(expect.arrayContaining(['200', '202', '401', '429']));
+  expect(mcp.responses[429].headers['Retry-After']).toBeDefined();
+  expect(Object.keys(doc.paths[MCP_PATH]).sort()).toEqual(MCP_METHODS.map((m) => m.toLowerCase()).sort());
+  expect(doc.paths[LLMS_PATH].get.security).toEqual([]);
+  expect(doc.paths[LLMS_PATH].get.responses[200].content['text/plain']).toBeDefined();
 });
 
 describe('served by the gateway', () => {

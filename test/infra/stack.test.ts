@@ -5,6 +5,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { SocialDataApiStack, TEAM_BURST_LIMIT, TEAM_RATE_LIMIT } from '../../infra/stack';
 import { ACCOUNTS, CACHE , TEAM_INDEX } from '../../shared/db/tables';
 import { ACCOUNT_ROUTES } from '../../shared/account/routes';
+import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../../shared/mcp/routes';
 import { routedOperations } from '../../shared/operations';
 
 type Resource = { Type: string; Properties: Record<string, any> };
@@ -55,9 +56,9 @@ const actionsOf = (s: { Action: string | string[] }) => (Array.isArray(s.Action)
 const tableId = (logicalPrefix: string) => ofType('AWS::DynamoDB::Table').find(([id]) => id.startsWith(logicalPrefix))![0];
 
 describe('functions', () => {
-  it('one function per routed operation plus the authorizer, the OpenAPI document, the account API and the dashboard, all nodejs22.x on arm64', () => {
+  it('one function per routed operation plus the authorizer, the OpenAPI document, the account API, the dashboard, MCP and llms.txt, all nodejs22.x on arm64', () => {
     const fns = ofType('AWS::Lambda::Function');
-    expect(fns).toHaveLength(routed.length + 4);
+    expect(fns).toHaveLength(routed.length + 6);
     for (const [, fn] of fns) {
       expect(fn.Properties.Runtime).toBe('nodejs22.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
@@ -126,15 +127,15 @@ describe('least-privilege IAM', () => {
   const accounts = { 'Fn::GetAtt': [tableId('AccountsTable'), 'Arn'] };
   const cache = { 'Fn::GetAtt': [tableId('CacheTable'), 'Arn'] };
 
-  it('grants no wildcard, Scan, DeleteItem, BatchGetItem or table action anywhere, and Query only to the account API', () => {
-    const accountRole = functionByDescription('dashboard account API').Properties.Role['Fn::GetAtt'][0];
+  it('grants no wildcard, Scan, DeleteItem, BatchGetItem or table action anywhere, and Query only to the account API and the MCP account tools', () => {
+    const readers = [functionByDescription('dashboard account API'), functionByDescription('the MCP server')].map((fn) => fn.Properties.Role['Fn::GetAtt'][0]);
     const policies = ofType('AWS::IAM::Policy');
     const all = policies.flatMap(([, p]) => p.Properties.PolicyDocument.Statement.flatMap(actionsOf));
     expect(all.length).toBeGreaterThan(0);
     for (const action of all) {
       expect(action).not.toMatch(/\*|Scan|DeleteItem|Batch|DeleteTable|CreateTable|UpdateTable/);
     }
-    const others = policies.filter(([, p]) => !p.Properties.Roles.some((r: { Ref: string }) => r.Ref === accountRole));
+    const others = policies.filter(([, p]) => !p.Properties.Roles.some((r: { Ref: string }) => readers.includes(r.Ref)));
     expect(others.flatMap(([, p]) => p.Properties.PolicyDocument.Statement.flatMap(actionsOf))).not.toContain('dynamodb:Query');
   });
 
@@ -177,9 +178,9 @@ describe('dashboard functions', () => {
 describe('REST API', () => {
   const paths = resourcePaths();
   const methods = ofType('AWS::ApiGateway::Method').map(([, m]) => ({ path: paths.get(m.Properties.ResourceId.Ref)!, verb: m.Properties.HttpMethod as string, props: m.Properties }));
-  const isData = (path: string) => routed.some((op) => op.path === path);
+  const isData = (path: string) => routed.some((op) => op.path === path) || path === MCP_PATH;
 
-  it('routes the routed operations (GET), the OpenAPI document, the account API and the dashboard pages, nothing else', () => {
+  it('routes the routed operations (GET), the OpenAPI document, the account API, the dashboard pages, MCP and llms.txt, nothing else', () => {
     expect(methods.map((m) => `${m.verb} ${m.path}`).sort()).toEqual(
       [
         ...routed.map((op) => `GET ${op.path}`),
@@ -187,11 +188,13 @@ describe('REST API', () => {
         ...ACCOUNT_ROUTES.map((r) => `${r.method} ${r.path}`),
         'GET /dashboard',
         'GET /dashboard/{proxy+}',
+        ...MCP_METHODS.map((m) => `${m} ${MCP_PATH}`),
+        `GET ${LLMS_PATH}`,
       ].sort(),
     );
   });
 
-  it('requires an API key and the authorizer on every data method, with a Lambda proxy integration', () => {
+  it('requires an API key and the authorizer on every data method and on MCP, with a Lambda proxy integration', () => {
     const [authorizerId] = ofType('AWS::ApiGateway::Authorizer')[0]!;
     for (const m of methods.filter((x) => isData(x.path))) {
       expect(m.props.ApiKeyRequired).toBe(true);
@@ -201,9 +204,9 @@ describe('REST API', () => {
     }
   });
 
-  it('leaves the API-key authorizer off the OpenAPI document, the account API (session cookie) and the dashboard', () => {
+  it('leaves the API-key authorizer off the OpenAPI document, llms.txt, the account API (session cookie) and the dashboard', () => {
     const open = methods.filter((x) => !isData(x.path));
-    expect(open).toHaveLength(1 + ACCOUNT_ROUTES.length + 2);
+    expect(open).toHaveLength(2 + ACCOUNT_ROUTES.length + 2);
     for (const m of open) {
       expect(m.props.ApiKeyRequired).toBe(false);
       expect(m.props.AuthorizationType).toBe('NONE');
@@ -315,5 +318,46 @@ describe('tables', () => {
       BillingMode: 'PAY_PER_REQUEST',
       TimeToLiveSpecification: { AttributeName: CACHE.ttlAttribute, Enabled: true },
     });
+  });
+});
+
+describe('routes for agents', () => {
+  const paths = resourcePaths();
+  const methodsAt = (path: string) => ofType('AWS::ApiGateway::Method').filter(([, m]) => paths.get(m.Properties.ResourceId.Ref) === path).map(([, m]) => m.Properties);
+  const mcp = functionByDescription('the MCP server');
+
+  it('POST, GET and DELETE /mcp reach the MCP function through the authorizer, with an API key (so the usage plan counts them)', () => {
+    const [authorizerId] = ofType('AWS::ApiGateway::Authorizer')[0]!;
+    const [mcpId] = ofType('AWS::Lambda::Function').find(([, fn]) => fn === mcp)!;
+    const methods = methodsAt(MCP_PATH);
+    expect(methods.map((m) => m.HttpMethod).sort()).toEqual([...MCP_METHODS].sort());
+    for (const m of methods) {
+      expect(m).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId }, ApiKeyRequired: true });
+      expect(m.Integration.Type).toBe('AWS_PROXY');
+      expect(JSON.stringify(m.Integration.Uri)).toContain(mcpId);
+    }
+  });
+
+  it('the MCP function runs the operations in process: their environment, memory and timeout; Query for the account tools, nothing else new', () => {
+    const op = functionByDescription(`GET ${routed.find((o) => o.parsesHtml)!.path}`);
+    expect(mcp.Properties.MemorySize).toBe(1024);
+    expect(mcp.Properties.Timeout).toBe(op.Properties.Timeout);
+    const env = mcp.Properties.Environment.Variables;
+    expect(Object.keys(env).sort()).toEqual(Object.keys(op.Properties.Environment.Variables).sort());
+    expect(env.CURSOR_SECRET).toEqual(op.Properties.Environment.Variables.CURSOR_SECRET);
+    const stmts = statementsOf(mcp);
+    // CDK merges statements with the same actions into one listing both tables.
+    const resources = (st: { Resource: unknown }) => [st.Resource].flat().map((r) => JSON.stringify(r));
+    const arn = (prefix: string) => JSON.stringify({ 'Fn::GetAtt': [tableId(prefix), 'Arn'] });
+    const byTable = (prefix: string) => stmts.filter((st) => resources(st).includes(arn(prefix))).flatMap(actionsOf).sort();
+    expect(byTable('AccountsTable')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    expect(byTable('CacheTable')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    expect(new Set(stmts.flatMap(resources))).toEqual(new Set([arn('AccountsTable'), arn('CacheTable')]));
+  });
+
+  it('GET /llms.txt is public and its function touches no table', () => {
+    const [m] = methodsAt(LLMS_PATH);
+    expect(m).toMatchObject({ HttpMethod: 'GET', AuthorizationType: 'NONE', ApiKeyRequired: false });
+    expect(statementsOf(functionByDescription(`GET ${LLMS_PATH}`))).toEqual([]);
   });
 });

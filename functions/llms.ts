@@ -1,0 +1,4 @@
+import { llmsHandler } from '../shared/llms';
+
+// GET /llms.txt, without a key: the operations, their parameters and the MCP URL, for agents.
+export const handler = llmsHandler;

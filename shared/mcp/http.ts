@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { creditsReport, usageReport } from '../account/reads';
+import { type ProxyHandler, entryPoint } from '../entry';
+import { failure, jsonAnswer } from '../envelope';
+import { ApiError, GATEWAY_MESSAGES, atCapacity, toApiError } from '../errors';
+import type { Log } from '../log';
+import type { Operation } from '../operations';
+import type { Answer, ErrorAnswer } from './render';
+import { MCP_PATH } from './routes';
+import { type Executor, createMcpServer } from './server';
+import type { AccountRead, ToolDef } from './tools';
+
+/**
+ * POST /mcp: the MCP Streamable HTTP transport, stateless. Each POST builds its own server and
+ * transport and answers in JSON (no stream, no session id), so any container answers any message.
+ * The caller is the team the API key belongs to: API Gateway's REQUEST authorizer (or the local
+ * gateway's) has put it in the request context, and the usage plan has counted the request, before
+ * this runs. A tool of an operation runs that operation's own handler with a GET proxy event for
+ * the same team: the same validation, cache, credit, ledger and usage counter as over plain HTTP.
+ */
+
+/** Runs an operation's handler (functions/<id>.ts) on an event. */
+export type InvokeOperation = (op: Operation, event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
+
+/** JSON-RPC messages are small; a tool call's arguments are a few query parameters. */
+const MAX_BODY_BYTES = 256 * 1024;
+
+export function createMcpHandler(invoke: InvokeOperation): ProxyHandler {
+  return entryPoint('mcp', async (event, { requestId, log }) => {
+    const teamId = event.requestContext?.authorizer?.teamId as string | undefined;
+    if (!teamId) throw new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED);
+    if (event.httpMethod !== 'POST') {
+      // Stateless: no server-to-client stream to open (GET) and no session to end (DELETE).
+      const refusal = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP server is stateless and takes POST only' }, id: null };
+      return jsonAnswer(405, refusal, requestId, { allow: 'POST' });
+    }
+    const server = createMcpServer(inProcess(event, teamId, invoke, log));
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
+    try {
+      await server.connect(transport);
+      const response = await transport.handleRequest(webRequest(event));
+      const headers: Record<string, string> = { 'cache-control': 'no-store' };
+      response.headers.forEach((value, name) => (headers[name] = value));
+      return { statusCode: response.status, headers, body: await response.text() };
+    } finally {
+      await server.close().catch(() => undefined);
+    }
+  });
+}
+
+/** The proxy event as the web Request the SDK's transport reads (the URL's host is never used). */
+function webRequest(event: APIGatewayProxyEvent): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(event.headers ?? {})) {
+    if (value !== undefined && !/^(host|content-length|connection|transfer-encoding)$/i.test(name)) headers.set(name, value);
+  }
+  const body = event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64') : event.body) : undefined;
+  return new Request(`https://localhost${MCP_PATH}`, { method: event.httpMethod, headers, body });
+}
+
+/**
+ * The executor of POST /mcp. Each tool call has its own request id (the ledger's key for its
+ * charge), logged beside the id of the MCP request that carried it.
+ */
+function inProcess(parent: APIGatewayProxyEvent, teamId: string, invoke: InvokeOperation, log: Log): Executor {
+  return async (tool, query) => {
+    const requestId = randomUUID();
+    log.info('tool call', { tool: tool.name, toolRequestId: requestId, teamId });
+    if ('account' in tool.target) return accountAnswer(tool.target, teamId, query, requestId);
+    const { operation: op } = tool.target;
+    try {
+      return answerOf(await invoke(op, operationEvent(parent, op, query, requestId)), requestId);
+    } catch (err) {
+      // The handler answers every error itself; a throw is its entry failing to load.
+      const e = toApiError(err);
+      log.error('tool call failed', { tool: tool.name, toolRequestId: requestId, cause: e.internal ?? e.message });
+      return answerOf(failure(e, requestId), requestId);
+    }
+  };
+}
+
+/**
+ * The GET proxy event API Gateway would hand the operation's function for this query: the caller's
+ * authorizer context and source address, no headers (the key stays with the MCP request).
+ */
+export function operationEvent(parent: APIGatewayProxyEvent, op: Operation, query: Record<string, string>, requestId: string): APIGatewayProxyEvent {
+  const names = Object.keys(query);
+  const full = parent.requestContext?.path ?? '';
+  const stagePrefix = full.endsWith(MCP_PATH) ? full.slice(0, -MCP_PATH.length) : '';
+  return {
+    resource: op.path,
+    path: op.path,
+    httpMethod: 'GET',
+    headers: {},
+    multiValueHeaders: {},
+    queryStringParameters: names.length ? query : null,
+    multiValueQueryStringParameters: names.length ? Object.fromEntries(names.map((n) => [n, [query[n]!]])) : null,
+    pathParameters: null,
+    stageVariables: parent.stageVariables ?? null,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: {
+      ...parent.requestContext,
+      requestId,
+      httpMethod: 'GET',
+      path: `${stagePrefix}${op.path}`,
+      resourcePath: op.path,
+    },
+  };
+}
+
+/** An operation's HTTP answer as the tool's answer: the envelope, with Retry-After in the error. */
+export function answerOf(result: APIGatewayProxyResult, requestId: string): Answer {
+  type Body = { data?: Record<string, unknown>; meta?: Record<string, unknown>; error?: ErrorAnswer };
+  let body: Body | null = null;
+  try {
+    body = JSON.parse(result.body) as Body;
+  } catch {
+    /* below */
+  }
+  if (result.statusCode === 200 && body?.data && body.meta) return { data: body.data, meta: body.meta };
+  if (body?.error) {
+    const header = Object.entries(result.headers ?? {}).find(([name]) => name.toLowerCase() === 'retry-after')?.[1];
+    const retryAfter = Number(header);
+    return { error: { ...body.error, ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfter } : {}) } };
+  }
+  const e = atCapacity(`operation answered ${result.statusCode} without an envelope`);
+  return { error: { code: e.code, message: e.message, requestId, retryAfter: e.retryAfter } };
+}
+
+const ACCOUNT_READS: Record<AccountRead, (teamId: string, query: Record<string, string>) => Promise<object>> = {
+  credits: (teamId) => creditsReport(teamId),
+  usage: (teamId, query) => usageReport(teamId, query.days),
+};
+
+async function accountAnswer(target: Extract<ToolDef['target'], { account: AccountRead }>, teamId: string, query: Record<string, string>, requestId: string): Promise<Answer> {
+  try {
+    const unknown = Object.keys(query).filter((name) => !Object.hasOwn(target.params, name));
+    if (unknown.length) {
+      const takes = Object.keys(target.params);
+      const message = takes.length ? `Unknown argument; this tool takes ${takes.join(', ')}` : 'Unknown argument; this tool takes none';
+      throw new ApiError('VALIDATION_ERROR', 'Invalid arguments', { details: unknown.map((path) => ({ path, message })) });
+    }
+    const data = (await ACCOUNT_READS[target.account](teamId, query)) as Record<string, unknown>;
+    return { data, meta: { requestId, creditsCharged: 0 } };
+  } catch (err) {
+    // As the account API: anything but a refusal is the database failing (our capacity).
+    return answerOf(failure(toApiError(err), requestId), requestId);
+  }
+}

@@ -1,0 +1,131 @@
+import * as v from 'valibot';
+import { RATE_LIMIT } from '../config';
+import { COST } from '../credits';
+import { routedOperations, type Operation } from '../operations';
+import { parameter, parameters } from '../parameter-schema';
+import { USAGE_DAYS } from '../account/reads';
+import type { ParamDef } from '../validation';
+
+/**
+ * The MCP tools, from the operation table: one per routed operation (named by its id, its input
+ * schema the operation's query parameters as the API validates them, `cache_max_age` included),
+ * plus the read-only account tools. Both transports (the stdio server in mcp/, POST /mcp in
+ * functions/mcp.ts) list exactly these and render their answers with shared/mcp/render.ts.
+ */
+export type AccountRead = 'credits' | 'usage';
+
+export interface ToolDef {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: { type: 'object'; properties: Record<string, unknown>; required: string[]; additionalProperties: false };
+  annotations: { readOnlyHint: true; destructiveHint: false; idempotentHint: boolean; openWorldHint: boolean };
+  /** What the tool runs: an operation of the table, or a read of the caller's own account. */
+  target: { operation: Operation } | { account: AccountRead; params: Record<string, ParamDef> };
+}
+
+/** A tool argument that is not a query parameter: how the answer's text is written. */
+export const RESPONSE_FORMAT = 'response_format';
+export const RESPONSE_FORMATS = ['compact', 'full'] as const;
+export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
+
+const responseFormatProperty = {
+  type: 'string',
+  enum: RESPONSE_FORMATS,
+  default: 'compact',
+  description:
+    'How the text of the answer is written: compact (default; long lists trimmed, with a count of what was left out) or full (the whole answer as JSON). The structured content always holds the full data.',
+};
+
+function inputSchema(params: ReturnType<typeof parameters>): ToolDef['inputSchema'] {
+  return {
+    type: 'object',
+    properties: {
+      ...Object.fromEntries(params.map((p) => [p.name, { ...p.schema, description: p.description }])),
+      [RESPONSE_FORMAT]: responseFormatProperty,
+    },
+    required: params.filter((p) => p.required).map((p) => p.name),
+    additionalProperties: false,
+  };
+}
+
+function operationTool(op: Operation): ToolDef {
+  const pairs = (op.oneOf ?? []).map(([a, b]) => `exactly one of ${a} or ${b}`);
+  const paged = op.pageSize ? ` About ${op.pageSize} items per page; pass the answer's cursor to get the next page.` : '';
+  return {
+    name: op.id,
+    title: `GET ${op.path}`,
+    description: `${op.summary}${pairs.length ? ` Give ${pairs.join('; ')}.` : ''}${paged} Costs ${COST} credit per live call, 0 for an error; cache_max_age accepts a cached result of at most that age for 0 credits.`,
+    inputSchema: inputSchema(parameters(op)),
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    target: { operation: op },
+  };
+}
+
+const daysParam: ParamDef = {
+  schema: v.pipe(v.string(), v.regex(/^\d+$/, 'A whole number')),
+  description: `How many UTC days back, today included: a whole number from 1 to ${USAGE_DAYS.max} (default ${USAGE_DAYS.default})`,
+  example: '7',
+};
+
+const ACCOUNT_TOOLS: { name: string; title: string; read: AccountRead; description: string; params: Record<string, ParamDef> }[] = [
+  {
+    name: 'account-credits',
+    title: 'Credit balance and latest charges',
+    read: 'credits',
+    description: "Your team's credit balance and its latest charges (time, operation, request id), newest first. Free.",
+    params: {},
+  },
+  {
+    name: 'account-usage',
+    title: 'Usage per day and operation',
+    read: 'usage',
+    description: "Your team's answered requests per UTC day and operation: live scrapes, cache hits and credits, with totals. Free.",
+    params: { days: daysParam },
+  },
+];
+
+function accountTool(t: (typeof ACCOUNT_TOOLS)[number]): ToolDef {
+  return {
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: inputSchema(Object.entries(t.params).map(([name, def]) => parameter(name, def, {}))),
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    target: { account: t.read, params: t.params },
+  };
+}
+
+let built: ToolDef[] | undefined;
+/** Every tool, in the table's order, then the account tools (built once: the schemas take a few ms). */
+export const tools = (): ToolDef[] => (built ??= [...routedOperations().map(operationTool), ...ACCOUNT_TOOLS.map(accountTool)]);
+
+export const findTool = (name: string): ToolDef | undefined => tools().find((t) => t.name === name);
+
+/** The part of a tool that tools/list shows. */
+export const listed = ({ name, title, description, inputSchema, annotations }: ToolDef) => ({ name, title, description, inputSchema, annotations });
+
+export const INSTRUCTIONS = [
+  'Tools read public social data (one tool per API operation) and your own account (account-credits, account-usage).',
+  `A live call costs ${COST} credit; an error costs nothing; with cache_max_age (1d, 3d, 7d, 14d, 30d) a cached result of at most that age is served for 0 credits.`,
+  'Answers: a compact text (long lists trimmed, with a count of what was left out) and the full data in structured content; response_format "full" writes the whole answer as text.',
+  'Paged tools return a cursor: call the same tool again with it for the next page.',
+  `Errors come back as tool errors with the API's code (VALIDATION_ERROR with details, NOT_FOUND, INSUFFICIENT_CREDITS, RATE_LIMITED, ...) and, for 429 and 503, retryAfter in seconds. Each team may send ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} s, MCP messages included.`,
+].join(' ');
+
+/**
+ * Tool arguments as query parameters, the form the API validates: strings as given, numbers and
+ * booleans as their text, null as absent, anything else as its JSON text (which the parameter's
+ * own schema then refuses with its message). `response_format` is the tool's own, not the API's.
+ */
+export function splitArguments(args: Record<string, unknown> | undefined): { query: Record<string, string>; format: unknown } {
+  // A Map, then fromEntries: every name an own property, `__proto__` included.
+  const query = new Map<string, string>();
+  let format: unknown;
+  for (const [name, value] of Object.entries(args ?? {})) {
+    if (name === RESPONSE_FORMAT) format = value;
+    else if (value === null || value === undefined) continue;
+    else query.set(name, typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value));
+  }
+  return { query: Object.fromEntries(query), format };
+}

@@ -1,0 +1,340 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { addCredits, balance, ledger } from '../../shared/credits';
+import { GATEWAY_MESSAGES } from '../../shared/errors';
+import { routedOperations } from '../../shared/operations';
+import { parameters } from '../../shared/parameter-schema';
+import { fixture } from '../../dev/upstream/fake';
+import { scenarios } from '../contract/scenarios';
+import { type Harness, startHarness, withGateway } from '../support/harness';
+import { LogCapture } from '../support/logs';
+import { openApiMismatch } from '../support/openapi-check';
+
+/**
+ * POST /mcp through the local gateway, driven by the MCP SDK's own client over Streamable HTTP:
+ * the key is checked before any MCP work, every routed operation is a tool whose call is charged
+ * exactly as the plain HTTP call, errors are tool results with the spec's code, and GET /llms.txt
+ * describes it all without a key.
+ */
+type ToolAnswer = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+let h: Harness;
+let key: string;
+let teamId: string;
+withGateway(100, (g) => void ({ h, key, teamId } = g));
+
+const mcpUrl = () => new URL(`${h.gateway.url}/mcp`);
+const clients: Client[] = [];
+async function connect(headers: Record<string, string>): Promise<Client> {
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(mcpUrl(), { requestInit: { headers } }));
+  clients.push(client);
+  return client;
+}
+afterAll(async () => Promise.all(clients.map((c) => c.close())));
+
+const call = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolAnswer;
+
+/** A raw answer of /mcp, checked against docs/openapi.json like every answer of the gateway tests. */
+async function documented(res: Response, method = 'post'): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const body = await res.json();
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, name) => (headers[name] = value));
+  expect(openApiMismatch('/mcp', res.status, headers, body, method)).toBeNull();
+  return body;
+}
+const text = (r: ToolAnswer) => r.content.map((c) => c.text).join('\n');
+
+const clip = scenarios['livestream-clip']!;
+let client: Client;
+beforeAll(async () => {
+  client = await connect({ 'x-api-key': key });
+});
+beforeEach(() => h.fake.reset());
+
+describe('the API key, before any MCP work', () => {
+  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '0' } } };
+  const post = (headers: Record<string, string>, body: unknown = initialize) =>
+    fetch(mcpUrl(), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+
+  test.each([
+    ['no key', {}],
+    ['a malformed key', { 'x-api-key': 'nope' }],
+    ['an unknown key', { authorization: `Bearer ${'A'.repeat(28)}` }],
+  ])('%s: 401 in the error envelope', async (_what, headers) => {
+    const res = await post(headers);
+    expect(res.status).toBe(401);
+    expect(await documented(res)).toEqual({ error: { code: 'UNAUTHORIZED', message: GATEWAY_MESSAGES.UNAUTHORIZED, requestId: expect.any(String) } });
+  });
+
+  test("the SDK's client fails to connect without a key, with the 401", async () => {
+    const anonymous = new Client({ name: 'test', version: '1.0.0' });
+    const err = await anonymous.connect(new StreamableHTTPClientTransport(mcpUrl())).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StreamableHTTPError);
+    expect((err as StreamableHTTPError).code).toBe(401);
+    await anonymous.close();
+  });
+
+  test('with a key (x-api-key or Bearer): a stateless JSON answer, no session id', async () => {
+    for (const headers of [{ 'x-api-key': key }, { authorization: `Bearer ${key}` }] as Record<string, string>[]) {
+      const res = await post(headers);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(res.headers.get('mcp-session-id')).toBeNull();
+      const body = await documented(res);
+      expect(body.result.serverInfo.name).toBe('social-data-api');
+      expect(body.result.capabilities.tools).toBeDefined();
+      expect(body.result.instructions).toMatch(/cache_max_age/);
+    }
+  });
+
+  test('a tools/list without initialize on this container works too (stateless)', async () => {
+    const res = await post({ 'x-api-key': key, 'mcp-protocol-version': '2025-06-18' }, { jsonrpc: '2.0', id: 7, method: 'tools/list' });
+    expect(res.status).toBe(200);
+    expect((await documented(res)).result.tools.length).toBe(routedOperations().length + 2);
+  });
+
+  test('GET and DELETE: 405 with a key, 401 without', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const refused = await fetch(mcpUrl(), { method, headers: { 'x-api-key': key, accept: 'text/event-stream' } });
+      expect(refused.status).toBe(405);
+      expect(refused.headers.get('allow')).toBe('POST');
+      await documented(refused, method.toLowerCase());
+      const anonymous = await fetch(mcpUrl(), { method });
+      expect(anonymous.status).toBe(401);
+      await documented(anonymous, method.toLowerCase());
+    }
+  });
+});
+
+describe('tools from the operation table', () => {
+  test('one tool per routed operation, plus the account tools', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...routedOperations().map((o) => o.id), 'account-credits', 'account-usage'].sort());
+    for (const t of tools) expect(t.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+  });
+
+  test("each operation tool's input schema is the operation's parameters, as the API validates them", async () => {
+    const { tools } = await client.listTools();
+    for (const op of routedOperations()) {
+      const tool = tools.find((t) => t.name === op.id)!;
+      const params = parameters(op);
+      expect(Object.keys(tool.inputSchema.properties!).sort()).toEqual([...params.map((p) => p.name), 'response_format'].sort());
+      for (const p of params) expect(tool.inputSchema.properties![p.name]).toEqual({ ...p.schema, description: p.description });
+      expect((tool.inputSchema.required ?? []).sort()).toEqual(params.filter((p) => p.required).map((p) => p.name).sort());
+    }
+  });
+});
+
+describe('a tool call is charged as the HTTP call', () => {
+  test('live: 1 credit, a ledger entry under the tool call\'s request id, the full data as structured content', async () => {
+    clip.routes(h.fake);
+    const before = await balance(teamId);
+    const live = await call(client, 'livestream-clip', clip.query);
+    expect(live.isError).toBeFalsy();
+    const { data, meta } = live.structuredContent;
+    expect(meta).toMatchObject({ creditsCharged: 1, cached: false, creditsRemaining: before - 1 });
+    expect(data.clip.id).toMatch(/^clip_/);
+    expect(await balance(teamId)).toBe(before - 1);
+    expect((await ledger(teamId)).find((e) => e.requestId === meta.requestId)).toMatchObject({ operation: 'livestream-clip', credits: 1 });
+    expect(text(live)).toMatch(/^livestream-clip: live result; 1 credit charged, \d+ left/);
+    expect(text(live)).toContain(`id: ${data.clip.id}`);
+
+    // The same answer as the plain HTTP call of the operation (its own cache hit, so free).
+    const http = await h.call('/v1/livestream/clip', { ...clip.query, cache_max_age: '1d' }, { key });
+    expect(http.body.data).toEqual(data);
+  });
+
+  test('again with cache_max_age: the cached result, 0 credits, no upstream request', async () => {
+    clip.routes(h.fake);
+    await call(client, 'livestream-clip', clip.query);
+    h.fake.reset();
+    const before = await balance(teamId);
+    const hit = await call(client, 'livestream-clip', { ...clip.query, cache_max_age: '7d' });
+    expect(hit.isError).toBeFalsy();
+    expect(hit.structuredContent.meta).toMatchObject({ creditsCharged: 0, cached: true, cachedAt: expect.any(String) });
+    expect(await balance(teamId)).toBe(before);
+    expect(h.fake.requests).toHaveLength(0);
+    expect(text(hit)).toMatch(/^livestream-clip: cached result of .*; 0 credits charged/);
+  });
+
+  test('an invalid argument: a VALIDATION_ERROR tool error with its details, free', async () => {
+    const before = await balance(teamId);
+    const bad = await call(client, 'livestream-clip', { url: 'https://evil.example/clip', cache_max_age: '2d', extra: 1 });
+    expect(bad.isError).toBe(true);
+    expect(bad.structuredContent.error).toMatchObject({ code: 'VALIDATION_ERROR', message: 'Invalid query parameters', requestId: expect.any(String) });
+    expect(bad.structuredContent.error.details.map((d: { path: string }) => d.path).sort()).toEqual(['cache_max_age', 'extra', 'url']);
+    expect(text(bad)).toMatch(/^VALIDATION_ERROR: Invalid query parameters\n- /);
+    expect(text(bad)).toContain('- url: ');
+    expect(await balance(teamId)).toBe(before);
+    expect(h.fake.requests).toHaveLength(0);
+  });
+
+  test('a missing required argument and an either-or pair: the API\'s own messages', async () => {
+    expect((await call(client, 'livestream-clip', {})).structuredContent.error.details).toEqual([{ path: 'url', message: 'Required' }]);
+    const both = await call(client, 'microblog-a-user-posts', { handle: 'a.bsky.social', userId: 'did:plc:abcdefghijklmnopqrstuvwx' });
+    expect(both.structuredContent.error.details).toEqual([{ path: 'handle', message: 'Give either handle or userId, not both' }]);
+  });
+
+  test('numbers and booleans are read as their text, as in a query string', async () => {
+    const r = await call(client, 'microblog-b-user-notes', { handle: 'nasa', trim: 7 });
+    expect(r.structuredContent.error.details).toEqual([{ path: 'trim', message: 'Must be true or false' }]);
+  });
+
+  test('an upstream failure: a tool error with its code and retryAfter, free', async () => {
+    clip.routes(h.fake);
+    clip.unavailable!.routes!(h.fake);
+    const before = await balance(teamId);
+    const r = await call(client, 'livestream-clip', clip.query);
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent.error).toMatchObject({ code: 'PLATFORM_UNAVAILABLE', retryAfter: expect.any(Number) });
+    expect(text(r)).toMatch(/^PLATFORM_UNAVAILABLE: .*\nRetry after \d+ s\./);
+    expect(await balance(teamId)).toBe(before);
+  });
+
+  test('not found: a NOT_FOUND tool error', async () => {
+    clip.notFound!.routes!(h.fake);
+    const r = await call(client, 'livestream-clip', clip.query);
+    expect(r.structuredContent.error.code).toBe('NOT_FOUND');
+  });
+
+  test('an empty balance: INSUFFICIENT_CREDITS, free; with a credit, the call is charged it', async () => {
+    const poor = await h.team(0);
+    const c = await connect({ 'x-api-key': poor.key });
+    clip.routes(h.fake);
+    const r = await call(c, 'livestream-clip', clip.query);
+    expect(r.structuredContent.error.code).toBe('INSUFFICIENT_CREDITS');
+    expect(await balance(poor.teamId)).toBe(0);
+    await addCredits(poor.teamId, 1);
+    expect((await call(c, 'livestream-clip', clip.query)).structuredContent.meta.creditsCharged).toBe(1);
+    expect(await balance(poor.teamId)).toBe(0);
+  });
+
+  test('an unknown tool and a bad response_format are tool errors, not protocol errors', async () => {
+    const unknown = await call(client, 'no-such-tool', {});
+    expect(unknown).toMatchObject({ isError: true, structuredContent: { error: { code: 'NOT_FOUND' } } });
+    const format = await call(client, 'livestream-clip', { ...clip.query, response_format: 'xml' });
+    expect(format.structuredContent.error.details).toEqual([{ path: 'response_format', message: 'Must be one of compact, full' }]);
+  });
+});
+
+test('logs: each tool call under its own request id, tied to the MCP request; never the key', async () => {
+  const logs = new LogCapture().start('DEBUG');
+  try {
+    clip.routes(h.fake);
+    const r = await call(client, 'livestream-clip', { ...clip.query, cache_max_age: '1d' });
+    const toolRequestId = r.structuredContent.meta.requestId;
+    const records = logs.records();
+    const toolCall = records.find((l) => l.message === 'tool call' && l.toolRequestId === toolRequestId);
+    expect(toolCall).toMatchObject({ operation: 'mcp', tool: 'livestream-clip', teamId });
+    expect(records.some((l) => l.requestId === toolRequestId && l.operation === 'livestream-clip' && l.message === 'request done')).toBe(true);
+  } finally {
+    logs.stop();
+  }
+  expect(logs.lines.length).toBeGreaterThan(0);
+  for (const line of logs.lines) expect(line).not.toContain(key);
+});
+
+describe('answers an agent can read', () => {
+  const COMMENTS = '/api/comment/list/';
+  const page = () => {
+    const raw = fixture('shortvideo/comments-page1.json') as { comments: { cid: string }[]; has_more: number; cursor: number };
+    // A page of 40, as the source gives: the fixture's comments over and over, each its own id.
+    const comments = Array.from({ length: 40 }, (_, i) => ({ ...raw.comments[i % raw.comments.length]!, cid: `${7300000000000000000 + i}` }));
+    return { ...raw, comments, has_more: 1, cursor: 40 };
+  };
+
+  test('a page of 40 comments: 10 in the text with the count left out and the next cursor; all 40 in the structured content', async () => {
+    const s = scenarios['shortvideo-video-comments']!;
+    s.routes(h.fake);
+    h.fake.on(COMMENTS, { body: page() });
+    const r = await call(client, 'shortvideo-video-comments', s.query);
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent.data.comments).toHaveLength(40);
+    const t = text(r);
+    expect(t).toContain('comments: (40)');
+    expect(t).toContain('… 30 more comments not shown');
+    expect(t).toContain('Next page: call shortvideo-video-comments again with the same arguments and cursor "40".');
+    expect(t).toMatch(/Trimmed for reading \(30 more comments/);
+    expect(t.length).toBeLessThan(JSON.stringify(r.structuredContent.data).length / 3);
+
+    // response_format full: the whole envelope as text (here from the cache, for 0 credits).
+    const full = await call(client, 'shortvideo-video-comments', { ...s.query, cache_max_age: '1d', response_format: 'full' });
+    expect(JSON.parse(text(full))).toEqual(full.structuredContent);
+    expect(full.structuredContent.data.comments).toHaveLength(40);
+  });
+});
+
+describe('account tools (free, the caller\'s own team)', () => {
+  test('account-credits: the balance and the latest charges, tool calls included', async () => {
+    clip.routes(h.fake);
+    const live = await call(client, 'livestream-clip', clip.query);
+    const before = await balance(teamId);
+    const r = await call(client, 'account-credits', {});
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent.data.balance).toBe(before);
+    expect(r.structuredContent.data.charges[0]).toMatchObject({ requestId: live.structuredContent.meta.requestId, operation: 'livestream-clip', credits: 1 });
+    expect(r.structuredContent.meta.creditsCharged).toBe(0);
+    expect(await balance(teamId)).toBe(before);
+    expect(text(r)).toContain(`balance: ${before}`);
+  });
+
+  test('account-usage: per day, live calls and cache hits', async () => {
+    const r = await call(client, 'account-usage', { days: 3 });
+    expect(r.structuredContent.data.days).toHaveLength(3);
+    expect(r.structuredContent.data.byOperation['livestream-clip']).toMatchObject({ requests: expect.any(Number), hits: expect.any(Number) });
+    expect(r.structuredContent.data.totals.live).toBeGreaterThan(0);
+  });
+
+  test('bad arguments: VALIDATION_ERROR with details', async () => {
+    expect((await call(client, 'account-usage', { days: 0 })).structuredContent.error.details).toEqual([{ path: 'days', message: 'A whole number from 1 to 90' }]);
+    expect((await call(client, 'account-credits', { days: 3 })).structuredContent.error.details).toEqual([{ path: 'days', message: 'Unknown argument; this tool takes none' }]);
+  });
+
+  test("another team's tools see another balance", async () => {
+    const other = await h.team(7);
+    const c = await connect({ authorization: `Bearer ${other.key}` });
+    expect((await call(c, 'account-credits', {})).structuredContent.data).toEqual({ balance: 7, charges: [] });
+  });
+});
+
+describe('GET /llms.txt, without a key', () => {
+  test('lists every routed operation with its parameters, and the MCP URL', async () => {
+    const res = await fetch(`${h.gateway.url}/llms.txt`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    const body = await res.text();
+    expect(body).toMatch(/^# Social data API\n\n> /);
+    expect(body).toContain(`[MCP server](${h.gateway.url}/mcp)`);
+    expect(body).toContain(`(${h.gateway.url}/v1/openapi.json)`);
+    for (const op of routedOperations()) {
+      expect(body).toContain(`[GET ${op.path}](${h.gateway.url}${op.path}) (tool \`${op.id}\`): ${op.summary}`);
+      for (const p of parameters(op)) expect(body).toContain(`  - \`${p.name}\`${p.required ? ' (required)' : ''}: ${p.description}`);
+    }
+  });
+});
+
+describe('the same rate limit as the operations', () => {
+  let limited: Harness;
+  beforeAll(async () => {
+    limited = await startHarness({ burst: 3, ratePerMinute: 1 });
+  });
+  afterAll(async () => limited?.stop());
+
+  test('over the team\'s budget, POST /mcp is 429 RATE_LIMITED with Retry-After, as a GET would be', async () => {
+    const { key: k } = await limited.team(10);
+    const post = () =>
+      fetch(`${limited.gateway.url}/mcp`, {
+        method: 'POST',
+        headers: { 'x-api-key': k, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+    for (let i = 0; i < 3; i++) expect((await post()).status).toBe(200);
+    const res = await post();
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await documented(res)).error.code).toBe('RATE_LIMITED');
+    // The operations share the bucket.
+    expect((await limited.call('/v1/livestream/clip', clip.query, { key: k })).status).toBe(429);
+  });
+});
