@@ -32,7 +32,8 @@ let elsewhere: http.Server;
 let elsewhereUrl: string;
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  [h, browser] = await Promise.all([startHarness(), launchBrowser()]);
+  h = await startHarness();
+  browser = await launchBrowser();
   elsewhere = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>elsewhere</title>'));
   await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
   elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
@@ -40,7 +41,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await h?.stop();
-  await new Promise((resolve) => elsewhere?.close(resolve));
+  if (elsewhere) await new Promise((resolve) => elsewhere.close(resolve));
 });
 
 /** What the gateway itself received of each state-changing account request, and what it answered. */
