@@ -19,7 +19,8 @@ import { startHarness, type Harness } from '../support/harness';
  * SameSite=Strict cookie does not stop) is refused. Screenshots of every page go to .local/screenshots/
  * (git-ignored).
  */
-jest.setTimeout(120_000);
+// Hang guards only: on a busy machine the walk takes longer, never differently.
+jest.setTimeout(300_000);
 
 const SHOTS = path.join(__dirname, '..', '..', '.local', 'screenshots');
 const CLIP = operation('livestream-clip');
@@ -83,8 +84,8 @@ async function forgeKeyFromElsewhere(context: BrowserContext) {
   await evil.close();
 }
 
-/** playwright-core has no locator assertions (those are @playwright/test's): poll until true, 5 s at most. */
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+/** playwright-core has no locator assertions (those are @playwright/test's): poll until true, 30 s at most. */
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     if (await check().catch(() => false)) return;
@@ -95,8 +96,8 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 50
 const matches = (text: string | null, want: string | RegExp) => text !== null && (typeof want === 'string' ? text.includes(want) : want.test(text));
 const hasText = (l: Locator, want: string | RegExp) => until(`${String(l)} to contain ${String(want)}`, async () => matches(await l.first().textContent({ timeout: 200 }), want));
 const heading = (page: Page, text: string) => until(`h1 "${text}"`, async () => (await page.locator('h1').textContent({ timeout: 200 })) === text);
-const visible = (l: Locator) => l.first().waitFor({ state: 'visible', timeout: 5000 });
-const hidden = (l: Locator) => l.first().waitFor({ state: 'hidden', timeout: 5000 });
+const visible = (l: Locator) => l.first().waitFor({ state: 'visible', timeout: 30_000 });
+const hidden = (l: Locator) => l.first().waitFor({ state: 'hidden', timeout: 30_000 });
 
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 
