@@ -171,6 +171,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     }
   }
 
+  // Node closes an idle keep-alive connection after 5 s, and a client whose own timer runs late (a busy
+  // machine) may send its next request on it just then: ECONNRESET. API Gateway keeps idle
+  // connections far longer; so does the local one, and the client always closes first.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', resolve));
   const addr = server.address() as AddressInfo;
   return {
