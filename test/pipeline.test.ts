@@ -259,7 +259,8 @@ describe('rate limit', () => {
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe('RATE_LIMITED');
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    expect((await h.call(PATH, {}, { key: second.secret })).status).toBe(429);
+    // The two keys took turns, and together passed no more than one bucket holds: they share it. (Asking
+    // again with the second key is no proof: on a slow machine the bucket has refilled a token by then.)
     expect((await h.call(PATH, {}, { key: other.key })).status).toBe(422);
   });
 });

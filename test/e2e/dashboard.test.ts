@@ -19,7 +19,8 @@ import { startHarness, type Harness } from '../support/harness';
  * SameSite=Strict cookie does not stop) is refused. Screenshots of every page go to .local/screenshots/
  * (git-ignored).
  */
-jest.setTimeout(120_000);
+// Hang guards only: on a busy machine the walk takes longer, never differently.
+jest.setTimeout(300_000);
 
 const SHOTS = path.join(__dirname, '..', '..', '.local', 'screenshots');
 const CLIP = operation('livestream-clip');
@@ -32,7 +33,8 @@ let elsewhere: http.Server;
 let elsewhereUrl: string;
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  [h, browser] = await Promise.all([startHarness(), launchBrowser()]);
+  h = await startHarness();
+  browser = await launchBrowser();
   elsewhere = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>elsewhere</title>'));
   await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
   elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
@@ -40,7 +42,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await h?.stop();
-  await new Promise((resolve) => elsewhere?.close(resolve));
+  if (elsewhere) await new Promise((resolve) => elsewhere.close(resolve));
 });
 
 /** What the gateway itself received of each state-changing account request, and what it answered. */
@@ -82,8 +84,8 @@ async function forgeKeyFromElsewhere(context: BrowserContext) {
   await evil.close();
 }
 
-/** playwright-core has no locator assertions (those are @playwright/test's): poll until true, 5 s at most. */
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+/** playwright-core has no locator assertions (those are @playwright/test's): poll until true, 30 s at most. */
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     if (await check().catch(() => false)) return;
@@ -94,8 +96,8 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 50
 const matches = (text: string | null, want: string | RegExp) => text !== null && (typeof want === 'string' ? text.includes(want) : want.test(text));
 const hasText = (l: Locator, want: string | RegExp) => until(`${String(l)} to contain ${String(want)}`, async () => matches(await l.first().textContent({ timeout: 200 }), want));
 const heading = (page: Page, text: string) => until(`h1 "${text}"`, async () => (await page.locator('h1').textContent({ timeout: 200 })) === text);
-const visible = (l: Locator) => l.first().waitFor({ state: 'visible', timeout: 5000 });
-const hidden = (l: Locator) => l.first().waitFor({ state: 'hidden', timeout: 5000 });
+const visible = (l: Locator) => l.first().waitFor({ state: 'visible', timeout: 30_000 });
+const hidden = (l: Locator) => l.first().waitFor({ state: 'hidden', timeout: 30_000 });
 
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 

@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { chromium as playwright, type Browser } from 'playwright-core';
 
 /**
@@ -39,19 +41,18 @@ async function packagedChromium(): Promise<string> {
   const home = path.join(os.tmpdir(), `sparticuz-chromium-${version}`);
   const binary = path.join(home, 'chromium');
   if (existsSync(binary)) return binary;
-  // The package always unpacks into os.tmpdir(): point that at a private staging folder, then move
-  // the whole folder into place in one rename, so a run that is interrupted (or a second run
-  // unpacking at the same time) never leaves a half-written binary where the next run looks.
+  // The package always unpacks into os.tmpdir(): let it do so in a child process whose TMPDIR is a
+  // private staging folder (jest gives a test a copy of the environment, which os.tmpdir() does not
+  // read), then move the whole folder into place in one rename, so a run that is interrupted (or a
+  // second run unpacking at the same time) never leaves a half-written binary where the next looks.
   const staging = mkdtempSync(`${home}.staging-`);
-  const before = process.env.TMPDIR;
-  process.env.TMPDIR = staging;
+  const script = `require(${JSON.stringify(require.resolve('@sparticuz/chromium'))}).executablePath().then((p) => process.stdout.write(p))`;
   try {
-    const { default: Chromium } = await import('@sparticuz/chromium');
-    const unpacked = await Chromium.executablePath();
-    if (path.dirname(unpacked) !== staging) throw new Error(`@sparticuz/chromium unpacked to ${unpacked}, not into ${staging}`);
-  } finally {
-    if (before === undefined) delete process.env.TMPDIR;
-    else process.env.TMPDIR = before;
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e', script], { env: { ...process.env, TMPDIR: staging } });
+    if (stdout !== path.join(staging, 'chromium')) throw new Error(`@sparticuz/chromium unpacked to ${stdout}, not into ${staging}`);
+  } catch (err) {
+    rmSync(staging, { recursive: true, force: true });
+    throw err;
   }
   try {
     renameSync(staging, home);
