@@ -35,7 +35,7 @@ export function demoExamples(): DemoExample[] {
   const live = routedOperations().map((op): DemoExample => {
     const query = RECORDED[op.id as OperationId];
     if (!query) throw new Error(`the replay has no recorded input for the live operation ${op.id}: add one to RECORDED in dev/upstream/replay.ts`);
-    return { title: `${op.number}. ${op.summary}`, path: op.path, query, status: 200 };
+    return { title: `${op.number}. ${op.id}: ${op.summary}`, path: op.path, query, status: 200 };
   });
   const first = live[0]!;
   return [

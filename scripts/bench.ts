@@ -15,24 +15,16 @@
  * bench itself cannot run.
  */
 
-// Before any project module is loaded: the logger and metrics read these when they are created.
-process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
-process.env.POWERTOOLS_METRICS_DISABLED = 'true';
-process.env.POWERTOOLS_SERVICE_NAME ||= 'social-data-api';
-process.env.AWS_REGION ||= 'us-east-1';
-process.env.ACCOUNTS_TABLE = 'bench-accounts';
-process.env.CACHE_TABLE = 'bench-cache';
-// Its own DynamoDB Local, in memory, always: the figures are of an empty one, and no other data is touched.
-delete process.env.DYNAMODB_ENDPOINT;
-// Lambda runs node 22, where the AWS SDK has nothing to warn about; on node 20 it would print a notice mid-report.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import * as esbuild from 'esbuild';
+import { measuringEnvironment } from '../dev/env';
+
+// Before any project module is loaded (they are imported below, when needed).
+measuringEnvironment('bench');
 
 const ROOT = path.resolve(__dirname, '..');
 

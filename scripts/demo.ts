@@ -2,7 +2,8 @@
  * `npm run demo`: the local API answered from recorded data, offline (dev/demo.ts). DynamoDB Local
  * runs in memory (a new team and key each run); PORT (default 3000) and HOST as for `npm start`.
  */
-import { dashboardLine, localEnvironment, stopOnSignal } from './local';
+import { localEnvironment } from '../dev/env';
+import { dashboardLine, stopOnSignal } from './local';
 
 async function main() {
   localEnvironment('WARN');

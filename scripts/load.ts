@@ -14,16 +14,10 @@
  * Exit code 1 when that check fails or an answer is a 5xx other than an upstream 503.
  */
 
-process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
-process.env.POWERTOOLS_METRICS_DISABLED = 'true';
-process.env.POWERTOOLS_SERVICE_NAME ||= 'social-data-api';
-process.env.AWS_REGION ||= 'us-east-1';
-process.env.ACCOUNTS_TABLE = 'load-accounts';
-process.env.CACHE_TABLE = 'load-cache';
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-delete process.env.SCRAPER_PROXY_URL;
-// Its own DynamoDB Local, in memory, always: no other data is touched.
-delete process.env.DYNAMODB_ENDPOINT;
+import { measuringEnvironment } from '../dev/env';
+
+// Before any project module is loaded (they are imported in main).
+measuringEnvironment('load');
 // DynamoDB Local sharing two busy cores answers far slower than DynamoDB: measure the service, not its timeouts.
 process.env.DYNAMODB_TIMEOUT_MS ||= '5000';
 process.env.DYNAMODB_CONNECT_TIMEOUT_MS ||= '2000';

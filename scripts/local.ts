@@ -7,6 +7,7 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { localEnvironment } from '../dev/env';
 
 const ROOT = path.resolve(__dirname, '..');
 const LOCAL = path.join(ROOT, '.local');
@@ -15,15 +16,6 @@ const TEAM_FILE = path.join(LOCAL, 'dev-team-id');
 const ENDPOINT_FILE = path.join(LOCAL, 'dynamodb-endpoint');
 const DEV_MEMBER = 'dev@example.com';
 const DEV_CREDITS = 1000;
-
-/** The environment of a local run, before any project module is loaded (the logger reads it when created). */
-export function localEnvironment(logLevel = 'INFO'): void {
-  // The AWS SDK's multi-line notice about future Node versions helps no one here (see scripts/admin.ts).
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-  process.env.POWERTOOLS_LOG_LEVEL ??= logLevel;
-  process.env.AWS_REGION ??= 'us-east-1';
-}
 
 /**
  * How to reach the dashboard as the team's first member: a sign-in link when the member has a
@@ -67,7 +59,7 @@ async function devTeam(): Promise<{ teamId: string; newKey?: string }> {
 }
 
 async function main() {
-  localEnvironment();
+  localEnvironment('INFO');
   mkdirSync(path.join(LOCAL, 'dynamodb'), { recursive: true });
   const { startLocalStack } = await import('../dev/stack');
   const { routedOperations } = await import('../shared/operations');

@@ -4,7 +4,10 @@ import type { Harness } from '../support/harness';
 import { withMicroblogB } from '../support/microblog-b';
 import { gqlPath, upstreamFailures, type FakeGuestTokens } from '../../dev/upstream/microblog-b';
 
-/** Operation 10 through the local gateway: every listed status, trim in the cache key, charges only on success. */
+/**
+ * Operation 10 through the local gateway: 200, 404, 422 and 503 (401 and 402 are checked for every
+ * operation in test/contract, 429 in test/pipeline.test.ts), trim in the cache key, charges only on success.
+ */
 const PATH = '/v1/microblog-b/user-notes';
 const USER = gqlPath('UserByScreenName');
 const NOTES = gqlPath('UserTweets');

@@ -8,7 +8,8 @@ import { SHORTVIDEO, shortvideo } from '../../dev/upstream/replay';
 
 /**
  * Operation 13 through the local gateway: parameters, the authenticated cursor chain without
- * duplicates, round trips, region handling, and every listed status with no charge on error.
+ * duplicates, round trips, region handling, and every listed status with no charge on error (401
+ * and 402: test/contract).
  */
 const PATH = '/v1/shortvideo/search/hashtag';
 const { hashtag: DETAIL, hashtagVideos: ITEMS } = SHORTVIDEO;

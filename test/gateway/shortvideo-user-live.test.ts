@@ -9,7 +9,7 @@ import { SHORTVIDEO, shortvideo } from '../../dev/upstream/replay';
 
 /**
  * Operation 11 through the local gateway: live and offline answers, round trips, the age gate, and
- * every listed status with no charge on error.
+ * every listed status with no charge on error (401 and 402: test/contract).
  */
 const PATH = '/v1/shortvideo/user/live';
 const { liveLookup: LOOKUP, liveRoom: INFO } = SHORTVIDEO;

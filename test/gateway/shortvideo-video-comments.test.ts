@@ -4,7 +4,7 @@ import { fixture, fixtureText, type FakeReply } from '../../dev/upstream/fake';
 import { type ExpectError, type Harness, withGateway } from '../support/harness';
 
 /**
- * Operation 7 through the local gateway: every status it lists, credits charged only on success,
+ * Operation 7 through the local gateway: every status it lists (401 and 402: test/contract), credits charged only on success,
  * nothing cached on error, one upstream round trip per page once the jar is warm.
  */
 const PATH = '/v1/shortvideo/video/comments';

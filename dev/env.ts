@@ -1,0 +1,31 @@
+/**
+ * The environment of a local run, set before any project module is loaded: the logger and metrics
+ * read it when they are created. No import here loads the project.
+ */
+
+/** `npm start` and `npm run demo`: what the caller did not set (logs at `logLevel`, no metrics). */
+export function localEnvironment(logLevel: string): void {
+  // The AWS SDK's multi-line notice about future Node versions helps no one here (see scripts/admin.ts).
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+  process.env.POWERTOOLS_LOG_LEVEL ??= logLevel;
+  process.env.AWS_REGION ??= 'us-east-1';
+}
+
+/**
+ * A measuring run (`npm run bench`, `npm run load`): silent logs, tables of its own (`<name>-accounts`,
+ * `<name>-cache`) in a DynamoDB Local of its own in memory (DYNAMODB_ENDPOINT is ignored), no proxy:
+ * the figures are of an empty local stack, and no other data is touched.
+ */
+export function measuringEnvironment(name: string): void {
+  process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  process.env.POWERTOOLS_SERVICE_NAME ||= 'social-data-api';
+  process.env.AWS_REGION ||= 'us-east-1';
+  process.env.ACCOUNTS_TABLE = `${name}-accounts`;
+  process.env.CACHE_TABLE = `${name}-cache`;
+  // Lambda runs node 22, where the AWS SDK has nothing to warn about; on node 20 it would print a notice mid-report.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  delete process.env.DYNAMODB_ENDPOINT;
+  delete process.env.SCRAPER_PROXY_URL;
+}
