@@ -66,10 +66,12 @@ test('for await walks every page of a cursor operation and stops at the last', a
   s.routes(h.fake);
   const pages = [];
   for await (const page of api.pages.microblogCUserPosts({ handle: s.query.handle! })) pages.push(page);
-  expect(pages.length).toBe(2);
+  // Page 1 is filled to 20 from the upstream's further pages (issue 19.2), so the walk may end on a
+  // page that finds nothing more; what matters is that it walks on while there is a cursor and stops.
+  expect(pages.length).toBeGreaterThanOrEqual(2);
   expect(pages[0]!.data.hasMore).toBe(true);
-  expect(pages[1]!.data).toMatchObject({ cursor: null, hasMore: false });
-  expect(pages[1]!.data.posts.length).toBeGreaterThan(0);
+  expect(pages.at(-1)!.data).toMatchObject({ cursor: null, hasMore: false });
+  expect(pages.flatMap((p) => p.data.posts).length).toBeGreaterThan(0);
 });
 
 describe('base URL and redirects', () => {

@@ -38,7 +38,11 @@ export async function startServer(handle: (req: http.IncomingMessage, res: http.
 export async function forward(req: http.IncomingMessage, res: http.ServerResponse, target: string, path: string): Promise<void> {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host') headers[k] = v;
-  const answer = await fetch(target + path, { method: req.method, headers, redirect: 'manual' });
+  // The body too: the MCP endpoint is a POST.
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const body = chunks.length && req.method !== 'GET' && req.method !== 'HEAD' ? Buffer.concat(chunks) : undefined;
+  const answer = await fetch(target + path, { method: req.method, headers, body, redirect: 'manual' });
   const out: Record<string, string> = {};
   answer.headers.forEach((value, name) => {
     if (name !== 'content-length' && name !== 'content-encoding' && name !== 'transfer-encoding') out[name] = value;
