@@ -55,8 +55,8 @@ const page = (rel: string, extra: Omit<FakeReply, 'body'> = {}): FakeReply => ({
  * source's answer for an input it does not have.
  */
 function lookup(opts: ReplayOptions, recordings: Record<string, FakeReply>, input: string | undefined, unknown: FakeReply): FakeReply {
-  const hit = input === undefined ? undefined : recordings[input.toLowerCase()];
-  return hit ?? (opts.anyInput ? Object.values(recordings)[0]! : unknown);
+  const hit = input === undefined ? undefined : Object.entries(recordings).find(([recorded]) => recorded.toLowerCase() === input.toLowerCase());
+  return hit?.[1] ?? (opts.anyInput ? Object.values(recordings)[0]! : unknown);
 }
 /** The last path segment, decoded (undefined when it does not decode). */
 const lastSegment = (path: string) => {
@@ -66,7 +66,6 @@ const lastSegment = (path: string) => {
     return undefined;
   }
 };
-const lower = (entries: [string, FakeReply][]) => Object.fromEntries(entries.map(([k, r]) => [k.toLowerCase(), r]));
 
 // ---- microblog-a: XRPC by actor (handle or DID) --------------------------------------------------
 
@@ -76,7 +75,7 @@ const aActors = () => field(A_PROFILE, (p) => [p.handle as string, p.did as stri
 
 export const microblogA: Replay = (fake, opts = {}) => {
   const notFound: FakeReply = { status: 400, ...json('microblog-a/error-not-found.json') };
-  const byActor = (reply: (req: RecordedRequest) => FakeReply) => (req: RecordedRequest) => lookup(opts, lower(aActors().map((actor) => [actor, reply(req)])), req.query.actor, notFound);
+  const byActor = (reply: (req: RecordedRequest) => FakeReply) => (req: RecordedRequest) => lookup(opts, Object.fromEntries(aActors().map((actor) => [actor, reply(req)])), req.query.actor, notFound);
   fake.on(MICROBLOG_A.profile, byActor(() => json(A_PROFILE)));
   fake.on(MICROBLOG_A.feed, byActor((req) => json(req.query.cursor ? 'microblog-a/feed-page2.json' : 'microblog-a/feed-page1.json')));
 };
@@ -88,7 +87,7 @@ const clipOf = (rel: string) => field(rel, (d) => (d.clip ?? d.data) as { id: st
 export const clipPath = (id: string) => `/api/v2/clips/${id}`;
 
 export const livestream: Replay = (fake, opts = {}) => {
-  const recordings = lower(CLIPS.map((rel) => [clipOf(rel).id, json(rel)]));
+  const recordings = Object.fromEntries(CLIPS.map((rel) => [clipOf(rel).id, json(rel)]));
   const notFound: FakeReply = { status: 404, ...json('livestream/clip-not-found.json') };
   fake.on(/^\/api\/v2\/clips\/[^/]+$/, (req) => lookup(opts, recordings, lastSegment(req.path), notFound));
 };
@@ -115,7 +114,7 @@ export const microblogC: Replay = (fake, opts = {}) => {
     return { body: [] };
   };
   const accountId = (req: RecordedRequest) => req.path.split('/')[4]!;
-  fake.on(MICROBLOG_C.lookup, (req) => lookup(opts, { [acct.toLowerCase()]: json(C_ACCOUNT) }, req.query.acct, notFound));
+  fake.on(MICROBLOG_C.lookup, (req) => lookup(opts, { [acct]: json(C_ACCOUNT) }, req.query.acct, notFound));
   fake.on(/^\/api\/v1\/accounts\/\d+$/, (req) => lookup(opts, { [id]: json(C_ACCOUNT) }, accountId(req), notFound));
   fake.on(/^\/api\/v1\/accounts\/\d+\/statuses$/, (req) => lookup(opts, { [id]: statuses(accountId(req), req) }, accountId(req), notFound));
 };
@@ -134,7 +133,7 @@ export const PROFESSIONAL = {
 } as const;
 
 export const professional: Replay = (fake, opts = {}) => {
-  const recordings = lower([
+  const recordings = Object.fromEntries([
     [PROFESSIONAL.post, page('professional/post-video.html')],
     [PROFESSIONAL.article, page('professional/article.html')],
   ]);
@@ -166,10 +165,10 @@ const variable = (req: RecordedRequest, name: string) => {
 export const microblogB: Replay = (fake, opts = {}) => {
   const timelineOwner = bUser(B_USERS[0]!).id;
   microblogBRoutes(fake, {
-    UserByScreenName: (req) => lookup(opts, lower(B_USERS.map((rel) => [bUser(rel).screenName, json(rel)])), variable(req, 'screen_name'), json('microblog-b/user-not-found.json')),
+    UserByScreenName: (req) => lookup(opts, Object.fromEntries(B_USERS.map((rel) => [bUser(rel).screenName, json(rel)])), variable(req, 'screen_name'), json('microblog-b/user-not-found.json')),
     // The notes of the first account are recorded; the other recorded accounts have none.
     UserTweets: (req) => lookup(opts, { [timelineOwner]: json(DEFAULT_FIXTURES.UserTweets) }, variable(req, 'userId'), json('microblog-b/user-notes-empty.json')),
-    TweetResultByRestId: (req) => lookup(opts, lower(B_NOTES.map((rel) => [bNoteId(rel), json(rel)])), variable(req, 'tweetId'), json('microblog-b/note-empty.json')),
+    TweetResultByRestId: (req) => lookup(opts, Object.fromEntries(B_NOTES.map((rel) => [bNoteId(rel), json(rel)])), variable(req, 'tweetId'), json('microblog-b/note-empty.json')),
     // The replies of the first note; for another note the conversation holds none of its replies.
     TweetDetail: () => json(DEFAULT_FIXTURES.TweetDetail),
   });
