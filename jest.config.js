@@ -25,6 +25,7 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['<rootDir>/test/support/per-file-env.ts'],
+  testSequencer: '<rootDir>/test/support/sequencer.js',
   // A guard against a hang, not a speed test: a busy machine must not fail a test that is merely slow.
   testTimeout: 120000,
 };

@@ -35,7 +35,7 @@ export interface Scenario {
   badCursor?: Variation & { query: Query };
   /** 503: the source is down. Required when the operation lists 503. */
   unavailable?: Variation;
-  /** What the upstream fault matrix (test/reliability/upstream-faults.test.ts) must know of its paths. */
+  /** What the upstream fault matrix (test/reliability/upstream-faults.ts) must know of its paths. */
   faults?: {
     /**
      * Paths whose failure the operation survives by design (a cookie-priming home page, a reply thread

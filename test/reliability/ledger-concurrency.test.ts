@@ -13,7 +13,7 @@ import { liveOps } from './table';
  * waits for the CPU work of all the others, so with Lambda's per-request deadlines (the scrape
  * deadline, each upstream attempt's timeout, the DynamoDB call timeout) a busy machine turned healthy
  * requests into 503s. Those limits are lifted far beyond any run here; they are proved one request
- * at a time by upstream-faults.test.ts and database-faults.test.ts.
+ * at a time by the upstream fault matrix (upstream-faults-*.test.ts) and database-faults.test.ts.
  */
 process.env.SCRAPE_DEADLINE_MS = '600000';
 process.env.UPSTREAM_TIMEOUT_MS = '600000';

@@ -14,11 +14,15 @@ import { cachedItem, dropCached, forgetSharedCredentials, liveOps, successPaths,
  * every path the operation's success route uses (all at once, and each path alone while the others
  * answer normally). Each must give the spec's 503 code with Retry-After, cost nothing, write no
  * ledger record and no cache entry, reach no host but the platform's (the fake), and log its cause.
+ *
+ * The matrix is split by operation over several test files (upstream-faults-<n>.test.ts, each
+ * calling `faultMatrix(n, PARTS)`), so jest's workers share it; together they cover every routed
+ * operation (upstream-faults-parts.test.ts checks that the files and PARTS agree).
  */
 
 // Short deadlines so stalls and connect timeouts end fast (config reads these per request); every
 // other fault keeps the service's own limits, so a busy machine cannot turn it into a timeout.
-const SHORT_LIMITS = { SCRAPE_DEADLINE_MS: '1500', UPSTREAM_TIMEOUT_MS: '400' };
+const SHORT_LIMITS = { SCRAPE_DEADLINE_MS: '1000', UPSTREAM_TIMEOUT_MS: '300' };
 const TIMING_FAULTS = new Set(['connect timeout', 'read stalls past the deadline']);
 
 type Code = 'PLATFORM_UNAVAILABLE' | 'UPSTREAM_BLOCKED' | 'EXTRACTION_FAILED';
@@ -32,6 +36,8 @@ interface Fault {
   cause: RegExp;
   /** The Retry-After the caller must see, when the fault dictates it. */
   retryAfter?: string;
+  /** Also injected on each success path alone (default true). */
+  eachPath?: boolean;
 }
 
 const challenge = fixtureText('livestream/cloudflare-challenge.html');
@@ -41,6 +47,9 @@ const htmlPage = '<!DOCTYPE html><html><head><title>Welcome</title></head><body>
 const FAULTS: Fault[] = [
   ...[500, 502, 503, 504].map((status) => ({
     name: `HTTP ${status}`,
+    // 502 and 504 take the very branch 500 and 503 take (a 5xx, retried, then unavailable): tried on
+    // every path at once, not path by path, which would only repeat the 500 and 503 runs.
+    eachPath: status === 500 || status === 503,
     reply: () => ({ status, body: { error: 'InternalServerError', message: 'upstream failure' } }),
     code: 'PLATFORM_UNAVAILABLE' as const,
     cause: new RegExp(`\\b${status}\\b`),
@@ -67,7 +76,11 @@ const FAULTS: Fault[] = [
 /** Faults that put a body of the wrong kind where the content should be. */
 const JSON_FAULTS = new Set(['HTML where JSON was expected', 'truncated JSON', 'valid JSON of the wrong shape']);
 
-const OPS = liveOps();
+/** How many files the matrix is split into (upstream-faults-1.test.ts … upstream-faults-<PARTS>.test.ts). */
+export const PARTS = 4;
+
+/** The operations of this part of the matrix (set by faultMatrix). */
+let OPS: LiveOp[] = [];
 let h: Harness;
 let foreign: FakeUpstream;
 let blackhole: Blackhole;
@@ -110,51 +123,11 @@ async function callAt(base: string, path: string, query: Record<string, string>,
   return { status: res.status, headers, body: JSON.parse(text) };
 }
 
-beforeAll(async () => {
-  h = await startHarness();
-  foreign = new FakeUpstream();
-  await foreign.start();
-  blackhole = await startBlackhole();
-  for (const live of OPS) {
-    const { key, teamId } = await h.team(10_000);
-    keys.set(live.op.id, { key, teamId, paths: await successPaths(h, live, key) });
-  }
-  guard.install();
-  logs.start();
-});
-
-afterAll(async () => {
-  logs.stop();
-  guard.uninstall();
-  process.stdout.write(`upstream fault matrix: ${tried} requests, ${coldRuns} of them to a cold function (a warm one did not ask the faulty path)\n`);
-  await blackhole.stop();
-  await foreign.stop();
-  await h.stop();
-});
-
-beforeEach(() => {
-  h.fake.reset();
-  h.fake.forgetConnections();
-  foreign.reset();
-  foreign.forgetConnections();
-  guard.clear();
-  logs.clear();
-});
-
 interface Case {
   live: LiveOp;
   fault: Fault;
   /** null: every path (and every other) faults; a path: only that one, the scenario answers the rest. */
   only: string | null;
-}
-
-const cases: [string, Case][] = [];
-for (const live of OPS) {
-  for (const fault of FAULTS) {
-    cases.push([`${live.op.id} | ${fault.name} | every path`, { live, fault, only: null }]);
-    // Paths are learnt in beforeAll; the per-path cases read them at run time (see below).
-    if (fault.reply) cases.push([`${live.op.id} | ${fault.name} | each success path alone`, { live, fault, only: 'each' }]);
-  }
 }
 
 async function runOne(c: Case, only: string | null, cold = false): Promise<void> {
@@ -241,21 +214,65 @@ async function runOne(c: Case, only: string | null, cold = false): Promise<void>
   else expect(String(failed[0]!.cause).length).toBeGreaterThan(0);
 }
 
-test.each(cases)('%s', async (_name, c) => {
-  if (c.only === null) return runOne(c, null);
-  const paths = keys.get(c.live.op.id)!.paths;
-  expect(paths.length).toBeGreaterThan(0);
-  for (const p of paths) await runOne(c, p);
-});
+/** Registers the matrix for part `part` (1-based) of `parts`: every `parts`-th routed operation. */
+export function faultMatrix(part: number, parts: number): void {
+  OPS = liveOps().filter((_live, i) => i % parts === part - 1);
+  beforeAll(async () => {
+    h = await startHarness();
+    foreign = new FakeUpstream();
+    await foreign.start();
+    blackhole = await startBlackhole();
+    for (const live of OPS) {
+      const { key, teamId } = await h.team(10_000);
+      keys.set(live.op.id, { key, teamId, paths: await successPaths(h, live, key) });
+    }
+    guard.install();
+    logs.start();
+  });
 
-test('after the faults, the success query is still a live 200 (no fault result was cached)', async () => {
-  for (const live of OPS) {
-    const { key, teamId } = keys.get(live.op.id)!;
+  afterAll(async () => {
+    logs.stop();
+    guard.uninstall();
+    process.stdout.write(`upstream fault matrix: ${tried} requests, ${coldRuns} of them to a cold function (a warm one did not ask the faulty path)\n`);
+    await blackhole.stop();
+    await foreign.stop();
+    await h.stop();
+  });
+
+  beforeEach(() => {
     h.fake.reset();
-    live.scenario.routes(h.fake);
-    const before = await balance(teamId);
-    const res = await h.call(live.op.path, { ...live.scenario.query, cache_max_age: '30d' }, { key });
-    expect({ op: live.op.id, status: res.status, cached: res.body.meta?.cached }).toEqual({ op: live.op.id, status: 200, cached: false });
-    expect(await balance(teamId)).toBe(before - 1);
+    h.fake.forgetConnections();
+    foreign.reset();
+    foreign.forgetConnections();
+    guard.clear();
+    logs.clear();
+  });
+
+  const cases: [string, Case][] = [];
+  for (const live of OPS) {
+    for (const fault of FAULTS) {
+      cases.push([`${live.op.id} | ${fault.name} | every path`, { live, fault, only: null }]);
+      // Paths are learnt in beforeAll; the per-path cases read them at run time (see below).
+      if (fault.reply && fault.eachPath !== false) cases.push([`${live.op.id} | ${fault.name} | each success path alone`, { live, fault, only: 'each' }]);
+    }
   }
-});
+
+  test.each(cases)('%s', async (_name, c) => {
+    if (c.only === null) return runOne(c, null);
+    const paths = keys.get(c.live.op.id)!.paths;
+    expect(paths.length).toBeGreaterThan(0);
+    for (const p of paths) await runOne(c, p);
+  });
+
+  test('after the faults, the success query is still a live 200 (no fault result was cached)', async () => {
+    for (const live of OPS) {
+      const { key, teamId } = keys.get(live.op.id)!;
+      h.fake.reset();
+      live.scenario.routes(h.fake);
+      const before = await balance(teamId);
+      const res = await h.call(live.op.path, { ...live.scenario.query, cache_max_age: '30d' }, { key });
+      expect({ op: live.op.id, status: res.status, cached: res.body.meta?.cached }).toEqual({ op: live.op.id, status: 200, cached: false });
+      expect(await balance(teamId)).toBe(before - 1);
+    }
+  });
+}

@@ -1,0 +1,25 @@
+// Longest first, so the two workers finish together. jest's own order uses the durations of the last
+// run on this machine; a fresh clone has none and jest falls back to file size, which would start the
+// small files that run the long fault matrices last. Files without a recorded duration are ordered by
+// an estimate instead: the reliability suites, the bundle build and the stack synthesis are the slow ones.
+const Sequencer = require('@jest/test-sequencer').default;
+
+const SLOW = [
+  [/test\/reliability\/upstream-faults-\d+\.test\.ts$/, 60],
+  [/test\/reliability\/database-faults\.test\.ts$/, 80],
+  [/test\/reliability\//, 30],
+  [/test\/bundle\.test\.ts$/, 30],
+  [/test\/infra\//, 15],
+  [/test\/(e2e|client|mcp)\//, 6],
+];
+
+class LongestFirst extends Sequencer {
+  sort(tests) {
+    const estimate = (path) => (SLOW.find(([re]) => re.test(path.replace(/\\/g, '/'))) ?? [null, 1])[1] * 1000;
+    for (const test of tests) test.duration = this.time(test) ?? estimate(test.path);
+    const failed = (t) => (this.hasFailed(t) ? 1 : 0);
+    return tests.sort((a, b) => failed(b) - failed(a) || b.duration - a.duration);
+  }
+}
+
+module.exports = LongestFirst;
