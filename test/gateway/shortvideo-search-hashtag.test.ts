@@ -1,10 +1,10 @@
 import { balance } from '../../shared/credits';
 import { MAX_SEEN, encodeHashtagCursor, fingerprint } from '../../shared/platforms/shortvideo/cursor';
-import { startCold } from '../../shared/scrape/warm';
 import { fixture, fixtureText, type FakeReply, type RecordedRequest } from '../../dev/upstream/fake';
-import { type ExpectError, type Harness, withGateway } from '../support/harness';
+import { type ExpectError, type Harness, withReplayGateway } from '../support/harness';
+import { coldShortvideoReplay } from '../support/shortvideo';
 import { answeredTogether } from '../support/together';
-import { SHORTVIDEO, shortvideo } from '../../dev/upstream/replay';
+import { SHORTVIDEO } from '../../dev/upstream/replay';
 
 /**
  * Operation 13 through the local gateway: parameters, the authenticated cursor chain without
@@ -18,13 +18,8 @@ let h: Harness;
 let key: string;
 let teamId: string;
 let expectError: ExpectError;
-withGateway(100, (g) => void ({ h, key, teamId, expectError } = g));
-beforeEach(() => {
-  h.fake.reset();
-  startCold('shortvideo');
-  // The recorded hashtag and its 3 pages of videos, whatever the name.
-  shortvideo(h.fake, { anyInput: true });
-});
+// The recorded hashtag and its 3 pages of videos, whatever the name.
+withReplayGateway(100, coldShortvideoReplay, (g) => void ({ h, key, teamId, expectError } = g));
 
 const apiCalls = () => h.fake.requests.filter((r) => r.path.startsWith('/api/'));
 const ids = (res: { body: { data: { videos: { id: string }[] } } }) => res.body.data.videos.map((x) => x.id);

@@ -1,8 +1,9 @@
 import { balance } from '../../shared/credits';
 import { startCold } from '../../shared/scrape/warm';
 import { fixture, fixtureText, type FakeReply } from '../../dev/upstream/fake';
-import { type ExpectError, type Harness, withGateway } from '../support/harness';
-import { SHORTVIDEO, shortvideo } from '../../dev/upstream/replay';
+import { type ExpectError, type Harness, withReplayGateway } from '../support/harness';
+import { coldShortvideoReplay } from '../support/shortvideo';
+import { SHORTVIDEO } from '../../dev/upstream/replay';
 
 /**
  * Operation 5 through the local gateway: by handle (profile page) and by userId (user-detail API),
@@ -16,12 +17,8 @@ let h: Harness;
 let key: string;
 let teamId: string;
 let expectError: ExpectError;
-withGateway(100, (g) => void ({ h, key, teamId, expectError } = g));
-beforeEach(() => {
-  h.fake.reset();
-  // The recorded account (profile page and user-detail API) and whom it follows (2 pages), whatever the handle or id.
-  shortvideo(h.fake, { anyInput: true });
-});
+// The recorded account (profile page and user-detail API) and whom it follows (2 pages), whatever the handle or id.
+withReplayGateway(100, (harness) => coldShortvideoReplay(harness, { cold: false }), (g) => void ({ h, key, teamId, expectError } = g));
 const apiPaths = () => h.fake.requests.map((r) => r.path).filter((p) => p !== '/');
 
 describe('200', () => {

@@ -1,11 +1,11 @@
 import * as v from 'valibot';
 import { balance } from '../../shared/credits';
 import { LiveData } from '../../shared/platforms/shortvideo/resources';
-import { startCold } from '../../shared/scrape/warm';
 import { fixture, type FakeReply } from '../../dev/upstream/fake';
 import { answeredTogether } from '../support/together';
-import { type ExpectError, type Harness, withGateway } from '../support/harness';
-import { SHORTVIDEO, shortvideo } from '../../dev/upstream/replay';
+import { type ExpectError, type Harness, withReplayGateway } from '../support/harness';
+import { coldShortvideoReplay } from '../support/shortvideo';
+import { SHORTVIDEO } from '../../dev/upstream/replay';
 
 /**
  * Operation 11 through the local gateway: live and offline answers, round trips, the age gate, and
@@ -18,13 +18,8 @@ let h: Harness;
 let key: string;
 let teamId: string;
 let expectError: ExpectError;
-withGateway(100, (g) => void ({ h, key, teamId, expectError } = g));
-beforeEach(() => {
-  h.fake.reset();
-  startCold('shortvideo');
-  // The recorded live account and its room, whatever the handle.
-  shortvideo(h.fake, { anyInput: true });
-});
+// The recorded live account and its room, whatever the handle.
+withReplayGateway(100, coldShortvideoReplay, (g) => void ({ h, key, teamId, expectError } = g));
 const paths = () => h.fake.requests.map((r) => r.path);
 
 describe('200', () => {

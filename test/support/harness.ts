@@ -78,6 +78,22 @@ export interface GatewayFile {
  * The usual set-up of a gateway test file: one harness for the file and one team with `credits`,
  * handed to `use` once ready (`withGateway(100, (g) => void ({ h, key, teamId } = g))`), stopped after.
  */
+/**
+ * withGateway, with the fake upstream reset before each test and given the routes `routes` sets
+ * (a platform's recorded replay, a cold start): the set-up every test of a replayed platform shares.
+ */
+export function withReplayGateway(credits: number, routes: (h: Harness) => void, use: (g: GatewayFile) => void): void {
+  let harness: Harness | undefined;
+  withGateway(credits, (g) => {
+    harness = g.h;
+    use(g);
+  });
+  beforeEach(() => {
+    harness!.fake.reset();
+    routes(harness!);
+  });
+}
+
 export function withGateway(credits: number, use: (g: GatewayFile) => void, options?: GatewayOptions): void {
   let h: Harness | undefined;
   beforeAll(async () => {
