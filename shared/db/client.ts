@@ -10,6 +10,9 @@ import { TEAM_INDEX, teamPk } from './tables';
 let doc: DynamoDBDocumentClient | undefined;
 let raw: DynamoDBClient | undefined;
 let calls = 0;
+/** Calls in flight, and how many times a call started while none was: sequential round trips. */
+let inFlight = 0;
+let trips = 0;
 
 /** The low-level client, for table administration (local set-up, tests). */
 export function rawDb(): DynamoDBClient {
@@ -31,7 +34,13 @@ export function db(): DynamoDBDocumentClient {
   raw.middlewareStack.add(
     (next) => async (args) => {
       calls += 1;
-      return next(args);
+      if (inFlight === 0) trips += 1;
+      inFlight += 1;
+      try {
+        return await next(args);
+      } finally {
+        inFlight -= 1;
+      }
     },
     { step: 'initialize', name: 'countCalls' },
   );
@@ -40,6 +49,12 @@ export function db(): DynamoDBDocumentClient {
 }
 
 export const dynamoCallCount = () => calls;
+/**
+ * Sequential DynamoDB round trips so far: a call that starts while another is in flight runs beside
+ * it and adds none (the SDK's own retries of a call are inside it). Meaningful for one request at a
+ * time, as the benchmark sends them.
+ */
+export const dynamoRoundTripCount = () => trips;
 
 /** Errors of the database itself (throttling, outage) are our capacity problem, not the caller's. */
 export function isConditionalFailure(err: unknown): boolean {
