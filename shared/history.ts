@@ -58,13 +58,11 @@ export function historyItem(a: Answered): Record<string, unknown> {
   };
 }
 
-/** One request as GET /v1/account/requests shows it. */
-export interface RequestRecord {
+/** One request as recorded (GET /v1/account/requests adds the key's name). */
+export interface HistoryRecord {
   time: string;
   operation: string;
   keyId: string | null;
-  /** The key's name now (null for a key the team no longer has, or none recorded). */
-  keyName: string | null;
   status: number;
   code: ErrorCode | null;
   credits: number;
@@ -73,8 +71,8 @@ export interface RequestRecord {
   requestId: string;
 }
 
-export interface RequestsPage {
-  requests: RequestRecord[];
+export interface HistoryPage {
+  requests: HistoryRecord[];
   /** Pass as `cursor` for the next (older) page; null on the last page. */
   cursor: string | null;
   hasMore: boolean;
@@ -106,8 +104,8 @@ function decodeCursor(teamId: string, q: RequestsQuery, raw: string): string {
   return c.k;
 }
 
-/** The team's requests of the last 7 days, newest first; `keyNames` maps keyId to the key's name. */
-export async function requestHistory(teamId: string, q: RequestsQuery, keyNames: Map<string, string>, now = Date.now()): Promise<RequestsPage> {
+/** The team's requests of the last 7 days, newest first. */
+export async function requestHistory(teamId: string, q: RequestsQuery, now = Date.now()): Promise<HistoryPage> {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {
     ':p': teamPk(teamId),
@@ -149,20 +147,19 @@ export async function requestHistory(teamId: string, q: RequestsQuery, keyNames:
   // reading stopped (a rare filter after MAX_QUERIES reads), else nowhere.
   const after = found.length > q.limit ? String(page.at(-1)!.sk) : start ? String(start.sk) : null;
   return {
-    requests: page.map((i) => record(i, keyNames)),
+    requests: page.map(record),
     cursor: after ? encodeCursor(teamId, q, after) : null,
     hasMore: after !== null,
   };
 }
 
-function record(i: Record<string, unknown>, keyNames: Map<string, string>): RequestRecord {
+function record(i: Record<string, unknown>): HistoryRecord {
   const keyId = typeof i.keyId === 'string' ? i.keyId : null;
   const code = typeof i.code === 'string' && i.code in ERROR_STATUS ? (i.code as ErrorCode) : null;
   return {
     time: String(i.time),
     operation: String(i.operation),
     keyId,
-    keyName: keyId ? (keyNames.get(keyId) ?? null) : null,
     status: Number(i.status),
     code,
     credits: Number(i.credits ?? 0),
