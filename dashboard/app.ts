@@ -8,6 +8,7 @@
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
 import { OPERATIONS } from '../client/operations.gen';
 import type { RequestsReport } from '../shared/account/reads';
+import { ERROR_STATUS } from '../shared/error-status';
 import type { UsageCounts, UsageReport } from '../shared/usage';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
@@ -658,20 +659,6 @@ const OUTCOMES: { label: string; color: string; pick: (o: Counts) => number }[] 
   { label: 'Errors', color: '#cf222e', pick: errorsOf },
 ];
 
-/** The HTTP status of each error code (the API's own table, shared/errors.ts). */
-const STATUS_OF: Record<string, number> = {
-  BAD_REQUEST: 400,
-  UNAUTHORIZED: 401,
-  INSUFFICIENT_CREDITS: 402,
-  NOT_FOUND: 404,
-  VALIDATION_ERROR: 422,
-  RATE_LIMITED: 429,
-  UPSTREAM_BLOCKED: 503,
-  EXTRACTION_FAILED: 503,
-  PLATFORM_UNAVAILABLE: 503,
-  SERVICE_UNAVAILABLE: 503,
-};
-
 async function usagePage() {
   const u = await api<UsageReport>('GET', '/usage?days=30');
   const ops = Object.keys(u.byOperation).sort();
@@ -684,7 +671,7 @@ async function usagePage() {
   const creditsCanvas = h('canvas', { role: 'img', 'aria-label': `Credits used per day over the last 30 days, by operation: ${u.totals.credits} in all` });
   const codes = (Object.entries(u.totals.byCode) as [string, number][]).sort(([, a], [, b]) => b - a);
   const codeRow = ([code, n]: [string, number]) => {
-    const status = String(STATUS_OF[code] ?? '');
+    const status = String(ERROR_STATUS[code as keyof typeof ERROR_STATUS] ?? '');
     return h(
       'tr',
       {},
