@@ -12,15 +12,47 @@
  *   const api = new SocialDataClient({ baseUrl: 'http://localhost:3000', apiKey: process.env.API_KEY! });
  *   const { data } = await api.livestreamClip({ url: 'https://kick.com/someone/clips/clip_…' });
  *   for await (const page of api.pages.microblogAUserPosts({ handle: 'bsky.app' })) console.log(page.data.posts.length);
+ *
+ * The team's own account, with the same key and free of charge: `api.account.credits()`,
+ * `api.account.usage({ days: 7 })`, `api.account.requests({ status: 'error' })` (7 days of history,
+ * newest first) and `for await (const page of api.account.requestPages({ operation: '…' }))`.
  */
+import type { CreditsReport, RequestsReport } from '../shared/account/reads';
 import type { Meta } from '../shared/envelope';
 import type { ErrorCode } from '../shared/errors';
 import type { DataOf, OperationEntry, OperationId } from '../shared/operations';
+import type { UsageReport } from '../shared/usage';
 import type { CacheMaxAge, RequiredNames } from '../shared/validation';
 import { OPERATIONS } from './operations.gen';
 
 export { OPERATIONS };
-export type { CacheMaxAge, ErrorCode, Meta };
+export type { CacheMaxAge, CreditsReport, ErrorCode, Meta, RequestsReport, UsageReport };
+
+/** An answer of the account API: `data` only (it costs nothing, so there is no `meta`). */
+export interface AccountResult<T> {
+  data: T;
+}
+
+/** The request history's filters and paging (GET /v1/account/requests). */
+export interface RequestsFilter {
+  /** An operation id, e.g. `livestream-clip`. */
+  operation?: string;
+  /** One HTTP status, or `error` for every error answer. */
+  status?: number | 'error';
+  /** 1 to 100 (default 50). */
+  limit?: number;
+  cursor?: string;
+}
+
+/** The team's own account, read with the client's key (free). */
+export interface AccountMethods {
+  credits(options?: Pick<CallOptions, 'signal'>): Promise<AccountResult<CreditsReport>>;
+  /** `days`: 1 to 90, today included (default 30). */
+  usage(params?: { days?: number }, options?: Pick<CallOptions, 'signal'>): Promise<AccountResult<UsageReport>>;
+  requests(params?: RequestsFilter, options?: Pick<CallOptions, 'signal'>): Promise<AccountResult<RequestsReport>>;
+  /** Every page of the history, newest first, following the cursor. */
+  requestPages(params?: Omit<RequestsFilter, 'cursor'>, options?: Pick<CallOptions, 'signal'>): AsyncGenerator<AccountResult<RequestsReport>, void, undefined>;
+}
 type MethodName = keyof typeof OPERATIONS;
 type IdOf<M extends MethodName> = (typeof OPERATIONS)[M]['id'] & OperationId;
 type Params<Id extends OperationId> = OperationEntry<Id>['params'];
@@ -110,6 +142,8 @@ export interface SocialDataClient extends Methods {}
 export class SocialDataClient {
   /** `for await (const page of client.pages.<method>(params))`: every page of a cursor operation. */
   readonly pages: Pages;
+  /** The team's own account: balance, usage and request history (free). */
+  readonly account: AccountMethods;
   private readonly fetchImpl: typeof fetch;
   private readonly base: URL;
 
@@ -122,13 +156,29 @@ export class SocialDataClient {
       if ('cursor' in entry) pages[method] = (params: Record<string, Value>, opts?: CallOptions) => this.paginate(entry.path, entry.cursor, params, opts);
     }
     this.pages = pages as Pages;
+    const read = <T>(path: string, params: Record<string, Value | undefined>, signal?: AbortSignal) => this.call<AccountResult<T>>(path, params, { signal, noCache: true });
+    this.account = {
+      credits: (options) => read<CreditsReport>('/v1/account/credits', {}, options?.signal),
+      usage: (params = {}, options) => read<UsageReport>('/v1/account/usage', { ...params }, options?.signal),
+      requests: (params = {}, options) => read<RequestsReport>('/v1/account/requests', { ...params }, options?.signal),
+      requestPages: async function* (params = {}, options) {
+        let cursor: string | undefined;
+        for (;;) {
+          const page = await read<RequestsReport>('/v1/account/requests', { ...params, cursor }, options?.signal);
+          yield page;
+          if (!page.data.cursor) return;
+          cursor = page.data.cursor;
+        }
+      },
+    };
   }
 
   /** One request, retried on 429/503 as configured. */
-  async call<R = unknown>(path: string, params: Record<string, Value | undefined>, opts: CallOptions = {}): Promise<R> {
+  async call<R = unknown>(path: string, params: Record<string, Value | undefined>, opts: CallOptions & { noCache?: boolean } = {}): Promise<R> {
     const url = new URL(path.replace(/^\/+/, ''), this.base);
     for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, String(v));
-    const cacheMaxAge = opts.cacheMaxAge ?? this.options.cacheMaxAge;
+    // The account reads take no cache_max_age (they would refuse it as an unknown parameter).
+    const cacheMaxAge = opts.noCache ? undefined : (opts.cacheMaxAge ?? this.options.cacheMaxAge);
     if (cacheMaxAge) url.searchParams.set('cache_max_age', cacheMaxAge);
     const headers: Record<string, string> = this.options.bearer ? { authorization: `Bearer ${this.options.apiKey}` } : { 'x-api-key': this.options.apiKey };
     const retry = this.options.retry === false ? { attempts: 1, maxDelayMs: 0 } : { attempts: 3, maxDelayMs: 30_000, ...this.options.retry };

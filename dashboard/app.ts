@@ -1,11 +1,15 @@
 /**
  * The account dashboard: one small single-page app over the account API (/v1/account/*).
- * Pages: sign-in, set-password (from the invitation link), keys, credits, usage, members (the
- * team's members and their sessions; one's own password). Plain DOM, no
+ * Pages: sign-in, set-password (from the invitation link), keys, credits, usage (results, cache
+ * hits and errors), requests (the last 7 days, filtered and paged), members (the team's members
+ * and their sessions; one's own password). Plain DOM, no
  * framework; chart.js draws the usage charts. The session is an HttpOnly cookie the page never sees.
  */
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
-import type { UsageReport } from '../shared/usage';
+import { OPERATIONS } from '../client/operations.gen';
+import type { RequestsReport } from '../shared/account/reads';
+import { ERROR_STATUS } from '../shared/error-status';
+import type { UsageCounts, UsageReport } from '../shared/usage';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
 
@@ -153,6 +157,7 @@ function header(current: string) {
               h('li', {}, link('keys', 'Keys', current)),
               h('li', {}, link('credits', 'Credits', current)),
               h('li', {}, link('usage', 'Usage', current)),
+              h('li', {}, link('requests', 'Requests', current)),
               h('li', {}, link('members', 'Members', current)),
             ),
           )
@@ -204,6 +209,7 @@ async function render() {
   try {
     if (page === 'credits') return await creditsPage();
     if (page === 'usage') return await usagePage();
+    if (page === 'requests') return await requestsPage(params);
     if (page === 'members') return await membersPage();
     if (page !== 'keys') return navigate('keys', '', true);
     return await keysPage();
@@ -644,24 +650,86 @@ async function creditsPage() {
 const COLORS = ['#1f6feb', '#d4760a', '#1a7f37', '#a40e26', '#8250df', '#0a7d8c', '#9a6700', '#bf3989', '#57606a', '#2da44e', '#cf222e', '#0969da', '#6639ba'];
 let charts: Chart[] = [];
 
+/** The three kinds of answer, in the order (and colours) the usage page stacks them. */
+type Counts = UsageCounts;
+const errorsOf = (o: Counts): number => Object.values(o.errors).reduce((a: number, b) => a + (b ?? 0), 0);
+const OUTCOMES: { label: string; color: string; pick: (o: Counts) => number }[] = [
+  { label: 'Live results', color: '#1f6feb', pick: (o) => o.live },
+  { label: 'Cache hits', color: '#1a7f37', pick: (o) => o.hits },
+  { label: 'Errors', color: '#cf222e', pick: errorsOf },
+];
+
 async function usagePage() {
   const u = await api<UsageReport>('GET', '/usage?days=30');
   const ops = Object.keys(u.byOperation).sort();
   const labels = u.days.map((d) => d.day.slice(5));
-  const dataset = (pick: (o: { live: number; hits: number; credits: number }) => number) =>
-    ops.map((op, i) => ({ label: op, data: u.days.map((d) => (d.operations[op] ? pick(d.operations[op]!) : 0)), backgroundColor: COLORS[i % COLORS.length] }));
-  const requestsCanvas = h('canvas', { role: 'img', 'aria-label': `Requests per day over the last 30 days, by operation: ${u.totals.requests} in all` });
+  const perDay = (pick: (o: Counts) => number): number[] => u.days.map((d) => Object.values(d.operations).reduce((sum: number, o) => sum + pick(o), 0));
+  const requestsCanvas = h('canvas', {
+    role: 'img',
+    'aria-label': `Requests per day over the last 30 days: ${u.totals.live} live results, ${u.totals.hits} cache hits and ${u.totals.errorCount} errors`,
+  });
   const creditsCanvas = h('canvas', { role: 'img', 'aria-label': `Credits used per day over the last 30 days, by operation: ${u.totals.credits} in all` });
+  const codes = (Object.entries(u.totals.byCode) as [string, number][]).sort(([, a], [, b]) => b - a);
+  const codeRow = ([code, n]: [string, number]) => {
+    const status = String(ERROR_STATUS[code as keyof typeof ERROR_STATUS] ?? '');
+    return h(
+      'tr',
+      {},
+      h('td', { 'data-label': 'Code' }, h('code', {}, code)),
+      h('td', { 'data-label': 'Status', class: 'num' }, status),
+      h('td', { 'data-label': 'Errors', class: 'num' }, String(n)),
+      h('td', { 'data-label': 'Requests' }, h('a', { href: `${PAGE_ROOT}/requests?status=${status}` }, `Show the ${status} answers`)),
+    );
+  };
+  const opRow = (op: string) => {
+    const o = u.byOperation[op]!;
+    return h(
+      'tr',
+      {},
+      h('td', { 'data-label': 'Operation' }, op),
+      h('td', { 'data-label': 'Requests', class: 'num' }, String(o.requests)),
+      h('td', { 'data-label': 'Live results', class: 'num' }, String(o.live)),
+      h('td', { 'data-label': 'Cache hits', class: 'num' }, String(o.hits)),
+      h('td', { 'data-label': 'Errors', class: 'num' }, String(o.errorCount)),
+      h('td', { 'data-label': 'Cache-hit share', class: 'num' }, percent(o.cacheHitShare)),
+      h('td', { 'data-label': 'Credits', class: 'num' }, String(o.credits)),
+    );
+  };
+  const total = (label: string, value: string, bad = false) => h('div', { class: bad ? 'bad' : undefined }, h('dt', {}, label), h('dd', {}, value));
   show(
     'Usage',
     h(
       'dl',
       { class: 'totals' },
-      h('div', {}, h('dt', {}, 'Requests, 30 days'), h('dd', {}, String(u.totals.requests))),
-      h('div', {}, h('dt', {}, 'Credits used'), h('dd', {}, String(u.totals.credits))),
-      h('div', {}, h('dt', {}, 'Cache-hit share'), h('dd', {}, percent(u.totals.cacheHitShare))),
+      total('Requests, 30 days', String(u.totals.requests)),
+      total('Live results', String(u.totals.live)),
+      total('Cache hits', String(u.totals.hits)),
+      total('Errors', String(u.totals.errorCount), u.totals.errorCount > 0),
+      total('Credits used', String(u.totals.credits)),
+      total('Cache-hit share', percent(u.totals.cacheHitShare)),
+    ),
+    h(
+      'p',
+      { class: 'hint' },
+      'Every answered request is counted: live results (1 credit), cache hits and errors (free). ',
+      h('a', { href: `${PAGE_ROOT}/requests?status=error` }, 'The failed requests of the last 7 days'),
+      '.',
     ),
     h('section', { 'aria-labelledby': 'req-heading' }, h('h2', { id: 'req-heading' }, 'Requests per day'), h('div', { class: 'chart' }, requestsCanvas)),
+    h(
+      'section',
+      { 'aria-labelledby': 'codes-heading' },
+      h('h2', { id: 'codes-heading' }, 'Errors by code'),
+      codes.length
+        ? h(
+            'table',
+            { class: 'stack' },
+            h('caption', {}, 'Error answers over the last 30 days, by code'),
+            h('thead', {}, h('tr', {}, ...['Code', 'Status', 'Errors', 'Requests'].map((t) => h('th', { scope: 'col' }, t)))),
+            h('tbody', {}, ...codes.map(codeRow)),
+          )
+        : h('p', {}, 'No errors in the last 30 days.'),
+    ),
     h('section', { 'aria-labelledby': 'cred-heading' }, h('h2', { id: 'cred-heading' }, 'Credits per day'), h('div', { class: 'chart' }, creditsCanvas)),
     h(
       'section',
@@ -671,24 +739,9 @@ async function usagePage() {
         ? h(
             'table',
             { class: 'stack' },
-            h('caption', {}, 'Requests, cache hits and credits per operation over the last 30 days'),
-            h('thead', {}, h('tr', {}, ...['Operation', 'Requests', 'Cache hits', 'Cache-hit share', 'Credits'].map((t) => h('th', { scope: 'col' }, t)))),
-            h(
-              'tbody',
-              {},
-              ...ops.map((op) => {
-                const o = u.byOperation[op]!;
-                return h(
-                  'tr',
-                  {},
-                  h('td', { 'data-label': 'Operation' }, op),
-                  h('td', { 'data-label': 'Requests', class: 'num' }, String(o.requests)),
-                  h('td', { 'data-label': 'Cache hits', class: 'num' }, String(o.hits)),
-                  h('td', { 'data-label': 'Cache-hit share', class: 'num' }, percent(o.cacheHitShare)),
-                  h('td', { 'data-label': 'Credits', class: 'num' }, String(o.credits)),
-                );
-              }),
-            ),
+            h('caption', {}, 'Requests, live results, cache hits, errors and credits per operation over the last 30 days'),
+            h('thead', {}, h('tr', {}, ...['Operation', 'Requests', 'Live results', 'Cache hits', 'Errors', 'Cache-hit share', 'Credits'].map((t) => h('th', { scope: 'col' }, t)))),
+            h('tbody', {}, ...ops.map(opRow)),
           )
         : h('p', {}, 'No requests in the last 30 days.'),
     ),
@@ -701,10 +754,105 @@ async function usagePage() {
     plugins: { legend: { position: 'bottom' as const, labels: { boxWidth: 12 } } },
     scales: { x: { stacked: true, ticks: { maxRotation: 0, autoSkipPadding: 8 } }, y: { stacked: true, beginAtZero: true, ticks: { precision: 0 } } },
   };
+  const creditsData = ops.map((op, i) => ({ label: op, data: u.days.map((d) => d.operations[op]?.credits ?? 0), backgroundColor: COLORS[i % COLORS.length] }));
   charts = [
-    new Chart(requestsCanvas, { type: 'bar', data: { labels, datasets: dataset((o) => o.live + o.hits) }, options }),
-    new Chart(creditsCanvas, { type: 'bar', data: { labels, datasets: dataset((o) => o.credits) }, options }),
+    new Chart(requestsCanvas, { type: 'bar', data: { labels, datasets: OUTCOMES.map((o) => ({ label: o.label, data: perDay(o.pick), backgroundColor: o.color })) }, options }),
+    new Chart(creditsCanvas, { type: 'bar', data: { labels, datasets: creditsData }, options }),
   ];
+}
+
+const OPERATION_IDS: string[] = Object.values(OPERATIONS)
+  .filter((o) => o.status === 'live')
+  .map((o) => o.id);
+const STATUS_CHOICES: [string, string][] = [
+  ['', 'All answers'],
+  ['error', 'Errors (400 and above)'],
+  ...['200', '400', '402', '404', '422', '503'].map((st): [string, string] => [st, st]),
+];
+
+/** The query of the requests page without its cursor: the newest page of the same filters. */
+function withoutCursor(q: URLSearchParams): string {
+  const f = new URLSearchParams(q);
+  f.delete('cursor');
+  const s = f.toString();
+  return s ? `?${s}` : '';
+}
+
+function choice(id: string, label: string, options: [string, string][], value: string | null): HTMLDivElement {
+  const select = h('select', { id, name: id });
+  for (const [v, text] of options) select.append(h('option', { value: v, selected: v === (value ?? '') }, text));
+  return h('div', { class: 'field' }, h('label', { for: id }, label), select);
+}
+
+function requestRow(q: RequestsReport['requests'][number]): HTMLTableRowElement {
+  return h(
+    'tr',
+    {},
+    h('td', { 'data-label': 'Time' }, h('time', { datetime: q.time }, `${q.time.slice(0, 10)} ${q.time.slice(11, 19)} UTC`)),
+    h('td', { 'data-label': 'Operation' }, q.operation),
+    h('td', { 'data-label': 'Key' }, q.keyName ?? (q.keyId ? h('code', {}, q.keyId) : '–')),
+    h('td', { 'data-label': 'Status', class: 'num' }, h('span', { class: `status ${q.status < 400 ? 'active' : 'revoked'}` }, String(q.status))),
+    h('td', { 'data-label': 'Error code' }, q.code ? h('code', {}, q.code) : '–'),
+    h('td', { 'data-label': 'Credits', class: 'num' }, String(q.credits)),
+    h('td', { 'data-label': 'Cached' }, q.cached ? 'yes' : 'no'),
+    h('td', { 'data-label': 'Latency', class: 'num' }, `${q.ms} ms`),
+    h('td', { 'data-label': 'Request ID' }, h('code', {}, q.requestId)),
+  );
+}
+
+/** The last 7 days of requests, newest first: the filters in the page's query, one page at a time. */
+async function requestsPage(params: URLSearchParams) {
+  const query = new URLSearchParams();
+  for (const name of ['operation', 'status', 'cursor']) {
+    const value = params.get(name);
+    if (value) query.set(name, value);
+  }
+  const r = await api<RequestsReport>('GET', `/requests?${query.toString()}`);
+  const filtered = query.has('operation') || query.has('status');
+  const filters = h(
+    'form',
+    {
+      class: 'filters',
+      onsubmit: (e: Event) => {
+        e.preventDefault();
+        const f = e.target as HTMLFormElement;
+        const next = new URLSearchParams();
+        for (const name of ['operation', 'status']) {
+          const v = (f.elements.namedItem(name) as HTMLSelectElement).value;
+          if (v) next.set(name, v);
+        }
+        navigate('requests', withoutCursor(next));
+      },
+    },
+    choice('operation', 'Operation', [['', 'All operations'], ...OPERATION_IDS.map((id): [string, string] => [id, id])], query.get('operation')),
+    choice('status', 'Status', STATUS_CHOICES, query.get('status')),
+    h('button', { type: 'submit' }, 'Show'),
+  );
+  const older = new URLSearchParams(query);
+  if (r.cursor) older.set('cursor', r.cursor);
+  const go = (search: string) => (e: Event) => {
+    e.preventDefault();
+    navigate('requests', search);
+  };
+  const paging = h('p', { class: 'paging' });
+  if (query.has('cursor')) paging.append(h('a', { href: `${PAGE_ROOT}/requests${withoutCursor(query)}`, onclick: go(withoutCursor(query)) }, 'Newest requests'));
+  if (r.cursor) paging.append(h('a', { href: `${PAGE_ROOT}/requests?${older.toString()}`, onclick: go(`?${older.toString()}`) }, 'Older requests'));
+  const caption = `${r.requests.length} request${r.requests.length === 1 ? '' : 's'}${filtered ? ' matching the filters' : ''}${query.has('cursor') ? ' (an older page)' : ''}`;
+  show(
+    'Requests',
+    h('p', { class: 'hint' }, "Your team's requests of the last 7 days, newest first: every answer, errors included. Reading them costs nothing."),
+    filters,
+    r.requests.length
+      ? h(
+          'table',
+          { class: 'stack requests' },
+          h('caption', {}, caption),
+          h('thead', {}, h('tr', {}, ...['Time', 'Operation', 'Key', 'Status', 'Error code', 'Credits', 'Cached', 'Latency', 'Request ID'].map((t) => h('th', { scope: 'col' }, t)))),
+          h('tbody', {}, ...r.requests.map(requestRow)),
+        )
+      : h('p', {}, filtered ? 'No requests match these filters in the last 7 days.' : 'No requests in the last 7 days.'),
+    paging,
+  );
 }
 
 void render();

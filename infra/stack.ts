@@ -86,7 +86,8 @@ export class SocialDataApiStack extends Stack {
     this.addOperationRoutes(operations.functions, authorizer);
     this.addOpenApi();
     this.addAgentRoutes(authorizer, operations.everyOperation);
-    this.addDashboard(environment);
+    // The account API issues the request history's cursors: sealed with the same secret.
+    this.addDashboard({ ...environment, CURSOR_SECRET: operations.everyOperation.CURSOR_SECRET! });
     this.usagePlan = this.api.addUsagePlan('TeamUsagePlan', {
       name: 'social-data-api-team',
       description: `One API key per team (created by the admin CLI); ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} s per team`,
@@ -238,7 +239,8 @@ export class SocialDataApiStack extends Stack {
    * and usage plan as the operations, and GET /llms.txt, public like the OpenAPI document. The MCP
    * function runs every operation's handler in process (functions/mcp.ts), so it has what they
    * have: their environment, their memory (some parse HTML), their timeout and their table access,
-   * plus Query on the accounts table for the read-only account tools (latest charges, daily usage).
+   * plus Query on the accounts table and its byTeam index for the read-only account tools (latest
+   * charges, daily usage, request history with its keys' names).
    */
   private addAgentRoutes(authorizer: apigateway.IAuthorizer, environment: Record<string, string>) {
     const mcpFn = this.nodeFunction('Mcp', 'functions/mcp.ts', {
@@ -249,6 +251,8 @@ export class SocialDataApiStack extends Stack {
     });
     this.allowOperationTables(mcpFn);
     this.allow(mcpFn, this.accounts, 'dynamodb:Query');
+    // account-requests names each request's key: the team's keys through the byTeam index.
+    mcpFn.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${this.accounts.tableArn}/index/${TEAM_INDEX.name}`] }));
     const mcpIntegration = new apigateway.LambdaIntegration(mcpFn, { proxy: true, allowTestInvoke: false });
     const mcp = this.api.root.resourceForPath(MCP_PATH);
     for (const method of MCP_METHODS) {
@@ -293,13 +297,14 @@ export class SocialDataApiStack extends Stack {
   /**
    * The account dashboard: its JSON API (one function for every /v1/account/* route) and the
    * single-page app (one function serving the page and its bundled assets). Neither route has the
-   * API-key authorizer: the account API's credential is the session cookie, checked by the function
-   * (an API key is never accepted there), and the pages are public like any sign-in page.
+   * API-key authorizer: the account API's credential is the session cookie, or for its three reads
+   * (credits, usage, requests) an API key, both checked by the function; the pages are public like
+   * any sign-in page.
    */
   private addDashboard(environment: Record<string, string>) {
     const dashboardOrigin = this.node.tryGetContext('dashboardOrigin') as string | undefined;
     const accountFn = this.nodeFunction('Account', 'functions/account.ts', {
-      description: 'The dashboard account API: /v1/account/* (session cookie)',
+      description: 'The dashboard account API: /v1/account/* (session cookie; API key for the reads)',
       // scrypt (32 MiB, CPU-bound) on sign-in and set-password: 1024 MB gives it most of a vCPU.
       memorySize: 1024,
       timeout: Duration.seconds(10),
@@ -327,7 +332,7 @@ export class SocialDataApiStack extends Stack {
     const accountIntegration = new apigateway.LambdaIntegration(accountFn, { proxy: true, allowTestInvoke: false });
     for (const route of ACCOUNT_ROUTES) {
       const method = this.api.root.resourceForPath(route.path).addMethod(route.method, accountIntegration, open);
-      acknowledge(method, 'AwsSolutions-APIG4', "Authorised by the dashboard session (HttpOnly cookie, checked by the function for the member's own team); sign-in and set-password must be reachable without one.");
+      acknowledge(method, 'AwsSolutions-APIG4', "Authorised by the dashboard session (HttpOnly cookie) or, for the three account reads, an API key, checked by the function for the caller's own team; sign-in and set-password must be reachable without one.");
     }
     const dashboardIntegration = new apigateway.LambdaIntegration(dashboardFn, { proxy: true, allowTestInvoke: false });
     const pages = this.api.root.resourceForPath(DASHBOARD_PATH);

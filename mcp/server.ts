@@ -2,8 +2,8 @@
  * `npm run mcp`: the MCP server (shared/mcp) over stdio, for agents that start a local process
  * rather than connect to the API's own POST /mcp. Same tools, same answers: an operation's tool
  * calls the API through the typed client (so it is charged, cached and rate-limited as any HTTP
- * call); the account tools, which no API-key route serves over plain HTTP, are asked of the API's
- * /mcp endpoint with the same key. Configuration:
+ * call); the account tools are asked of the API's /mcp endpoint with the same key, so that their
+ * answers are the remote server's own. Configuration:
  *   SOCIAL_DATA_API_KEY  the API key (required)
  *   SOCIAL_DATA_API_URL  the API's base URL (required): the stack's ApiUrl output with its stage
  *                        (https://…/prod; https is assumed without a scheme), or http://localhost:3000

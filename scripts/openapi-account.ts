@@ -4,7 +4,10 @@
  * scripts/openapi.ts, which merges it in; test/gateway/account.test.ts checks every account-API
  * response of its run against the generated document.
  */
-import { ACCOUNT_ROUTES, type AccountRoute } from '../shared/account/routes';
+import { REQUESTS_PARAMS } from '../shared/account/reads';
+import { ACCOUNT_ROUTES, KEY_READABLE, type AccountRoute } from '../shared/account/routes';
+import { ERROR_STATUS } from '../shared/errors';
+import { HISTORY_PAGE } from '../shared/history';
 import { SESSION_COOKIE } from '../shared/account/sessions';
 
 type Json = Record<string, unknown>;
@@ -14,6 +17,7 @@ const dateTime = { type: 'string', format: 'date-time' };
 const nullableDateTime = { type: ['string', 'null'], format: 'date-time' };
 const count = { type: 'integer' };
 const obj = (properties: Json, required = Object.keys(properties)): Json => ({ type: 'object', required, properties });
+const errorCounts = { type: 'object', propertyNames: { enum: Object.keys(ERROR_STATUS) }, additionalProperties: count };
 
 export const accountSchemas: Json = {
   AccountMember: obj({
@@ -74,16 +78,41 @@ export const accountSchemas: Json = {
         operations: { type: 'object', additionalProperties: ref('AccountUsageCounts') },
       }),
     },
-    totals: obj({ requests: count, live: count, hits: count, credits: count, cacheHitShare: { type: ['number', 'null'] } }),
-    byOperation: {
-      type: 'object',
-      additionalProperties: obj({ requests: count, hits: count, credits: count, cacheHitShare: { type: ['number', 'null'] } }),
-    },
+    totals: ref('AccountUsageSummary'),
+    byOperation: { type: 'object', additionalProperties: ref('AccountUsageSummary') },
   }),
   AccountUsageCounts: obj({
-    live: { ...count, description: 'Live requests (charged)' },
+    live: { ...count, description: 'Live results (charged)' },
     hits: { ...count, description: 'Cache hits (free)' },
+    errors: { ...errorCounts, description: 'Error answers (free), by error code' },
     credits: count,
+  }),
+  AccountUsageSummary: obj({
+    requests: { ...count, description: 'Every answered request: live results, cache hits and error answers' },
+    live: count,
+    hits: count,
+    errorCount: { ...count, description: 'Error answers, every code' },
+    credits: count,
+    cacheHitShare: { type: ['number', 'null'], description: 'Cache hits among the answers with data (live + hits); null without any' },
+    byStatus: { type: 'object', description: 'Answers by HTTP status; "200" counts live results and cache hits', propertyNames: { pattern: '^[1-5][0-9]{2}$' }, additionalProperties: count },
+    byCode: { ...errorCounts, description: 'Error answers by code' },
+  }),
+  AccountRequest: obj({
+    time: { ...dateTime, description: 'When it was answered' },
+    operation: { type: 'string' },
+    keyId: { type: ['string', 'null'], description: 'The key that made it' },
+    keyName: { type: ['string', 'null'], description: "The key's name now; null for a key the team no longer has" },
+    status: { type: 'integer', description: 'The HTTP status it was answered' },
+    code: { type: ['string', 'null'], enum: [...Object.keys(ERROR_STATUS), null], description: 'The error code; null for a result' },
+    credits: count,
+    cached: { type: 'boolean', description: 'Served from the cache' },
+    ms: { ...count, description: "From the function's start until the answer was ready" },
+    requestId: { type: 'string' },
+  }),
+  AccountRequests: obj({
+    requests: { type: 'array', description: 'Newest first', items: ref('AccountRequest') },
+    cursor: { type: ['string', 'null'], description: 'For the next (older) page; null on the last' },
+    hasMore: { type: 'boolean' },
   }),
 };
 
@@ -114,12 +143,29 @@ const SPECS: Record<AccountRoute['name'], Spec> = {
   createKey: { summary: 'Create a named key; its secret is in this answer only', body: nameBody, ok: [201, obj({ key: ref('AccountNewKey') }), 'The new key, with its secret'], errors: [400, 401, 422, 503] },
   renameKey: { summary: 'Rename a key of the team', body: nameBody, ok: [200, obj({ key: ref('AccountKey') }), 'The renamed key'], errors: [400, 401, 404, 422, 503] },
   revokeKey: { summary: 'Revoke a key of the team: its very next request is refused', ok: [200, obj({ key: ref('AccountKey') }), 'The revoked key'], errors: [400, 401, 404, 503] },
-  credits: { summary: 'The balance and the latest charges', ok: [200, ref('AccountCredits'), 'Balance and charges'], errors: [401, 503] },
+  credits: { summary: 'The balance and the latest charges (free; a session or an API key)', ok: [200, ref('AccountCredits'), 'Balance and charges'], errors: [401, 503] },
   usage: {
-    summary: 'Requests, cache hits and credits per UTC day and operation',
+    summary: 'Every answer per UTC day and operation: live results, cache hits and errors by code, with credits (free; a session or an API key)',
     query: [{ name: 'days', in: 'query', required: false, description: 'How many days, today included (1-90)', schema: { type: 'string', pattern: '^\\d+$', default: '30' } }],
     ok: [200, ref('AccountUsage'), 'The usage report'],
     errors: [401, 422, 503],
+  },
+  requests: {
+    summary: "The team's requests of the last 7 days, newest first, paged (free; a session or an API key)",
+    query: Object.entries(REQUESTS_PARAMS).map(([name, description]) => ({
+      name,
+      in: 'query',
+      required: false,
+      description,
+      schema:
+        name === 'limit'
+          ? { type: 'string', pattern: '^\\d+$', default: String(HISTORY_PAGE.default) }
+          : name === 'status'
+            ? { type: 'string', pattern: '^([1-5][0-9]{2}|error)$' }
+            : { type: 'string', minLength: 1 },
+    })),
+    ok: [200, ref('AccountRequests'), 'A page of the history'],
+    errors: [400, 401, 422, 503],
   },
   changePassword: {
     summary: "Change one's own password (the current one is required); ends one's other sessions",
@@ -147,8 +193,8 @@ const SPECS: Record<AccountRoute['name'], Spec> = {
 };
 
 const ERROR_TEXT: Record<number, string> = {
-  400: 'A state-changing request without this site\'s Origin, a body that is not a JSON object, an unknown, used, replaced or expired token, a wrong current password, or removing oneself (BAD_REQUEST)',
-  401: 'Not signed in (no, expired or ended session), or sign-in failed: one message for every sign-in failure (UNAUTHORIZED)',
+  400: 'A cursor this query did not issue, a state-changing request without this site\'s Origin, a body that is not a JSON object, an unknown, used, replaced or expired token, a wrong current password, or removing oneself (BAD_REQUEST)',
+  401: 'Not signed in (no, expired or ended session), an unknown or revoked API key where one is accepted, or sign-in failed: one message for every sign-in failure (UNAUTHORIZED)',
   404: 'The team has no such key, member or live session (NOT_FOUND)',
   422: 'Invalid body or query (VALIDATION_ERROR, with details)',
   429: 'Too many sign-in attempts for this e-mail from this address, or from this address; the same answer for every e-mail (RATE_LIMITED, with Retry-After)',
@@ -184,8 +230,8 @@ export function accountPaths(): Json {
       operationId: camelName(route.name),
       summary: spec.summary,
       tags: ['account'],
-      // The session cookie, never an API key; the first three need none.
-      security: spec.open ? [] : [{ session: [] }],
+      // The session cookie; the reads of KEY_READABLE also an API key; sign-in and the like need none.
+      security: spec.open ? [] : KEY_READABLE.includes(route.name) ? [{ session: [] }, { apiKey: [] }, { bearer: [] }] : [{ session: [] }],
       ...(params.length ? { parameters: params } : {}),
       ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
       responses,

@@ -50,7 +50,7 @@ export function agentPaths(): Json {
       post: {
         operationId: 'mcp',
         summary: 'The MCP server: Streamable HTTP transport, stateless, JSON answers',
-        description: `One tool per operation (named by the operation's id, its parameters as arguments, \`cache_max_age\` included) and the read-only account tools account-credits and account-usage. A tool call runs the operation itself: the same validation, cache, credits and ledger; an error is a tool result with \`isError\` and the error's code. Every POST counts against the team's ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} s. Send \`Accept: application/json, text/event-stream\`.`,
+        description: `One tool per operation (named by the operation's id, its parameters as arguments, \`cache_max_age\` included) and the read-only account tools account-credits, account-usage and account-requests. A tool call runs the operation itself: the same validation, cache, credits and ledger; an error is a tool result with \`isError\` and the error's code. Every POST counts against the team's ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} s. Send \`Accept: application/json, text/event-stream\`.`,
         tags: ['agents'],
         requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcMessage' } } } },
         responses: {

@@ -1,20 +1,24 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from './config';
 import { db, isConditionalFailure, teamRange } from './db/client';
 import { LEDGER_PREFIX, TEAM_SK, teamPk } from './db/tables';
 import { ApiError, atCapacity } from './errors';
 import type { Log } from './log';
-import { countHit, liveUsageUpdate } from './usage';
+import { type Answered, historyItem } from './history';
+import { freeAnswerUpdate, liveUsageUpdate } from './usage';
 
 /**
  * Teams, their prepaid credits, the ledger, and the write side of every answered request.
  *
  * A live request reserves 1 credit with one conditional update before it scrapes (so N concurrent
  * requests against a balance of K give exactly min(N, K) successes and the balance never goes
- * negative), is settled when it succeeds (`settleLive`: ledger record, daily usage count and cache
- * entry in one transaction), and gives the credit back on any error (`refund`). A cache hit is
- * settled by `settleHit` (the balance to show and the day's hit count). Nothing else writes these.
+ * negative), is settled when it succeeds (`settleLive`: ledger record, daily usage count, history
+ * item and cache entry in one transaction), and gives the credit back on any error (`settleError`:
+ * the refund, with the error's usage count and history item). A cache hit is settled by `settleHit`
+ * (the balance to show, with the hit's usage count and history item). Every answer of an operation
+ * with a known team is counted and recorded here, with the writes it makes anyway; nothing else
+ * writes these.
  */
 export const COST = 1;
 
@@ -209,26 +213,49 @@ export async function ledger(teamId: string, since?: string): Promise<LedgerEntr
 }
 
 /**
- * A cache hit: it costs nothing and has no ledger record; the balance to show, and the day's hit
- * count, sent together (one round trip). Throws only when the balance cannot be read.
+ * The usage count and the history item of a free answer (a cache hit or an error), sent together
+ * (one round trip). Never throws: counting must not fail a request.
  */
-export async function settleHit(teamId: string, operation: string, log: Log): Promise<number> {
-  const [remaining] = await Promise.all([balance(teamId), countHit(teamId, operation, log)]);
+async function recordFreeAnswer(a: Answered, log: Log): Promise<void> {
+  const writes = await Promise.allSettled([
+    (async () => db().send(new UpdateCommand(freeAnswerUpdate(a.teamId, a.operation, a.code, a.time))))(),
+    (async () => db().send(new PutCommand({ TableName: config.accountsTable, Item: historyItem(a) })))(),
+  ]);
+  const failed = writes.filter((w): w is PromiseRejectedResult => w.status === 'rejected');
+  if (failed.length) log.warn('usage or history not recorded', { errors: failed.map((f) => (f.reason as Error)?.name) });
+}
+
+/**
+ * A cache hit: it costs nothing and has no ledger record; the balance to show, the day's hit count
+ * and the history item, sent together (one round trip). Throws only when the balance cannot be read.
+ */
+export async function settleHit(answer: Answered, log: Log): Promise<number> {
+  const [remaining] = await Promise.all([balance(answer.teamId), recordFreeAnswer(answer, log)]);
   return remaining;
 }
 
 /**
+ * An error answer of a known team: the reserved credit given back (when one was reserved), with the
+ * error's usage count and history item sent at the same time. Never throws.
+ */
+export async function settleError(answer: Answered, reserved: boolean, log: Log): Promise<void> {
+  const [given] = await Promise.all([reserved ? refund(answer.teamId, answer.requestId) : true, recordFreeAnswer(answer, log)]);
+  if (!given) log.error('refund failed: a reserved credit was not given back');
+}
+
+/**
  * After a charged live scrape: one TransactWriteItems writes the ledger record, the day's usage
- * count and the cache entry, so the usage count exists exactly when the charge does, and the cache
+ * count, the request's history item (`request`: the key and the time it took) and the cache entry,
+ * so the usage count and the history exist exactly when the charge does, and the cache
  * holds only results that were charged. The ledger record is conditional on its absence, which
  * makes every retry safe: a retry of a write that landed is refused on the ledger record and
  * changes nothing. A cache entry the database refuses (size, say) must not cost the charge: the
  * write is tried again without it. A ledger record that cannot be written fails the request, whose
  * credit the caller then gives back. `cacheItem` null: served uncached.
  */
-export async function settleLive(charge: Omit<LedgerEntry, 'credits'>, cacheItem: Record<string, unknown> | null, log: Log): Promise<void> {
+export async function settleLive(charge: Omit<LedgerEntry, 'credits'>, cacheItem: Record<string, unknown> | null, log: Log, request: Pick<Answered, 'keyId' | 'ms'>): Promise<void> {
   try {
-    await writeSettlement(charge, cacheItem, log);
+    await writeSettlement(charge, cacheItem, log, request);
   } catch (err) {
     // A write whose answer was lost (a timeout, a reset) may have landed: if the ledger record is
     // there, the charge is real and the request delivered; giving the credit back would create one.
@@ -256,10 +283,13 @@ function cancellation(err: unknown): Cancellation {
   return null;
 }
 
-async function writeSettlement(charge: Omit<LedgerEntry, 'credits'>, cacheItem: Record<string, unknown> | null, log: Log): Promise<void> {
+async function writeSettlement(charge: Omit<LedgerEntry, 'credits'>, cacheItem: Record<string, unknown> | null, log: Log, request: Pick<Answered, 'keyId' | 'ms'>): Promise<void> {
+  const time = Date.parse(charge.time);
+  const answered: Answered = { ...charge, ...request, time, status: 200, code: null, credits: COST, cached: false };
   const charged: NonNullable<TransactWriteCommandInput['TransactItems']> = [
     { Put: { TableName: config.accountsTable, Item: ledgerItem({ ...charge, credits: COST }), ConditionExpression: 'attribute_not_exists(pk)' } },
-    { Update: liveUsageUpdate(charge.teamId, charge.operation, COST, charge.requestId, Date.parse(charge.time)) },
+    { Update: liveUsageUpdate(charge.teamId, charge.operation, COST, charge.requestId, time) },
+    { Put: { TableName: config.accountsTable, Item: historyItem(answered) } },
   ];
   let withCache = cacheItem !== null;
   // Bounded in count and in time: each attempt is already retried by the SDK with its own timeouts.

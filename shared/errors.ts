@@ -1,22 +1,12 @@
 import { RATE_LIMIT } from './config';
+import { ERROR_STATUS } from './error-status';
 
 /**
  * The spec's error model: one class, one code per condition, one place that knows each status.
  * Everything thrown behind an entry point (shared/entry.ts) is turned into one of these by
  * `toApiError`; a scraper's own failures first by `toScrapeError`.
  */
-export const ERROR_STATUS = {
-  BAD_REQUEST: 400,
-  UNAUTHORIZED: 401,
-  INSUFFICIENT_CREDITS: 402,
-  NOT_FOUND: 404,
-  VALIDATION_ERROR: 422,
-  RATE_LIMITED: 429,
-  UPSTREAM_BLOCKED: 503,
-  EXTRACTION_FAILED: 503,
-  PLATFORM_UNAVAILABLE: 503,
-  SERVICE_UNAVAILABLE: 503,
-} as const;
+export { ERROR_STATUS };
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];

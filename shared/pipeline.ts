@@ -1,9 +1,10 @@
 import { cacheItem, cacheKey, readCache } from './cache';
 import { config } from './config';
-import { COST, refund, reserve, settleHit, settleLive } from './credits';
+import { COST, reserve, settleError, settleHit, settleLive } from './credits';
 import { entryPoint } from './entry';
 import { success } from './envelope';
-import { ApiError, GATEWAY_MESSAGES, toApiError, toScrapeError } from './errors';
+import { ApiError, type ErrorCode, GATEWAY_MESSAGES, toApiError, toScrapeError } from './errors';
+import type { Answered } from './history';
 import type { Log } from './log';
 import { recordOutcome } from './metrics';
 import { type DataOf, type Operation, type OperationEntry, type OperationId, type ScraperOf, operation } from './operations';
@@ -15,8 +16,10 @@ import { CACHE_MAX_AGE_SECONDS, validateQuery } from './validation';
  * The one request pipeline every operation's function runs, inside the entry-point wrapper
  * (shared/entry.ts: request id, log context, error answers, headers):
  *   authenticated team -> validate -> cache (when cache_max_age allows; settleHit) -> reserve 1
- *   credit and scrape within the deadline, concurrently -> settleLive (ledger, usage, cache) -> envelope.
- * Any error after the reservation gives the credit back; errors always cost 0.
+ *   credit and scrape within the deadline, concurrently -> settleLive (ledger, usage, history, cache) -> envelope.
+ * Any error after the reservation gives the credit back (settleError); errors always cost 0. Every
+ * answer of a known team is counted in its daily usage and its request history by the settle step
+ * it goes through (settleHit, settleLive, settleError), with the writes that step makes anyway.
  */
 
 /**
@@ -53,6 +56,11 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
     let reserved = false;
     let outcome = 'error';
     let upstreamCalls = 0;
+    const keyId = event.requestContext?.authorizer?.keyId as string | undefined;
+    const answered = (teamId: string, status: number, code: ErrorCode | null, cached: boolean): Answered => {
+      const time = Date.now();
+      return { teamId, keyId, operation: op.id, requestId, status, code, credits: 0, cached, ms: time - started, time };
+    };
     try {
       teamId = event.requestContext?.authorizer?.teamId as string | undefined;
       if (!teamId) throw new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED);
@@ -71,7 +79,7 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
         if (hit) {
           outcome = 'cache_hit';
           const cachedAt = new Date(hit.fetchedAt).toISOString();
-          const remaining = await settleHit(teamId, op.id, log);
+          const remaining = await settleHit(answered(teamId, 200, null, true), log);
           return success(hit.data, { requestId, creditsCharged: 0, creditsRemaining: remaining, cached: true, cachedAt });
         }
       }
@@ -103,17 +111,14 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
 
       const item = cacheItem(key, op.id, data, fetchedAt);
       if (!item) log.warn('result too large to cache; served uncached', { bytes: JSON.stringify(data).length });
-      await settleLive({ teamId, requestId, operation: op.id, time: new Date(fetchedAt).toISOString() }, item, log);
+      await settleLive({ teamId, requestId, operation: op.id, time: new Date(fetchedAt).toISOString() }, item, log, { keyId, ms: fetchedAt - started });
       reserved = false;
       outcome = 'live';
       return success(data, { requestId, creditsCharged: COST, creditsRemaining: remainingAfter, cached: false });
     } catch (err) {
       const apiError = toApiError(err);
       outcome = apiError.code;
-      if (reserved && teamId) {
-        const given = await refund(teamId, requestId);
-        if (!given) log.error('refund failed: a reserved credit was not given back');
-      }
+      if (teamId) await settleError(answered(teamId, apiError.status, apiError.code, false), reserved, log);
       throw apiError;
     } finally {
       const ms = Date.now() - started;

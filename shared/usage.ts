@@ -1,16 +1,18 @@
 import { createHash } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from './config';
-import { db, teamRange } from './db/client';
+import { teamRange } from './db/client';
 import { USAGE_PREFIX, teamPk } from './db/tables';
-import type { Log } from './log';
+import { ERROR_STATUS, type ErrorCode } from './errors';
 
 /**
- * The daily usage of each team: per UTC day and operation, the live requests (and the credits they
- * cost) and the cache hits (free, so absent from the ledger). Written only by the settle step of
- * shared/credits.ts; read by the account API's usage report. Items in the team's partition:
+ * The daily usage of each team: per UTC day and operation, every answered request, by what it
+ * answered: live results (and the credits they cost), cache hits (free, so absent from the ledger)
+ * and errors by code (free too). Written only by the write side of shared/credits.ts; read by the
+ * account API's usage report. Items in the team's partition:
  *
- *   USAGE#<day>            `hit:<op>`; one UpdateItem (ADD) per cache hit, never in a transaction
+ *   USAGE#<day>            `hit:<op>`, `error:<op>:<CODE>`; one UpdateItem (ADD) per cache hit or
+ *                          error answer, sent with the writes that answer makes anyway, never in a
+ *                          transaction
  *   USAGE#<day>#<shard>    `live:<op>`, `credits:<op>`; added by the transaction that writes the
  *                          ledger record, so a request is counted exactly when it is charged
  *
@@ -40,34 +42,78 @@ export function liveUsageUpdate(teamId: string, operation: string, credits: numb
   };
 }
 
-/** Counts one cache hit. Never throws: a usage counter must not fail a request. */
-export async function countHit(teamId: string, operation: string, log: Log, now = Date.now()): Promise<void> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: config.accountsTable,
-        Key: { pk: teamPk(teamId), sk: `${USAGE_PREFIX}${dayOf(now)}` },
-        UpdateExpression: 'ADD #n :one SET expiresAt = if_not_exists(expiresAt, :exp)',
-        ExpressionAttributeNames: { '#n': `hit:${operation}` },
-        ExpressionAttributeValues: { ':one': 1, ':exp': expiry(now) },
-      }),
-    );
-  } catch (err) {
-    log.warn('usage counter not updated', { error: (err as Error).name });
-  }
+/** The UpdateItem input that counts one free answer: a cache hit (`code` null) or an error answer. */
+export function freeAnswerUpdate(teamId: string, operation: string, code: ErrorCode | null, now: number) {
+  return {
+    TableName: config.accountsTable,
+    Key: { pk: teamPk(teamId), sk: `${USAGE_PREFIX}${dayOf(now)}` },
+    UpdateExpression: 'ADD #n :one SET expiresAt = if_not_exists(expiresAt, :exp)',
+    ExpressionAttributeNames: { '#n': code ? `error:${operation}:${code}` : `hit:${operation}` },
+    ExpressionAttributeValues: { ':one': 1, ':exp': expiry(now) },
+  };
+}
+
+/** One operation's answers of one day (or of the report's whole span). */
+export interface UsageCounts {
+  /** Live results (charged). */
+  live: number;
+  /** Cache hits (free). */
+  hits: number;
+  /** Error answers (free), by error code. */
+  errors: Partial<Record<ErrorCode, number>>;
+  credits: number;
 }
 
 export interface UsageDay {
   day: string;
-  /** Per operation: live requests, cache hits, credits. */
-  operations: Record<string, { live: number; hits: number; credits: number }>;
+  operations: Record<string, UsageCounts>;
+}
+
+export interface UsageSummary {
+  /** Every answered request: live + hits + error answers. */
+  requests: number;
+  live: number;
+  hits: number;
+  /** Error answers, all codes. */
+  errorCount: number;
+  credits: number;
+  /** Cache hits among the answers with data (live + hits); null without any. */
+  cacheHitShare: number | null;
+  /** Every answer by HTTP status ("200" counts live results and cache hits). */
+  byStatus: Record<string, number>;
+  /** Error answers by code. */
+  byCode: Partial<Record<ErrorCode, number>>;
 }
 
 /** GET /v1/account/usage: what the dashboard's usage page draws. */
 export interface UsageReport {
   days: UsageDay[];
-  totals: { requests: number; live: number; hits: number; credits: number; cacheHitShare: number | null };
-  byOperation: Record<string, { requests: number; hits: number; credits: number; cacheHitShare: number | null }>;
+  totals: UsageSummary;
+  byOperation: Record<string, UsageSummary>;
+}
+
+const KNOWN_CODES = new Set(Object.keys(ERROR_STATUS));
+
+function emptySummary(): UsageSummary {
+  return { requests: 0, live: 0, hits: 0, errorCount: 0, credits: 0, cacheHitShare: null, byStatus: {}, byCode: {} };
+}
+
+function addTo(s: UsageSummary, o: UsageCounts) {
+  s.live += o.live;
+  s.hits += o.hits;
+  s.credits += o.credits;
+  if (o.live + o.hits) s.byStatus['200'] = (s.byStatus['200'] ?? 0) + o.live + o.hits;
+  for (const [code, n] of Object.entries(o.errors) as [ErrorCode, number][]) {
+    s.errorCount += n;
+    s.byCode[code] = (s.byCode[code] ?? 0) + n;
+    const status = String(ERROR_STATUS[code]);
+    s.byStatus[status] = (s.byStatus[status] ?? 0) + n;
+  }
+}
+
+function finish(s: UsageSummary) {
+  s.requests = s.live + s.hits + s.errorCount;
+  s.cacheHitShare = s.live + s.hits ? s.hits / (s.live + s.hits) : null;
 }
 
 /** The last `days` UTC days, today included, every day present (zeros where nothing happened). */
@@ -80,34 +126,32 @@ export async function usage(teamId: string, days: number, now = Date.now()): Pro
     const ops = byDay.get(day) ?? {};
     byDay.set(day, ops);
     for (const [name, value] of Object.entries(item)) {
-      const m = /^(live|hit|credits):(.+)$/.exec(name);
+      // Operation ids have no colon; `error:<op>:<CODE>`.
+      const m = /^(live|hit|credits|error):([^:]+)(?::([A-Z_]+))?$/.exec(name);
       if (!m) continue;
-      const o = (ops[m[2]!] ??= { live: 0, hits: 0, credits: 0 });
+      const [, kind, op, code] = m;
+      if ((kind === 'error') !== (code !== undefined) || (code && !KNOWN_CODES.has(code))) continue;
+      const o = (ops[op!] ??= { live: 0, hits: 0, errors: {}, credits: 0 });
       const n = Number(value);
-      if (m[1] === 'live') o.live += n;
-      else if (m[1] === 'hit') o.hits += n;
-      else o.credits += n;
+      if (kind === 'live') o.live += n;
+      else if (kind === 'hit') o.hits += n;
+      else if (kind === 'credits') o.credits += n;
+      else o.errors[code as ErrorCode] = (o.errors[code as ErrorCode] ?? 0) + n;
     }
   }
   const out: UsageDay[] = [];
-  const totals = { requests: 0, live: 0, hits: 0, credits: 0, cacheHitShare: null as number | null };
+  const totals = emptySummary();
   const byOperation: UsageReport['byOperation'] = {};
   for (let i = days - 1; i >= 0; i--) {
     const day = dayOf(now - i * 86_400_000);
     const operations = byDay.get(day) ?? {};
     out.push({ day, operations });
     for (const [op, o] of Object.entries(operations)) {
-      totals.live += o.live;
-      totals.hits += o.hits;
-      totals.credits += o.credits;
-      const b = (byOperation[op] ??= { requests: 0, hits: 0, credits: 0, cacheHitShare: null });
-      b.requests += o.live + o.hits;
-      b.hits += o.hits;
-      b.credits += o.credits;
+      addTo(totals, o);
+      addTo((byOperation[op] ??= emptySummary()), o);
     }
   }
-  totals.requests = totals.live + totals.hits;
-  totals.cacheHitShare = totals.requests ? totals.hits / totals.requests : null;
-  for (const b of Object.values(byOperation)) b.cacheHitShare = b.requests ? b.hits / b.requests : null;
+  finish(totals);
+  for (const s of Object.values(byOperation)) finish(s);
   return { days: out, totals, byOperation };
 }

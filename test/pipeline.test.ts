@@ -149,32 +149,50 @@ describe('cache', () => {
     expect(second.body.meta.cached).toBe(false);
   });
 
-  // A hit: key, cache, then the balance read and the day's hit count together. A live scrape: key,
-  // cache, reservation, then one transaction for the ledger record, the usage count and the cache entry.
-  test('DynamoDB calls, authorizer included: at most 4 for a cache hit, 4 for a live scrape', async () => {
+  // A hit: key, cache, then the balance read, the day's hit count and the history item together.
+  // A live scrape: key, cache, reservation, then one transaction for the ledger record, the usage
+  // count, the history item and the cache entry. A 422: key, then its count and history item together.
+  test('DynamoDB calls, authorizer included: 5 in 3 round trips for a cache hit, 4 for a live scrape, 3 in 2 for a 422', async () => {
     const { key } = await h.team(10);
     await h.call(PATH, { handle: 'count-calls.bsky.social' }, { key }); // first use also writes lastUsedAt
     let before = dynamoCallCount();
     await h.call(PATH, { handle: 'count-calls.bsky.social', cache_max_age: '1d' }, { key });
-    expect(dynamoCallCount() - before).toBeLessThanOrEqual(4);
+    expect(dynamoCallCount() - before).toBeLessThanOrEqual(5);
     before = dynamoCallCount();
     await h.call(PATH, { handle: 'count-calls-2.bsky.social', cache_max_age: '1d' }, { key });
     expect(dynamoCallCount() - before).toBeLessThanOrEqual(4);
+    before = dynamoCallCount();
+    await h.call(PATH, { handle: '!!' }, { key });
+    expect(dynamoCallCount() - before).toBeLessThanOrEqual(3);
   });
 
-  test('the daily usage counter: live requests with their credits, and cache hits, per operation', async () => {
+  test('the daily usage counter: every answer per operation, live with its credits, cache hits, errors by code', async () => {
     const { key, teamId } = await h.team(10);
     await h.call(PATH, { handle: 'usage-count.bsky.social' }, { key });
     await h.call(PATH, { handle: 'usage-count.bsky.social', cache_max_age: '1d' }, { key });
     await h.call(PATH, { handle: 'usage-count.bsky.social', cache_max_age: '1d' }, { key });
-    await h.call(PATH, { handle: '!!' }, { key }); // 422: not counted
+    await h.call(PATH, { handle: '!!' }, { key }); // 422, free
     const { usage } = await import('../shared/usage');
     const report = await usage(teamId, 30);
     expect(report.days).toHaveLength(30);
-    expect(report.days.at(-1)!.operations).toEqual({ 'microblog-a-user-posts': { live: 1, hits: 2, credits: 1 } });
-    expect(report.totals).toMatchObject({ requests: 3, live: 1, hits: 2, credits: 1 });
+    expect(report.days.at(-1)!.operations).toEqual({ 'microblog-a-user-posts': { live: 1, hits: 2, errors: { VALIDATION_ERROR: 1 }, credits: 1 } });
+    expect(report.totals).toMatchObject({ requests: 4, live: 1, hits: 2, errorCount: 1, credits: 1, byStatus: { 200: 3, 422: 1 }, byCode: { VALIDATION_ERROR: 1 } });
     expect(report.totals.cacheHitShare).toBeCloseTo(2 / 3);
     expect(report.totals.credits).toBe(10 - (await balance(teamId)));
+  });
+
+  test('a failure to count never fails the answer: the usage write refused, the 422 still answered and recorded', async () => {
+    const { key, teamId } = await h.team(10);
+    const { freeAnswerUpdate } = await import('../shared/usage');
+    // A team whose usage item of today holds a string where the counter is a number: ADD is refused.
+    const today = freeAnswerUpdate(teamId, 'microblog-a-user-posts', 'VALIDATION_ERROR', Date.now()).Key;
+    await db().send(new PutCommand({ TableName: config.accountsTable, Item: { ...today, 'error:microblog-a-user-posts:VALIDATION_ERROR': 'not a number' } }));
+    const res = await h.call(PATH, { handle: '!!' }, { key });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    expect(await balance(teamId)).toBe(10);
+    const { requestHistory } = await import('../shared/history');
+    expect((await requestHistory(teamId, { limit: 5 })).requests).toMatchObject([{ status: 422, code: 'VALIDATION_ERROR', requestId: res.body.error.requestId }]);
   });
 });
 

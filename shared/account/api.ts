@@ -1,10 +1,11 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { createKey, listKeys, renameKey, revokeKey, type KeyRecord } from '../auth/keys';
+import { authorize } from '../auth/authorizer';
+import { createKey, keyFromHeaders, listKeys, renameKey, revokeKey, type KeyRecord } from '../auth/keys';
 import { config } from '../config';
 import { getTeam } from '../credits';
 import { entryPoint } from '../entry';
 import { jsonAnswer } from '../envelope';
-import { ApiError, notFound } from '../errors';
+import { ApiError, GATEWAY_MESSAGES, notFound } from '../errors';
 import { NOT_SIGNED_IN, invalid, notSignedIn, session, type Ctx, type Reply } from './context';
 import { setPassword } from './members';
 import { passwordProblem } from './passwords';
@@ -12,14 +13,15 @@ import { matchAccountRoute, type AccountRoute } from './routes';
 import { clearedSessionCookie, endSession, sessionIdFromCookies, type Session } from './sessions';
 import { signIn } from './signin';
 import { TEAM_HANDLERS } from './team';
-import { creditsReport, usageReport } from './reads';
+import { creditsReport, requestsReport, usageReport } from './reads';
 
 /**
  * The account API (ACCOUNT_ROUTES) behind the dashboard. JSON in, `{data}` or the spec's error
- * envelope out. Authorised by the session cookie alone, and only for the session's own team: every
- * key lookup is by (session team, keyId), so another team's key is simply not found. An API key in
- * the request is ignored (it never signs in here), and state-changing requests must carry this
- * site's Origin.
+ * envelope out. Authorised by the session cookie, and only for the session's own team: every key
+ * lookup is by (session team, keyId), so another team's key is simply not found. The three reads
+ * a script needs (credits, usage, requests) also answer an API key (`x-api-key` or Bearer) for the
+ * key's team, free of charge; every other route ignores a key (it never signs in here), and
+ * state-changing requests must carry this site's Origin.
  */
 export { NOT_SIGNED_IN };
 export { SIGN_IN_FAILED, SIGN_IN_THROTTLED } from './signin';
@@ -138,16 +140,31 @@ const HANDLERS: Record<AccountRoute['name'], (ctx: Ctx) => Promise<Reply>> = {
   },
 
   async credits(ctx) {
-    return { data: await creditsReport((await session(ctx)).teamId) };
+    return { data: await creditsReport(await readerTeam(ctx)) };
   },
 
   async usage(ctx) {
-    const { teamId } = await session(ctx);
-    return { data: await usageReport(teamId, ctx.event.queryStringParameters?.days) };
+    return { data: await usageReport(await readerTeam(ctx), ctx.event.queryStringParameters?.days) };
+  },
+
+  async requests(ctx) {
+    return { data: await requestsReport(await readerTeam(ctx), ctx.event.queryStringParameters) };
   },
 
   ...TEAM_HANDLERS,
 };
+
+/**
+ * The team of a read's caller: the API key's when the request carries one (checked as the
+ * authorizer checks it: unknown or revoked is 401), else the dashboard session's.
+ */
+async function readerTeam(ctx: Ctx): Promise<string> {
+  if (keyFromHeaders(ctx.headers) === undefined) return (await session(ctx)).teamId;
+  const key = await authorize(ctx.headers);
+  if (!key) throw new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED);
+  ctx.log.appendKeys({ teamId: key.teamId, keyId: key.keyId });
+  return key.teamId;
+}
 
 async function me(s: Session) {
   const team = await getTeam(s.teamId);

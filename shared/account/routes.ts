@@ -1,7 +1,8 @@
 /**
  * The account API behind the dashboard, written once: the function routes by it, the local
  * gateway serves it, the CDK stack adds one API Gateway method per entry (no API-key authorizer:
- * the session cookie is the credential, checked by the function).
+ * the session cookie is the credential, or for the reads in KEY_READABLE an API key, both checked
+ * by the function).
  */
 export const ACCOUNT_ROUTES = [
   { method: 'POST', path: '/v1/account/password', name: 'setPassword' },
@@ -14,6 +15,7 @@ export const ACCOUNT_ROUTES = [
   { method: 'DELETE', path: '/v1/account/keys/{keyId}', name: 'revokeKey' },
   { method: 'GET', path: '/v1/account/credits', name: 'credits' },
   { method: 'GET', path: '/v1/account/usage', name: 'usage' },
+  { method: 'GET', path: '/v1/account/requests', name: 'requests' },
   { method: 'POST', path: '/v1/account/me/password', name: 'changePassword' },
   { method: 'GET', path: '/v1/account/members', name: 'listMembers' },
   { method: 'DELETE', path: '/v1/account/members/{memberId}', name: 'removeMember' },
@@ -39,3 +41,6 @@ export function matchAccountRoute(method: string, path: string): { route: Accoun
   }
   return null;
 }
+
+/** The account reads a script may make with an API key instead of a session (free of charge). */
+export const KEY_READABLE: readonly AccountRoute['name'][] = ['credits', 'usage', 'requests'];

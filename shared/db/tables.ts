@@ -8,10 +8,12 @@
  *                                             (gsi1pk TEAM#<teamId>, gsi1sk KEY#<createdAt>#<keyId>)
  *   TEAM#<teamId> / LEDGER#<time>#<requestId> a charge: requestId, operation, credits, time
  *   TEAM#<teamId> / GRANT#<time>#<id>         credits added: credits, time
- *   TEAM#<teamId> / USAGE#<yyyy-mm-dd>        a day's cache hits (shared/usage.ts): numbers `hit:<operation>`, one
- *                                             UpdateItem (ADD) per hit; expiresAt after 400 days
+ *   TEAM#<teamId> / USAGE#<yyyy-mm-dd>        a day's cache hits and error answers (shared/usage.ts): numbers `hit:<operation>`,
+ *                                             `error:<operation>:<CODE>`, one UpdateItem (ADD) per answer; expiresAt after 400 days
  *   TEAM#<teamId> / USAGE#<yyyy-mm-dd>#<nn>   a day's live requests, one of 16 shards: `live:<operation>`, `credits:<operation>`,
  *                                             added by the settle transaction with the ledger record; expiresAt after 400 days
+ *   TEAM#<teamId> / REQ#<time>#<requestId>    one answered request (shared/history.ts): time, operation, keyId, status, code?,
+ *                                             credits, cached, ms, requestId; expiresAt after 7 days
  *   MEMBER#<email> / MEMBER                   a dashboard member: memberId, email, teamId, createdAt,
  *                                             passwordHash? (scrypt), passwordSetAt?
  *                                             (gsi1pk TEAM#<teamId>, gsi1sk MEMBER#<createdAt>#<email>)
@@ -65,6 +67,7 @@ export const KEY_SK = 'KEY';
 export const LEDGER_PREFIX = 'LEDGER#';
 export const credentialKey = (name: string) => `CRED#${name}`;
 export const USAGE_PREFIX = 'USAGE#';
+export const REQUEST_PREFIX = 'REQ#';
 export const memberPk = (email: string) => `MEMBER#${email}`;
 export const MEMBER_SK = 'MEMBER';
 export const invitePk = (hash: string) => `INVITE#${hash}`;

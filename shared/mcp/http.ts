@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { creditsReport, usageReport } from '../account/reads';
+import { creditsReport, requestsReport, usageReport } from '../account/reads';
 import { type ProxyHandler, entryPoint } from '../entry';
 import { failure, jsonAnswer } from '../envelope';
 import { ApiError, GATEWAY_MESSAGES, atCapacity, toApiError } from '../errors';
@@ -133,6 +133,7 @@ export function answerOf(result: APIGatewayProxyResult, requestId: string): Answ
 const ACCOUNT_READS: Record<AccountRead, (teamId: string, query: Record<string, string>) => Promise<object>> = {
   credits: (teamId) => creditsReport(teamId),
   usage: (teamId, query) => usageReport(teamId, query.days),
+  requests: (teamId, query) => requestsReport(teamId, query),
 };
 
 async function accountAnswer(target: Extract<ToolDef['target'], { account: AccountRead }>, teamId: string, query: Record<string, string>, requestId: string): Promise<Answer> {

@@ -3,7 +3,8 @@ import { RATE_LIMIT } from '../config';
 import { COST } from '../credits';
 import { routedOperations, type Operation } from '../operations';
 import { parameter, parameters } from '../parameter-schema';
-import { USAGE_DAYS } from '../account/reads';
+import { REQUESTS_PARAMS, USAGE_DAYS } from '../account/reads';
+import { HISTORY_PAGE } from '../history';
 import type { ParamDef } from '../validation';
 
 /**
@@ -12,7 +13,7 @@ import type { ParamDef } from '../validation';
  * plus the read-only account tools. Both transports (the stdio server in mcp/, POST /mcp in
  * functions/mcp.ts) list exactly these and render their answers with shared/mcp/render.ts.
  */
-export type AccountRead = 'credits' | 'usage';
+export type AccountRead = 'credits' | 'usage' | 'requests';
 
 export interface ToolDef {
   name: string;
@@ -68,6 +69,14 @@ const daysParam: ParamDef = {
   example: '7',
 };
 
+/** The history's filters and paging, as the account API takes them (it validates them again). */
+const requestsParams: Record<keyof typeof REQUESTS_PARAMS, ParamDef> = {
+  operation: { schema: v.pipe(v.string(), v.minLength(1)), description: REQUESTS_PARAMS.operation, example: 'livestream-clip' },
+  status: { schema: v.pipe(v.string(), v.regex(/^([1-5]\d\d|error)$/, REQUESTS_PARAMS.status)), description: REQUESTS_PARAMS.status, example: 'error' },
+  limit: { schema: v.pipe(v.string(), v.regex(/^\d+$/, 'A whole number')), description: REQUESTS_PARAMS.limit, example: String(HISTORY_PAGE.default) },
+  cursor: { schema: v.pipe(v.string(), v.minLength(1)), description: REQUESTS_PARAMS.cursor },
+};
+
 const ACCOUNT_TOOLS: { name: string; title: string; read: AccountRead; description: string; params: Record<string, ParamDef> }[] = [
   {
     name: 'account-credits',
@@ -80,8 +89,16 @@ const ACCOUNT_TOOLS: { name: string; title: string; read: AccountRead; descripti
     name: 'account-usage',
     title: 'Usage per day and operation',
     read: 'usage',
-    description: "Your team's answered requests per UTC day and operation: live scrapes, cache hits and credits, with totals. Free.",
+    description: "Your team's answered requests per UTC day and operation: live scrapes, cache hits, errors by code and credits, with totals by status and code. Free.",
     params: { days: daysParam },
+  },
+  {
+    name: 'account-requests',
+    title: 'Request history (7 days)',
+    read: 'requests',
+    description:
+      "Your team's requests of the last 7 days, newest first: time, operation, key, HTTP status, error code, credits, cached, latency, request id. Filter by operation or status (`error`: every error answer); pass the answer's cursor for older ones. Free.",
+    params: requestsParams,
   },
 ];
 
@@ -106,7 +123,7 @@ export const findTool = (name: string): ToolDef | undefined => tools().find((t) 
 export const listed = ({ name, title, description, inputSchema, annotations }: ToolDef) => ({ name, title, description, inputSchema, annotations });
 
 export const INSTRUCTIONS = [
-  'Tools read public social data (one tool per API operation) and your own account (account-credits, account-usage).',
+  'Tools read public social data (one tool per API operation) and your own account (account-credits, account-usage, account-requests).',
   `A live call costs ${COST} credit; an error costs nothing; with cache_max_age (1d, 3d, 7d, 14d, 30d) a cached result of at most that age is served for 0 credits.`,
   'Answers: a compact text (long lists trimmed, with a count of what was left out) and the full data in structured content; response_format "full" writes the whole answer as text.',
   'Paged tools return a cursor: call the same tool again with it for the next page.',

@@ -147,3 +147,33 @@ describe('base URL and redirects', () => {
     }
   });
 });
+
+describe("the team's own account, with the client's key (free)", () => {
+  test('credits, usage (errors by code) and requests, x-api-key or Bearer; every page of the history; typed errors', async () => {
+    const team = await h.team(3);
+    const mine = new SocialDataClient({ baseUrl: h.gateway.url, apiKey: team.key, cacheMaxAge: '1d' });
+    const bearer = new SocialDataClient({ baseUrl: h.gateway.url, apiKey: team.key, bearer: true });
+    scenarios['livestream-clip']!.routes(h.fake);
+    const url = scenarios['livestream-clip']!.query.url!;
+    await bearer.livestreamClip({ url });
+    await mine.livestreamClip({ url }); // a cache hit (the client's default cacheMaxAge), which the account reads do not send
+    await mine.livestreamClip({ url: 'https://evil.example/x' }).catch(() => undefined);
+
+    const credits = await mine.account.credits();
+    expect(credits.data.balance).toBe(2);
+    const usage = await bearer.account.usage({ days: 1 });
+    expect(usage.data.totals).toMatchObject({ requests: 3, live: 1, hits: 1, errorCount: 1, byCode: { VALIDATION_ERROR: 1 } });
+    const errors = await mine.account.requests({ status: 'error' });
+    expect(errors.data.requests.map((r) => [r.status, r.code, r.keyName])).toEqual([[422, 'VALIDATION_ERROR', 'test']]);
+
+    const pages = [];
+    for await (const page of mine.account.requestPages({ limit: 2 })) pages.push(page.data.requests.map((r) => r.status));
+    expect(pages).toEqual([[422, 200], [200]]);
+    expect(await mine.account.credits()).toEqual(credits); // reading costs nothing
+
+    const bad = await mine.account.requests({ limit: 0 }).catch((e: unknown) => e);
+    expect(bad).toMatchObject({ status: 422, code: 'VALIDATION_ERROR', details: [{ path: 'limit' }] });
+    const unknown = await new SocialDataClient({ baseUrl: h.gateway.url, apiKey: 'A'.repeat(28), retry: false }).account.credits().catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+  });
+});

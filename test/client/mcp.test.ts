@@ -44,7 +44,7 @@ const call = async (name: string, args: Record<string, unknown>) => (await clien
 
 test('one tool per live operation and the account tools, with input schemas from the table: the same list as POST /mcp', async () => {
   const { tools } = await client.listTools();
-  expect(tools.map((t) => t.name).sort()).toEqual([...routedOperations().map((o) => o.id), 'account-credits', 'account-usage'].sort());
+  expect(tools.map((t) => t.name).sort()).toEqual([...routedOperations().map((o) => o.id), 'account-credits', 'account-usage', 'account-requests'].sort());
   const clip = tools.find((t) => t.name === 'livestream-clip')!;
   expect(clip.inputSchema).toMatchObject({ type: 'object', required: ['url'], properties: { url: { type: 'string' }, cache_max_age: { enum: ['1d', '3d', '7d', '14d', '30d'] } } });
 
@@ -86,6 +86,13 @@ test("the account tools answer through the API's /mcp endpoint, with the same ke
   expect(result.structuredContent.data.balance).toBe(await balance(teamId));
   expect(result.structuredContent.data.charges[0]).toMatchObject({ operation: 'livestream-clip', credits: 1 });
   expect(result.content[0]!.text).toMatch(/^account-credits: result; 0 credits charged/);
+});
+
+test('the stdio server\'s account-requests: the history of the same team, the tool calls above included', async () => {
+  const result = await call('account-requests', { status: '200' });
+  expect(result.isError).toBeFalsy();
+  expect(result.structuredContent.data.requests.length).toBeGreaterThan(0);
+  expect(result.structuredContent.data.requests.every((r: { status: number; operation: string }) => r.status === 200 && r.operation === 'livestream-clip')).toBe(true);
 });
 
 test('no API URL, or a plain-http one off this machine: the server refuses to start (no http default for the key)', async () => {

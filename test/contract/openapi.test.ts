@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { ACCOUNT_ROUTES } from '../../shared/account/routes';
+import { ACCOUNT_ROUTES, KEY_READABLE } from '../../shared/account/routes';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../../shared/mcp/routes';
 import { routedOperations } from '../../shared/operations';
 import { CLIENT_TABLE_PATH, OPENAPI_FILE, openApiDocument, renderClientTable, renderOpenApi } from '../../scripts/openapi';
@@ -36,13 +36,15 @@ test('every routed operation has its parameters, both security schemes, Retry-Af
   }
 });
 
-test('every account-API route is in the document, on the session cookie or open, never on an API key', () => {
+test('every account-API route is in the document, on the session cookie or open; only the three reads also on an API key', () => {
   const doc = openApiDocument() as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  expect([...KEY_READABLE].sort()).toEqual(['credits', 'requests', 'usage']);
   for (const route of ACCOUNT_ROUTES) {
     const op = doc.paths[route.path][route.method.toLowerCase()];
     expect(op).toBeDefined();
     const open = ['setPassword', 'signIn', 'signOut'].includes(route.name);
-    expect(op.security).toEqual(open ? [] : [{ session: [] }]);
+    const byKey = KEY_READABLE.includes(route.name);
+    expect(op.security).toEqual(open ? [] : byKey ? [{ session: [] }, { apiKey: [] }, { bearer: [] }] : [{ session: [] }]);
   }
 });
 

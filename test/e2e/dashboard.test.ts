@@ -189,11 +189,23 @@ test('invite -> set password -> sign in -> create key -> use it -> last used and
   await visible(page.getByRole('cell', { name: 'e2e key', exact: true }));
   expect(await page.getByRole('cell', { name: 'forged', exact: true }).count()).toBe(0);
 
-  // The data API with the new key: one live request and one cache hit.
+  // The data API with the new key: one live request and one cache hit, then a 404, a 422 and an upstream 503 (free).
   clip.routes(h.fake);
   const live = await h.call(CLIP.path, clip.query, { key: secret });
   expect(live.status).toBe(200);
   expect((await h.call(CLIP.path, { ...clip.query, cache_max_age: '1d' }, { key: secret })).body.meta.cached).toBe(true);
+  h.fake.reset();
+  clip.routes(h.fake);
+  clip.notFound!.routes!(h.fake);
+  expect((await h.call(CLIP.path, clip.query, { key: secret })).status).toBe(404);
+  expect((await h.call(CLIP.path, { url: 'not a clip' }, { key: secret })).status).toBe(422);
+  h.fake.reset();
+  clip.routes(h.fake);
+  clip.unavailable!.routes!(h.fake);
+  const failed = await h.call(CLIP.path, clip.query, { key: secret });
+  expect(failed.status).toBe(503);
+  h.fake.reset();
+  clip.routes(h.fake);
 
   await page.reload();
   await hasText(row.locator('td[data-label="Last used"]'), /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
@@ -206,14 +218,17 @@ test('invite -> set password -> sign in -> create key -> use it -> last used and
   await visible(page.getByRole('cell', { name: live.body.meta.requestId }));
   await shot(page, '5-credits');
 
-  // Usage: 2 requests, 1 credit, half of them cache hits; the chart is drawn.
+  // Usage: 5 requests (a live result, a cache hit and 3 errors), 1 credit, half of the results from the cache; the chart is drawn.
   await page.getByRole('link', { name: 'Usage' }).click();
   await heading(page, 'Usage');
   const totals = page.locator('dl.totals');
-  await hasText(totals, 'Requests, 30 days2');
+  await hasText(totals, 'Requests, 30 days5');
+  await hasText(totals, 'Live results1');
+  await hasText(totals, 'Cache hits1');
+  await hasText(totals, 'Errors3');
   await hasText(totals, 'Credits used1');
   await hasText(totals, 'Cache-hit share50 %');
-  await visible(page.getByRole('img', { name: /Requests per day over the last 30 days, by operation: 2 in all/ }));
+  await visible(page.getByRole('img', { name: 'Requests per day over the last 30 days: 1 live results, 1 cache hits and 3 errors' }));
   const drawn = await page.evaluate(() => {
     const c = document.querySelector('canvas')!;
     const px = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
@@ -222,8 +237,38 @@ test('invite -> set password -> sign in -> create key -> use it -> last used and
     return painted;
   });
   expect(drawn).toBeGreaterThan(1000);
-  await visible(page.getByRole('row', { name: /livestream-clip 2 1 50 % 1/ }));
+  await visible(page.getByRole('row', { name: 'livestream-clip 5 1 1 3 50 % 1' }));
+  for (const row of ['NOT_FOUND 404 1', 'VALIDATION_ERROR 422 1', 'PLATFORM_UNAVAILABLE 503 1']) await visible(page.getByRole('row', { name: new RegExp(`^${row} Show`) }));
   await shot(page, '6-usage');
+
+  // Requests: the five, newest first, with the key's name; filtered to the errors; the link from the usage page.
+  await page.getByRole('link', { name: 'The failed requests of the last 7 days' }).click();
+  await heading(page, 'Requests');
+  const statuses = () => page.locator('table.requests td[data-label="Status"]').allTextContents();
+  await until('the three errors', async () => (await statuses()).join() === '503,422,404');
+  expect(await page.getByLabel('Status').inputValue()).toBe('error');
+  await page.getByLabel('Status').selectOption('');
+  await page.getByRole('button', { name: 'Show' }).click();
+  await until('all five requests', async () => (await statuses()).join() === '503,422,404,200,200');
+  const failedRow = page.locator('tr', { has: page.getByRole('cell', { name: failed.body.error.requestId }) });
+  await hasText(failedRow.locator('td[data-label="Error code"]'), 'PLATFORM_UNAVAILABLE');
+  await hasText(failedRow.locator('td[data-label="Key"]'), 'e2e key');
+  await hasText(failedRow.locator('td[data-label="Credits"]'), '0');
+  const liveRow = page.locator('tr', { has: page.getByRole('cell', { name: live.body.meta.requestId }) });
+  await hasText(liveRow.locator('td[data-label="Credits"]'), '1');
+  await hasText(liveRow.locator('td[data-label="Cached"]'), 'no');
+  expect(await unlabelled(page)).toEqual([]);
+  expect(await tooWide(page)).toEqual([]);
+  await shot(page, '6b-requests');
+  await page.getByLabel('Operation').selectOption('livestream-clip');
+  await page.getByLabel('Status').selectOption('404');
+  await page.getByRole('button', { name: 'Show' }).click();
+  await until('the one 404', async () => (await statuses()).join() === '404');
+  await page.setViewportSize({ width: 360, height: 780 });
+  expect(await tooWide(page)).toEqual([]);
+  await shot(page, '6c-requests-360');
+  await page.getByRole('link', { name: 'Usage' }).click();
+  await heading(page, 'Usage');
 
   // Narrow phone width: no sideways scrolling on any page.
   await page.setViewportSize({ width: 360, height: 780 });

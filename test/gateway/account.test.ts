@@ -244,7 +244,7 @@ describe('sessions', () => {
     expect((await m.client.get('/v1/account/me')).status).toBe(401);
   });
 
-  test('no cookie, a forged cookie, or an API key: not signed in', async () => {
+  test('no cookie, a forged cookie, or an API key (outside the key-readable reads): not signed in', async () => {
     const m = await signedInMember(h);
     const c = new AccountClient(h);
     expect((await c.get('/v1/account/me')).status).toBe(401);
@@ -346,9 +346,10 @@ describe('keys, credits, usage', () => {
     expect(usage.status).toBe(200);
     const data = usage.body.data;
     expect(data.days).toHaveLength(30);
-    expect(data.days.at(-1)).toEqual({ day: new Date().toISOString().slice(0, 10), operations: { 'livestream-clip': { live: 1, hits: 1, credits: 1 } } });
-    expect(data.totals).toEqual({ requests: 2, live: 1, hits: 1, credits: 1, cacheHitShare: 0.5 });
-    expect(data.byOperation).toEqual({ 'livestream-clip': { requests: 2, hits: 1, credits: 1, cacheHitShare: 0.5 } });
+    expect(data.days.at(-1)).toEqual({ day: new Date().toISOString().slice(0, 10), operations: { 'livestream-clip': { live: 1, hits: 1, errors: {}, credits: 1 } } });
+    const summary = { requests: 2, live: 1, hits: 1, errorCount: 0, credits: 1, cacheHitShare: 0.5, byStatus: { 200: 2 }, byCode: {} };
+    expect(data.totals).toEqual(summary);
+    expect(data.byOperation).toEqual({ 'livestream-clip': summary });
     for (const days of ['0', '91', 'x']) expect((await m.client.get(`/v1/account/usage?days=${days}`)).status).toBe(422);
   });
 

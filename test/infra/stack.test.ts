@@ -338,7 +338,7 @@ describe('routes for agents', () => {
     }
   });
 
-  it('the MCP function runs the operations in process: their environment, memory and timeout; Query for the account tools, nothing else new', () => {
+  it('the MCP function runs the operations in process: their environment, memory and timeout; Query for the account tools (table and byTeam index), nothing else new', () => {
     const op = functionByDescription(`GET ${routed.find((o) => o.parsesHtml)!.path}`);
     expect(mcp.Properties.MemorySize).toBe(1024);
     expect(mcp.Properties.Timeout).toBe(op.Properties.Timeout);
@@ -352,7 +352,15 @@ describe('routes for agents', () => {
     const byTable = (prefix: string) => stmts.filter((st) => resources(st).includes(arn(prefix))).flatMap(actionsOf).sort();
     expect(byTable('AccountsTable')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
     expect(byTable('CacheTable')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
-    expect(new Set(stmts.flatMap(resources))).toEqual(new Set([arn('AccountsTable'), arn('CacheTable')]));
+    const index = JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId('AccountsTable'), 'Arn'] }, '/index/byTeam']] });
+    expect(new Set(stmts.flatMap(resources))).toEqual(new Set([arn('AccountsTable'), arn('CacheTable'), index]));
+    expect(stmts.filter((st) => resources(st).includes(index)).flatMap(actionsOf)).toEqual(['dynamodb:Query']);
+  });
+
+  it('the account function seals the history cursors with the operations\' CURSOR_SECRET', () => {
+    const account = functionByDescription('The dashboard account API: /v1/account/* (session cookie; API key for the reads)');
+    const op = functionByDescription(`GET ${routed[0]!.path}`);
+    expect(account.Properties.Environment.Variables.CURSOR_SECRET).toEqual(op.Properties.Environment.Variables.CURSOR_SECRET);
   });
 
   it('GET /llms.txt is public and its function touches no table', () => {

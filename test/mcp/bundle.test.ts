@@ -62,7 +62,7 @@ test('the MCP bundle holds every operation entry, answers tools/list, and runs a
   const list = await fn.handler(post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, 'bundle-list'));
   expect(list.statusCode).toBe(200);
   expect(list.headers?.['x-request-id']).toBe('bundle-list');
-  expect(JSON.parse(list.body).result.tools).toHaveLength(routedOperations().length + 2);
+  expect(JSON.parse(list.body).result.tools).toHaveLength(routedOperations().length + 3);
 
   const s = scenarios['livestream-clip']!;
   s.routes(fake);

@@ -91,7 +91,7 @@ describe('the API key, before any MCP work', () => {
   test('a tools/list without initialize on this container works too (stateless)', async () => {
     const res = await post({ 'x-api-key': key, 'mcp-protocol-version': '2025-06-18' }, { jsonrpc: '2.0', id: 7, method: 'tools/list' });
     expect(res.status).toBe(200);
-    expect((await documented(res)).result.tools.length).toBe(routedOperations().length + 2);
+    expect((await documented(res)).result.tools.length).toBe(routedOperations().length + 3);
   });
 
   test('GET and DELETE: 405 with a key, 401 without', async () => {
@@ -110,7 +110,7 @@ describe('the API key, before any MCP work', () => {
 describe('tools from the operation table', () => {
   test('one tool per routed operation, plus the account tools', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual([...routedOperations().map((o) => o.id), 'account-credits', 'account-usage'].sort());
+    expect(tools.map((t) => t.name).sort()).toEqual([...routedOperations().map((o) => o.id), 'account-credits', 'account-usage', 'account-requests'].sort());
     for (const t of tools) expect(t.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
   });
 
@@ -286,8 +286,37 @@ describe('account tools (free, the caller\'s own team)', () => {
     expect(r.structuredContent.data.totals.live).toBeGreaterThan(0);
   });
 
+  test('account-requests: the tool calls of the last 7 days, newest first, errors included; filtered by status; paged', async () => {
+    const team = await h.team(5);
+    const c = await connect({ 'x-api-key': team.key });
+    clip.routes(h.fake);
+    const live = await call(c, 'livestream-clip', clip.query);
+    const invalid = await call(c, 'livestream-clip', { url: 'not a clip' });
+    expect(invalid.structuredContent.error.code).toBe('VALIDATION_ERROR');
+    const r = await call(c, 'account-requests', {});
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent.meta.creditsCharged).toBe(0);
+    expect(r.structuredContent.data.requests).toEqual([
+      expect.objectContaining({ operation: 'livestream-clip', status: 422, code: 'VALIDATION_ERROR', credits: 0, requestId: invalid.structuredContent.error.requestId, keyId: team.keyId, keyName: 'test' }),
+      expect.objectContaining({ operation: 'livestream-clip', status: 200, code: null, credits: 1, cached: false, requestId: live.structuredContent.meta.requestId }),
+    ]);
+    const errors = await call(c, 'account-requests', { status: 'error' });
+    expect(errors.structuredContent.data.requests.map((x: { status: number }) => x.status)).toEqual([422]);
+    const first = await call(c, 'account-requests', { limit: 1 });
+    expect(first.structuredContent.data.requests).toHaveLength(1);
+    const next = await call(c, 'account-requests', { limit: 1, cursor: first.structuredContent.data.cursor });
+    expect(next.structuredContent.data.requests[0].requestId).toBe(live.structuredContent.meta.requestId);
+    expect(next.structuredContent.data.cursor).toBeNull();
+    const usage = await call(c, 'account-usage', { days: 1 });
+    expect(usage.structuredContent.data.totals).toMatchObject({ requests: 2, live: 1, errorCount: 1, byCode: { VALIDATION_ERROR: 1 } });
+    expect(await balance(team.teamId)).toBe(4);
+  });
+
   test('bad arguments: VALIDATION_ERROR with details', async () => {
     expect((await call(client, 'account-usage', { days: 0 })).structuredContent.error.details).toEqual([{ path: 'days', message: 'A whole number from 1 to 90' }]);
+    expect((await call(client, 'account-requests', { status: 'bad' })).structuredContent.error.code).toBe('VALIDATION_ERROR');
+    expect((await call(client, 'account-requests', { operation: 'nope' })).structuredContent.error.details).toEqual([{ path: 'operation', message: 'Not an operation id of this API' }]);
+    expect((await call(client, 'account-requests', { days: 3 })).structuredContent.error.details).toEqual([{ path: 'days', message: 'Unknown argument; this tool takes operation, status, limit, cursor' }]);
     expect((await call(client, 'account-credits', { days: 3 })).structuredContent.error.details).toEqual([{ path: 'days', message: 'Unknown argument; this tool takes none' }]);
   });
 

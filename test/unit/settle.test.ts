@@ -2,14 +2,16 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTables } from '../../dev/tables';
 import { cacheItem, cacheKey } from '../../shared/cache';
 import { config } from '../../shared/config';
-import { balance, createTeam, ledger, settleHit, settleLive } from '../../shared/credits';
+import { balance, createTeam, ledger, reserve, settleError, settleHit, settleLive } from '../../shared/credits';
 import { db } from '../../shared/db/client';
+import { type Answered, requestHistory } from '../../shared/history';
 import { logger } from '../../shared/log';
 import { usage } from '../../shared/usage';
 
 /**
- * The write side of a request (shared/credits.ts): a live answer's ledger record, usage count and
- * cache entry are written together; a cache hit's count goes with its balance read.
+ * The write side of a request (shared/credits.ts): a live answer's ledger record, usage count,
+ * history item and cache entry are written together; a cache hit's count and history item go with
+ * its balance read; an error's with its refund.
  */
 const OP = 'livestream-clip';
 let n = 0;
@@ -20,7 +22,7 @@ async function live(teamId: string, item: Record<string, unknown> | null | 'fres
   const key = cacheKey(OP, { url: `https://kick.com/x/clips/${requestId}` });
   const entry = item === 'fresh' ? cacheItem(key, OP, { title: requestId }, fetchedAt) : item;
   const charge = { teamId, requestId, operation: OP, time: new Date(fetchedAt).toISOString() };
-  await settleLive(charge, entry, logger);
+  await settleLive(charge, entry, logger, { keyId: 'k1', ms: 12 });
   return { charge, key, entry };
 }
 
@@ -34,17 +36,21 @@ test('a live answer: the ledger record, the day\'s usage count and the cache ent
   const { teamId } = await createTeam('settle-live', 10, { usageKey: 'u-settle-live' });
   const { charge, key } = await live(teamId);
   expect(await ledger(teamId)).toEqual([{ ...charge, credits: 1 }]);
-  expect((await usage(teamId, 1)).days[0]!.operations).toEqual({ [OP]: { live: 1, hits: 0, credits: 1 } });
+  expect((await usage(teamId, 1)).days[0]!.operations).toEqual({ [OP]: { live: 1, hits: 0, errors: {}, credits: 1 } });
   expect(await cached(key)).toMatchObject({ pk: key, op: OP });
+  expect((await history(teamId)).requests).toEqual([
+    { time: charge.time, operation: OP, keyId: 'k1', status: 200, code: null, credits: 1, cached: false, ms: 12, requestId: charge.requestId },
+  ]);
 });
 
 test('settling the same request again (a retry of a write that landed) changes nothing', async () => {
   const { teamId } = await createTeam('settle-twice', 10, { usageKey: 'u-settle-twice' });
   const { charge, entry } = await live(teamId);
-  await settleLive(charge, entry, logger);
-  await settleLive(charge, null, logger);
+  await settleLive(charge, entry, logger, { keyId: 'k1', ms: 12 });
+  await settleLive(charge, null, logger, { keyId: 'k1', ms: 12 });
   expect(await ledger(teamId)).toHaveLength(1);
   expect((await usage(teamId, 1)).totals).toMatchObject({ live: 1, credits: 1 });
+  expect((await history(teamId)).requests).toHaveLength(1);
 });
 
 test('a cache entry the database refuses costs neither the charge nor its count', async () => {
@@ -66,11 +72,51 @@ test('many live answers of one team at once: each charged and counted once, spre
   expect(shards.Items!.length).toBeGreaterThan(4);
 });
 
-test('a cache hit: the balance to show, and the hit counted (no ledger record)', async () => {
+const answer = (teamId: string, status: number, code: Answered['code'], cached = false): Answered => ({
+  teamId, keyId: 'k2', operation: OP, requestId: `answer-${++n}`, status, code, credits: 0, cached, ms: 5, time: Date.now(),
+});
+
+test('a cache hit: the balance to show, and the hit counted and recorded (no ledger record)', async () => {
   const { teamId } = await createTeam('settle-hit', 7, { usageKey: 'u-settle-hit' });
-  expect(await settleHit(teamId, OP, logger)).toBe(7);
-  expect(await settleHit(teamId, OP, logger)).toBe(7);
-  expect((await usage(teamId, 1)).days[0]!.operations).toEqual({ [OP]: { live: 0, hits: 2, credits: 0 } });
+  expect(await settleHit(answer(teamId, 200, null, true), logger)).toBe(7);
+  expect(await settleHit(answer(teamId, 200, null, true), logger)).toBe(7);
+  expect((await usage(teamId, 1)).days[0]!.operations).toEqual({ [OP]: { live: 0, hits: 2, errors: {}, credits: 0 } });
+  expect((await history(teamId)).requests.map((r) => [r.status, r.cached, r.credits])).toEqual([
+    [200, true, 0],
+    [200, true, 0],
+  ]);
   expect(await ledger(teamId)).toEqual([]);
   expect(await balance(teamId)).toBe(7);
 });
+
+test('an error: the refund (when a credit was reserved), with the error counted by code and recorded', async () => {
+  const { teamId } = await createTeam('settle-error', 3, { usageKey: 'u-settle-error' });
+  const failed = answer(teamId, 503, 'UPSTREAM_BLOCKED');
+  expect(await reserve(teamId, failed.requestId)).toBe(2);
+  await settleError(failed, true, logger);
+  expect(await balance(teamId)).toBe(3);
+  await settleError(answer(teamId, 422, 'VALIDATION_ERROR'), false, logger);
+  expect(await balance(teamId)).toBe(3);
+  const report = await usage(teamId, 1);
+  expect(report.days[0]!.operations).toEqual({ [OP]: { live: 0, hits: 0, errors: { UPSTREAM_BLOCKED: 1, VALIDATION_ERROR: 1 }, credits: 0 } });
+  expect(report.totals).toMatchObject({ requests: 2, errorCount: 2, byStatus: { 503: 1, 422: 1 }, byCode: { UPSTREAM_BLOCKED: 1, VALIDATION_ERROR: 1 } });
+  expect((await history(teamId)).requests.map((r) => [r.status, r.code, r.credits])).toEqual([
+    [422, 'VALIDATION_ERROR', 0],
+    [503, 'UPSTREAM_BLOCKED', 0],
+  ]);
+  expect(await ledger(teamId)).toEqual([]);
+});
+
+test('counting never fails the answer: a write the database refuses is logged, the refund still made', async () => {
+  const { teamId } = await createTeam('settle-error-refused', 3, { usageKey: 'u-settle-error-refused' });
+  // A request id past the sort key's limit (1024 bytes): DynamoDB refuses the history item.
+  const bad = { ...answer(teamId, 404, 'NOT_FOUND'), requestId: 'r'.repeat(2_000) };
+  await reserve(teamId, bad.requestId);
+  const warnings: unknown[] = [];
+  const log = { ...logger, warn: (...args: unknown[]) => warnings.push(args), error: logger.error.bind(logger) } as unknown as typeof logger;
+  await expect(settleError(bad, true, log)).resolves.toBeUndefined();
+  expect(await balance(teamId)).toBe(3);
+  expect(warnings).toHaveLength(1);
+});
+
+const history = (teamId: string) => requestHistory(teamId, { limit: 50 });

@@ -1,4 +1,5 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { seal, unsealJson } from '../../sealed';
 
 /**
  * The cursor of operation 13 (hashtag videos): opaque to callers, authenticated, and carrying what
@@ -10,9 +11,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
  *     the MAX_SEEN (600) videos of a whole chain take 2.4 KB (a cursor stays under MAX_CURSOR_CHARS,
  *     4.6 KB, whatever the hashtag); a false match (a new video taken for a returned one) has odds
  *     of about 1 in 14 million per video.
- * Form: base64url(JSON) "." base64url(HMAC-SHA256(CURSOR_SECRET, JSON)[0..16]).
- * CURSOR_SECRET is set per deployment by the stack; without it (npm start, tests) a random secret
- * of this process is used, so cursors stay valid for the life of the process only.
+ * Sealed (HMAC with CURSOR_SECRET) by shared/sealed.ts.
  */
 export interface HashtagCursor {
   hashtag: string;
@@ -25,46 +24,22 @@ export interface HashtagCursor {
 
 /** The chain ends when it has returned exactly this many videos (the spec: the list ends after a few hundred). */
 export const MAX_SEEN = 600;
-const MAC_BYTES = 16;
 /** The longest cursor: MAX_SEEN fingerprints, a 100-character hashtag, a 20-digit id, a large offset. */
 export const MAX_CURSOR_CHARS = 4_600;
 
-let processSecret: Buffer | undefined;
-function secret(): Buffer {
-  const configured = process.env.CURSOR_SECRET;
-  if (configured) return Buffer.from(configured, 'utf8');
-  return (processSecret ??= randomBytes(32));
-}
-
 export const fingerprint = (videoId: string): number => createHash('sha256').update(videoId).digest().readUInt32BE(0);
-
-const mac = (payload: string) => createHmac('sha256', secret()).update(payload).digest().subarray(0, MAC_BYTES);
 
 export function encodeHashtagCursor(c: HashtagCursor): string {
   const seen = Buffer.alloc(c.seen.size * 4);
   [...c.seen].sort((a, b) => a - b).forEach((f, i) => seen.writeUInt32BE(f, i * 4));
   const payload = JSON.stringify({ v: 1, h: c.hashtag, r: c.region, c: c.challengeId, o: c.offset, s: seen.toString('base64url') });
-  return `${Buffer.from(payload).toString('base64url')}.${mac(payload).toString('base64url')}`;
+  return seal(payload);
 }
 
 /** The cursor, or null when it is malformed, tampered with, or signed with another secret. */
 export function decodeHashtagCursor(raw: string): HashtagCursor | null {
-  if (raw.length > MAX_CURSOR_CHARS) return null;
-  const m = raw.match(/^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{22})$/);
-  if (!m) return null;
-  const payloadBytes = Buffer.from(m[1]!, 'base64url');
-  const given = Buffer.from(m[2]!, 'base64url');
-  // Only the canonical encoding is accepted: base64's spare trailing bits cannot make a second
-  // spelling of the same cursor.
-  if (payloadBytes.toString('base64url') !== m[1] || given.toString('base64url') !== m[2]) return null;
-  const payload = payloadBytes.toString('utf8');
-  if (given.length !== MAC_BYTES || !timingSafeEqual(given, mac(payload))) return null;
-  let p: unknown;
-  try {
-    p = JSON.parse(payload);
-  } catch {
-    return null;
-  }
+  const p = unsealJson(raw, MAX_CURSOR_CHARS);
+  if (!p) return null;
   const o = p as { v?: unknown; h?: unknown; r?: unknown; c?: unknown; o?: unknown; s?: unknown };
   if (o.v !== 1 || typeof o.h !== 'string' || typeof o.r !== 'string' || typeof o.c !== 'string' || !/^\d{1,20}$/.test(o.c)) return null;
   if (typeof o.o !== 'number' || !Number.isSafeInteger(o.o) || o.o < 0 || typeof o.s !== 'string') return null;

@@ -42,22 +42,41 @@ test('the session id is read from its own cookie only', () => {
   expect(sessionIdFromCookies(undefined)).toBeUndefined();
 });
 
-test('usage: 30 days ending today, missing days as zeros, older and other teams\' counters left out', async () => {
+test('usage: 30 days ending today, missing days as zeros, older and other teams\' counters left out; errors by code', async () => {
   await ensureTables();
   const now = Date.parse('2026-03-31T12:00:00Z');
   const put = (teamId: string, day: string, item: Record<string, number>) =>
     db().send(new PutCommand({ TableName: config.accountsTable, Item: { pk: `TEAM#${teamId}`, sk: `USAGE#${day}`, ...item } }));
-  await put('u1', '2026-03-31', { 'live:livestream-clip': 3, 'credits:livestream-clip': 3, 'hit:livestream-clip': 1, 'hit:microblog-a-user-posts': 4 });
+  await put('u1', '2026-03-31', {
+    'live:livestream-clip': 3,
+    'credits:livestream-clip': 3,
+    'hit:livestream-clip': 1,
+    'hit:microblog-a-user-posts': 4,
+    'error:livestream-clip:NOT_FOUND': 2,
+    'error:livestream-clip:UPSTREAM_BLOCKED': 1,
+    'error:livestream-clip:NO_SUCH_CODE': 7, // not a code of ours: left out
+    'error:livestream-clip': 5, // no code: left out
+  });
   await put('u1', '2026-03-02', { 'live:microblog-a-user-posts': 2, 'credits:microblog-a-user-posts': 2 });
   await put('u1', '2026-03-01', { 'live:microblog-a-user-posts': 50, 'credits:microblog-a-user-posts': 50 }); // 31 days ago
   await put('u2', '2026-03-31', { 'live:livestream-clip': 9, 'credits:livestream-clip': 9 });
   const r = await usage('u1', 30, now);
   expect(r.days.map((d) => d.day)).toEqual(Array.from({ length: 30 }, (_, i) => `2026-03-${String(i + 2).padStart(2, '0')}`));
-  expect(r.days[0]!.operations).toEqual({ 'microblog-a-user-posts': { live: 2, hits: 0, credits: 2 } });
+  expect(r.days[0]!.operations).toEqual({ 'microblog-a-user-posts': { live: 2, hits: 0, errors: {}, credits: 2 } });
   expect(r.days[1]!.operations).toEqual({});
-  expect(r.totals).toEqual({ requests: 10, live: 5, hits: 5, credits: 5, cacheHitShare: 0.5 });
+  expect(r.days[29]!.operations['livestream-clip']).toEqual({ live: 3, hits: 1, errors: { NOT_FOUND: 2, UPSTREAM_BLOCKED: 1 }, credits: 3 });
+  expect(r.totals).toEqual({
+    requests: 13,
+    live: 5,
+    hits: 5,
+    errorCount: 3,
+    credits: 5,
+    cacheHitShare: 0.5,
+    byStatus: { 200: 10, 404: 2, 503: 1 },
+    byCode: { NOT_FOUND: 2, UPSTREAM_BLOCKED: 1 },
+  });
   expect(r.byOperation).toEqual({
-    'livestream-clip': { requests: 4, hits: 1, credits: 3, cacheHitShare: 0.25 },
-    'microblog-a-user-posts': { requests: 6, hits: 4, credits: 2, cacheHitShare: 4 / 6 },
+    'livestream-clip': { requests: 7, live: 3, hits: 1, errorCount: 3, credits: 3, cacheHitShare: 0.25, byStatus: { 200: 4, 404: 2, 503: 1 }, byCode: { NOT_FOUND: 2, UPSTREAM_BLOCKED: 1 } },
+    'microblog-a-user-posts': { requests: 6, live: 2, hits: 4, errorCount: 0, credits: 2, cacheHitShare: 4 / 6, byStatus: { 200: 6 }, byCode: {} },
   });
 });

@@ -1,0 +1,170 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from './config';
+import { db } from './db/client';
+import { REQUEST_PREFIX, teamPk } from './db/tables';
+import { ERROR_STATUS, type ErrorCode, badCursor } from './errors';
+import { seal, unsealJson } from './sealed';
+
+/**
+ * A team's request history: one item per request that reached an operation's function with a
+ * known team, whatever it answered (live result, cache hit, error), kept 7 days (TTL; readers skip
+ * older ones too, as TTL deletes late). Written by the write side of shared/credits.ts: a live
+ * result's item is one action of its settle transaction (it exists exactly when the charge does);
+ * a cache hit's or an error's is sent with the writes that answer makes anyway, and a failure to
+ * write it never fails the request.
+ *
+ *   TEAM#<teamId> / REQ#<time>#<requestId>   time, operation, keyId, status, code, credits, cached, ms, requestId
+ *
+ * Read newest first, paged by an opaque cursor (sealed with CURSOR_SECRET, bound to the team and
+ * the filters), filterable by operation and status.
+ */
+export const HISTORY_DAYS = 7;
+export const HISTORY_PAGE = { default: 50, max: 100 } as const;
+
+/** What one answered request leaves behind (usage counter and history). */
+export interface Answered {
+  teamId: string;
+  /** The key that made the request (the authorizer's context); absent only for an event without it. */
+  keyId?: string;
+  operation: string;
+  requestId: string;
+  status: number;
+  /** The error code; null for a result (live or cached). */
+  code: ErrorCode | null;
+  credits: number;
+  cached: boolean;
+  /** From the function's start until the answer was ready (its last write not included). */
+  ms: number;
+  /** When it was answered (epoch ms). */
+  time: number;
+}
+
+const historySk = (a: Pick<Answered, 'time' | 'requestId'>) => `${REQUEST_PREFIX}${new Date(a.time).toISOString()}#${a.requestId}`;
+
+export function historyItem(a: Answered): Record<string, unknown> {
+  return {
+    pk: teamPk(a.teamId),
+    sk: historySk(a),
+    time: new Date(a.time).toISOString(),
+    operation: a.operation,
+    ...(a.keyId ? { keyId: a.keyId } : {}),
+    status: a.status,
+    ...(a.code ? { code: a.code } : {}),
+    credits: a.credits,
+    cached: a.cached,
+    ms: Math.max(0, Math.round(a.ms)),
+    requestId: a.requestId,
+    expiresAt: Math.floor(a.time / 1000) + HISTORY_DAYS * 86_400,
+  };
+}
+
+/** One request as recorded (GET /v1/account/requests adds the key's name). */
+export interface HistoryRecord {
+  time: string;
+  operation: string;
+  keyId: string | null;
+  status: number;
+  code: ErrorCode | null;
+  credits: number;
+  cached: boolean;
+  ms: number;
+  requestId: string;
+}
+
+export interface HistoryPage {
+  requests: HistoryRecord[];
+  /** Pass as `cursor` for the next (older) page; null on the last page. */
+  cursor: string | null;
+  hasMore: boolean;
+}
+
+/** `status`: one HTTP status, or `error` for every error answer (status 400 and above). */
+export type StatusFilter = number | 'error';
+export interface RequestsQuery {
+  operation?: string;
+  status?: StatusFilter;
+  limit: number;
+  cursor?: string;
+}
+
+const MAX_CURSOR_CHARS = 600;
+/** Bounded work per page: a rare filter stops after this many DynamoDB pages, with a cursor to go on. */
+const MAX_QUERIES = 5;
+
+function encodeCursor(teamId: string, q: RequestsQuery, sk: string): string {
+  return seal(JSON.stringify({ v: 1, t: teamId, o: q.operation ?? null, s: q.status ?? null, k: sk }));
+}
+
+/** The sort key to continue after; 400 for a cursor that is not ours, of another team, or of other filters. */
+function decodeCursor(teamId: string, q: RequestsQuery, raw: string): string {
+  const c = unsealJson(raw, MAX_CURSOR_CHARS);
+  if (!c || c.v !== 1 || typeof c.k !== 'string' || !c.k.startsWith(REQUEST_PREFIX)) throw badCursor('history cursor malformed or not sealed by us');
+  if (c.t !== teamId) throw badCursor('history cursor of another team');
+  if (c.o !== (q.operation ?? null) || c.s !== (q.status ?? null)) throw badCursor('history cursor of other filters');
+  return c.k;
+}
+
+/** The team's requests of the last 7 days, newest first. */
+export async function requestHistory(teamId: string, q: RequestsQuery, now = Date.now()): Promise<HistoryPage> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {
+    ':p': teamPk(teamId),
+    ':from': `${REQUEST_PREFIX}${new Date(now - HISTORY_DAYS * 86_400_000).toISOString()}`,
+    ':to': `${REQUEST_PREFIX}\uffff`,
+  };
+  const filters: string[] = [];
+  if (q.operation) {
+    names['#op'] = 'operation';
+    values[':op'] = q.operation;
+    filters.push('#op = :op');
+  }
+  if (q.status !== undefined) {
+    names['#st'] = 'status';
+    values[':st'] = q.status === 'error' ? 400 : q.status;
+    filters.push(q.status === 'error' ? '#st >= :st' : '#st = :st');
+  }
+  let start: Record<string, unknown> | undefined = q.cursor ? { pk: teamPk(teamId), sk: decodeCursor(teamId, q, q.cursor) } : undefined;
+  const found: Record<string, unknown>[] = [];
+  for (let round = 0; round < MAX_QUERIES && found.length <= q.limit; round++) {
+    const res = await db().send(
+      new QueryCommand({
+        TableName: config.accountsTable,
+        KeyConditionExpression: 'pk = :p AND sk BETWEEN :from AND :to',
+        ...(filters.length ? { FilterExpression: filters.join(' AND '), ExpressionAttributeNames: names } : {}),
+        ExpressionAttributeValues: values,
+        ScanIndexForward: false,
+        // Without a filter every item read is returned: one more than the page tells whether more follow.
+        Limit: filters.length ? 4 * q.limit : q.limit + 1 - found.length,
+        ExclusiveStartKey: start,
+      }),
+    );
+    found.push(...(res.Items ?? []));
+    start = res.LastEvaluatedKey;
+    if (!start) break;
+  }
+  const page = found.slice(0, q.limit);
+  // Where the next page starts: after the last item shown when more were found, else where the
+  // reading stopped (a rare filter after MAX_QUERIES reads), else nowhere.
+  const after = found.length > q.limit ? String(page.at(-1)!.sk) : start ? String(start.sk) : null;
+  return {
+    requests: page.map(record),
+    cursor: after ? encodeCursor(teamId, q, after) : null,
+    hasMore: after !== null,
+  };
+}
+
+function record(i: Record<string, unknown>): HistoryRecord {
+  const keyId = typeof i.keyId === 'string' ? i.keyId : null;
+  const code = typeof i.code === 'string' && i.code in ERROR_STATUS ? (i.code as ErrorCode) : null;
+  return {
+    time: String(i.time),
+    operation: String(i.operation),
+    keyId,
+    status: Number(i.status),
+    code,
+    credits: Number(i.credits ?? 0),
+    cached: i.cached === true,
+    ms: Number(i.ms ?? 0),
+    requestId: String(i.requestId),
+  };
+}
