@@ -4,11 +4,13 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { DEFAULT_SCRAPE_DEADLINE_MS, RATE_LIMIT } from '../shared/config';
 import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/account/routes';
@@ -34,6 +36,11 @@ import { handlerFile, routedOperations, type Operation } from '../shared/operati
  *                          checks the Origin of state-changing requests against it.
  *   shortvideoSignerUrl    SHORTVIDEO_SIGNER_URL of the shortvideo functions (an external signing
  *                          service); unset: the built-in X-Bogus signer.
+ *   wafRateLimit           false: no WAFv2 web ACL in front of the stage (a deployer with their own);
+ *                          default: a web ACL that blocks an address above wafRateLimitPer5Min.
+ *   wafRateLimitPer5Min    requests per address per 5 minutes (WAF's window), default 2000.
+ *   kmsKey                 true: one customer-managed KMS key (rotated, retained) encrypts both
+ *                          tables and the secrets; default: AWS-owned keys.
  * CURSOR_SECRET (the HMAC key of the cursors the service issues) is generated once per deployment
  * in Secrets Manager and handed to the functions as a CloudFormation dynamic reference, so its value
  * is never in git or cdk.out.
@@ -65,9 +72,12 @@ export class SocialDataApiStack extends Stack {
   readonly usagePlan: apigateway.UsagePlan;
   readonly accounts: dynamodb.Table;
   readonly cache: dynamodb.Table;
+  /** The customer-managed key of the tables and secrets (context kmsKey=true), else AWS-owned keys. */
+  readonly dataKey?: kms.Key;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
+    this.dataKey = this.customerKey();
     // Both tables from their one definition (shared/db/tables.ts), which the local set-up reads too.
     this.accounts = this.table('AccountsTable', ACCOUNTS);
     this.cache = this.table('CacheTable', CACHE);
@@ -91,7 +101,94 @@ export class SocialDataApiStack extends Stack {
       apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
     });
     this.addGatewayResponses();
+    this.throttleOpenMethods();
+    this.addRateLimitAcl();
     this.addOutputs();
+  }
+
+  /** Context kmsKey=true: one key, rotated yearly, kept when the stack goes (the retained table needs it). */
+  private customerKey(): kms.Key | undefined {
+    if (!booleanContext(this, 'kmsKey', false)) return undefined;
+    return new kms.Key(this, 'DataKey', {
+      description: 'Encrypts the social-data-api tables and secrets',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  }
+
+  /**
+   * Every method without the key authorizer (the OpenAPI document, the dashboard and its account API,
+   * and whatever open route is added later) gets its own stage throttle. Together they take at most
+   * OPEN_METHODS_SHARE of the stage's rate and burst, so a flood of anonymous requests is refused
+   * at its method and key-authorised traffic keeps the rest of the stage limit.
+   */
+  private throttleOpenMethods() {
+    const stage = this.api.deploymentStage.node.defaultChild as apigateway.CfnStage;
+    const open = this.api.methods.filter((m) => (m.node.defaultChild as apigateway.CfnMethod).authorizationType === apigateway.AuthorizationType.NONE);
+    const stageRate = numberContext(this, 'stageRateLimit', 100);
+    const stageBurst = numberContext(this, 'stageBurstLimit', 200);
+    // Rates are doubles (two decimals kept); bursts are integers of at least 1.
+    const rate = Math.floor((stageRate * OPEN_METHODS_SHARE * 100) / open.length) / 100;
+    const burst = Math.max(1, Math.floor((stageBurst * OPEN_METHODS_SHARE) / open.length));
+    if (rate <= 0 || burst * open.length > stageBurst / 2) {
+      throw new Error(`stageRateLimit/stageBurstLimit (${stageRate}/${stageBurst}) too small for ${open.length} unauthenticated methods`);
+    }
+    const existing = (stage.methodSettings ?? []) as apigateway.CfnStage.MethodSettingProperty[];
+    stage.methodSettings = [
+      ...existing,
+      ...open.map((m) => ({
+        resourcePath: `/${m.resource.path.replace(/\//g, '~1')}`,
+        httpMethod: m.httpMethod,
+        throttlingRateLimit: rate,
+        throttlingBurstLimit: burst,
+      })),
+    ];
+  }
+
+  /**
+   * A WAFv2 web ACL on the stage that blocks an address sending more than wafRateLimitPer5Min requests
+   * in WAF's 5-minute window (whatever the route, keyed or not). Context wafRateLimit=false leaves it out.
+   */
+  private addRateLimitAcl() {
+    if (!booleanContext(this, 'wafRateLimit', true)) {
+      acknowledge(this.api, 'AwsSolutions-APIG3', 'No WAF by choice of this deployment (context wafRateLimit=false): the deployer has a web ACL of their own; per-method throttles on the open routes and the per-team usage plan still apply.');
+      return;
+    }
+    const limit = numberContext(this, 'wafRateLimitPer5Min', 2000);
+    const visibility = (name: string) => ({ cloudWatchMetricsEnabled: true, metricName: name, sampledRequestsEnabled: true });
+    const acl = new wafv2.CfnWebACL(this, 'ApiWebAcl', {
+      scope: 'REGIONAL',
+      description: `Per-address rate limit in front of the API: ${limit} requests per 5 minutes`,
+      defaultAction: { allow: {} },
+      visibilityConfig: visibility('SocialDataApiAcl'),
+      // The service's error envelope (WAF cannot add the request id).
+      customResponseBodies: {
+        RateLimited: { contentType: 'APPLICATION_JSON', content: JSON.stringify({ error: { code: 'RATE_LIMITED', message: GATEWAY_MESSAGES.RATE_LIMITED } }) },
+      },
+      rules: [
+        {
+          name: 'RateLimitPerAddress',
+          priority: 0,
+          action: {
+            block: {
+              customResponse: {
+                responseCode: ERROR_STATUS.RATE_LIMITED,
+                customResponseBodyKey: 'RateLimited',
+                responseHeaders: [{ name: 'retry-after', value: '60' }, { name: 'x-content-type-options', value: 'nosniff' }],
+              },
+            },
+          },
+          statement: { rateBasedStatement: { aggregateKeyType: 'IP', limit, evaluationWindowSec: 300 } },
+          visibilityConfig: visibility('RateLimitPerAddress'),
+        },
+      ],
+    });
+    const association = new wafv2.CfnWebACLAssociation(this, 'ApiWebAclAssociation', {
+      resourceArn: this.api.deploymentStage.stageArn,
+      webAclArn: acl.attrArn,
+    });
+    // The stage ARN is built from names, not a reference: wait for the stage to exist.
+    association.node.addDependency(this.api.deploymentStage);
   }
 
   /** The REQUEST authorizer: reads the key and its team (GetItem), touches lastUsedAt (UpdateItem). */
@@ -113,6 +210,7 @@ export class SocialDataApiStack extends Stack {
       description: 'HMAC key of the opaque cursors the API issues (CURSOR_SECRET)',
       generateSecretString: { passwordLength: 48, excludePunctuation: true },
       removalPolicy: RemovalPolicy.DESTROY,
+      ...(this.dataKey ? { encryptionKey: this.dataKey } : {}),
     });
     acknowledge(cursorSecret, 'AwsSolutions-SMG4', 'HMAC key of pagination cursors that live minutes: replacing it only turns outstanding cursors into 400s, so it is replaced by redeploying, not on a rotation schedule.');
     const signerUrl = this.node.tryGetContext('shortvideoSignerUrl') as string | undefined;
@@ -166,7 +264,6 @@ export class SocialDataApiStack extends Stack {
       },
     });
     acknowledge(api, 'AwsSolutions-APIG2', 'Parameters are validated by each function, which answers the spec\'s 422 with details; a gateway validator would answer 400 in another shape.');
-    acknowledge(api, 'AwsSolutions-APIG3', 'No WAF: per-team usage-plan throttling and the stage throttle bound traffic; a web ACL is a cost/ops decision per deployment.');
     acknowledge(api, 'AwsSolutions-COG4', 'Key-authorised by design (the spec\'s API keys, via the REQUEST authorizer); there are no Cognito users.');
     acknowledge(
       api,
@@ -238,6 +335,9 @@ export class SocialDataApiStack extends Stack {
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       ...(def.retain ? { pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true } } : {}),
       removalPolicy: def.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      // Money: a stray `cdk destroy` or console click cannot delete it.
+      deletionProtection: def.retain,
+      ...(this.dataKey ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: this.dataKey } : {}),
     });
     for (const index of def.indexes) {
       table.addGlobalSecondaryIndex({
@@ -369,6 +469,7 @@ export class SocialDataApiStack extends Stack {
         responseHeaders: {
           // A mapping expression (no quotes): API Gateway substitutes the request id.
           'x-request-id': 'context.requestId',
+          'x-content-type-options': "'nosniff'",
           ...(retryAfter !== undefined ? { 'retry-after': `'${retryAfter}'` } : {}),
         },
         templates: { 'application/json': errorTemplate(code, message) },
@@ -425,6 +526,16 @@ export const functionId = (op: Operation) =>
 /** Gateway response templates are not VTL, but $context variables are substituted. */
 export function errorTemplate(code: ErrorCode, message: string): string {
   return JSON.stringify({ error: { code, message, requestId: '$context.requestId' } });
+}
+
+/** The part of the stage's rate and burst all unauthenticated methods together may take. */
+export const OPEN_METHODS_SHARE = 0.4;
+
+/** A context flag: true/false as JSON or as the `-c key=value` string. */
+function booleanContext(scope: Construct, key: string, fallback: boolean): boolean {
+  const raw = scope.node.tryGetContext(key) as unknown;
+  if (raw === undefined || raw === '') return fallback;
+  return !(raw === false || String(raw).toLowerCase() === 'false');
 }
 
 function numberContext(scope: Construct, key: string, fallback: number): number {

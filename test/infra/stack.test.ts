@@ -317,3 +317,122 @@ describe('tables', () => {
     });
   });
 });
+
+/** The stage's throttle and its per-method settings (issue 18.1). */
+function stageOf(t: { Resources: Record<string, Resource> }) {
+  const stages = Object.entries(t.Resources).filter(([, r]) => r.Type === 'AWS::ApiGateway::Stage');
+  expect(stages).toHaveLength(1);
+  return { id: stages[0]![0], props: stages[0]![1].Properties };
+}
+/** API Gateway's MethodSettings ResourcePath: `/v1/openapi.json` -> `/~1v1~1openapi.json`. */
+const settingPath = (p: string) => `/${p.replace(/\//g, '~1')}`;
+
+describe('no anonymous denial of service (issue 18.1)', () => {
+  const json = template.toJSON() as { Resources: Record<string, Resource> };
+  const paths = resourcePaths();
+  const open = ofType('AWS::ApiGateway::Method')
+    .filter(([, m]) => m.Properties.AuthorizationType === 'NONE')
+    .map(([, m]) => ({ path: paths.get(m.Properties.ResourceId.Ref)!, verb: m.Properties.HttpMethod as string }));
+
+  it('a WAFv2 web ACL (REGIONAL) with a per-address rate-based rule, associated with the stage, by default', () => {
+    const acls = ofType('AWS::WAFv2::WebACL');
+    expect(acls).toHaveLength(1);
+    const [aclId, acl] = acls[0]!;
+    expect(acl.Properties.Scope).toBe('REGIONAL');
+    expect(acl.Properties.DefaultAction).toEqual({ Allow: {} });
+    const rate = acl.Properties.Rules.find((r: any) => r.Statement.RateBasedStatement);
+    expect(rate.Action).toEqual({ Block: expect.anything() });
+    expect(rate.Statement.RateBasedStatement).toMatchObject({ AggregateKeyType: 'IP', Limit: 2000 });
+    const assoc = ofType('AWS::WAFv2::WebACLAssociation');
+    expect(assoc).toHaveLength(1);
+    expect(assoc[0]![1].Properties.WebACLArn).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
+    const stage = stageOf(json);
+    expect(JSON.stringify(assoc[0]![1].Properties.ResourceArn)).toContain(`/stages/`);
+    expect(JSON.stringify(assoc[0]![1].Properties.ResourceArn)).toContain(JSON.stringify({ Ref: ofType('AWS::ApiGateway::RestApi')[0]![0] }));
+    expect(JSON.stringify(assoc[0]![1].Properties.ResourceArn)).toContain(JSON.stringify({ Ref: stage.id }));
+    expect(JSON.stringify(assoc[0]![1].Properties.ResourceArn)).toContain('/restapis/');
+  });
+
+  it('the per-address limit comes from context; wafRateLimit=false leaves the web ACL out', () => {
+    const limited = synth({ wafRateLimitPer5Min: 600 }).toJSON() as { Resources: Record<string, Resource> };
+    const acl = Object.values(limited.Resources).find((r) => r.Type === 'AWS::WAFv2::WebACL')!;
+    expect(acl.Properties.Rules[0].Statement.RateBasedStatement.Limit).toBe(600);
+    for (const off of [false, 'false']) {
+      const without = synth({ wafRateLimit: off }).toJSON() as { Resources: Record<string, Resource> };
+      expect(Object.values(without.Resources).filter((r) => r.Type.startsWith('AWS::WAFv2::'))).toEqual([]);
+    }
+  });
+
+  it('every unauthenticated method has its own throttle, and together they stay under half the stage limit', () => {
+    expect(open.length).toBeGreaterThanOrEqual(1 + ACCOUNT_ROUTES.length + 2);
+    const settings = stageOf(json).props.MethodSettings as { ResourcePath: string; HttpMethod: string; ThrottlingRateLimit?: number; ThrottlingBurstLimit?: number }[];
+    // The whole stage's throttle is the /*/* setting.
+    const stage = settings.find((x) => x.ResourcePath === '/*' && x.HttpMethod === '*')!;
+    expect(stage.ThrottlingRateLimit).toBe(100);
+    expect(stage.ThrottlingBurstLimit).toBe(200);
+    let rate = 0;
+    let burst = 0;
+    for (const m of open) {
+      const s = settings.find((x) => x.ResourcePath === settingPath(m.path) && x.HttpMethod === m.verb);
+      expect({ method: `${m.verb} ${m.path}`, rate: s?.ThrottlingRateLimit, burst: s?.ThrottlingBurstLimit }).toEqual({
+        method: `${m.verb} ${m.path}`,
+        rate: expect.any(Number),
+        burst: expect.any(Number),
+      });
+      expect(s!.ThrottlingRateLimit).toBeGreaterThan(0);
+      expect(s!.ThrottlingBurstLimit).toBeGreaterThanOrEqual(1);
+      rate += s!.ThrottlingRateLimit!;
+      burst += s!.ThrottlingBurstLimit!;
+    }
+    expect(rate).toBeLessThanOrEqual(stage.ThrottlingRateLimit! / 2);
+    expect(burst).toBeLessThanOrEqual(stage.ThrottlingBurstLimit! / 2);
+    // No key-authorised method gets a per-method setting: they share the stage limit and their usage plan.
+    const keyed = settings.filter((x) => routed.some((op) => settingPath(op.path) === x.ResourcePath));
+    expect(keyed).toEqual([]);
+  });
+
+  it('the open methods keep their share under a smaller stage limit from context', () => {
+    const t = synth({ stageRateLimit: 20, stageBurstLimit: 40 }).toJSON() as { Resources: Record<string, Resource> };
+    const stage = stageOf(t).props;
+    const perMethod = (stage.MethodSettings as { ResourcePath: string; ThrottlingRateLimit?: number }[]).filter((s) => s.ResourcePath !== '/*');
+    expect(perMethod.length).toBe(open.length);
+    expect(perMethod.reduce((a, s) => a + s.ThrottlingRateLimit!, 0)).toBeLessThanOrEqual(10);
+  });
+});
+
+describe('headers and data at rest (issue 18.10)', () => {
+  it('every gateway response says nosniff', () => {
+    const responses = ofType('AWS::ApiGateway::GatewayResponse');
+    expect(responses.length).toBeGreaterThan(5);
+    for (const [, r] of responses) expect(r.Properties.ResponseParameters['gatewayresponse.header.x-content-type-options']).toBe("'nosniff'");
+  });
+
+  it('the accounts table has deletion protection (the cache does not need it)', () => {
+    expect(resources[tableId('AccountsTable')]!.Properties.DeletionProtectionEnabled).toBe(true);
+    expect(resources[tableId('CacheTable')]!.Properties.DeletionProtectionEnabled).toBeFalsy();
+  });
+
+  it('by default: AWS-owned encryption, no KMS key', () => {
+    expect(ofType('AWS::KMS::Key')).toEqual([]);
+    for (const [, t] of ofType('AWS::DynamoDB::Table')) expect(t.Properties.SSESpecification?.KMSMasterKeyId).toBeUndefined();
+    for (const [, s] of ofType('AWS::SecretsManager::Secret')) expect(s.Properties.KmsKeyId).toBeUndefined();
+  });
+
+  it('kmsKey=true: one customer-managed key (rotated, retained) encrypts both tables and every secret', () => {
+    for (const flag of [true, 'true']) {
+      const t = synth({ kmsKey: flag }).toJSON() as { Resources: Record<string, Resource & { DeletionPolicy?: string }> };
+      const all = Object.entries(t.Resources);
+      const keys = all.filter(([, r]) => r.Type === 'AWS::KMS::Key');
+      expect(keys).toHaveLength(1);
+      const [keyId, key] = keys[0]!;
+      expect(key.Properties.EnableKeyRotation).toBe(true);
+      expect(key.DeletionPolicy).toBe('Retain');
+      const tables = all.filter(([, r]) => r.Type === 'AWS::DynamoDB::Table');
+      expect(tables).toHaveLength(2);
+      for (const [, table] of tables) expect(table.Properties.SSESpecification).toEqual({ SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] } });
+      const secrets = all.filter(([, r]) => r.Type === 'AWS::SecretsManager::Secret');
+      expect(secrets.length).toBeGreaterThanOrEqual(1);
+      for (const [, s] of secrets) expect(s.Properties.KmsKeyId).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
+    }
+  });
+});
