@@ -9,7 +9,6 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import * as ssm from 'aws-cdk-lib/aws-ssm';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { DEFAULT_SCRAPE_DEADLINE_MS, RATE_LIMIT } from '../shared/config';
@@ -24,12 +23,11 @@ import { handlerFile, routedOperations, type Operation } from '../shared/operati
  * the REQUEST authorizer, the two DynamoDB tables and the REST API with its per-team usage plan.
  *
  * Context (cdk.json or `-c key=value`):
- *   scraperProxyParameter  name of an SSM String parameter holding the scraper proxy URL. Resolved by
- *                          CloudFormation at deploy time, so the URL never enters git or cdk.out
- *                          (it is still visible in the Lambda configuration; SecureString cannot be
- *                          referenced from Lambda environment variables).
+ *   scraperProxyParameter  name of an SSM SecureString parameter holding the scraper proxy URL: the
+ *                          functions get only its name and read it at cold start (shared/secrets.ts),
+ *                          so the URL never enters git, cdk.out or the Lambda configuration.
  *   scraperProxyUrl        the proxy URL itself, as plain text in the template. For a proxy without
- *                          credentials only; scraperProxyParameter wins when both are given.
+ *                          credentials only (refused with them); scraperProxyParameter wins when both are given.
  *   stageRateLimit, stageBurstLimit  whole-stage throttle (all teams together), default 100 rps / 200.
  *   dashboardOrigin       the origin browsers see the dashboard at (https://host), when it is not the
  *                          API's own host (a CDN or proxy in front that rewrites Host); the account API
@@ -42,8 +40,8 @@ import { handlerFile, routedOperations, type Operation } from '../shared/operati
  *   kmsKey                 true: one customer-managed KMS key (rotated, retained) encrypts both
  *                          tables and the secrets; default: AWS-owned keys.
  * CURSOR_SECRET (the HMAC key of the cursors the service issues) is generated once per deployment
- * in Secrets Manager and handed to the functions as a CloudFormation dynamic reference, so its value
- * is never in git or cdk.out.
+ * in Secrets Manager; the functions get its ARN (CURSOR_SECRET_ARN) and read it at cold start, so its
+ * value is never in git, cdk.out or the function configuration.
  */
 const PROJECT_ROOT = path.resolve(__dirname, '..');
 
@@ -205,7 +203,7 @@ export class SocialDataApiStack extends Stack {
 
   /** One function per routed operation (the operation table), with the scrape's settings and secrets. */
   private operationFunctions(environment: Record<string, string>): { op: Operation; fn: NodejsFunction }[] {
-    const proxyUrl = this.scraperProxyUrl();
+    const proxy = this.scraperProxy();
     const cursorSecret = new secretsmanager.Secret(this, 'CursorSecret', {
       description: 'HMAC key of the opaque cursors the API issues (CURSOR_SECRET)',
       generateSecretString: { passwordLength: 48, excludePunctuation: true },
@@ -223,12 +221,15 @@ export class SocialDataApiStack extends Stack {
           ...environment,
           // The scrape (retries included) ends by then, which leaves 8 s to refund the credit and answer.
           SCRAPE_DEADLINE_MS: String(DEFAULT_SCRAPE_DEADLINE_MS),
-          ...(proxyUrl ? { SCRAPER_PROXY_URL: proxyUrl } : {}),
-          // Resolved by CloudFormation at deploy time ({{resolve:secretsmanager:…}}).
-          CURSOR_SECRET: cursorSecret.secretValue.unsafeUnwrap(),
+          ...proxy.environment,
+          // Where the secrets are, never their values: shared/secrets.ts reads them at cold start.
+          CURSOR_SECRET_ARN: cursorSecret.secretArn,
           ...(signerUrl && op.platform === 'shortvideo' ? { SHORTVIDEO_SIGNER_URL: signerUrl } : {}),
         },
       });
+      fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [cursorSecret.secretArn] }));
+      this.dataKey?.grantDecrypt(fn);
+      if (proxy.parameterArn) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['ssm:GetParameter'], resources: [proxy.parameterArn] }));
       // Reserve/refund are UpdateItem; the settle transaction puts the ledger record, adds to the
       // day's usage count (UpdateItem) and puts the cache entry.
       this.allow(fn, this.accounts, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
@@ -448,11 +449,27 @@ export class SocialDataApiStack extends Stack {
     fn.addToRolePolicy(new iam.PolicyStatement({ actions, resources: [table.tableArn] }));
   }
 
-  private scraperProxyUrl(): string | undefined {
+  /**
+   * The scraper proxy. scraperProxyParameter names an SSM SecureString (or String) parameter: the
+   * functions get its name and read it at cold start (shared/secrets.ts), so the URL and its
+   * credentials are never in the template or the function configuration. scraperProxyUrl is a plain
+   * URL in the configuration, for a proxy without credentials only (refused with them).
+   */
+  private scraperProxy(): { environment: Record<string, string>; parameterArn?: string } {
     const parameter = this.node.tryGetContext('scraperProxyParameter') as string | undefined;
-    if (parameter) return ssm.StringParameter.valueForStringParameter(this, parameter);
+    if (parameter) {
+      const name = parameter.startsWith('/') ? parameter.slice(1) : parameter;
+      return {
+        environment: { SCRAPER_PROXY_PARAMETER: parameter },
+        parameterArn: this.formatArn({ service: 'ssm', resource: 'parameter', resourceName: name }),
+      };
+    }
     const url = this.node.tryGetContext('scraperProxyUrl') as string | undefined;
-    return url || undefined;
+    if (!url) return { environment: {} };
+    if (/^[a-z][a-z0-9+.-]*:\/\/[^/]*@/i.test(url)) {
+      throw new Error('scraperProxyUrl carries credentials: put the URL in an SSM SecureString and name it with scraperProxyParameter');
+    }
+    return { environment: { SCRAPER_PROXY_URL: url } };
   }
 
   /**

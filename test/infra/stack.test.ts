@@ -84,18 +84,35 @@ describe('functions', () => {
     template.resourceCountIs('Custom::LogRetention', 0);
   });
 
-  it('gives every operation function a CURSOR_SECRET generated per deployment, as a deploy-time reference (never the value)', () => {
+  it('gives every operation function a CURSOR_SECRET generated per deployment: its ARN in the environment, never the value (18.8)', () => {
     const secrets = ofType('AWS::SecretsManager::Secret');
     expect(secrets).toHaveLength(1);
     const [secretId, secret] = secrets[0]!;
     expect(secret.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 48, ExcludePunctuation: true });
     for (const op of routed) {
-      const env = JSON.stringify(functionByDescription(`GET ${op.path}`).Properties.Environment.Variables.CURSOR_SECRET);
-      expect(env).toContain('{{resolve:secretsmanager:');
-      expect(env).toContain(secretId);
+      const fn = functionByDescription(`GET ${op.path}`);
+      const env = fn.Properties.Environment.Variables;
+      expect(env.CURSOR_SECRET).toBeUndefined();
+      expect(env.CURSOR_SECRET_ARN).toEqual({ Ref: secretId });
+      expect(JSON.stringify(env)).not.toContain('{{resolve:');
+      // Read at cold start: GetSecretValue on that one secret.
+      expect(statementsOf(fn).filter((st) => actionsOf(st).includes('secretsmanager:GetSecretValue'))).toEqual([
+        expect.objectContaining({ Action: 'secretsmanager:GetSecretValue', Resource: { Ref: secretId } }),
+      ]);
     }
   });
 
+  it('no function configuration holds a secret value or a dynamic reference to one, whatever the context (18.8)', () => {
+    for (const ctx of [{}, { scraperProxyParameter: '/social-data/proxy-url' }, { scraperProxyUrl: 'http://proxy.internal:3128' }, { kmsKey: true }]) {
+      const t = synth(ctx).toJSON();
+      for (const fn of Object.values(t.Resources as Record<string, Resource>).filter((r) => r.Type === 'AWS::Lambda::Function')) {
+        const env = fn.Properties.Environment?.Variables ?? {};
+        expect(Object.keys(env).filter((k) => k === 'CURSOR_SECRET' || k.startsWith('SCRAPER_PROXY_URL_'))).toEqual([]);
+        expect(JSON.stringify(env)).not.toMatch(/resolve:(secretsmanager|ssm)/);
+        expect(JSON.stringify(env)).not.toMatch(/AWS::SSM::Parameter::Value/);
+      }
+    }
+  });
   it('passes SHORTVIDEO_SIGNER_URL from context to the shortvideo functions only', () => {
     const t = synth({ shortvideoSignerUrl: 'http://signer.internal:8080/signature' }).toJSON();
     const fns = Object.values(t.Resources as Record<string, Resource>).filter((r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Description).includes('GET /v1/'));
@@ -106,19 +123,25 @@ describe('functions', () => {
     expect(fns.some((fn) => fn.Properties.Environment.Variables.SHORTVIDEO_SIGNER_URL)).toBe(true);
   });
 
-  it('passes a proxy URL from context, or a deploy-time SSM reference instead of the value', () => {
+  it('a proxy URL: the name of its SSM SecureString in the environment (read at cold start), or a plain URL only without credentials (18.8)', () => {
     const plain = synth({ scraperProxyUrl: 'http://proxy.internal:3128' });
     plain.hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('GET /v1/'),
       Environment: { Variables: Match.objectLike({ SCRAPER_PROXY_URL: 'http://proxy.internal:3128' }) },
     });
+    expect(() => synth({ scraperProxyUrl: 'http://user:secret@proxy.internal:3128' })).toThrow(/credentials/);
     const fromSsm = synth({ scraperProxyParameter: '/social-data/proxy-url' }).toJSON();
-    const envs = Object.values(fromSsm.Resources as Record<string, Resource>)
-      .filter((r) => r.Type === 'AWS::Lambda::Function' && /^\d+\. GET \/v1\//.test(String(r.Properties.Description)))
-      .map((r) => r.Properties.Environment.Variables.SCRAPER_PROXY_URL);
-    expect(envs.length).toBe(routed.length);
-    for (const env of envs) expect(JSON.stringify(env)).toContain('Ref'); // a CloudFormation parameter, not a literal
-    expect(JSON.stringify(fromSsm.Parameters)).toContain('/social-data/proxy-url');
+    const fns = Object.values(fromSsm.Resources as Record<string, Resource>).filter((r) => r.Type === 'AWS::Lambda::Function' && /^\d+\. GET \/v1\//.test(String(r.Properties.Description)));
+    expect(fns.length).toBe(routed.length);
+    for (const fn of fns) {
+      expect(fn.Properties.Environment.Variables.SCRAPER_PROXY_URL).toBeUndefined();
+      expect(fn.Properties.Environment.Variables.SCRAPER_PROXY_PARAMETER).toBe('/social-data/proxy-url');
+    }
+    expect(JSON.stringify(fromSsm.Parameters ?? {})).not.toContain('/social-data/proxy-url');
+    // Each operation's role may read (and decrypt) that one parameter.
+    const policies = JSON.stringify(Object.values(fromSsm.Resources as Record<string, Resource>).filter((r) => r.Type === 'AWS::IAM::Policy'));
+    expect(policies).toContain('ssm:GetParameter');
+    expect(policies).toContain(':parameter/social-data/proxy-url');
   });
 });
 
@@ -152,7 +175,8 @@ describe('least-privilege IAM', () => {
       const byTable = (arn: unknown) => stmts.filter((st) => resources(st).includes(JSON.stringify(arn))).flatMap(actionsOf).sort();
       expect(byTable(accounts)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
       expect(byTable(cache)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
-      expect(new Set(stmts.flatMap(resources))).toEqual(new Set([JSON.stringify(accounts), JSON.stringify(cache)]));
+      const dynamo = stmts.filter((st) => actionsOf(st).some((a) => a.startsWith('dynamodb:')));
+      expect(new Set(dynamo.flatMap(resources))).toEqual(new Set([JSON.stringify(accounts), JSON.stringify(cache)]));
     }
   });
 });
