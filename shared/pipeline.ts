@@ -10,6 +10,7 @@ import { type DataOf, type Operation, type OperationEntry, type OperationId, typ
 import { ScrapeContext } from './scrape/context';
 import type { Scraper } from './scrape/scraper';
 import { CACHE_MAX_AGE_SECONDS, validateQuery } from './validation';
+import { loadSecrets } from './secrets';
 
 /**
  * The one request pipeline every operation's function runs, inside the entry-point wrapper
@@ -46,8 +47,12 @@ async function runScrape<P, R>(scrape: Scraper<P, R>, params: P, ctx: ScrapeCont
 export function createHandler<Id extends OperationId>(operationId: Id, loadScraper: ScraperLoader<Id>) {
   const op = operation(operationId);
   const scraper = onceAfterIo(loadScraper);
+  // Secrets kept out of the configuration (shared/secrets.ts): the read starts with the cold start;
+  // a failed read is retried by the first request (which answers 503 if it fails again).
+  loadSecrets().catch(() => undefined);
 
   return entryPoint(op.id, async (event, { requestId, log }) => {
+    await loadSecrets();
     const started = Date.now();
     let teamId: string | undefined;
     let reserved = false;

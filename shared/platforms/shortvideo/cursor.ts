@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { loaded } from '../../secrets';
 
 /**
  * The cursor of operation 13 (hashtag videos): opaque to callers, authenticated, and carrying what
@@ -31,7 +32,8 @@ export const MAX_CURSOR_CHARS = 4_600;
 
 let processSecret: Buffer | undefined;
 function secret(): Buffer {
-  const configured = process.env.CURSOR_SECRET;
+  // Deployed: read at cold start from CURSOR_SECRET_ARN (shared/secrets.ts); CURSOR_SECRET locally.
+  const configured = process.env.CURSOR_SECRET || loaded.cursorSecret;
   if (configured) return Buffer.from(configured, 'utf8');
   return (processSecret ??= randomBytes(32));
 }
