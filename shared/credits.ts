@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from './config';
+import { RATE_LIMIT, config } from './config';
 import { db, isConditionalFailure, teamRange } from './db/client';
 import { LEDGER_PREFIX, RESERVATION_MARK_PREFIX, TEAM_SK, teamPk } from './db/tables';
 import { ApiError, atCapacity } from './errors';
@@ -72,6 +72,30 @@ export async function getTeam(teamId: string): Promise<Team | null> {
 export async function balance(teamId: string): Promise<number> {
   const team = await getTeam(teamId);
   return team ? team.credits : 0;
+}
+
+/**
+ * A live request's scrape goes out together with its reservation (the upstream round trip does not
+ * wait for DynamoDB) only when the team's balance, read by the authorizer for this request, is at
+ * least this: more than the team can spend meanwhile, because its rate limit lets at most
+ * `RATE_LIMIT.requests` start at once and fewer than as many more during the longest request. Below
+ * it, and when the authorizer had no balance to give (the first request of a key in an authorizer
+ * container), the scrape waits for the reservation: a team without credit never drives an upstream
+ * request. A funded team's request costs no round trip more either way but the reservation's.
+ */
+export const SCRAPE_AHEAD_MIN_CREDITS = 2 * RATE_LIMIT.requests;
+
+export const scrapesAhead = (balanceHint: number | undefined): boolean => balanceHint !== undefined && balanceHint >= SCRAPE_AHEAD_MIN_CREDITS;
+
+/** The team's balance for the authorizer (an eventually consistent read of one attribute), or undefined when it cannot be read. */
+export async function balanceHint(teamId: string): Promise<number | undefined> {
+  try {
+    const res = await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: teamPk(teamId), sk: TEAM_SK }, ProjectionExpression: 'credits' }));
+    const credits = Number(res.Item?.credits);
+    return res.Item && Number.isFinite(credits) ? credits : undefined;
+  } catch {
+    return undefined; // a hint: never the reason a request fails
+  }
 }
 
 interface RetryOptions {
@@ -270,11 +294,12 @@ export async function ledger(teamId: string, since?: string): Promise<LedgerEntr
 }
 
 /**
- * A cache hit: it costs nothing and has no ledger record; the balance to show, and the day's hit
- * count, sent together (one round trip). Throws only when the balance cannot be read.
+ * A cache hit: it costs nothing and has no ledger record; the balance to show (the one the
+ * authorizer read for this request when it gave one, else read now), and the day's hit count, sent
+ * together (one round trip). Throws only when the balance cannot be read.
  */
-export async function settleHit(teamId: string, operation: string, log: Log): Promise<number> {
-  const [remaining] = await Promise.all([balance(teamId), countHit(teamId, operation, log)]);
+export async function settleHit(teamId: string, operation: string, log: Log, knownBalance?: number): Promise<number> {
+  const [remaining] = await Promise.all([knownBalance ?? balance(teamId), countHit(teamId, operation, log)]);
   return remaining;
 }
 
