@@ -5,6 +5,7 @@ import { encodeHashtagCursor } from '../shared/platforms/shortvideo/cursor';
 import { FIXTURES, fixture, fixtureText, type FakeReply, type FakeUpstream } from '../test/support/fake-upstream';
 import { linkpageRoutes } from '../test/support/linkpage-upstream';
 import { microblogBRoutes } from '../test/support/microblog-b-upstream';
+import { SHORTVIDEO_ITEM_DETAIL, itemDetailReply } from '../test/support/shortvideo-upstream';
 
 /**
  * The fake-upstream set-ups `npm run bench` uses: one entry per operation (or per input form of an
@@ -245,13 +246,14 @@ export const scenarios: Scenario[] = [
   },
   {
     op: 'shortvideo-video-comments',
-    fixtures: ['shortvideo/comments-page1.json', 'shortvideo/home.html'],
+    fixtures: ['shortvideo/comments-page1.json', 'shortvideo/item-detail.json', 'shortvideo/home.html'],
     routes(fake) {
       fake.on('/', { headers: { 'set-cookie': 'ttwid=1%7Cbench; Path=/' }, body: fixtureText('shortvideo/home.html') });
       fake.on('/api/comment/list/', { body: SV_COMMENTS() });
+      fake.on(SHORTVIDEO_ITEM_DETAIL, itemDetailReply);
     },
     query: (i) => ({ url: `https://www.tiktok.com/@bench.user/video/${svVideoId(i)}` }),
-    note: 'the first request of a warm function primes the cookie jar from the home page; after that 1 upstream round trip per page',
+    note: 'the first request of a warm function primes the cookie jar from the home page; after that the comments and the video detail (its author) go out together: 1 upstream round trip per page (the detail only for a video this container has not seen)',
   },
   {
     op: 'shortvideo-search-hashtag',

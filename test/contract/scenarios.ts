@@ -5,6 +5,7 @@ import { WEB_ORIGIN as MICROBLOG_C_ORIGIN } from '../../shared/platforms/microbl
 import { fixture, fixtureText, type FakeReply, type FakeUpstream } from '../support/fake-upstream';
 import { LINKPAGE_GRAPHQL, linkpageRoutes } from '../support/linkpage-upstream';
 import { microblogBRoutes } from '../support/microblog-b-upstream';
+import { SHORTVIDEO_ITEM_DETAIL, itemDetail, itemDetailReply } from '../support/shortvideo-upstream';
 
 /**
  * One contract scenario per operation: the fake upstream routes under which `query` succeeds, and
@@ -261,12 +262,18 @@ const SV_VIDEO_URL = 'https://www.tiktok.com/@lagos.lens/video/74011223344556677
 const shortvideoComments: Scenario = {
   routes: (fake) => {
     fake.on('/', SV_HOME);
+    fake.on(SHORTVIDEO_ITEM_DETAIL, itemDetailReply);
     fake.on(SV_COMMENTS, (req) => ({ headers: { 'set-cookie': 'tt_chain_token=chainABC; Path=/' }, body: fixture(req.query.cursor === '40' ? 'shortvideo/comments-last.json' : 'shortvideo/comments-page1.json') }));
   },
   query: { url: SV_VIDEO_URL },
   moreSuccesses: [
     { name: 'page 2 (last page)', query: { url: SV_VIDEO_URL, cursor: '40' } },
     { name: 'comments turned off', routes: (fake) => void fake.on(SV_COMMENTS, { body: fixture('shortvideo/comments-off.json') }), query: { url: 'https://m.tiktok.com/@lagos.lens/photo/7401122334455667788' } },
+    {
+      name: 'a photo post',
+      routes: (fake) => void fake.on(SHORTVIDEO_ITEM_DETAIL, (req) => ({ body: itemDetail(req.query.itemId ?? '', 'shortvideo/item-detail-photo.json') })),
+      query: { url: 'https://www.tiktok.com/@lagos.lens/photo/7401122334455667789' },
+    },
   ],
   notFound: { routes: (fake) => void fake.on(SV_COMMENTS, { body: fixture('shortvideo/error-item-unavailable.json') }) },
   badCursor: {
