@@ -64,6 +64,21 @@ test('a request refunded and then its reservation retried: still the one credit,
   expect(await balance(teamId)).toBe(4);
 });
 
+test('marks older than any request and the attribute of the earlier scheme are removed by a later reservation', async () => {
+  const { UpdateCommand, GetCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { db } = await import('../../shared/db/client');
+  const { config } = await import('../../shared/config');
+  const teamId = await team(10);
+  const Key = { pk: `TEAM#${teamId}`, sk: 'TEAM' };
+  // Left by a container that went away mid-request an hour ago, and by the code before marks.
+  await db().send(new UpdateCommand({ TableName: config.accountsTable, Key, UpdateExpression: 'SET #old = :t, lastReservation = :r', ExpressionAttributeNames: { '#old': 'RESV#gone' }, ExpressionAttributeValues: { ':t': Date.now() - 3600_000, ':r': 'legacy' } }));
+  await reserve(teamId, 'sees-them'); // sees them
+  await reserve(teamId, 'removes-them'); // removes them
+  const item = (await db().send(new GetCommand({ TableName: config.accountsTable, Key, ConsistentRead: true }))).Item!;
+  expect(Object.keys(item).filter((k) => k.startsWith('RESV#') || k === 'lastReservation').sort()).toEqual(['RESV#removes-them', 'RESV#sees-them']);
+  expect(item.credits).toBe(8);
+});
+
 test('a refund for a team that no longer exists gives nothing back', async () => {
   expect(await refund('no-such-team', 'nobody')).toBe(false);
 });
