@@ -173,7 +173,7 @@ export const scenarios: Scenario[] = [
   {
     op: 'shortvideo-video-comments',
     query: (i) => ({ url: videoUrl('bench.user', svVideoId(i)) }),
-    note: 'the first request of a warm function primes the cookie jar from the home page; after that 1 upstream round trip per page',
+    note: 'the first request of a warm function primes the cookie jar from the home page; after that the comments and the video detail (its author) go out together: 1 upstream round trip per page (the detail only for a video this container has not seen)',
   },
   {
     op: 'shortvideo-search-hashtag',

@@ -1,6 +1,6 @@
 import { cacheItem, cacheKey, readCache } from './cache';
 import { config } from './config';
-import { COST, refund, reserve, settleHit, settleLive } from './credits';
+import { COST, refund, reserve, scrapesAhead, settleHit, settleLive } from './credits';
 import { entryPoint } from './entry';
 import { success } from './envelope';
 import { ApiError, GATEWAY_MESSAGES, toApiError, toScrapeError } from './errors';
@@ -16,7 +16,8 @@ import { loadSecrets } from './secrets';
  * The one request pipeline every operation's function runs, inside the entry-point wrapper
  * (shared/entry.ts: request id, log context, error answers, headers):
  *   authenticated team -> validate -> cache (when cache_max_age allows; settleHit) -> reserve 1
- *   credit and scrape within the deadline, concurrently -> settleLive (ledger, usage, cache) -> envelope.
+ *   credit and scrape within the deadline (concurrently when the team has credits to spare, else
+ *   the scrape after the reservation) -> settleLive (ledger, usage, cache) -> envelope.
  * Any error after the reservation gives the credit back; errors always cost 0.
  */
 
@@ -44,6 +45,13 @@ async function runScrape<P, R>(scrape: Scraper<P, R>, params: P, ctx: ScrapeCont
   }
 }
 
+/** The authorizer's balance hint as the function receives it (API Gateway may pass context values as strings). */
+function balanceHintOf(raw: unknown): number | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const n = Number(raw);
+  return Number.isFinite(n) ? n : undefined;
+}
+
 export function createHandler<Id extends OperationId>(operationId: Id, loadScraper: ScraperLoader<Id>) {
   const op = operation(operationId);
   const scraper = onceAfterIo(loadScraper);
@@ -61,6 +69,7 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
     try {
       teamId = event.requestContext?.authorizer?.teamId as string | undefined;
       if (!teamId) throw new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED);
+      const creditsHint = balanceHintOf(event.requestContext?.authorizer?.creditsHint);
       log.appendKeys({ teamId });
 
       // Naming the type keeps the compiler from spreading it over every operation of the union.
@@ -76,18 +85,23 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
         if (hit) {
           outcome = 'cache_hit';
           const cachedAt = new Date(hit.fetchedAt).toISOString();
-          const remaining = await settleHit(teamId, op.id, log);
+          const remaining = await settleHit(teamId, op.id, log, creditsHint);
           return success(hit.data, { requestId, creditsCharged: 0, creditsRemaining: remaining, cached: true, cachedAt });
         }
       }
 
-      // The reservation and the scrape start together: the upstream round trip does not wait for
-      // DynamoDB. If the reservation is refused (402) the scrape is aborted and its result unused;
-      // the balance can never go below zero because only the conditional update takes credits.
+      // A team the authorizer saw with credits to spare (scrapesAhead): the reservation and the
+      // scrape start together, so the upstream round trip does not wait for DynamoDB; if the
+      // reservation is refused (402) the scrape is aborted and its result unused. Any other team:
+      // the scrape starts once the credit is reserved (the scraper loads meanwhile), so a team
+      // without credit never causes an upstream request. Either way the balance can never go
+      // below zero: only the conditional update takes credits.
       const abort = new AbortController();
       const ctx = ScrapeContext.withBudget(config.scrapeDeadlineMs, abort.signal);
       const reservation = reserve(teamId, requestId);
-      const scraping = scraper().then((scrape) => runScrape(scrape, values, ctx, log));
+      const loading = scraper();
+      const ready = scrapesAhead(creditsHint) ? loading : reservation.then(() => loading);
+      const scraping = ready.then((scrape) => runScrape(scrape, values, ctx, log));
       scraping.catch(() => undefined); // settled below; never an unhandled rejection meanwhile
       let remainingAfter: number;
       try {

@@ -3,7 +3,9 @@
  * (dev/tables.ts) both build them from `TABLES`, and the code reads their key names from here.
  *
  * accounts (pk, sk; GSI byTeam on gsi1pk, gsi1sk; TTL on expiresAt):
- *   TEAM#<teamId> / TEAM                      team: name, credits, createdAt, usageKeyId?, usageKey
+ *   TEAM#<teamId> / TEAM                      team: name, credits, createdAt, usageKeyId?, usageKey; and one
+ *                                             attribute RESV#<requestId> (epoch ms) per reservation in flight
+ *                                             (shared/credits.ts: what makes reserve and refund idempotent)
  *   KEY#<sha256(secret)> / KEY                key: keyId, teamId, name, createdAt, lastUsedAt?, revokedAt?, usageKey
  *                                             (gsi1pk TEAM#<teamId>, gsi1sk KEY#<createdAt>#<keyId>)
  *   TEAM#<teamId> / LEDGER#<time>#<requestId> a charge: requestId, operation, credits, time
@@ -63,6 +65,8 @@ export const TEAM_SK = 'TEAM';
 export const keyPk = (hash: string) => `KEY#${hash}`;
 export const KEY_SK = 'KEY';
 export const LEDGER_PREFIX = 'LEDGER#';
+/** The attribute of the team item that marks one request's reservation. */
+export const RESERVATION_MARK_PREFIX = 'RESV#';
 export const credentialKey = (name: string) => `CRED#${name}`;
 export const USAGE_PREFIX = 'USAGE#';
 export const memberPk = (email: string) => `MEMBER#${email}`;

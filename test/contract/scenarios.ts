@@ -5,6 +5,7 @@ import { fixture, fixtureText, type FakeReply, type FakeUpstream } from '../../d
 import { LINKPAGE_GRAPHQL, linkpageRoutes } from '../../dev/upstream/linkpage';
 import { microblogBRoutes } from '../../dev/upstream/microblog-b';
 import * as replay from '../../dev/upstream/replay';
+import { itemDetail } from '../../dev/upstream/shortvideo';
 
 /**
  * One contract scenario per operation: the fake upstream routes under which `query` succeeds (the
@@ -225,6 +226,14 @@ const shortvideoComments: Scenario = {
   moreSuccesses: [
     { name: 'page 2 (last page)', query: { url: SV_VIDEO_URL, cursor: '40' } },
     { name: 'comments turned off', routes: (fake) => void fake.on(SV.comments, { body: fixture('shortvideo/comments-off.json') }), query: { url: 'https://m.tiktok.com/@lagos.lens/photo/7401122334455667788' } },
+    {
+      name: 'a photo post',
+      routes: (fake) => {
+        fake.on(SV.comments, { body: fixture('shortvideo/comments-page1.json') });
+        fake.on(SV.itemDetail, (req) => ({ body: itemDetail(req.query.itemId ?? '', 'shortvideo/item-detail-photo.json') }));
+      },
+      query: { url: 'https://www.tiktok.com/@lagos.lens/photo/7401122334455667789' },
+    },
   ],
   notFound: { routes: (fake) => void fake.on(SV.comments, { body: fixture('shortvideo/error-item-unavailable.json') }) },
   badCursor: {

@@ -3,13 +3,14 @@ import type { Log } from '../../log';
 import type * as v from 'valibot';
 import type { Scraper } from '../../scrape/scraper';
 import type { ScrapeContext } from '../../scrape/context';
+import { allInOrder } from '../../scrape/concurrent';
 import { CookieJar } from '../../scrape/cookies';
 import { arr, bool, count, get, int, isObject, need, str } from '../../scrape/map';
 import { RememberedIds } from '../../scrape/remembered';
 import { keptWarm } from '../../scrape/warm';
 import { type ApiAnswer, apiGet, fetchPage, session } from './client';
 import { MAX_SEEN, encodeHashtagCursor, fingerprint } from './cursor';
-import { mapComment, mapFollowed, mapFollowingProfile, mapHashtagInfo, mapHashtagVideo, mapLastLive, mapLive, mapLiveUser, rehydrationData } from './map';
+import { mapComment, mapCommentedVideo, mapFollowed, mapFollowingProfile, mapHashtagInfo, mapHashtagVideo, mapLastLive, mapLive, mapLiveUser, rehydrationData } from './map';
 import type { CommentsData, FollowingData, HashtagData, HashtagInfo, HashtagVideo, LiveData } from './resources';
 import {
   DEFAULT_REGION,
@@ -34,25 +35,50 @@ type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /**
  * Operation 7, /v1/shortvideo/video/comments: a video's top-level comments, 40 per page, in the
- * source's relevance order. One signed upstream call (after the warm function's first request,
- * which primes the cookie jar from the home page):
- *   GET /api/comment/list/?aweme_id=<id>&count=40&cursor=<offset>
+ * source's relevance order. Signed upstream calls (after the warm function's first request, which
+ * primes the cookie jar from the home page), together in one round trip:
+ *   GET /api/comment/list/?aweme_id=<id>&count=40&cursor=<offset>   the comments
+ *   GET /api/item/detail/?itemId=<id>                                 the video's author and kind
+ * `data.video` is the platform's: the handle in the caller's URL can be anyone's (the site serves a
+ * video under any handle), and the answer is cached for every caller of the video id. A warm
+ * function remembers a video's author for an hour, so its later pages cost the list call alone.
  * A deleted, private or region-locked video is a 404 (status codes in client.ts); comments turned
  * off give 200 with no comments and total 0. The cursor is the upstream's offset.
  */
 export const COMMENTS_PAGE = 40;
 
-export const scrapeComments: Scraper<{ url: Out<typeof videoUrlParam>; cursor?: Out<typeof commentsCursorParam> }, CommentsData> = async ({ url, cursor }, ctx, log) => {
-  const page = videoUrl(url.handle, url.videoId);
-  const offset = cursor ?? '0';
+/** Video id -> "<video|photo>/<author handle>", as the platform last named them to this container. */
+const videoAuthors = new RememberedIds('shortvideo', 3600_000, 5000);
+
+async function commentedVideo(ctx: ScrapeContext, log: Log, ref: Out<typeof videoUrlParam>): Promise<CommentsData['video']> {
+  const known = videoAuthors.get(ref.videoId)?.match(/^(video|photo)\/(.+)$/);
+  if (known) return { id: ref.videoId, url: videoUrl(known[2]!, ref.videoId, known[1] as 'video' | 'photo'), handle: known[2]! };
   const { data } = await apiGet(ctx, log, {
-    path: '/api/comment/list/',
-    params: { aweme_id: url.videoId, count: COMMENTS_PAGE, cursor: offset, current_region: '', enter_from: 'tiktok_web', fromWeb: 1, from_page: 'video', is_non_personalized: 'false' },
-    referer: page,
+    path: '/api/item/detail/',
+    params: { itemId: ref.videoId },
+    referer: ref.askedPage,
     fromPage: 'video',
-    what: `comments of video ${url.videoId}`,
-    cursor: cursor !== undefined,
+    what: `video ${ref.videoId}`,
   });
+  const video = mapCommentedVideo(data, ref.videoId);
+  videoAuthors.remember(ref.videoId, `${video.url.includes('/photo/') ? 'photo' : 'video'}/${video.handle}`);
+  return video;
+}
+
+export const scrapeComments: Scraper<{ url: Out<typeof videoUrlParam>; cursor?: Out<typeof commentsCursorParam> }, CommentsData> = async ({ url, cursor }, ctx, log) => {
+  const offset = cursor ?? '0';
+  // The list's answer decides first (a bad cursor, a deleted video), whatever finished first.
+  const [{ data }, video] = await allInOrder([
+    apiGet(ctx, log, {
+      path: '/api/comment/list/',
+      params: { aweme_id: url.videoId, count: COMMENTS_PAGE, cursor: offset, current_region: '', enter_from: 'tiktok_web', fromWeb: 1, from_page: 'video', is_non_personalized: 'false' },
+      referer: url.askedPage,
+      fromPage: 'video',
+      what: `comments of video ${url.videoId}`,
+      cursor: cursor !== undefined,
+    }),
+    commentedVideo(ctx, log, url),
+  ] as const);
   // Only top-level comments (the endpoint returns those; a reply that slips in is left out).
   const comments = arr(get(data, 'comments')).map(mapComment).filter((c) => c.parentId === null);
   const next = int(get(data, 'cursor'));
@@ -65,7 +91,7 @@ export const scrapeComments: Scraper<{ url: Out<typeof videoUrlParam>; cursor?: 
     session.renewDevice();
   }
   return {
-    video: { id: url.videoId, url: page, handle: url.handle },
+    video,
     comments,
     count: comments.length,
     total: need(count(get(data, 'total')), 'comment total'),
