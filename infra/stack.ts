@@ -16,6 +16,7 @@ import { ACCOUNTS, CACHE, TEAM_INDEX, type TableDef } from '../shared/db/tables'
 import { ERROR_STATUS, GATEWAY_MESSAGES, RETRY_AFTER_S, type ErrorCode } from '../shared/errors';
 import { OPENAPI_ROUTE } from '../shared/openapi';
 import { handlerFile, routedOperations, type Operation } from '../shared/operations';
+import { FIELDS_VARIABLE, SOURCE_URL_VARIABLE, parseSource } from '../shared/platforms/citygame/source';
 
 /**
  * The whole service in one stack: one Lambda per routed operation (from the operations table),
@@ -97,6 +98,7 @@ export class SocialDataApiStack extends Stack {
     });
     acknowledge(cursorSecret, 'AwsSolutions-SMG4', 'HMAC key of pagination cursors that live minutes: replacing it only turns outstanding cursors into 400s, so it is replaced by redeploying, not on a rotation schedule.');
     const signerUrl = this.node.tryGetContext('shortvideoSignerUrl') as string | undefined;
+    const citygame = citygameEnvironment(this);
     const operationFns = routedOperations().map((op) => {
       const fn = this.nodeFunction(functionId(op), handlerFile(op), {
         description: `${op.number}. GET ${op.path}`,
@@ -110,6 +112,7 @@ export class SocialDataApiStack extends Stack {
           // Resolved by CloudFormation at deploy time ({{resolve:secretsmanager:…}}).
           CURSOR_SECRET: cursorSecret.secretValue.unsafeUnwrap(),
           ...(signerUrl && op.platform === 'shortvideo' ? { SHORTVIDEO_SIGNER_URL: signerUrl } : {}),
+          ...(op.platform === 'citygame' ? citygame : {}),
         },
       });
       // Reserve/refund are UpdateItem; the settle transaction puts the ledger record, adds to the
@@ -403,6 +406,27 @@ export const functionId = (op: Operation) =>
 /** Gateway response templates are not VTL, but $context variables are substituted. */
 export function errorTemplate(code: ErrorCode, message: string): string {
   return JSON.stringify({ error: { code, message, requestId: '$context.requestId' } });
+}
+
+/**
+ * The citygame source the deployer names (context `citygameSourceUrl`, `citygameFields`), checked
+ * here so that a synth with an unusable one (not https, fields that are not JSON) fails instead of
+ * deploying a function that can only answer 503.
+ */
+function citygameEnvironment(scope: Construct): Record<string, string> {
+  const url = scope.node.tryGetContext('citygameSourceUrl') as unknown;
+  const rawFields = scope.node.tryGetContext('citygameFields') as unknown;
+  // Given as JSON in cdk.json, or as a JSON string with -c citygameFields='{…}'.
+  const fields = rawFields === undefined || typeof rawFields === 'string' ? rawFields : JSON.stringify(rawFields);
+  if (url !== undefined && typeof url !== 'string') throw new Error('context citygameSourceUrl must be a string (an https URL)');
+  let source: ReturnType<typeof parseSource>;
+  try {
+    source = parseSource(url, fields, { deployment: true });
+  } catch (err) {
+    throw new Error(`context citygameSourceUrl / citygameFields: ${(err as Error).message}`);
+  }
+  if (!source) return {};
+  return { [SOURCE_URL_VARIABLE]: source.url, ...(fields?.trim() ? { [FIELDS_VARIABLE]: fields } : {}) };
 }
 
 function numberContext(scope: Construct, key: string, fallback: number): number {

@@ -110,11 +110,12 @@ export const operations = [
     number: 4,
     path: '/v1/citygame/daily',
     platform: 'citygame',
-    summary: "Today's in-game bulletin.",
+    summary: "Today's in-game bulletin, read from the source the deployment names (CITYGAME_SOURCE_URL).",
     params: {},
     data: cityR.DailyData,
     responses: [200, 401, 402, 429, 503],
-    status: 'planned',
+    status: 'live',
+    // The deployer's source may be an HTML page (CITYGAME_FIELDS as CSS selectors).
     parsesHtml: true,
   },
   {
