@@ -114,6 +114,9 @@ export const operations = [
     params: {},
     data: cityR.DailyData,
     responses: [200, 401, 402, 429, 503],
+    // The Errors table's 422 (invalid query parameters) applies: a malformed cache_max_age, an
+    // unknown or a repeated parameter. The spec's list for op 4 omits it (the operation takes none).
+    alsoAnswers: [422],
     status: 'live',
     // The deployer's source may be an HTML page (CITYGAME_FIELDS as CSS selectors).
     parsesHtml: true,
