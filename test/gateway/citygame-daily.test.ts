@@ -31,7 +31,7 @@ const source = {
 };
 source.server.on('request', (req, res) => {
   source.requests.push({ path: req.url ?? '', accept: req.headers.accept });
-  const r = source.routes.get(req.url ?? '') ?? { status: 404, body: { error: 'no such document' } };
+  const r: Reply = source.routes.get(req.url ?? '') ?? { status: 404, body: { error: 'no such document' } };
   const json = typeof r.body !== 'string';
   res.writeHead(r.status ?? 200, { 'content-type': json ? 'application/json' : 'text/html; charset=utf-8', ...r.headers });
   res.end(json ? JSON.stringify(r.body) : r.body);
