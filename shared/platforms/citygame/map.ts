@@ -1,17 +1,17 @@
 import { extractionFailed } from '../../errors';
-import { parseDocument } from '../../scrape/html';
 import type { DailyData } from './resources';
-import { BULLETIN_FIELDS, type BulletinField, SourceConfigError } from './source';
+import { BULLETIN_FIELDS, type BulletinField } from './source';
 
 /**
  * The bulletin out of the source's answer, field by field where the deployer said it is:
  *   JSON source: each field is the string at its JSON Pointer (RFC 6901), as given;
- *   HTML page:   each field is the text content, trimmed, of the first element its CSS selector matches.
+ *   HTML page:   each field is the text content, trimmed, of the first element its CSS selector
+ *                matches (./page.ts, loaded only for an HTML source: a JSON source never loads linkedom).
  * A field the answer does not carry (absent, not a string, empty) or a date that is not YYYY-MM-DD
  * is EXTRACTION_FAILED, and the log names the field and where it was looked for. Nothing is made up.
  */
-type Where = Record<BulletinField, string>;
-type Found = Record<BulletinField, string | null>;
+export type Where = Record<BulletinField, string>;
+export type Found = Record<BulletinField, string | null>;
 
 /** The value at a JSON Pointer, or undefined where the document has none. */
 export function atPointer(doc: unknown, pointer: string): unknown {
@@ -39,22 +39,6 @@ export function mapJsonBulletin(data: unknown, where: Where): DailyData {
   return bulletin(found, where, 'JSON Pointer');
 }
 
-export function mapHtmlBulletin(html: string, where: Where): DailyData {
-  const doc = parseDocument(html);
-  const found = {} as Found;
-  for (const f of BULLETIN_FIELDS) {
-    let el: Element | null;
-    try {
-      el = doc.querySelector(where[f]);
-    } catch {
-      throw new SourceConfigError(`CITYGAME_FIELDS: ${f} is not a CSS selector the parser accepts: ${where[f]}`);
-    }
-    const text = el?.textContent?.trim();
-    found[f] = text ? text : null;
-  }
-  return bulletin(found, where, 'CSS selector');
-}
-
 const CALENDAR_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** YYYY-MM-DD naming a day that exists (2026-02-30 does not). */
@@ -65,7 +49,8 @@ export function isCalendarDate(s: string): boolean {
   return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
 }
 
-function bulletin(found: Found, where: Where, kind: string): DailyData {
+/** The bulletin from what was found, or EXTRACTION_FAILED naming what was not. */
+export function bulletin(found: Found, where: Where, kind: string): DailyData {
   const missing = BULLETIN_FIELDS.filter((f) => found[f] === null);
   if (missing.length) {
     throw extractionFailed(`citygame source answered without ${missing.map((f) => `${f} (${kind} ${where[f]})`).join(', ')}`);

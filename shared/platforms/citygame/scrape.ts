@@ -1,7 +1,7 @@
 import { ApiError } from '../../errors';
 import type { Scraper } from '../../scrape/scraper';
 import { fetchBulletin } from './client';
-import { mapHtmlBulletin, mapJsonBulletin } from './map';
+import { mapJsonBulletin } from './map';
 import type { DailyData } from './resources';
 import { type CitygameSource, SourceConfigError, configuredSource } from './source';
 
@@ -21,7 +21,10 @@ export const scrapeDaily: Scraper<Record<string, never>, DailyData> = async (_pa
   const source = sourceOrRefuse();
   const answer = await fetchBulletin(ctx, source);
   try {
-    return source.kind === 'json' ? mapJsonBulletin(answer.data, source.fields) : mapHtmlBulletin(answer.body, source.fields);
+    if (source.kind === 'json') return mapJsonBulletin(answer.data, source.fields);
+    // The HTML parser is loaded for an HTML source only.
+    const { mapHtmlBulletin } = await import('./page');
+    return mapHtmlBulletin(answer.body, source.fields);
   } catch (err) {
     throw err instanceof SourceConfigError ? misconfigured(err) : err;
   }

@@ -1,5 +1,6 @@
 import { ApiError } from '../../../shared/errors';
-import { atPointer, isCalendarDate, mapHtmlBulletin, mapJsonBulletin } from '../../../shared/platforms/citygame/map';
+import { atPointer, isCalendarDate, mapJsonBulletin } from '../../../shared/platforms/citygame/map';
+import { mapHtmlBulletin } from '../../../shared/platforms/citygame/page';
 import { SourceConfigError } from '../../../shared/platforms/citygame/source';
 
 /** The bulletin out of a source's answer, where the deployer said each field is. */
