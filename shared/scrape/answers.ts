@@ -129,7 +129,7 @@ export function classify(rules: AnswerRules, a: ParsedAnswer, expect: Expectatio
   // is a wall only on evidence (a sign-in page, a refusing or rate-limiting status); otherwise it is
   // a page without the data, and the log says which page it was.
   if (wantJson && a.data === undefined && looksLikeHtml(a.body)) {
-    const page = `an HTML page (title "${pageTitle(a.body)}") where JSON was expected`;
+    const page = `an HTML page where JSON was expected (title "${pageTitle(a.body)}")`;
     if (isSignInPage(a.body)) return blocked(`${why}: ${page}: a sign-in page`, retryAfter);
     if (a.status === 429) return blocked(`${why}: ${page}: rate-limited`, retryAfter ?? 60);
     if (a.status === 401 || a.status === 403) return blocked(`${why}: ${page}: refused`, retryAfter);

@@ -71,13 +71,13 @@ describe('the classifier', () => {
       expect(code(200, html)).toBe('UPSTREAM_BLOCKED');
       expect(code(404, html)).toBe('UPSTREAM_BLOCKED');
     }
-    expect(run(200, signIn[0])!.internal).toMatch(/title "Log in to Unit"\) where JSON was expected: a sign-in page/);
+    expect(run(200, signIn[0])!.internal).toMatch(/an HTML page where JSON was expected \(title "Log in to Unit"\): a sign-in page/);
     // A page without such evidence is a page without the data (a changed API, a misrouted request),
     // and the log names the page; a refusing or rate-limiting status is still a block.
     const plain = '<!DOCTYPE html><html><head><title>Not here</title></head><body>Please sign in to see more</body></html>';
     expect(code(200, plain)).toBe('EXTRACTION_FAILED');
     expect(code(404, plain)).toBe('EXTRACTION_FAILED');
-    expect(run(404, plain)!.internal).toMatch(/title "Not here"\) where JSON was expected, with no sign-in form or challenge in it/);
+    expect(run(404, plain)!.internal).toMatch(/an HTML page where JSON was expected \(title "Not here"\), with no sign-in form or challenge in it/);
     expect(code(403, plain)).toBe('UPSTREAM_BLOCKED');
     expect(code(401, plain)).toBe('UPSTREAM_BLOCKED');
     expect(run(429, plain)).toMatchObject({ code: 'UPSTREAM_BLOCKED', retryAfter: 60 });
