@@ -18,6 +18,7 @@ import { ERROR_STATUS, GATEWAY_MESSAGES, RETRY_AFTER_S, type ErrorCode } from '.
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
 import { OPENAPI_ROUTE } from '../shared/openapi';
 import { handlerFile, routedOperations, type Operation } from '../shared/operations';
+import { FIELDS_VARIABLE, SOURCE_URL_VARIABLE, parseSource } from '../shared/platforms/citygame/source';
 
 /**
  * The whole service in one stack: one Lambda per routed operation (from the operations table),
@@ -229,6 +230,7 @@ export class SocialDataApiStack extends Stack {
       CURSOR_SECRET_ARN: cursorSecret.secretArn,
     };
     this.operationSecrets = { cursorSecretArn: cursorSecret.secretArn, proxyParameterArn: proxy.parameterArn };
+    const citygame = citygameEnvironment(this);
     const functions = routedOperations().map((op) => {
       const fn = this.nodeFunction(functionId(op), handlerFile(op), {
         description: `${op.number}. GET ${op.path}`,
@@ -237,12 +239,13 @@ export class SocialDataApiStack extends Stack {
         environment: {
           ...operationEnvironment,
           ...(signerUrl && op.platform === 'shortvideo' ? { SHORTVIDEO_SIGNER_URL: signerUrl } : {}),
+          ...(op.platform === 'citygame' ? citygame : {}),
         },
       });
       this.allowOperation(fn);
       return { op, fn };
     });
-    return { functions, everyOperation: { ...operationEnvironment, ...(signerUrl ? { SHORTVIDEO_SIGNER_URL: signerUrl } : {}) } };
+    return { functions, everyOperation: { ...operationEnvironment, ...(signerUrl ? { SHORTVIDEO_SIGNER_URL: signerUrl } : {}), ...citygame } };
   }
 
   /** What running an operation takes: its secrets (read at cold start) and the tables. */
@@ -598,6 +601,27 @@ function booleanContext(scope: Construct, key: string, fallback: boolean): boole
   const raw = scope.node.tryGetContext(key) as unknown;
   if (raw === undefined || raw === '') return fallback;
   return !(raw === false || String(raw).toLowerCase() === 'false');
+}
+
+/**
+ * The citygame source the deployer names (context `citygameSourceUrl`, `citygameFields`), checked
+ * here so that a synth with an unusable one (not https, fields that are not JSON) fails instead of
+ * deploying a function that can only answer 503.
+ */
+function citygameEnvironment(scope: Construct): Record<string, string> {
+  const url = scope.node.tryGetContext('citygameSourceUrl') as unknown;
+  const rawFields = scope.node.tryGetContext('citygameFields') as unknown;
+  // Given as JSON in cdk.json, or as a JSON string with -c citygameFields='{…}'.
+  const fields = rawFields === undefined || typeof rawFields === 'string' ? rawFields : JSON.stringify(rawFields);
+  if (url !== undefined && typeof url !== 'string') throw new Error('context citygameSourceUrl must be a string (an https URL)');
+  let source: ReturnType<typeof parseSource>;
+  try {
+    source = parseSource(url, fields, { deployment: true });
+  } catch (err) {
+    throw new Error(`context citygameSourceUrl / citygameFields: ${(err as Error).message}`);
+  }
+  if (!source) return {};
+  return { [SOURCE_URL_VARIABLE]: source.url, ...(fields?.trim() ? { [FIELDS_VARIABLE]: fields } : {}) };
 }
 
 function numberContext(scope: Construct, key: string, fallback: number): number {

@@ -52,6 +52,12 @@ export interface PlatformUpstream {
    */
   hosts: readonly string[];
   headers: Record<string, string>;
+  /**
+   * An origin that replaces every origin of this upstream, as UPSTREAM_<PLATFORM>_URL does (which wins
+   * over it): for a source a deployer or a test names by a loopback http URL (citygame), never for a
+   * platform's own hosts. Its address is exempt from the public-address check, like the variable's.
+   */
+  override?: string;
 }
 
 export function isPlatformHost(def: Pick<PlatformUpstream, 'hosts'>, hostname: string): boolean {
@@ -75,7 +81,8 @@ export function isPlatformUrl(def: Pick<PlatformUpstream, 'hosts'>, raw: string)
  * Where a request for `pathOrUrl` really goes. A path is taken on the platform's default base; an
  * absolute URL must be https on the default port of one of the platform's hosts (else null: not
  * requested). With UPSTREAM_<PLATFORM>_URL set, every origin of the platform is replaced by that
- * one, keeping the path and query, so one fake upstream serves the whole platform (`overridden`).
+ * one, keeping the path and query, so one fake upstream serves the whole platform (`overridden`);
+ * likewise an upstream's own `override`.
  */
 export function resolveUpstream(def: PlatformUpstream, pathOrUrl: string): { real: URL; target: URL; overridden: boolean } | null {
   let real: URL;
@@ -85,7 +92,7 @@ export function resolveUpstream(def: PlatformUpstream, pathOrUrl: string): { rea
     return null;
   }
   if (!onPlatform(def, real)) return null;
-  const override = upstreamOverride(def.platform);
+  const override = upstreamOverride(def.platform) ?? def.override;
   if (!override) return { real, target: real, overridden: false };
   const base = new URL(override);
   const target = new URL(base.origin + base.pathname.replace(/\/+$/, '') + real.pathname + real.search);

@@ -124,6 +124,37 @@ describe('functions', () => {
     expect(fns.some((fn) => fn.Properties.Environment.Variables.SHORTVIDEO_SIGNER_URL)).toBe(true);
   });
 
+  it("passes the citygame source from context (citygameSourceUrl, citygameFields) to the citygame function only", () => {
+    const fields = { date: '/b/date', weekday: '/b/weekday', weather: '/b/weather', headline: '/b/headline', tip: '/b/tip' };
+    const opFns = (t: Template) =>
+      Object.values(t.toJSON().Resources as Record<string, Resource>).filter((r) => r.Type === 'AWS::Lambda::Function' && /^\d+\. GET \/v1\//.test(String(r.Properties.Description)));
+    // Fields as a JSON string (-c citygameFields='{…}') or as JSON (cdk.json).
+    for (const given of [JSON.stringify(fields), fields]) {
+      const fns = opFns(synth({ citygameSourceUrl: 'https://bulletin.example/today.json', citygameFields: given }));
+      for (const fn of fns) {
+        const vars = fn.Properties.Environment.Variables;
+        const isCitygame = String(fn.Properties.Description).includes('/v1/citygame/');
+        expect({ url: vars.CITYGAME_SOURCE_URL, fields: vars.CITYGAME_FIELDS && JSON.parse(vars.CITYGAME_FIELDS) }).toEqual(
+          isCitygame ? { url: 'https://bulletin.example/today.json', fields } : { url: undefined, fields: undefined },
+        );
+      }
+      expect(fns.filter((fn) => fn.Properties.Environment.Variables.CITYGAME_SOURCE_URL)).toHaveLength(1);
+    }
+    // Without the context the function is deployed without a source (it answers 503 saying so).
+    for (const fn of opFns(template)) expect(fn.Properties.Environment.Variables.CITYGAME_SOURCE_URL).toBeUndefined();
+  });
+
+  it.each([
+    ['plain http, even on a loopback host', { citygameSourceUrl: 'http://127.0.0.1:8080/today.json' }, /https URL in a deployment/],
+    ['not a URL', { citygameSourceUrl: 'bulletin.example/today.json' }, /not an absolute URL/],
+    ['credentials in the URL', { citygameSourceUrl: 'https://u:p@bulletin.example/today.json' }, /credentials/],
+    ['fields that are not JSON', { citygameSourceUrl: 'https://bulletin.example/x', citygameFields: '{date:' }, /not JSON/],
+    ['fields without a source', { citygameFields: '{"date":"/d"}' }, /CITYGAME_SOURCE_URL is not/],
+    ['pointers and selectors mixed', { citygameSourceUrl: 'https://bulletin.example/x', citygameFields: { date: '/d', weekday: '.w', weather: '/w', headline: '/h', tip: '/t' } }, /mixes/],
+  ])('refuses to synthesize an unusable citygame source: %s', (_what, context, why) => {
+    expect(() => synth(context)).toThrow(why);
+  });
+
   it('a proxy URL: the name of its SSM SecureString in the environment (read at cold start), or a plain URL only without credentials (18.8)', () => {
     const plain = synth({ scraperProxyUrl: 'http://proxy.internal:3128' });
     plain.hasResourceProperties('AWS::Lambda::Function', {

@@ -29,6 +29,8 @@ const VARIANTS: Record<string, (q: Query) => Query[]> = {
   'microblog-b-user-notes': (q) => [{ handle: `@${String(q.handle).toUpperCase()}` }, { handle: `https://x.com/${q.handle}/with_replies` }],
   'shortvideo-user-live': (q) => [{ handle: `@${String(q.handle).toUpperCase()}` }, { handle: `https://www.tiktok.com/@${q.handle}/live` }],
   'microblog-b-note': (q) => [{ url: String(q.url).replace(/x\.com\/[^/]+/, 'x.com/some_brand') }, { url: String(q.url).replace(/x\.com\/[^/]+/, 'twitter.com/i/web') }],
+  // No inputs: the cache key is the operation itself; a second team asks it again.
+  'citygame-daily': (q) => [{ ...q }],
   'shortvideo-search-hashtag': (q): Query[] => [{ hashtag: `#${String(q.hashtag).toUpperCase()}` }, { hashtag: String(q.hashtag), region: 'ng' }],
 };
 

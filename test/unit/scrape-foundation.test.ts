@@ -130,9 +130,11 @@ describe('upstream client', () => {
     expect(await codeOf(client.answer(ScrapeContext.withBudget(3000), '/edge', { what: 'test' }))).toBe('UPSTREAM_BLOCKED');
   });
 
-  test('HTML body where JSON was expected is UPSTREAM_BLOCKED; junk is EXTRACTION_FAILED', async () => {
-    fake.on('/html', { status: 200, body: '<!doctype html><html><body>Sign in</body></html>' });
+  test('HTML body where JSON was expected: a sign-in page is UPSTREAM_BLOCKED, another page and junk EXTRACTION_FAILED', async () => {
+    fake.on('/html', { status: 200, body: '<!doctype html><html><head><title>Sign in</title></head><body><form action="/login"></form></body></html>' });
     expect(await codeOf(client.answer(ScrapeContext.withBudget(3000), '/html', { what: 'test' }))).toBe('UPSTREAM_BLOCKED');
+    fake.on('/page', { status: 200, body: '<!doctype html><html><head><title>Home</title></head><body>Welcome</body></html>' });
+    expect(await codeOf(client.answer(ScrapeContext.withBudget(3000), '/page', { what: 'test' }))).toBe('EXTRACTION_FAILED');
     fake.on('/junk', { status: 200, body: 'not json' });
     expect(await codeOf(client.answer(ScrapeContext.withBudget(3000), '/junk', { what: 'test' }))).toBe('EXTRACTION_FAILED');
   });

@@ -252,7 +252,9 @@ export const scrapeLive: Scraper<{ handle: Out<typeof handleParam> }, LiveData> 
     jar: liveJar(),
   });
   const lookup = get(lookupAnswer, 'data');
-  if (!isObject(get(lookup, 'user'))) throw notFound('No such account');
+  // An unknown account is said by its code (19881007 user_not_found, client.ts); an answer without
+  // the user and without that code says nothing about the account.
+  if (!isObject(get(lookup, 'user'))) throw extractionFailed(`shortvideo live room of @${handle}: an answer without data.user (statusCode ${String(get(lookupAnswer, 'statusCode') ?? get(lookupAnswer, 'status_code') ?? 'none')})`);
   const user = mapLiveUser(lookup);
   const status = int(get(lookup, 'liveRoom', 'status')) ?? int(get(lookup, 'user', 'status'));
   const roomId = str(get(lookup, 'user', 'roomId'));
@@ -276,9 +278,11 @@ export const scrapeLive: Scraper<{ handle: Out<typeof handleParam> }, LiveData> 
  *              /api/user/detail/?uniqueId= when the page comes without it)
  *   by userId: GET /api/user/detail/?userId=<id> (signed; the only id route the web app has)
  *   then       GET /api/user/list/?secUid=<secUid>&scene=21&count=30&maxCursor=0&minCursor=<cursor>
- * Unknown, banned and private accounts, and accounts hiding their following list, are 404. The
- * list is served to logged-in sessions only as a rule: a login wall (or an empty list for an account
- * that follows someone) is 503 UPSTREAM_BLOCKED saying so.
+ * Unknown, banned and private accounts, and accounts hiding their following list, are 404, where the
+ * source says so (its status codes, privateAccount, followingVisibility). The list is served to
+ * logged-in sessions only as a rule: a login wall (10101/10102, a redirect to /login) is 503
+ * UPSTREAM_BLOCKED saying so. An answer without the account, or an empty list for an account that
+ * follows someone, with no such sign, is EXTRACTION_FAILED naming what was missing.
  */
 export const FOLLOWING_PAGE = 30;
 const NEEDS_SESSION = 'The source shows following lists only to a logged-in session, which the service does not use';
@@ -295,7 +299,7 @@ function checkedDetail(detail: unknown, who: string): unknown {
   const code = String(get(detail, 'statusCode') ?? get(detail, 'status_code') ?? '0');
   if (GONE[code]) throw notFound(GONE[code]);
   if (code !== '0') throw extractionFailed(`shortvideo profile ${who}: status code ${code}`);
-  if (!isObject(get(detail, 'userInfo', 'user'))) throw notFound('No such account');
+  if (!isObject(get(detail, 'userInfo', 'user'))) throw extractionFailed(`shortvideo profile ${who}: status code 0 without userInfo.user (no not-found code, no login sign)`);
   return detail;
 }
 
@@ -321,8 +325,12 @@ async function profileByHandle(ctx: ScrapeContext, log: Log, handle: string): Pr
 
 async function profileById(ctx: ScrapeContext, log: Log, userId: string): Promise<unknown> {
   const data = await detailByApi(ctx, log, { userId }, `id ${userId}`);
+  // An unknown id is said by its code (10202/10221: 404). Status 0 without the account says neither
+  // that it does not exist nor that a login is needed: the source did not resolve the id.
   if (!isObject(get(data, 'userInfo', 'user')) && String(get(data, 'statusCode') ?? get(data, 'status_code') ?? '0') === '0') {
-    throw blockedSaying('The source gives no logged-out lookup of an account by its numeric id; call with the handle instead', `shortvideo user-detail by id ${userId}: no account in the answer`);
+    throw new ApiError('EXTRACTION_FAILED', 'The source answered the numeric id without an account and without saying why; call with the handle instead', {
+      internal: `shortvideo user-detail by id ${userId}: status code 0 without userInfo.user (no not-found code, no login sign)`,
+    });
   }
   return checkedDetail(data, `id ${userId}`);
 }
@@ -350,7 +358,10 @@ export const scrapeFollowing: Scraper<{ handle?: Out<typeof handleParam>; userId
   // An account the upstream lists twice on one page is returned once.
   const following = [...new Map(arr(get(data, 'userList')).map(mapFollowed).map((f) => [f.id, f] as const)).values()];
   if (following.length === 0 && cursor === undefined && profile.followingCount > 0) {
-    throw blockedSaying(NEEDS_SESSION, `shortvideo following of @${profile.handle}: empty list for ${profile.followingCount} followed`);
+    // Likely the logged-out view, but the answer does not say so (no login code, no redirect).
+    throw new ApiError('EXTRACTION_FAILED', 'The source answered an empty following list for an account that follows others, without saying why', {
+      internal: `shortvideo following of @${profile.handle}: empty userList (statusCode ${String(get(data, 'statusCode') ?? get(data, 'status_code') ?? 'none')}) for ${profile.followingCount} followed, no login sign`,
+    });
   }
   const next = str(get(data, 'minCursor'));
   const upstreamHasMore = bool(get(data, 'hasMore')) === true;
