@@ -13,12 +13,13 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { DEFAULT_SCRAPE_DEADLINE_MS, RATE_LIMIT } from '../shared/config';
 import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/account/routes';
-import { ACCOUNTS, CACHE, TEAM_INDEX, type TableDef } from '../shared/db/tables';
+import { ACCOUNTS, CACHE, TEAM_INDEX, invitePk, keyPk, memberPk, sessionPk, teamPk, type TableDef } from '../shared/db/tables';
 import { ERROR_STATUS, GATEWAY_MESSAGES, RETRY_AFTER_S, type ErrorCode } from '../shared/errors';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
 import { OPENAPI_ROUTE } from '../shared/openapi';
 import { handlerFile, routedOperations, type Operation } from '../shared/operations';
 import { FIELDS_VARIABLE, SOURCE_URL_VARIABLE, parseSource } from '../shared/platforms/citygame/source';
+import { KEY_PEPPER_VARIABLE } from '../shared/secrets';
 
 /**
  * The whole service in one stack: one Lambda per routed operation (from the operations table),
@@ -74,6 +75,8 @@ export class SocialDataApiStack extends Stack {
   readonly cache: dynamodb.Table;
   /** The customer-managed key of the tables and secrets (context kmsKey=true), else AWS-owned keys. */
   readonly dataKey?: kms.Key;
+  /** The HMAC key API keys and session ids are hashed with (KEY_PEPPER_SECRET_ARN; shared/auth/hashing.ts). */
+  private keyPepper!: secretsmanager.Secret;
   /** Where the operations' secrets are (set by operationFunctions), for every function that runs an operation. */
   private operationSecrets?: { cursorSecretArn: string; proxyParameterArn?: string };
 
@@ -90,6 +93,7 @@ export class SocialDataApiStack extends Stack {
       ACCOUNTS_TABLE: this.accounts.tableName,
       CACHE_TABLE: this.cache.tableName,
     };
+    this.keyPepper = this.keyPepperSecret();
     const authorizerFn = this.authorizerFunction(environment);
     const operations = this.operationFunctions(environment);
     this.api = this.restApi();
@@ -195,7 +199,28 @@ export class SocialDataApiStack extends Stack {
     association.node.addDependency(this.api.deploymentStage);
   }
 
-  /** The REQUEST authorizer: reads the key and its team (GetItem), touches lastUsedAt (UpdateItem). */
+  /**
+   * The key pepper: generated once, kept when the stack goes (every stored key and session hash
+   * depends on it: replacing it would refuse every key), never rotated on a schedule.
+   */
+  private keyPepperSecret(): secretsmanager.Secret {
+    const secret = new secretsmanager.Secret(this, 'KeyPepper', {
+      description: 'HMAC key of the stored API-key and session hashes (KEY_PEPPER_SECRET_ARN)',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+      ...(this.dataKey ? { encryptionKey: this.dataKey } : {}),
+    });
+    acknowledge(secret, 'AwsSolutions-SMG4', 'The pepper of the stored API-key and session hashes: a new one would refuse every key issued under the old one, so it is never rotated on a schedule (keys are revoked and re-issued instead).');
+    return secret;
+  }
+
+  /** A function that hashes keys or session ids: the pepper's ARN in its environment, and reading that one secret. */
+  private withPepper(fn: lambda.Function) {
+    fn.addEnvironment(KEY_PEPPER_VARIABLE, this.keyPepper.secretArn);
+    this.keyPepper.grantRead(fn);
+  }
+
+  /** The REQUEST authorizer: reads the key and its team's balance (GetItem), touches lastUsedAt (UpdateItem on the key only). */
   private authorizerFunction(environment: Record<string, string>): NodejsFunction {
     const fn = this.nodeFunction('Authorizer', 'functions/authorizer.ts', {
       description: 'REQUEST authorizer: API key -> team usage-plan key',
@@ -203,7 +228,9 @@ export class SocialDataApiStack extends Stack {
       timeout: AUTHORIZER_TIMEOUT,
       environment,
     });
-    this.allow(fn, this.accounts, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    this.allowItems(fn, ['dynamodb:GetItem'], [KEY_PREFIX, TEAM_PREFIX]);
+    this.allowItems(fn, ['dynamodb:UpdateItem'], [KEY_PREFIX]);
+    this.withPepper(fn);
     return fn;
   }
 
@@ -256,8 +283,18 @@ export class SocialDataApiStack extends Stack {
     this.dataKey?.grantDecrypt(fn);
     if (secrets.proxyParameterArn) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['ssm:GetParameter'], resources: [secrets.proxyParameterArn] }));
     // Reserve/refund are UpdateItem; the settle transaction puts the ledger record, adds to the
-    // day's usage count (UpdateItem) and puts the cache entry.
-    this.allow(fn, this.accounts, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
+    // day's usage count (UpdateItem) and puts the cache entry. Only in team partitions (TEAM#…): a
+    // function that parses hostile pages can neither read nor write a key, member, invitation,
+    // session or sign-in throttle item, nor change a team's name or usage-plan key.
+    this.allowItems(fn, ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], [TEAM_PREFIX]);
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        effect: iam.Effect.DENY,
+        actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem'],
+        resources: [this.accounts.tableArn],
+        conditions: { 'ForAnyValue:StringEquals': { 'dynamodb:Attributes': [...TEAM_ATTRIBUTES_NO_SCRAPER_WRITES] } },
+      }),
+    );
     // Cache reads and the settle transaction's put; shared upstream credentials (CRED# items) are
     // read, leased with a conditional UpdateItem and written with PutItem.
     this.allow(fn, this.cache, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
@@ -354,7 +391,7 @@ export class SocialDataApiStack extends Stack {
       environment,
     });
     this.allowOperation(mcpFn);
-    this.allow(mcpFn, this.accounts, 'dynamodb:Query');
+    this.allowItems(mcpFn, ['dynamodb:Query'], [TEAM_PREFIX]);
     const mcpIntegration = new apigateway.LambdaIntegration(mcpFn, { proxy: true, allowTestInvoke: false });
     const mcp = this.api.root.resourceForPath(MCP_PATH);
     for (const method of MCP_METHODS) {
@@ -369,6 +406,7 @@ export class SocialDataApiStack extends Stack {
     new CfnOutput(this, 'UsagePlanId', { value: this.usagePlan.usagePlanId, description: 'USAGE_PLAN_ID for the admin CLI' });
     new CfnOutput(this, 'AccountsTableName', { value: this.accounts.tableName, description: 'ACCOUNTS_TABLE' });
     new CfnOutput(this, 'CacheTableName', { value: this.cache.tableName, description: 'CACHE_TABLE' });
+    new CfnOutput(this, 'KeyPepperSecretArn', { value: this.keyPepper.secretArn, description: 'KEY_PEPPER_SECRET_ARN for the admin CLI (keys it creates are hashed with the pepper)' });
   }
 
   /**
@@ -417,8 +455,19 @@ export class SocialDataApiStack extends Stack {
     // Members, invitations, sessions, sign-in throttles and keys are items; the ledger and the
     // usage counters are read with Query on the team's partition; keys and members are listed
     // through the byTeam index. No DeleteItem: sign-out marks the session ended.
-    this.allow(accountFn, this.accounts, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query');
-    accountFn.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${this.accounts.tableArn}/index/${TEAM_INDEX.name}`] }));
+    // Its own items only: it writes keys, members, invitations, sessions and sign-in throttles, and
+    // reads those and the team partitions (team, ledger, usage); it never writes a team item, so it
+    // cannot change a balance.
+    this.allowItems(accountFn, ['dynamodb:GetItem', 'dynamodb:Query'], [TEAM_PREFIX, ...ACCOUNT_OWN_PREFIXES]);
+    this.allowItems(accountFn, ['dynamodb:PutItem', 'dynamodb:UpdateItem'], ACCOUNT_OWN_PREFIXES);
+    accountFn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: [`${this.accounts.tableArn}/index/${TEAM_INDEX.name}`],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TEAM_PREFIX}*`] } },
+      }),
+    );
+    this.withPepper(accountFn);
 
     const dashboardFn = this.nodeFunction(
       'Dashboard',
@@ -492,7 +541,21 @@ export class SocialDataApiStack extends Stack {
     return fn;
   }
 
-  /** Actions on the table itself (not its indexes): never Scan or DeleteItem; Query for the account API only. */
+  /**
+   * Item actions on the accounts table, only in partitions whose key starts with one of `prefixes`
+   * (IAM's dynamodb:LeadingKeys; in a transaction it holds for each action).
+   */
+  private allowItems(fn: lambda.IFunction, actions: string[], prefixes: readonly string[]) {
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions,
+        resources: [this.accounts.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((p) => `${p}*`) } },
+      }),
+    );
+  }
+
+  /** Actions on the table itself (not its indexes): never Scan or DeleteItem. */
   private allow(fn: lambda.IFunction, table: dynamodb.ITable, ...actions: string[]) {
     fn.addToRolePolicy(new iam.PolicyStatement({ actions, resources: [table.tableArn] }));
   }
@@ -592,6 +655,14 @@ export const functionId = (op: Operation) =>
 export function errorTemplate(code: ErrorCode, message: string): string {
   return JSON.stringify({ error: { code, message, requestId: '$context.requestId' } });
 }
+
+/** Partition-key prefixes of the accounts table (shared/db/tables.ts) the IAM conditions name. */
+const TEAM_PREFIX = teamPk('');
+const KEY_PREFIX = keyPk('');
+/** The items the account API writes: keys, members, invitations, sessions, sign-in throttles. */
+const ACCOUNT_OWN_PREFIXES = [KEY_PREFIX, memberPk(''), invitePk(''), sessionPk(''), 'THROTTLE#'] as const;
+/** Attributes of a team item no function that scrapes may write (it may change `credits` and reservation marks only). */
+export const TEAM_ATTRIBUTES_NO_SCRAPER_WRITES = ['name', 'usageKey', 'usageKeyId', 'createdAt'] as const;
 
 /** The part of the stage's rate and burst all unauthenticated methods together may take. */
 export const OPEN_METHODS_SHARE = 0.4;

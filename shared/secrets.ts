@@ -5,8 +5,9 @@
  *
  *   CURSOR_SECRET_ARN         -> cursorSecret (the HMAC key of the cursors the service issues)
  *   SCRAPER_PROXY_PARAMETER   -> the scraper proxy URL, credentials included (SecureString, decrypted)
+ *   KEY_PEPPER_SECRET_ARN     -> keyPepper (the HMAC key API keys and session ids are hashed with: shared/auth/hashing.ts)
  *
- * Locally and in tests the plain variables (CURSOR_SECRET, SCRAPER_PROXY_URL[_...]) still win: no AWS call
+ * Locally and in tests the plain variables (CURSOR_SECRET, SCRAPER_PROXY_URL[_...], KEY_PEPPER) still win: no AWS call
  * is made when no location is set. The AWS SDK clients are imported only when a location is set, so a
  * function without secrets pays nothing for them at cold start.
  */
@@ -15,8 +16,11 @@ export interface SecretClients {
   parameter(name: string): Promise<string>;
 }
 
+/** Where the key pepper is (set by the stack on the authorizer and the account function). */
+export const KEY_PEPPER_VARIABLE = 'KEY_PEPPER_SECRET_ARN';
+
 /** The loaded values; empty until `loadSecrets` resolves (or when nothing is configured). */
-export const loaded: { cursorSecret?: string; proxyUrl?: string } = {};
+export const loaded: { cursorSecret?: string; proxyUrl?: string; keyPepper?: string } = {};
 
 let loading: Promise<void> | undefined;
 
@@ -24,12 +28,18 @@ let loading: Promise<void> | undefined;
 export function loadSecrets(clients: () => Promise<SecretClients> = awsClients): Promise<void> {
   const cursorArn = process.env.CURSOR_SECRET_ARN;
   const proxyParameter = process.env.SCRAPER_PROXY_PARAMETER;
-  if (!cursorArn && !proxyParameter) return Promise.resolve();
+  const pepperArn = process.env[KEY_PEPPER_VARIABLE];
+  if (!cursorArn && !proxyParameter && !pepperArn) return Promise.resolve();
   loading ??= (async () => {
     const c = await clients();
-    const [cursorSecret, proxyUrl] = await Promise.all([cursorArn ? c.secret(cursorArn) : undefined, proxyParameter ? c.parameter(proxyParameter) : undefined]);
+    const [cursorSecret, proxyUrl, keyPepper] = await Promise.all([
+      cursorArn ? c.secret(cursorArn) : undefined,
+      proxyParameter ? c.parameter(proxyParameter) : undefined,
+      pepperArn ? c.secret(pepperArn) : undefined,
+    ]);
     if (cursorSecret) loaded.cursorSecret = cursorSecret;
     if (proxyUrl) loaded.proxyUrl = proxyUrl;
+    if (keyPepper) loaded.keyPepper = keyPepper;
   })().catch((err: unknown) => {
     loading = undefined;
     // Never the value; the SDK's errors carry the name of the secret at most.
@@ -43,6 +53,7 @@ export function resetSecrets() {
   loading = undefined;
   delete loaded.cursorSecret;
   delete loaded.proxyUrl;
+  delete loaded.keyPepper;
 }
 
 async function awsClients(): Promise<SecretClients> {

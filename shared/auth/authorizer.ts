@@ -1,5 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { requestScope } from '../log';
+import { loadSecrets } from '../secrets';
 import { balanceHint } from '../credits';
 import { findKey, hashSecret, KEY_PATTERN, keyFromHeaders, touchKey } from './keys';
 
@@ -36,6 +37,8 @@ function rememberTeam(hash: string, teamId: string): void {
 export async function authorize(headers: Record<string, string | undefined> | null | undefined): Promise<(AuthorizedContext & { usageKey: string }) | null> {
   const secret = keyFromHeaders(headers);
   if (!secret || !KEY_PATTERN.test(secret)) return null;
+  // The key pepper (KEY_PEPPER_SECRET_ARN) is read once per cold start, before the first key is hashed.
+  await loadSecrets();
   const hash = hashSecret(secret);
   const knownTeam = teamOfKey.get(hash);
   const [key, creditsHint] = await Promise.all([findKey(secret), knownTeam ? balanceHint(knownTeam) : undefined]);

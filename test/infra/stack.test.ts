@@ -46,13 +46,18 @@ function functionByDescription(text: string): Resource {
 }
 
 /** Policy statements attached to the role of a function. */
-function statementsOf(fn: Resource): { Action: string | string[]; Resource: unknown }[] {
+function statementsOf(fn: Resource): { Action: string | string[]; Resource: unknown; Effect?: string; Condition?: Record<string, Record<string, unknown>> }[] {
   const roleId = fn.Properties.Role['Fn::GetAtt'][0];
   return ofType('AWS::IAM::Policy')
     .filter(([, p]) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === roleId))
     .flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
 }
 const actionsOf = (s: { Action: string | string[] }) => (Array.isArray(s.Action) ? s.Action : [s.Action]);
+/** The partition-key prefixes an IAM statement's dynamodb:LeadingKeys condition allows (undefined: no such condition). */
+const leadingKeysOf = (s: { Condition?: Record<string, Record<string, unknown>> }) => {
+  const v = s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+  return v === undefined ? undefined : [v].flat();
+};
 const tableId = (logicalPrefix: string) => ofType('AWS::DynamoDB::Table').find(([id]) => id.startsWith(logicalPrefix))![0];
 
 describe('functions', () => {
@@ -86,7 +91,7 @@ describe('functions', () => {
   });
 
   it('gives every operation function a CURSOR_SECRET generated per deployment: its ARN in the environment, never the value (18.8)', () => {
-    const secrets = ofType('AWS::SecretsManager::Secret');
+    const secrets = ofType('AWS::SecretsManager::Secret').filter(([, s]) => String(s.Properties.Description).includes('CURSOR_SECRET'));
     expect(secrets).toHaveLength(1);
     const [secretId, secret] = secrets[0]!;
     expect(secret.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 48, ExcludePunctuation: true });
@@ -193,36 +198,67 @@ describe('least-privilege IAM', () => {
     expect(others.flatMap(([, p]) => p.Properties.PolicyDocument.Statement.flatMap(actionsOf))).not.toContain('dynamodb:Query');
   });
 
-  it('lets the authorizer read and touch keys in the accounts table only', () => {
-    const stmts = statementsOf(functionByDescription('REQUEST authorizer'));
-    expect(stmts.map((s) => s.Resource)).toEqual([accounts]);
-    expect(stmts.flatMap(actionsOf).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+  it('lets the authorizer read keys and team balances, and touch keys only, in the accounts table (18.7: leading keys)', () => {
+    const stmts = statementsOf(functionByDescription('REQUEST authorizer')).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+    expect(stmts.map((s) => s.Resource)).toEqual([accounts, accounts]);
+    expect(stmts.map((s) => ({ actions: actionsOf(s), leading: leadingKeysOf(s) }))).toEqual([
+      { actions: ['dynamodb:GetItem'], leading: ['KEY#*', 'TEAM#*'] },
+      { actions: ['dynamodb:UpdateItem'], leading: ['KEY#*'] },
+    ]);
   });
 
-  it('lets operation functions get/update/put accounts items (the settle transaction), and get/put cache entries and lease/put shared credentials', () => {
+  it('lets operation functions get/update/put accounts items only in team partitions (never a key, member, invitation, session or throttle item; never a team name or usage key), and get/put cache entries (18.7)', () => {
     for (const op of routed) {
       const stmts = statementsOf(functionByDescription(`GET ${op.path}`));
       // CDK merges statements with the same actions into one listing both tables.
       const resources = (st: { Resource: unknown }) => [st.Resource].flat().map((r) => JSON.stringify(r));
-      const byTable = (arn: unknown) => stmts.filter((st) => resources(st).includes(JSON.stringify(arn))).flatMap(actionsOf).sort();
-      expect(byTable(accounts)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
-      expect(byTable(cache)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+      const allowed = (arn: unknown) => stmts.filter((st) => st.Effect !== 'Deny' && resources(st).includes(JSON.stringify(arn)));
+      expect(allowed(accounts).map((st) => ({ actions: actionsOf(st).sort(), leading: leadingKeysOf(st) }))).toEqual([
+        { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], leading: ['TEAM#*'] },
+      ]);
+      expect(allowed(cache).flatMap(actionsOf).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+      const denied = stmts.filter((st) => st.Effect === 'Deny');
+      expect(denied).toEqual([
+        {
+          Effect: 'Deny',
+          Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+          Resource: accounts,
+          Condition: { 'ForAnyValue:StringEquals': { 'dynamodb:Attributes': ['name', 'usageKey', 'usageKeyId', 'createdAt'] } },
+        },
+      ]);
       const dynamo = stmts.filter((st) => actionsOf(st).some((a) => a.startsWith('dynamodb:')));
       expect(new Set(dynamo.flatMap(resources))).toEqual(new Set([JSON.stringify(accounts), JSON.stringify(cache)]));
     }
+  });
+
+  it('the key pepper (18.7): one retained secret, readable only by the authorizer and the account API, named by KEY_PEPPER_SECRET_ARN', () => {
+    const json = template.toJSON() as { Resources: Record<string, Resource & { DeletionPolicy?: string }> };
+    const peppers = Object.entries(json.Resources).filter(([, r]) => r.Type === 'AWS::SecretsManager::Secret' && String(r.Properties.Description).includes('KEY_PEPPER_SECRET_ARN'));
+    expect(peppers).toHaveLength(1);
+    const [pepperId, pepper] = peppers[0]!;
+    expect(pepper.DeletionPolicy).toBe('Retain');
+    const readers = ofType('AWS::Lambda::Function')
+      .filter(([, fn]) => statementsOf(fn).some((st) => JSON.stringify(st.Resource) === JSON.stringify({ Ref: pepperId })))
+      .map(([, fn]) => String(fn.Properties.Description));
+    expect(readers.sort()).toEqual([functionByDescription('REQUEST authorizer'), functionByDescription('dashboard account API')].map((fn) => String(fn.Properties.Description)).sort());
+    for (const d of readers) expect(functionByDescription(d).Properties.Environment.Variables.KEY_PEPPER_SECRET_ARN).toEqual({ Ref: pepperId });
+    expect(json.Resources).toBeDefined();
+    template.hasOutput('KeyPepperSecretArn', { Value: { Ref: pepperId } });
   });
 });
 
 describe('dashboard functions', () => {
   const accounts = { 'Fn::GetAtt': [tableId('AccountsTable'), 'Arn'] };
 
-  it('the account API: items of the accounts table, Query on its partition and the byTeam index; nothing on the cache', () => {
-    const stmts = statementsOf(functionByDescription('dashboard account API'));
-    expect(stmts).toHaveLength(2);
+  it('the account API: only its own items (keys, members, invitations, sessions, throttles), reads of team partitions, Query on the byTeam index by team; never a team item write; nothing on the cache (18.7)', () => {
+    const stmts = statementsOf(functionByDescription('dashboard account API')).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+    const own = ['KEY#*', 'MEMBER#*', 'INVITE#*', 'SESSION#*', 'THROTTLE#*'];
+    expect(stmts.map((s) => ({ actions: actionsOf(s).sort(), leading: leadingKeysOf(s), index: JSON.stringify(s.Resource).includes(`/index/${TEAM_INDEX.name}`) }))).toEqual([
+      { actions: ['dynamodb:GetItem', 'dynamodb:Query'], leading: ['TEAM#*', ...own], index: false },
+      { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], leading: own, index: false },
+      { actions: ['dynamodb:Query'], leading: ['TEAM#*'], index: true },
+    ]);
     expect(stmts[0]).toMatchObject({ Resource: accounts });
-    expect(actionsOf(stmts[0]!).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
-    expect(JSON.stringify(stmts[1]!.Resource)).toContain(`/index/${TEAM_INDEX.name}`);
-    expect(actionsOf(stmts[1]!)).toEqual(['dynamodb:Query']);
   });
 
   it('the dashboard pages: no table access at all', () => {
@@ -405,7 +441,11 @@ describe('routes for agents', () => {
     const resources = (st: { Resource: unknown }) => [st.Resource].flat().map((r) => JSON.stringify(r));
     const arn = (prefix: string) => JSON.stringify({ 'Fn::GetAtt': [tableId(prefix), 'Arn'] });
     const byTable = (prefix: string) => stmts.filter((st) => resources(st).includes(arn(prefix))).flatMap(actionsOf).sort();
-    expect(byTable('AccountsTable')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    const allowedOn = (prefix: string) => stmts.filter((st) => st.Effect !== 'Deny' && resources(st).includes(arn(prefix)));
+    expect(allowedOn('AccountsTable').flatMap(actionsOf).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    // Every allowed action on the accounts table only in team partitions; the scrapers' deny is there too.
+    for (const st of allowedOn('AccountsTable')) expect(leadingKeysOf(st)).toEqual(['TEAM#*']);
+    expect(stmts.filter((st) => st.Effect === 'Deny')).toHaveLength(1);
     expect(byTable('CacheTable')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     // Besides the tables, only what every operation function has: reading the cursor secret.
     const secretRef = JSON.stringify(op.Properties.Environment.Variables.CURSOR_SECRET_ARN);
