@@ -204,13 +204,19 @@ export class SocialDataApiStack extends Stack {
    * depends on it: replacing it would refuse every key), never rotated on a schedule.
    */
   private keyPepperSecret(): secretsmanager.Secret {
-    const secret = new secretsmanager.Secret(this, 'KeyPepper', {
-      description: 'HMAC key of the stored API-key and session hashes (KEY_PEPPER_SECRET_ARN)',
-      generateSecretString: { passwordLength: 64, excludePunctuation: true },
-      removalPolicy: RemovalPolicy.RETAIN,
+    return this.generatedSecret('KeyPepper', 'HMAC key of the stored API-key and session hashes (KEY_PEPPER_SECRET_ARN)', 64, RemovalPolicy.RETAIN,
+      'The pepper of the stored API-key and session hashes: a new one would refuse every key issued under the old one, so it is never rotated on a schedule (keys are revoked and re-issued instead).');
+  }
+
+  /** A random secret generated once per deployment (with the data key when there is one), and why it has no rotation schedule. */
+  private generatedSecret(id: string, description: string, length: number, removalPolicy: RemovalPolicy, whyNotRotated: string): secretsmanager.Secret {
+    const secret = new secretsmanager.Secret(this, id, {
+      description,
+      generateSecretString: { passwordLength: length, excludePunctuation: true },
+      removalPolicy,
       ...(this.dataKey ? { encryptionKey: this.dataKey } : {}),
     });
-    acknowledge(secret, 'AwsSolutions-SMG4', 'The pepper of the stored API-key and session hashes: a new one would refuse every key issued under the old one, so it is never rotated on a schedule (keys are revoked and re-issued instead).');
+    acknowledge(secret, 'AwsSolutions-SMG4', whyNotRotated);
     return secret;
   }
 
@@ -240,13 +246,8 @@ export class SocialDataApiStack extends Stack {
    */
   private operationFunctions(environment: Record<string, string>): { functions: { op: Operation; fn: NodejsFunction }[]; everyOperation: Record<string, string> } {
     const proxy = this.scraperProxy();
-    const cursorSecret = new secretsmanager.Secret(this, 'CursorSecret', {
-      description: 'HMAC key of the opaque cursors the API issues (CURSOR_SECRET)',
-      generateSecretString: { passwordLength: 48, excludePunctuation: true },
-      removalPolicy: RemovalPolicy.DESTROY,
-      ...(this.dataKey ? { encryptionKey: this.dataKey } : {}),
-    });
-    acknowledge(cursorSecret, 'AwsSolutions-SMG4', 'HMAC key of pagination cursors that live minutes: replacing it only turns outstanding cursors into 400s, so it is replaced by redeploying, not on a rotation schedule.');
+    const cursorSecret = this.generatedSecret('CursorSecret', 'HMAC key of the opaque cursors the API issues (CURSOR_SECRET)', 48, RemovalPolicy.DESTROY,
+      'HMAC key of pagination cursors that live minutes: replacing it only turns outstanding cursors into 400s, so it is replaced by redeploying, not on a rotation schedule.');
     const signerUrl = this.node.tryGetContext('shortvideoSignerUrl') as string | undefined;
     const operationEnvironment: Record<string, string> = {
       ...environment,
