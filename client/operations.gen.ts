@@ -3,7 +3,7 @@ export const OPERATIONS = {
   microblogAUserPosts: { id: 'microblog-a-user-posts', path: '/v1/microblog-a/user/posts', status: 'live', cursor: 'cursor' },
   livestreamClip: { id: 'livestream-clip', path: '/v1/livestream/clip', status: 'live' },
   microblogBProfile: { id: 'microblog-b-profile', path: '/v1/microblog-b/profile', status: 'live' },
-  citygameDaily: { id: 'citygame-daily', path: '/v1/citygame/daily', status: 'planned' },
+  citygameDaily: { id: 'citygame-daily', path: '/v1/citygame/daily', status: 'live' },
   shortvideoUserFollowing: { id: 'shortvideo-user-following', path: '/v1/shortvideo/user/following', status: 'live', cursor: 'cursor' },
   linkpagePage: { id: 'linkpage-page', path: '/v1/linkpage/page', status: 'live' },
   shortvideoVideoComments: { id: 'shortvideo-video-comments', path: '/v1/shortvideo/video/comments', status: 'live', cursor: 'cursor' },

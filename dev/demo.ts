@@ -8,6 +8,10 @@ import { RECORDED, type Query } from './upstream/replay';
  * (dev/upstream/replay.ts), so it needs no internet. It prints a key and one example request per
  * live operation with an input the replay has a recording of, then a cache hit, a 404 and a 422.
  * test/gateway/demo.test.ts calls every printed example and expects the printed status.
+ *
+ * Operation 4 (citygame) reads the source a deployment names (docs/operations/citygame-daily.md):
+ * no public game is known and no bulletin is ever made up, so the replay has no recording of it and
+ * the demo names no source: its example shows the documented 503 of a deployment without one.
  */
 export interface DemoExample {
   title: string;
@@ -24,6 +28,11 @@ const UNKNOWN = { op: 'microblog-a-user-posts', query: { handle: 'nobody-here.bs
 /** A URL on another site than the operation's platform: refused before any upstream call. */
 const INVALID = { op: 'livestream-clip', query: { url: 'https://example.com/somechannel/clips/clip_01JQ7ZK3M8W4TYV5R2N6P9XBCD' } };
 
+/** Live operations the replay has no recording of, on purpose, and what they answer in the demo. */
+export const NOT_RECORDED: Partial<Record<OperationId, { status: number; why: string }>> = {
+  'citygame-daily': { status: 503, why: 'this demo names no citygame source (CITYGAME_SOURCE_URL), so 503 PLATFORM_UNAVAILABLE, 0 credits' },
+};
+
 const operationById = (id: string): Operation => {
   const op = routedOperations().find((o) => o.id === id);
   if (!op) throw new Error(`the demo names ${id}, which is not a live operation`);
@@ -33,11 +42,13 @@ const operationById = (id: string): Operation => {
 /** One 200 per live operation (a recorded input), then a cache hit of the first, a 404 and a 422. */
 export function demoExamples(): DemoExample[] {
   const live = routedOperations().map((op): DemoExample => {
+    const unrecorded = NOT_RECORDED[op.id as OperationId];
+    if (unrecorded) return { title: `${op.number}. ${op.id}: ${unrecorded.why}`, path: op.path, query: {}, status: unrecorded.status };
     const query = RECORDED[op.id as OperationId];
     if (!query) throw new Error(`the replay has no recorded input for the live operation ${op.id}: add one to RECORDED in dev/upstream/replay.ts`);
     return { title: `${op.number}. ${op.id}: ${op.summary}`, path: op.path, query, status: 200 };
   });
-  const first = live[0]!;
+  const first = live.find((ex) => ex.status === 200)!;
   return [
     ...live,
     { title: `Cache hit: example ${first.title.split('.')[0]} again with cache_max_age=1d (meta.cached true, 0 credits)`, path: first.path, query: { ...first.query, cache_max_age: '1d' }, status: 200 },
@@ -61,6 +72,10 @@ export interface Demo {
 /** The stack on the replay, with a team of DEMO_CREDITS and its key. */
 export async function startDemo(opts: Pick<LocalStackOptions, 'dynamo' | 'gateway'> = {}): Promise<Demo> {
   const examples = demoExamples();
+  // Every upstream is the replay, which has no citygame source: a source named in the caller's
+  // environment would only be sent there. The demo shows what a deployment without one answers.
+  delete process.env.CITYGAME_SOURCE_URL;
+  delete process.env.CITYGAME_FIELDS;
   const stack = await startLocalStack({ ...opts, upstream: 'replay', team: { name: 'demo', credits: DEMO_CREDITS } });
   return { stack, key: stack.team!.key, teamId: stack.team!.teamId, examples };
 }

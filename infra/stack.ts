@@ -4,40 +4,47 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import * as ssm from 'aws-cdk-lib/aws-ssm';
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { DEFAULT_SCRAPE_DEADLINE_MS, RATE_LIMIT } from '../shared/config';
 import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/account/routes';
-import { ACCOUNTS, CACHE, TEAM_INDEX, type TableDef } from '../shared/db/tables';
+import { ACCOUNTS, CACHE, TEAM_INDEX, invitePk, keyPk, memberPk, sessionPk, teamPk, type TableDef } from '../shared/db/tables';
 import { ERROR_STATUS, GATEWAY_MESSAGES, RETRY_AFTER_S, type ErrorCode } from '../shared/errors';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
 import { OPENAPI_ROUTE } from '../shared/openapi';
 import { handlerFile, routedOperations, type Operation } from '../shared/operations';
+import { FIELDS_VARIABLE, SOURCE_URL_VARIABLE, parseSource } from '../shared/platforms/citygame/source';
+import { KEY_PEPPER_VARIABLE } from '../shared/secrets';
 
 /**
  * The whole service in one stack: one Lambda per routed operation (from the operations table),
  * the REQUEST authorizer, the two DynamoDB tables and the REST API with its per-team usage plan.
  *
  * Context (cdk.json or `-c key=value`):
- *   scraperProxyParameter  name of an SSM String parameter holding the scraper proxy URL. Resolved by
- *                          CloudFormation at deploy time, so the URL never enters git or cdk.out
- *                          (it is still visible in the Lambda configuration; SecureString cannot be
- *                          referenced from Lambda environment variables).
+ *   scraperProxyParameter  name of an SSM SecureString parameter holding the scraper proxy URL: the
+ *                          functions get only its name and read it at cold start (shared/secrets.ts),
+ *                          so the URL never enters git, cdk.out or the Lambda configuration.
  *   scraperProxyUrl        the proxy URL itself, as plain text in the template. For a proxy without
- *                          credentials only; scraperProxyParameter wins when both are given.
+ *                          credentials only (refused with them); scraperProxyParameter wins when both are given.
  *   stageRateLimit, stageBurstLimit  whole-stage throttle (all teams together), default 100 rps / 200.
  *   dashboardOrigin       the origin browsers see the dashboard at (https://host), when it is not the
  *                          API's own host (a CDN or proxy in front that rewrites Host); the account API
  *                          checks the Origin of state-changing requests against it.
  *   shortvideoSignerUrl    SHORTVIDEO_SIGNER_URL of the shortvideo functions (an external signing
  *                          service); unset: the built-in X-Bogus signer.
+ *   wafRateLimit           false: no WAFv2 web ACL in front of the stage (a deployer with their own);
+ *                          default: a web ACL that blocks an address above wafRateLimitPer5Min.
+ *   wafRateLimitPer5Min    requests per address per 5 minutes (WAF's window), default 2000.
+ *   kmsKey                 true: one customer-managed KMS key (rotated, retained) encrypts both
+ *                          tables and the secrets; default: AWS-owned keys.
  * CURSOR_SECRET (the HMAC key of the cursors the service issues) is generated once per deployment
- * in Secrets Manager and handed to the functions as a CloudFormation dynamic reference, so its value
- * is never in git or cdk.out.
+ * in Secrets Manager; the functions get its ARN (CURSOR_SECRET_ARN) and read it at cold start, so its
+ * value is never in git, cdk.out or the function configuration.
  */
 const PROJECT_ROOT = path.resolve(__dirname, '..');
 
@@ -66,9 +73,16 @@ export class SocialDataApiStack extends Stack {
   readonly usagePlan: apigateway.UsagePlan;
   readonly accounts: dynamodb.Table;
   readonly cache: dynamodb.Table;
+  /** The customer-managed key of the tables and secrets (context kmsKey=true), else AWS-owned keys. */
+  readonly dataKey?: kms.Key;
+  /** The HMAC key API keys and session ids are hashed with (KEY_PEPPER_SECRET_ARN; shared/auth/hashing.ts). */
+  private keyPepper!: secretsmanager.Secret;
+  /** Where the operations' secrets are (set by operationFunctions), for every function that runs an operation. */
+  private operationSecrets?: { cursorSecretArn: string; proxyParameterArn?: string };
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
+    this.dataKey = this.customerKey();
     // Both tables from their one definition (shared/db/tables.ts), which the local set-up reads too.
     this.accounts = this.table('AccountsTable', ACCOUNTS);
     this.cache = this.table('CacheTable', CACHE);
@@ -79,6 +93,7 @@ export class SocialDataApiStack extends Stack {
       ACCOUNTS_TABLE: this.accounts.tableName,
       CACHE_TABLE: this.cache.tableName,
     };
+    this.keyPepper = this.keyPepperSecret();
     const authorizerFn = this.authorizerFunction(environment);
     const operations = this.operationFunctions(environment);
     this.api = this.restApi();
@@ -87,7 +102,7 @@ export class SocialDataApiStack extends Stack {
     this.addOpenApi();
     this.addAgentRoutes(authorizer, operations.everyOperation);
     // The account API issues the request history's cursors: sealed with the same secret.
-    this.addDashboard({ ...environment, CURSOR_SECRET: operations.everyOperation.CURSOR_SECRET! });
+    this.addDashboard({ ...environment, CURSOR_SECRET_ARN: operations.everyOperation.CURSOR_SECRET_ARN! });
     this.usagePlan = this.api.addUsagePlan('TeamUsagePlan', {
       name: 'social-data-api-team',
       description: `One API key per team (created by the admin CLI); ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} s per team`,
@@ -95,10 +110,124 @@ export class SocialDataApiStack extends Stack {
       apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
     });
     this.addGatewayResponses();
+    this.throttleOpenMethods();
+    this.addRateLimitAcl();
     this.addOutputs();
   }
 
-  /** The REQUEST authorizer: reads the key and its team (GetItem), touches lastUsedAt (UpdateItem). */
+  /** Context kmsKey=true: one key, rotated yearly, kept when the stack goes (the retained table needs it). */
+  private customerKey(): kms.Key | undefined {
+    if (!booleanContext(this, 'kmsKey', false)) return undefined;
+    return new kms.Key(this, 'DataKey', {
+      description: 'Encrypts the social-data-api tables and secrets',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  }
+
+  /**
+   * Every method without the key authorizer (the OpenAPI document, the dashboard and its account API,
+   * and whatever open route is added later) gets its own stage throttle. Together they take at most
+   * OPEN_METHODS_SHARE of the stage's rate and burst, so a flood of anonymous requests is refused
+   * at its method and key-authorised traffic keeps the rest of the stage limit.
+   */
+  private throttleOpenMethods() {
+    const stage = this.api.deploymentStage.node.defaultChild as apigateway.CfnStage;
+    const open = this.api.methods.filter((m) => (m.node.defaultChild as apigateway.CfnMethod).authorizationType === apigateway.AuthorizationType.NONE);
+    const stageRate = numberContext(this, 'stageRateLimit', 100);
+    const stageBurst = numberContext(this, 'stageBurstLimit', 200);
+    // Rates are doubles (two decimals kept); bursts are integers of at least 1.
+    const rate = Math.floor((stageRate * OPEN_METHODS_SHARE * 100) / open.length) / 100;
+    const burst = Math.max(1, Math.floor((stageBurst * OPEN_METHODS_SHARE) / open.length));
+    if (rate <= 0 || burst * open.length > stageBurst / 2) {
+      throw new Error(`stageRateLimit/stageBurstLimit (${stageRate}/${stageBurst}) too small for ${open.length} unauthenticated methods`);
+    }
+    const existing = (stage.methodSettings ?? []) as apigateway.CfnStage.MethodSettingProperty[];
+    stage.methodSettings = [
+      ...existing,
+      ...open.map((m) => ({
+        resourcePath: `/${m.resource.path.replace(/\//g, '~1')}`,
+        httpMethod: m.httpMethod,
+        throttlingRateLimit: rate,
+        throttlingBurstLimit: burst,
+      })),
+    ];
+  }
+
+  /**
+   * A WAFv2 web ACL on the stage that blocks an address sending more than wafRateLimitPer5Min requests
+   * in WAF's 5-minute window (whatever the route, keyed or not). Context wafRateLimit=false leaves it out.
+   */
+  private addRateLimitAcl() {
+    if (!booleanContext(this, 'wafRateLimit', true)) {
+      acknowledge(this.api, 'AwsSolutions-APIG3', 'No WAF by choice of this deployment (context wafRateLimit=false): the deployer has a web ACL of their own; per-method throttles on the open routes and the per-team usage plan still apply.');
+      return;
+    }
+    const limit = numberContext(this, 'wafRateLimitPer5Min', 2000);
+    const visibility = (name: string) => ({ cloudWatchMetricsEnabled: true, metricName: name, sampledRequestsEnabled: true });
+    const acl = new wafv2.CfnWebACL(this, 'ApiWebAcl', {
+      scope: 'REGIONAL',
+      description: `Per-address rate limit in front of the API: ${limit} requests per 5 minutes`,
+      defaultAction: { allow: {} },
+      visibilityConfig: visibility('SocialDataApiAcl'),
+      // The service's error envelope (WAF cannot add the request id).
+      customResponseBodies: {
+        RateLimited: { contentType: 'APPLICATION_JSON', content: JSON.stringify({ error: { code: 'RATE_LIMITED', message: GATEWAY_MESSAGES.RATE_LIMITED } }) },
+      },
+      rules: [
+        {
+          name: 'RateLimitPerAddress',
+          priority: 0,
+          action: {
+            block: {
+              customResponse: {
+                responseCode: ERROR_STATUS.RATE_LIMITED,
+                customResponseBodyKey: 'RateLimited',
+                responseHeaders: [{ name: 'retry-after', value: '60' }, { name: 'x-content-type-options', value: 'nosniff' }],
+              },
+            },
+          },
+          statement: { rateBasedStatement: { aggregateKeyType: 'IP', limit, evaluationWindowSec: 300 } },
+          visibilityConfig: visibility('RateLimitPerAddress'),
+        },
+      ],
+    });
+    const association = new wafv2.CfnWebACLAssociation(this, 'ApiWebAclAssociation', {
+      resourceArn: this.api.deploymentStage.stageArn,
+      webAclArn: acl.attrArn,
+    });
+    // The stage ARN is built from names, not a reference: wait for the stage to exist.
+    association.node.addDependency(this.api.deploymentStage);
+  }
+
+  /**
+   * The key pepper: generated once, kept when the stack goes (every stored key and session hash
+   * depends on it: replacing it would refuse every key), never rotated on a schedule.
+   */
+  private keyPepperSecret(): secretsmanager.Secret {
+    return this.generatedSecret('KeyPepper', 'HMAC key of the stored API-key and session hashes (KEY_PEPPER_SECRET_ARN)', 64, RemovalPolicy.RETAIN,
+      'The pepper of the stored API-key and session hashes: a new one would refuse every key issued under the old one, so it is never rotated on a schedule (keys are revoked and re-issued instead).');
+  }
+
+  /** A random secret generated once per deployment (with the data key when there is one), and why it has no rotation schedule. */
+  private generatedSecret(id: string, description: string, length: number, removalPolicy: RemovalPolicy, whyNotRotated: string): secretsmanager.Secret {
+    const secret = new secretsmanager.Secret(this, id, {
+      description,
+      generateSecretString: { passwordLength: length, excludePunctuation: true },
+      removalPolicy,
+      ...(this.dataKey ? { encryptionKey: this.dataKey } : {}),
+    });
+    acknowledge(secret, 'AwsSolutions-SMG4', whyNotRotated);
+    return secret;
+  }
+
+  /** A function that hashes keys or session ids: the pepper's ARN in its environment, and reading that one secret. */
+  private withPepper(fn: lambda.Function) {
+    fn.addEnvironment(KEY_PEPPER_VARIABLE, this.keyPepper.secretArn);
+    this.keyPepper.grantRead(fn);
+  }
+
+  /** The REQUEST authorizer: reads the key and its team's balance (GetItem), touches lastUsedAt (UpdateItem on the key only). */
   private authorizerFunction(environment: Record<string, string>): NodejsFunction {
     const fn = this.nodeFunction('Authorizer', 'functions/authorizer.ts', {
       description: 'REQUEST authorizer: API key -> team usage-plan key',
@@ -106,7 +235,9 @@ export class SocialDataApiStack extends Stack {
       timeout: AUTHORIZER_TIMEOUT,
       environment,
     });
-    this.allow(fn, this.accounts, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    this.allowItems(fn, ['dynamodb:GetItem'], [KEY_PREFIX, TEAM_PREFIX]);
+    this.allowItems(fn, ['dynamodb:UpdateItem'], [KEY_PREFIX]);
+    this.withPepper(fn);
     return fn;
   }
 
@@ -115,22 +246,20 @@ export class SocialDataApiStack extends Stack {
    * and `everyOperation`, the environment a function running every operation needs (the MCP one).
    */
   private operationFunctions(environment: Record<string, string>): { functions: { op: Operation; fn: NodejsFunction }[]; everyOperation: Record<string, string> } {
-    const proxyUrl = this.scraperProxyUrl();
-    const cursorSecret = new secretsmanager.Secret(this, 'CursorSecret', {
-      description: 'HMAC key of the opaque cursors the API issues (CURSOR_SECRET)',
-      generateSecretString: { passwordLength: 48, excludePunctuation: true },
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    acknowledge(cursorSecret, 'AwsSolutions-SMG4', 'HMAC key of pagination cursors that live minutes: replacing it only turns outstanding cursors into 400s, so it is replaced by redeploying, not on a rotation schedule.');
+    const proxy = this.scraperProxy();
+    const cursorSecret = this.generatedSecret('CursorSecret', 'HMAC key of the opaque cursors the API issues (CURSOR_SECRET)', 48, RemovalPolicy.DESTROY,
+      'HMAC key of pagination cursors that live minutes: replacing it only turns outstanding cursors into 400s, so it is replaced by redeploying, not on a rotation schedule.');
     const signerUrl = this.node.tryGetContext('shortvideoSignerUrl') as string | undefined;
     const operationEnvironment: Record<string, string> = {
       ...environment,
       // The scrape (retries included) ends by then, which leaves 8 s to refund the credit and answer.
       SCRAPE_DEADLINE_MS: String(DEFAULT_SCRAPE_DEADLINE_MS),
-      ...(proxyUrl ? { SCRAPER_PROXY_URL: proxyUrl } : {}),
-      // Resolved by CloudFormation at deploy time ({{resolve:secretsmanager:…}}).
-      CURSOR_SECRET: cursorSecret.secretValue.unsafeUnwrap(),
+      ...proxy.environment,
+      // Where the secrets are, never their values: shared/secrets.ts reads them at cold start.
+      CURSOR_SECRET_ARN: cursorSecret.secretArn,
     };
+    this.operationSecrets = { cursorSecretArn: cursorSecret.secretArn, proxyParameterArn: proxy.parameterArn };
+    const citygame = citygameEnvironment(this);
     const functions = routedOperations().map((op) => {
       const fn = this.nodeFunction(functionId(op), handlerFile(op), {
         description: `${op.number}. GET ${op.path}`,
@@ -139,22 +268,46 @@ export class SocialDataApiStack extends Stack {
         environment: {
           ...operationEnvironment,
           ...(signerUrl && op.platform === 'shortvideo' ? { SHORTVIDEO_SIGNER_URL: signerUrl } : {}),
+          ...(op.platform === 'citygame' ? citygame : {}),
         },
       });
-      this.allowOperationTables(fn);
+      this.allowOperation(fn);
       return { op, fn };
     });
-    return { functions, everyOperation: { ...operationEnvironment, ...(signerUrl ? { SHORTVIDEO_SIGNER_URL: signerUrl } : {}) } };
+    return { functions, everyOperation: { ...operationEnvironment, ...(signerUrl ? { SHORTVIDEO_SIGNER_URL: signerUrl } : {}), ...citygame } };
   }
 
-  /** What running an operation takes of the tables. */
-  private allowOperationTables(fn: lambda.IFunction) {
+  /** Reading the cursor secret at cold start (and decrypting it when a customer-managed key is on). */
+  private allowCursorSecret(fn: lambda.IFunction) {
+    const secrets = this.operationSecrets;
+    if (!secrets) throw new Error('operationFunctions() creates the secrets before any function is allowed them');
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secrets.cursorSecretArn] }));
+    this.dataKey?.grantDecrypt(fn);
+  }
+
+  /** What running an operation takes: its secrets (read at cold start) and the tables. */
+  private allowOperation(fn: lambda.IFunction) {
+    const secrets = this.operationSecrets;
+    if (!secrets) throw new Error('operationFunctions() creates the secrets before any function is allowed them');
+    this.allowCursorSecret(fn);
+    if (secrets.proxyParameterArn) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['ssm:GetParameter'], resources: [secrets.proxyParameterArn] }));
     // Reserve/refund are UpdateItem; the settle transaction puts the ledger record, adds to the
-    // day's usage count (UpdateItem) and puts the cache entry.
-    this.allow(fn, this.accounts, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
-    // Cache reads and the settle transaction's put; shared upstream credentials (CRED# items) are
-    // read, leased with a conditional UpdateItem and written with PutItem.
-    this.allow(fn, this.cache, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
+    // day's usage count (UpdateItem) and puts the cache entry. Only in team partitions (TEAM#…): a
+    // function that parses hostile pages can neither read nor write a key, member, invitation,
+    // session or sign-in throttle item, nor change a team's name or usage-plan key.
+    this.allowItems(fn, ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], [TEAM_PREFIX]);
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        effect: iam.Effect.DENY,
+        actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem'],
+        resources: [this.accounts.tableArn],
+        conditions: { 'ForAnyValue:StringEquals': { 'dynamodb:Attributes': [...TEAM_ATTRIBUTES_NO_SCRAPER_WRITES] } },
+      }),
+    );
+    // Cache reads, the hit's condition check (recordHit) and the settle transaction's put; shared
+    // upstream credentials (CRED# items) are read, leased with a conditional UpdateItem and written
+    // with PutItem.
+    this.allow(fn, this.cache, 'dynamodb:GetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
   }
 
   /** The REST API and its prod stage: stage throttle, access logs without keys, error-only execution logs. */
@@ -182,7 +335,6 @@ export class SocialDataApiStack extends Stack {
       },
     });
     acknowledge(api, 'AwsSolutions-APIG2', 'Parameters are validated by each function, which answers the spec\'s 422 with details; a gateway validator would answer 400 in another shape.');
-    acknowledge(api, 'AwsSolutions-APIG3', 'No WAF: per-team usage-plan throttling and the stage throttle bound traffic; a web ACL is a cost/ops decision per deployment.');
     acknowledge(api, 'AwsSolutions-COG4', 'Key-authorised by design (the spec\'s API keys, via the REQUEST authorizer); there are no Cognito users.');
     acknowledge(
       api,
@@ -249,10 +401,10 @@ export class SocialDataApiStack extends Stack {
       timeout: FUNCTION_TIMEOUT,
       environment,
     });
-    this.allowOperationTables(mcpFn);
-    this.allow(mcpFn, this.accounts, 'dynamodb:Query');
+    this.allowOperation(mcpFn);
+    this.allowItems(mcpFn, ['dynamodb:Query'], [TEAM_PREFIX]);
     // account-requests names each request's key: the team's keys through the byTeam index.
-    mcpFn.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${this.accounts.tableArn}/index/${TEAM_INDEX.name}`] }));
+    this.allowTeamIndexQuery(mcpFn);
     const mcpIntegration = new apigateway.LambdaIntegration(mcpFn, { proxy: true, allowTestInvoke: false });
     const mcp = this.api.root.resourceForPath(MCP_PATH);
     for (const method of MCP_METHODS) {
@@ -267,6 +419,7 @@ export class SocialDataApiStack extends Stack {
     new CfnOutput(this, 'UsagePlanId', { value: this.usagePlan.usagePlanId, description: 'USAGE_PLAN_ID for the admin CLI' });
     new CfnOutput(this, 'AccountsTableName', { value: this.accounts.tableName, description: 'ACCOUNTS_TABLE' });
     new CfnOutput(this, 'CacheTableName', { value: this.cache.tableName, description: 'CACHE_TABLE' });
+    new CfnOutput(this, 'KeyPepperSecretArn', { value: this.keyPepper.secretArn, description: 'KEY_PEPPER_SECRET_ARN for the admin CLI (keys it creates are hashed with the pepper)' });
   }
 
   /**
@@ -282,6 +435,9 @@ export class SocialDataApiStack extends Stack {
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       ...(def.retain ? { pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true } } : {}),
       removalPolicy: def.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      // Money: a stray `cdk destroy` or console click cannot delete it.
+      deletionProtection: def.retain,
+      ...(this.dataKey ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: this.dataKey } : {}),
     });
     for (const index of def.indexes) {
       table.addGlobalSecondaryIndex({
@@ -313,8 +469,14 @@ export class SocialDataApiStack extends Stack {
     // Members, invitations, sessions, sign-in throttles and keys are items; the ledger and the
     // usage counters are read with Query on the team's partition; keys and members are listed
     // through the byTeam index. No DeleteItem: sign-out marks the session ended.
-    this.allow(accountFn, this.accounts, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query');
-    accountFn.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${this.accounts.tableArn}/index/${TEAM_INDEX.name}`] }));
+    // Its own items only: it writes keys, members, invitations, sessions and sign-in throttles, and
+    // reads those and the team partitions (team, ledger, usage); it never writes a team item, so it
+    // cannot change a balance.
+    this.allowItems(accountFn, ['dynamodb:GetItem', 'dynamodb:Query'], [TEAM_PREFIX, ...ACCOUNT_OWN_PREFIXES]);
+    this.allowItems(accountFn, ['dynamodb:PutItem', 'dynamodb:UpdateItem'], ACCOUNT_OWN_PREFIXES);
+    this.allowTeamIndexQuery(accountFn);
+    this.withPepper(accountFn);
+    this.allowCursorSecret(accountFn);
 
     const dashboardFn = this.nodeFunction(
       'Dashboard',
@@ -388,16 +550,57 @@ export class SocialDataApiStack extends Stack {
     return fn;
   }
 
-  /** Actions on the table itself (not its indexes): never Scan or DeleteItem; Query for the account API only. */
+  /**
+   * Item actions on the accounts table, only in partitions whose key starts with one of `prefixes`
+   * (IAM's dynamodb:LeadingKeys; in a transaction it holds for each action).
+   */
+  private allowItems(fn: lambda.IFunction, actions: string[], prefixes: readonly string[]) {
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions,
+        resources: [this.accounts.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((p) => `${p}*`) } },
+      }),
+    );
+  }
+
+  /** Query on the byTeam index, for a team's own partition only (its keys and members). */
+  private allowTeamIndexQuery(fn: lambda.IFunction): void {
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: [`${this.accounts.tableArn}/index/${TEAM_INDEX.name}`],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TEAM_PREFIX}*`] } },
+      }),
+    );
+  }
+
+  /** Actions on the table itself (not its indexes): never Scan or DeleteItem. */
   private allow(fn: lambda.IFunction, table: dynamodb.ITable, ...actions: string[]) {
     fn.addToRolePolicy(new iam.PolicyStatement({ actions, resources: [table.tableArn] }));
   }
 
-  private scraperProxyUrl(): string | undefined {
+  /**
+   * The scraper proxy. scraperProxyParameter names an SSM SecureString (or String) parameter: the
+   * functions get its name and read it at cold start (shared/secrets.ts), so the URL and its
+   * credentials are never in the template or the function configuration. scraperProxyUrl is a plain
+   * URL in the configuration, for a proxy without credentials only (refused with them).
+   */
+  private scraperProxy(): { environment: Record<string, string>; parameterArn?: string } {
     const parameter = this.node.tryGetContext('scraperProxyParameter') as string | undefined;
-    if (parameter) return ssm.StringParameter.valueForStringParameter(this, parameter);
+    if (parameter) {
+      const name = parameter.startsWith('/') ? parameter.slice(1) : parameter;
+      return {
+        environment: { SCRAPER_PROXY_PARAMETER: parameter },
+        parameterArn: this.formatArn({ service: 'ssm', resource: 'parameter', resourceName: name }),
+      };
+    }
     const url = this.node.tryGetContext('scraperProxyUrl') as string | undefined;
-    return url || undefined;
+    if (!url) return { environment: {} };
+    if (/^[a-z][a-z0-9+.-]*:\/\/[^/]*@/i.test(url)) {
+      throw new Error('scraperProxyUrl carries credentials: put the URL in an SSM SecureString and name it with scraperProxyParameter');
+    }
+    return { environment: { SCRAPER_PROXY_URL: url } };
   }
 
   /**
@@ -414,6 +617,7 @@ export class SocialDataApiStack extends Stack {
         responseHeaders: {
           // A mapping expression (no quotes): API Gateway substitutes the request id.
           'x-request-id': 'context.requestId',
+          'x-content-type-options': "'nosniff'",
           ...(retryAfter !== undefined ? { 'retry-after': `'${retryAfter}'` } : {}),
         },
         templates: { 'application/json': errorTemplate(code, message) },
@@ -470,6 +674,45 @@ export const functionId = (op: Operation) =>
 /** Gateway response templates are not VTL, but $context variables are substituted. */
 export function errorTemplate(code: ErrorCode, message: string): string {
   return JSON.stringify({ error: { code, message, requestId: '$context.requestId' } });
+}
+
+/** Partition-key prefixes of the accounts table (shared/db/tables.ts) the IAM conditions name. */
+const TEAM_PREFIX = teamPk('');
+const KEY_PREFIX = keyPk('');
+/** The items the account API writes: keys, members, invitations, sessions, sign-in throttles. */
+const ACCOUNT_OWN_PREFIXES = [KEY_PREFIX, memberPk(''), invitePk(''), sessionPk(''), 'THROTTLE#'] as const;
+/** Attributes of a team item no function that scrapes may write (it may change `credits` and reservation marks only). */
+export const TEAM_ATTRIBUTES_NO_SCRAPER_WRITES = ['name', 'usageKey', 'usageKeyId', 'createdAt'] as const;
+
+/** The part of the stage's rate and burst all unauthenticated methods together may take. */
+export const OPEN_METHODS_SHARE = 0.4;
+
+/** A context flag: true/false as JSON or as the `-c key=value` string. */
+function booleanContext(scope: Construct, key: string, fallback: boolean): boolean {
+  const raw = scope.node.tryGetContext(key) as unknown;
+  if (raw === undefined || raw === '') return fallback;
+  return !(raw === false || String(raw).toLowerCase() === 'false');
+}
+
+/**
+ * The citygame source the deployer names (context `citygameSourceUrl`, `citygameFields`), checked
+ * here so that a synth with an unusable one (not https, fields that are not JSON) fails instead of
+ * deploying a function that can only answer 503.
+ */
+function citygameEnvironment(scope: Construct): Record<string, string> {
+  const url = scope.node.tryGetContext('citygameSourceUrl') as unknown;
+  const rawFields = scope.node.tryGetContext('citygameFields') as unknown;
+  // Given as JSON in cdk.json, or as a JSON string with -c citygameFields='{…}'.
+  const fields = rawFields === undefined || typeof rawFields === 'string' ? rawFields : JSON.stringify(rawFields);
+  if (url !== undefined && typeof url !== 'string') throw new Error('context citygameSourceUrl must be a string (an https URL)');
+  let source: ReturnType<typeof parseSource>;
+  try {
+    source = parseSource(url, fields, { deployment: true });
+  } catch (err) {
+    throw new Error(`context citygameSourceUrl / citygameFields: ${(err as Error).message}`);
+  }
+  if (!source) return {};
+  return { [SOURCE_URL_VARIABLE]: source.url, ...(fields?.trim() ? { [FIELDS_VARIABLE]: fields } : {}) };
 }
 
 function numberContext(scope: Construct, key: string, fallback: number): number {

@@ -22,7 +22,9 @@
  * its /prod stage); with --local it defaults to http://localhost:3000, where `npm start` serves.
  *
  * Target: with --local (or DYNAMODB_ENDPOINT set) the DynamoDB Local that `npm start` runs;
- * otherwise real DynamoDB with the usual AWS credentials, ACCOUNTS_TABLE and AWS_REGION.
+ * otherwise real DynamoDB with the usual AWS credentials, ACCOUNTS_TABLE and AWS_REGION, and
+ * KEY_PEPPER_SECRET_ARN (the stack's KeyPepperSecretArn output): new keys are hashed with that pepper,
+ * as the authorizer looks them up.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -69,6 +71,8 @@ export async function run(argv: string[], print: (line: string) => void = (l) =>
     if (!existsSync(localEndpointFile())) throw new Error('No local database: run `npm start` first (it starts DynamoDB Local)');
     process.env.DYNAMODB_ENDPOINT = readFileSync(localEndpointFile(), 'utf8').trim();
   }
+  // The key pepper, when the deployment has one (KEY_PEPPER_SECRET_ARN, or KEY_PEPPER): keys are stored under it.
+  await (await import('../shared/secrets')).loadSecrets();
   const keys = await import('../shared/auth/keys');
   const credits = await import('../shared/credits');
   const { provisionTeam } = await import('../dev/teams');

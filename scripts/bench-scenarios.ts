@@ -84,7 +84,27 @@ const SV_DETAIL = lazyFixture('shortvideo/hashtag-detail.json');
 const svVideoId = (i: number) => (7401122334455660000n + BigInt(i)).toString();
 const svLaterCursor = (i: number) => encodeHashtagCursor({ hashtag: `later${i}`, region: 'NG', challengeId: '1600000000000001', offset: 30, seen: new Set() });
 
+// citygame: the deployer names the source (no public game is known); the bench names a test
+// document on a reserved example host, which UPSTREAM_CITYGAME_URL sends to the replay's fake. The
+// operation has no inputs, so its one cache entry is dropped before each live request.
+const CITY_SOURCE_PATH = '/citygame/bench-test-document.json';
+const CITY_TEST_DOCUMENT = { date: '2026-03-02', weekday: 'Monday', weather: 'test weather', headline: 'test headline', tip: 'test tip' };
+
 export const scenarios: Scenario[] = [
+  {
+    op: 'citygame-daily',
+    routes(fake) {
+      process.env.CITYGAME_SOURCE_URL = `https://bulletin.example${CITY_SOURCE_PATH}`;
+      delete process.env.CITYGAME_FIELDS;
+      fake.on(CITY_SOURCE_PATH, { body: CITY_TEST_DOCUMENT });
+    },
+    query: () => ({}),
+    async prime() {
+      const [{ DeleteCommand }, { db }, { config }, { cacheKey }] = await Promise.all([import('@aws-sdk/lib-dynamodb'), import('../shared/db/client'), import('../shared/config'), import('../shared/cache')]);
+      await db().send(new DeleteCommand({ TableName: config.cacheTable, Key: { pk: cacheKey('citygame-daily', {}) } }));
+    },
+    note: 'one GET of the source the deployment names (a test document here): 1 upstream round trip; no inputs, so one cache entry (dropped before each live request)',
+  },
   {
     op: 'microblog-a-user-posts',
     query: (i) => ({ handle: `bench-${i}.bsky.social` }),
@@ -173,7 +193,7 @@ export const scenarios: Scenario[] = [
   {
     op: 'shortvideo-video-comments',
     query: (i) => ({ url: videoUrl('bench.user', svVideoId(i)) }),
-    note: 'the first request of a warm function primes the cookie jar from the home page; after that 1 upstream round trip per page',
+    note: 'the first request of a warm function primes the cookie jar from the home page; after that the comments and the video detail (its author) go out together: 1 upstream round trip per page (the detail only for a video this container has not seen)',
   },
   {
     op: 'shortvideo-search-hashtag',

@@ -1,3 +1,5 @@
+import { loaded } from './secrets';
+
 /**
  * Every setting comes from the environment with a safe default; README's configuration table
  * lists each of them. Read lazily so tests and the local gateway can set the environment first.
@@ -99,12 +101,16 @@ export function upstreamOverride(platform: string): string | undefined {
   return process.env[`UPSTREAM_${envName(platform)}_URL`] || undefined;
 }
 
-/** SCRAPER_PROXY_URL_<PLATFORM>_<SCOPE> (when a scope is given), else SCRAPER_PROXY_URL_<PLATFORM>, else SCRAPER_PROXY_URL, else none. */
+/**
+ * SCRAPER_PROXY_URL_<PLATFORM>_<SCOPE> (when a scope is given), else SCRAPER_PROXY_URL_<PLATFORM>, else SCRAPER_PROXY_URL,
+ * else the one read at cold start from SCRAPER_PROXY_PARAMETER (shared/secrets.ts; deployed functions), else none.
+ */
 export function proxyUrl(platform: string, scope?: string): string | undefined {
   return (
     (scope ? process.env[`SCRAPER_PROXY_URL_${envName(platform)}_${envName(scope)}`] : undefined) ||
     process.env[`SCRAPER_PROXY_URL_${envName(platform)}`] ||
     process.env.SCRAPER_PROXY_URL ||
+    loaded.proxyUrl ||
     undefined
   );
 }

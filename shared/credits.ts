@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from './config';
+import { RATE_LIMIT, config } from './config';
 import { db, isConditionalFailure, teamRange } from './db/client';
-import { LEDGER_PREFIX, TEAM_SK, teamPk } from './db/tables';
+import { LEDGER_PREFIX, RESERVATION_MARK_PREFIX, TEAM_SK, teamPk } from './db/tables';
 import { ApiError, atCapacity } from './errors';
 import type { Log } from './log';
 import { type Answered, historyItem } from './history';
@@ -67,12 +67,39 @@ export async function createTeam(name: string, credits: number, usage: { usageKe
 
 export async function getTeam(teamId: string): Promise<Team | null> {
   const res = await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: teamPk(teamId), sk: TEAM_SK } }));
-  return (res.Item as Team | undefined) ?? null;
+  if (!res.Item) return null;
+  // The item also carries the marks of reservations in flight: not part of the team.
+  const { teamId: id, name, credits, createdAt, usageKey, usageKeyId } = res.Item as Team;
+  return { teamId: id, name, credits, createdAt, usageKey, ...(usageKeyId !== undefined ? { usageKeyId } : {}) };
 }
 
 export async function balance(teamId: string): Promise<number> {
   const team = await getTeam(teamId);
   return team ? team.credits : 0;
+}
+
+/**
+ * A live request's scrape goes out together with its reservation (the upstream round trip does not
+ * wait for DynamoDB) only when the team's balance, read by the authorizer for this request, is at
+ * least this: more than the team can spend meanwhile, because its rate limit lets at most
+ * `RATE_LIMIT.requests` start at once and fewer than as many more during the longest request. Below
+ * it, and when the authorizer had no balance to give (the first request of a key in an authorizer
+ * container), the scrape waits for the reservation: a team without credit never drives an upstream
+ * request. A funded team's request costs no round trip more either way but the reservation's.
+ */
+export const SCRAPE_AHEAD_MIN_CREDITS = 2 * RATE_LIMIT.requests;
+
+export const scrapesAhead = (balanceHint: number | undefined): boolean => balanceHint !== undefined && balanceHint >= SCRAPE_AHEAD_MIN_CREDITS;
+
+/** The team's balance for the authorizer (an eventually consistent read of one attribute), or undefined when it cannot be read. */
+export async function balanceHint(teamId: string): Promise<number | undefined> {
+  try {
+    const res = await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: teamPk(teamId), sk: TEAM_SK }, ProjectionExpression: 'credits' }));
+    const credits = Number(res.Item?.credits);
+    return res.Item && Number.isFinite(credits) ? credits : undefined;
+  } catch {
+    return undefined; // a hint: never the reason a request fails
+  }
 }
 
 interface RetryOptions {
@@ -95,36 +122,95 @@ function retryPolicy({ attempts = 3, baseDelayMs = 50, budgetMs = Infinity }: Re
 }
 
 /**
+ * Reservations are idempotent per request id. The conditional update that takes the credit also sets
+ * an attribute `RESV#<requestId>` (its time, epoch ms) on the team item and requires it absent, so a
+ * reservation sent again after its first attempt was applied (its answer lost: a timeout, a reset)
+ * is refused by DynamoDB and carries the item, which shows the credit was taken by this very request:
+ * one credit, whatever other requests of the team did in between. A refund removes the mark in the
+ * same update that gives the credit back and requires it present: exactly once, too.
+ *
+ * A mark is only needed while its request runs (the function times out after 28 s). The marks of
+ * requests this container settled are removed by its next reservation for the team (no call of its
+ * own); marks older than MARK_KEPT_MS, left by containers that went away, are removed by any
+ * reservation that sees them. The team item holds about one mark per request in flight.
+ */
+const MARK_KEPT_MS = 10 * 60_000;
+/** At most this many old marks are removed by one reservation (the expression stays small). */
+const MAX_REMOVED_PER_UPDATE = 40;
+/** Marks this container may remove, per team (bounded: a container serves few teams at once). */
+const removable = new Map<string, Set<string>>();
+const MAX_TEAMS_REMEMBERED = 5000;
+
+const reservationMark = (requestId: string) => `${RESERVATION_MARK_PREFIX}${requestId}`;
+
+function mayRemove(teamId: string, marks: Iterable<string>): void {
+  let set = removable.get(teamId);
+  if (!set) {
+    if (removable.size >= MAX_TEAMS_REMEMBERED) removable.delete(removable.keys().next().value as string);
+    set = new Set();
+    removable.set(teamId, set);
+  }
+  for (const m of marks) set.add(m);
+}
+
+/** Up to MAX_REMOVED_PER_UPDATE marks to remove with the next update, taken out of the list. */
+function takeRemovable(teamId: string, except: string): string[] {
+  const set = removable.get(teamId);
+  if (!set) return [];
+  const taken: string[] = [];
+  for (const m of set) {
+    if (taken.length >= MAX_REMOVED_PER_UPDATE) break;
+    set.delete(m);
+    if (m !== except) taken.push(m);
+  }
+  if (set.size === 0) removable.delete(teamId);
+  return taken;
+}
+
+/** The marks of a team item that no running request can need any more (and the pre-mark attribute). */
+function oldMarks(item: Record<string, unknown>, now: number): string[] {
+  return Object.entries(item)
+    .filter(([name, at]) => name === 'lastReservation' || (name.startsWith(RESERVATION_MARK_PREFIX) && !(Number(at) > now - MARK_KEPT_MS)))
+    .map(([name]) => name);
+}
+
+/**
  * Takes 1 credit for request `requestId` or throws 402. Returns the balance after the reservation.
  *
- * Safe to send again: the update records the request id on the team item and refuses to run twice
- * for the same id, so an attempt whose answer was lost (a timeout after DynamoDB applied it) and is
- * sent again (by the SDK or here) takes one credit, not two; the refusal carries the item, which
- * shows the earlier attempt took it. Retried here with backoff past the SDK's spent retry quota:
- * a reservation whose outcome stayed unknown would be a credit lost.
+ * Safe to send again, by the SDK or here (see above: the request's mark). Retried here with backoff
+ * past the SDK's spent retry quota: a reservation whose outcome stayed unknown would be a credit lost.
  */
 export async function reserve(teamId: string, requestId: string = randomUUID(), opts: RetryOptions = {}): Promise<number> {
   const again = retryPolicy({ attempts: 3, baseDelayMs: 50, budgetMs: 2 * config.dynamoTimeoutMs, ...opts });
+  const mark = reservationMark(requestId);
   let last: unknown;
   for (let attempt = 0; await again(attempt); attempt++) {
+    const stale = takeRemovable(teamId, mark);
+    const names: Record<string, string> = { '#mark': mark };
+    stale.forEach((m, i) => (names[`#old${i}`] = m));
+    const now = Date.now();
     try {
       const res = await db().send(
         new UpdateCommand({
           TableName: config.accountsTable,
           Key: { pk: teamPk(teamId), sk: TEAM_SK },
-          UpdateExpression: 'SET credits = credits - :cost, lastReservation = :rid',
-          ConditionExpression: 'attribute_exists(pk) AND credits >= :cost AND (attribute_not_exists(lastReservation) OR lastReservation <> :rid)',
-          ExpressionAttributeValues: { ':cost': COST, ':rid': requestId },
-          ReturnValues: 'UPDATED_NEW',
+          UpdateExpression: `SET credits = credits - :cost, #mark = :now${stale.length ? ` REMOVE ${stale.map((_, i) => `#old${i}`).join(', ')}` : ''}`,
+          ConditionExpression: 'attribute_exists(pk) AND credits >= :cost AND attribute_not_exists(#mark)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ':cost': COST, ':now': now },
+          ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return Number(res.Attributes?.credits ?? 0);
+      const item = res.Attributes ?? {};
+      mayRemove(teamId, oldMarks(item, now));
+      return Number(item.credits ?? 0);
     } catch (err) {
+      mayRemove(teamId, stale); // not removed by this update: by the next one
       if (isConditionalFailure(err)) {
         const old = refusedItem(err);
         // An earlier attempt of this very reservation took the credit; its answer was lost.
-        if (old?.lastReservation === requestId) return Number(old.credits ?? 0);
+        if (old && old[mark] !== undefined) return Number(old.credits ?? 0);
         throw new ApiError('INSUFFICIENT_CREDITS', 'The balance is lower than the cost of a live request (1 credit); cached results remain free with cache_max_age');
       }
       last = err;
@@ -133,49 +219,48 @@ export async function reserve(teamId: string, requestId: string = randomUUID(), 
   throw atCapacity(`reserve failed: ${(last as Error)?.name}`);
 }
 
-/** The two attributes reserve reads from the item a refused conditional update returned (ALL_OLD). */
-function refusedItem(err: unknown): { lastReservation?: unknown; credits?: unknown } | undefined {
+/** The item a refused conditional update returned (ALL_OLD), or undefined when there is none. */
+function refusedItem(err: unknown): Record<string, unknown> | undefined {
   const item = (err as { Item?: Record<string, unknown> }).Item;
   if (!item) return undefined;
   // The document client does not unmarshall error payloads: values may still be {S: …} / {N: …}.
   const plain = (x: unknown) => (x !== null && typeof x === 'object' ? ((x as { S?: string; N?: string }).S ?? (x as { N?: string }).N) : x);
-  return { lastReservation: plain(item.lastReservation), credits: plain(item.credits) };
+  return Object.fromEntries(Object.entries(item).map(([k, v]) => [k, plain(v)]));
+}
+
+/** After a request's charge is recorded: its mark may go with the team's next reservation. */
+function reservationSettled(teamId: string, requestId: string): void {
+  mayRemove(teamId, [reservationMark(requestId)]);
 }
 
 /**
- * Gives a reserved credit back. Never throws: the caller is already on an error path.
+ * Gives request `requestId`'s reserved credit back. Never throws: the caller is already on an error path.
  *
- * Idempotent and persistent: one transaction whose ClientRequestToken is derived from the request
- * id, so an attempt whose answer was lost and is sent again adds the credit once (DynamoDB keeps
- * the token 10 minutes), and it is retried here with backoff even when the SDK's own retry quota
- * is spent (as it is during a DynamoDB brown-out, exactly when refunds are needed).
+ * Exactly once: one update adds the credit and removes the request's reservation mark, on condition
+ * that the mark is there; an attempt whose answer was lost and is sent again is refused (the mark is
+ * gone) and changes nothing. Retried here with backoff even when the SDK's own retry quota is spent
+ * (as it is during a DynamoDB brown-out, exactly when refunds are needed). True when the credit is
+ * back (by this call or an earlier attempt of it), false when it could not be given back.
  */
 export async function refund(teamId: string, requestId: string, opts: RetryOptions = {}): Promise<boolean> {
   const again = retryPolicy({ attempts: 4, baseDelayMs: 100, budgetMs: 3 * config.dynamoTimeoutMs, ...opts });
-  const token = createHash('sha256').update(`refund#${teamId}#${requestId}`).digest('hex').slice(0, 36);
   for (let attempt = 0; await again(attempt); attempt++) {
     try {
       await db().send(
-        new TransactWriteCommand({
-          ClientRequestToken: token,
-          TransactItems: [
-            {
-              Update: {
-                TableName: config.accountsTable,
-                Key: { pk: teamPk(teamId), sk: TEAM_SK },
-                UpdateExpression: 'SET credits = credits + :cost',
-                ConditionExpression: 'attribute_exists(pk)',
-                ExpressionAttributeValues: { ':cost': COST },
-              },
-            },
-          ],
+        new UpdateCommand({
+          TableName: config.accountsTable,
+          Key: { pk: teamPk(teamId), sk: TEAM_SK },
+          UpdateExpression: 'SET credits = credits + :cost REMOVE #mark',
+          ConditionExpression: 'attribute_exists(#mark)',
+          ExpressionAttributeNames: { '#mark': reservationMark(requestId) },
+          ExpressionAttributeValues: { ':cost': COST },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       return true;
     } catch (err) {
-      // The team is gone: nothing to give back to, and trying again will not change that.
-      const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-      if (reasons?.some((r) => r.Code === 'ConditionalCheckFailed')) return false;
+      // No mark: an earlier attempt gave the credit back (its answer was lost), or the team is gone.
+      if (isConditionalFailure(err)) return refusedItem(err) !== undefined;
     }
   }
   return false;
@@ -226,13 +311,54 @@ async function recordFreeAnswer(a: Answered, log: Log): Promise<void> {
 }
 
 /**
- * A cache hit: it costs nothing and has no ledger record; the balance to show, the day's hit count
- * and the history item, sent together (one round trip). Throws only when the balance cannot be read.
+ * A cache hit, recorded beside the cache read instead of after it (so a hit takes one DynamoDB round
+ * trip after the authorizer's): one transaction counts the hit and puts its history item, on the
+ * condition that the cache entry is fresh at `now` (`maxAgeSeconds`, as readCache judges it: fetched
+ * recently enough, not expired, a binary body). It costs nothing and has no ledger record.
+ * 'recorded': counted; 'no entry': no fresh entry, nothing written (a miss); 'failed': not counted
+ * (logged; counting never fails a request). A hit whose entry then proves unreadable is taken back
+ * by `unrecordHit`.
  */
-export async function settleHit(answer: Answered, log: Log): Promise<number> {
-  const [remaining] = await Promise.all([balance(answer.teamId), recordFreeAnswer(answer, log)]);
-  return remaining;
+export async function recordHit(answer: Answered, cacheKey: string, maxAgeSeconds: number, now: number, log: Log): Promise<'recorded' | 'no entry' | 'failed'> {
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            ConditionCheck: {
+              TableName: config.cacheTable,
+              Key: { pk: cacheKey },
+              ConditionExpression: 'fetchedAt >= :oldest AND expiresAt > :nowS AND attribute_type(body, :binary)',
+              ExpressionAttributeValues: { ':oldest': now - maxAgeSeconds * 1000, ':nowS': Math.floor(now / 1000), ':binary': 'B' },
+            },
+          },
+          { Update: freeAnswerUpdate(answer.teamId, answer.operation, null, answer.time) },
+          { Put: { TableName: config.accountsTable, Item: historyItem(answer) } },
+        ],
+      }),
+    );
+    return 'recorded';
+  } catch (err) {
+    const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+    if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return 'no entry';
+    log.warn('cache hit not counted', { error: (err as Error)?.name });
+    return 'failed';
+  }
 }
+
+/**
+ * A hit counted by recordHit whose entry the cache read could not use (corrupt, or gone between the
+ * two): the count taken back. Its history item is replaced by the request's own answer (same key).
+ * Never throws.
+ */
+export async function unrecordHit(answer: Answered, log: Log): Promise<void> {
+  await db()
+    .send(new UpdateCommand(freeAnswerUpdate(answer.teamId, answer.operation, null, answer.time, -1)))
+    .catch((err: unknown) => log.warn('a hit counted for an unreadable cache entry was not taken back', { error: (err as Error)?.name }));
+}
+
+/** A hit whose transaction found no fresh entry although the read did (it expired in between): counted now. */
+export const recordLateHit = (answer: Answered, log: Log): Promise<void> => recordFreeAnswer(answer, log);
 
 /**
  * An error answer of a known team: the reserved credit given back (when one was reserved), with the
@@ -263,6 +389,7 @@ export async function settleLive(charge: Omit<LedgerEntry, 'credits'>, cacheItem
     if (!recorded) throw err;
     log.warn('ledger write reported a failure but the record exists; charged', { error: (err as Error).message });
   }
+  reservationSettled(charge.teamId, charge.requestId);
 }
 
 async function ledgerRecorded(charge: Omit<LedgerEntry, 'credits'>): Promise<boolean> {

@@ -9,8 +9,16 @@ export interface Meta {
   cachedAt?: string;
 }
 
-/** What every answer of every entry point carries, whatever its body (shared/entry.ts adds them). */
-export const baseHeaders = (requestId: string): Record<string, string> => ({ 'x-request-id': requestId, 'x-content-type-options': 'nosniff' });
+/**
+ * What every answer of every entry point carries, whatever its body (shared/entry.ts adds them):
+ * nosniff, and HSTS (the stage is https-only; the dashboard and its session cookie must never be
+ * reached over plain http again; browsers ignore it on the local gateway's http).
+ */
+export const baseHeaders = (requestId: string): Record<string, string> => ({
+  'x-request-id': requestId,
+  'x-content-type-options': 'nosniff',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+});
 
 /** A JSON answer: never cached by a browser or proxy unless `headers` says otherwise. */
 export function jsonAnswer(statusCode: number, body: unknown, requestId: string, headers: Record<string, string> = {}): APIGatewayProxyResult {

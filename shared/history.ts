@@ -39,7 +39,12 @@ export interface Answered {
   time: number;
 }
 
-const historySk = (a: Pick<Answered, 'time' | 'requestId'>) => `${REQUEST_PREFIX}${new Date(a.time).toISOString()}#${a.requestId}`;
+/**
+ * Keyed by the time the request started and its id: one item per request, whichever settle step
+ * writes it last (a cache hit recorded beside the cache read, for an entry that then proves
+ * unreadable, is replaced by the live answer's item).
+ */
+const historySk = (a: Pick<Answered, 'time' | 'ms' | 'requestId'>) => `${REQUEST_PREFIX}${new Date(a.time - Math.max(0, Math.round(a.ms))).toISOString()}#${a.requestId}`;
 
 export function historyItem(a: Answered): Record<string, unknown> {
   return {

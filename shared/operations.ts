@@ -110,11 +110,15 @@ export const operations = [
     number: 4,
     path: '/v1/citygame/daily',
     platform: 'citygame',
-    summary: "Today's in-game bulletin.",
+    summary: "Today's in-game bulletin, read from the source the deployment names (CITYGAME_SOURCE_URL).",
     params: {},
     data: cityR.DailyData,
     responses: [200, 401, 402, 429, 503],
-    status: 'planned',
+    // The Errors table's 422 (invalid query parameters) applies: a malformed cache_max_age, an
+    // unknown or a repeated parameter. The spec's list for op 4 omits it (the operation takes none).
+    alsoAnswers: [422],
+    status: 'live',
+    // The deployer's source may be an HTML page (CITYGAME_FIELDS as CSS selectors).
     parsesHtml: true,
   },
   {

@@ -1,6 +1,6 @@
 import { cacheItem, cacheKey, readCache } from './cache';
 import { config } from './config';
-import { COST, reserve, settleError, settleHit, settleLive } from './credits';
+import { COST, balance, recordHit, recordLateHit, reserve, scrapesAhead, settleError, settleLive, unrecordHit } from './credits';
 import { entryPoint } from './entry';
 import { success } from './envelope';
 import { ApiError, type ErrorCode, GATEWAY_MESSAGES, toApiError, toScrapeError } from './errors';
@@ -11,15 +11,17 @@ import { type DataOf, type Operation, type OperationEntry, type OperationId, typ
 import { ScrapeContext } from './scrape/context';
 import type { Scraper } from './scrape/scraper';
 import { CACHE_MAX_AGE_SECONDS, validateQuery } from './validation';
+import { loadSecrets } from './secrets';
 
 /**
  * The one request pipeline every operation's function runs, inside the entry-point wrapper
  * (shared/entry.ts: request id, log context, error answers, headers):
- *   authenticated team -> validate -> cache (when cache_max_age allows; settleHit) -> reserve 1
- *   credit and scrape within the deadline, concurrently -> settleLive (ledger, usage, history, cache) -> envelope.
+ *   authenticated team -> validate -> cache (when cache_max_age allows; recordHit beside the read) -> reserve 1
+ *   credit and scrape within the deadline (concurrently when the team has credits to spare, else
+ *   the scrape after the reservation) -> settleLive (ledger, usage, history, cache) -> envelope.
  * Any error after the reservation gives the credit back (settleError); errors always cost 0. Every
  * answer of a known team is counted in its daily usage and its request history by the settle step
- * it goes through (settleHit, settleLive, settleError), with the writes that step makes anyway.
+ * it goes through (recordHit, settleLive, settleError), with the writes that step makes anyway.
  */
 
 /**
@@ -46,16 +48,29 @@ async function runScrape<P, R>(scrape: Scraper<P, R>, params: P, ctx: ScrapeCont
   }
 }
 
+/** The authorizer's balance hint as the function receives it (API Gateway may pass context values as strings). */
+function balanceHintOf(raw: unknown): number | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const n = Number(raw);
+  return Number.isFinite(n) ? n : undefined;
+}
+
 export function createHandler<Id extends OperationId>(operationId: Id, loadScraper: ScraperLoader<Id>) {
   const op = operation(operationId);
   const scraper = onceAfterIo(loadScraper);
+  // Secrets kept out of the configuration (shared/secrets.ts): the read starts with the cold start;
+  // a failed read is retried by the first request (which answers 503 if it fails again).
+  loadSecrets().catch(() => undefined);
 
   return entryPoint(op.id, async (event, { requestId, log }) => {
+    await loadSecrets();
     const started = Date.now();
     let teamId: string | undefined;
     let reserved = false;
     let outcome = 'error';
     let upstreamCalls = 0;
+    /** A hit counted for a cache entry that proved unreadable, being taken back (never rejects). */
+    let unreadableHit: Promise<void> | undefined;
     const keyId = event.requestContext?.authorizer?.keyId as string | undefined;
     const answered = (teamId: string, status: number, code: ErrorCode | null, cached: boolean): Answered => {
       const time = Date.now();
@@ -64,6 +79,7 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
     try {
       teamId = event.requestContext?.authorizer?.teamId as string | undefined;
       if (!teamId) throw new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED);
+      const creditsHint = balanceHintOf(event.requestContext?.authorizer?.creditsHint);
       log.appendKeys({ teamId });
 
       // Naming the type keeps the compiler from spreading it over every operation of the union.
@@ -71,26 +87,45 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
       const { values, cacheMaxAge } = validateQuery(rules, event.queryStringParameters, event.multiValueQueryStringParameters);
       const key = cacheKey(op.id, values);
 
+      // A hit in one round trip after the authorizer's: the cache read, the hit's count and history
+      // item (conditional on a fresh entry: recordHit) and, when the authorizer gave none, the
+      // balance to show, all at once.
       if (cacheMaxAge) {
-        const hit = await readCache(key, CACHE_MAX_AGE_SECONDS[cacheMaxAge]).catch((err) => {
-          log.warn('cache read failed; scraping live', { error: (err as Error).name });
-          return null;
-        });
+        const maxAgeSeconds = CACHE_MAX_AGE_SECONDS[cacheMaxAge];
+        const now = Date.now();
+        const hitAnswer = answered(teamId, 200, null, true);
+        const [hit, recorded, shown] = await Promise.all([
+          readCache(key, maxAgeSeconds, now).catch((err) => {
+            log.warn('cache read failed; scraping live', { error: (err as Error).name });
+            return null;
+          }),
+          recordHit(hitAnswer, key, maxAgeSeconds, now, log),
+          creditsHint ?? balance(teamId).catch(() => undefined),
+        ]);
         if (hit) {
           outcome = 'cache_hit';
+          if (recorded === 'no entry') await recordLateHit(hitAnswer, log);
+          const remaining = shown ?? (await balance(teamId));
           const cachedAt = new Date(hit.fetchedAt).toISOString();
-          const remaining = await settleHit(answered(teamId, 200, null, true), log);
           return success(hit.data, { requestId, creditsCharged: 0, creditsRemaining: remaining, cached: true, cachedAt });
         }
+        // Counted, but the entry could not be used (corrupt, or gone in between): served live, and
+        // the count taken back meanwhile (the request's own answer replaces the history item).
+        if (recorded === 'recorded') unreadableHit = unrecordHit(hitAnswer, log);
       }
 
-      // The reservation and the scrape start together: the upstream round trip does not wait for
-      // DynamoDB. If the reservation is refused (402) the scrape is aborted and its result unused;
-      // the balance can never go below zero because only the conditional update takes credits.
+      // A team the authorizer saw with credits to spare (scrapesAhead): the reservation and the
+      // scrape start together, so the upstream round trip does not wait for DynamoDB; if the
+      // reservation is refused (402) the scrape is aborted and its result unused. Any other team:
+      // the scrape starts once the credit is reserved (the scraper loads meanwhile), so a team
+      // without credit never causes an upstream request. Either way the balance can never go
+      // below zero: only the conditional update takes credits.
       const abort = new AbortController();
       const ctx = ScrapeContext.withBudget(config.scrapeDeadlineMs, abort.signal);
       const reservation = reserve(teamId, requestId);
-      const scraping = scraper().then((scrape) => runScrape(scrape, values, ctx, log));
+      const loading = scraper();
+      const ready = scrapesAhead(creditsHint) ? loading : reservation.then(() => loading);
+      const scraping = ready.then((scrape) => runScrape(scrape, values, ctx, log));
       scraping.catch(() => undefined); // settled below; never an unhandled rejection meanwhile
       let remainingAfter: number;
       try {
@@ -114,11 +149,13 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
       await settleLive({ teamId, requestId, operation: op.id, time: new Date(fetchedAt).toISOString() }, item, log, { keyId, ms: fetchedAt - started });
       reserved = false;
       outcome = 'live';
+      await unreadableHit;
       return success(data, { requestId, creditsCharged: COST, creditsRemaining: remainingAfter, cached: false });
     } catch (err) {
       const apiError = toApiError(err);
       outcome = apiError.code;
       if (teamId) await settleError(answered(teamId, apiError.status, apiError.code, false), reserved, log);
+      await unreadableHit;
       throw apiError;
     } finally {
       const ms = Date.now() - started;

@@ -1,16 +1,18 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { loaded } from './secrets';
 
 /**
  * Opaque, authenticated tokens: the cursors the service issues (shortvideo hashtag videos, a team's
  * request history). Form: base64url(text) "." base64url(HMAC-SHA256(CURSOR_SECRET, text)[0..16]).
- * CURSOR_SECRET is set per deployment by the stack; without it (npm start, tests) a random secret
+ * Deployed, the secret is read at cold start from CURSOR_SECRET_ARN (shared/secrets.ts); CURSOR_SECRET
+ * sets it locally; without either (npm start, tests) a random secret
  * of this process is used, so tokens stay valid for the life of the process only.
  */
 const MAC_BYTES = 16;
 
 let processSecret: Buffer | undefined;
 function secret(): Buffer {
-  const configured = process.env.CURSOR_SECRET;
+  const configured = process.env.CURSOR_SECRET || loaded.cursorSecret;
   if (configured) return Buffer.from(configured, 'utf8');
   return (processSecret ??= randomBytes(32));
 }

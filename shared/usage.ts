@@ -42,14 +42,17 @@ export function liveUsageUpdate(teamId: string, operation: string, credits: numb
   };
 }
 
-/** The UpdateItem input that counts one free answer: a cache hit (`code` null) or an error answer. */
-export function freeAnswerUpdate(teamId: string, operation: string, code: ErrorCode | null, now: number) {
+/**
+ * The UpdateItem input that counts one free answer: a cache hit (`code` null) or an error answer.
+ * `by` -1 takes back a hit counted for a cache entry that proved unreadable (see recordHit).
+ */
+export function freeAnswerUpdate(teamId: string, operation: string, code: ErrorCode | null, now: number, by: 1 | -1 = 1) {
   return {
     TableName: config.accountsTable,
     Key: { pk: teamPk(teamId), sk: `${USAGE_PREFIX}${dayOf(now)}` },
     UpdateExpression: 'ADD #n :one SET expiresAt = if_not_exists(expiresAt, :exp)',
     ExpressionAttributeNames: { '#n': code ? `error:${operation}:${code}` : `hit:${operation}` },
-    ExpressionAttributeValues: { ':one': 1, ':exp': expiry(now) },
+    ExpressionAttributeValues: { ':one': by, ':exp': expiry(now) },
   };
 }
 

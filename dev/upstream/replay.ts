@@ -8,6 +8,7 @@ import { videoUrl } from '../../shared/platforms/shortvideo/site';
 import { fixture, fixtureText, type FakeReply, type FakeUpstream, type RecordedRequest } from './fake';
 import { linkpageRoutes } from './linkpage';
 import { DEFAULT_FIXTURES, microblogBRoutes } from './microblog-b';
+import { SHORTVIDEO_ITEM_AUTHOR, SHORTVIDEO_ITEM_DETAIL, itemDetail } from './shortvideo';
 
 /**
  * The replay upstream: every live platform answered from the project's recorded fixtures
@@ -27,7 +28,7 @@ import { DEFAULT_FIXTURES, microblogBRoutes } from './microblog-b';
  *   professional  a video post and an article
  *   microblog-b   the accounts HarborKite, tidewren (legacy schema) and quietcove (protected);
  *                 HarborKite's notes; three notes (with replies, long-form, article)
- *   shortvideo    a video's comments (2 pages), the hashtag lagossunset (3 pages), the live account
+ *   shortvideo    a video's comments (2 pages) and its detail (author), the hashtag lagossunset (3 pages), the live account
  *                 qlai.plays, the account zola.travels and whom it follows (2 pages)
  */
 export interface ReplayOptions {
@@ -179,6 +180,7 @@ export const microblogB: Replay = (fake, opts = {}) => {
 export const SHORTVIDEO = {
   home: '/',
   comments: '/api/comment/list/',
+  itemDetail: SHORTVIDEO_ITEM_DETAIL,
   hashtag: '/api/challenge/detail/',
   hashtagVideos: '/api/challenge/item_list/',
   liveLookup: '/api-live/user/room/',
@@ -187,7 +189,8 @@ export const SHORTVIDEO = {
   following: '/api/user/list/',
 } as const;
 const SV_VIDEO = () => field('shortvideo/comments-page1.json', (d) => d.comments[0].aweme_id as string);
-const SV_VIDEO_AUTHOR = 'lagos.lens';
+/** The platform names the video's author in its detail (the crafted item-detail fixture). */
+const SV_VIDEO_AUTHOR = SHORTVIDEO_ITEM_AUTHOR;
 const SV_HASHTAG = () => field('shortvideo/hashtag-detail.json', (d) => d.challengeInfo.challenge.title as string);
 const SV_LIVE = () => field('shortvideo/live-user-room-live.json', (d) => d.data.user.uniqueId as string);
 const SV_USER = () => field('shortvideo/user-detail.json', (d) => ({ handle: d.userInfo.user.uniqueId as string, id: d.userInfo.user.id as string }));
@@ -200,6 +203,11 @@ export const shortvideo: Replay = (fake, opts = {}) => {
   fake.on(SHORTVIDEO.comments, (req) =>
     lookup(opts, { [SV_VIDEO()]: json(req.query.cursor === '40' ? 'shortvideo/comments-last.json' : 'shortvideo/comments-page1.json', { headers: { 'set-cookie': 'tt_chain_token=replay; Path=/' } }) }, req.query.aweme_id, json('shortvideo/error-item-unavailable.json')),
   );
+  // The video's author, as the platform names it: the detail of the recorded video (any video with anyInput).
+  fake.on(SHORTVIDEO.itemDetail, (req) => {
+    const id = req.query.itemId ?? '';
+    return lookup(opts, { [SV_VIDEO()]: { body: itemDetail(opts.anyInput ? id : SV_VIDEO()) } }, id, json('shortvideo/error-item-unavailable.json'));
+  });
   fake.on(SHORTVIDEO.hashtag, (req) => lookup(opts, { [SV_HASHTAG()]: json('shortvideo/hashtag-detail.json') }, req.query.challengeName, json('shortvideo/hashtag-detail-empty.json')));
   fake.on(SHORTVIDEO.hashtagVideos, (req) => json(SV_HASHTAG_PAGES[req.query.cursor ?? ''] ?? 'shortvideo/hashtag-items-last.json', { headers: { 'set-cookie': 'tt_chain_token=replay; Path=/' } }));
   fake.on(SHORTVIDEO.liveLookup, (req) => lookup(opts, { [SV_LIVE()]: json('shortvideo/live-user-room-live.json') }, req.query.uniqueId, json('shortvideo/live-user-not-found.json')));

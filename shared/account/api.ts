@@ -4,6 +4,7 @@ import { createKey, keyFromHeaders, listKeys, renameKey, revokeKey, type KeyReco
 import { config } from '../config';
 import { getTeam } from '../credits';
 import { entryPoint } from '../entry';
+import { loadSecrets } from '../secrets';
 import { jsonAnswer } from '../envelope';
 import { ApiError, GATEWAY_MESSAGES, notFound } from '../errors';
 import { NOT_SIGNED_IN, invalid, notSignedIn, session, type Ctx, type Reply } from './context';
@@ -179,6 +180,8 @@ async function me(s: Session) {
 const STATE_CHANGING = new Set(['POST', 'PATCH', 'DELETE', 'PUT']);
 
 export const accountHandler = entryPoint('account', async (event, { requestId, log, responseHeaders }) => {
+  // The key pepper (KEY_PEPPER_SECRET_ARN: keys and session ids are hashed with it), once per cold start.
+  await loadSecrets();
   const cookiePath = `${basePrefix(event)}/v1/account`;
   const matched = matchAccountRoute(event.httpMethod, event.path);
   if (!matched) throw new ApiError('NOT_FOUND', 'No such account route');

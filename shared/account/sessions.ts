@@ -1,12 +1,15 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { conditionally, db, teamItems } from '../db/client';
 import { MEMBER_SK, SESSION_SK, TEAM_INDEX, memberPk, sessionPk, teamPk } from '../db/tables';
+import { lookupHashes, storedHash } from '../auth/hashing';
 import { epochOf, getMember, type Member } from './members';
 
 /**
- * Dashboard sessions: a random 32-byte id in an HttpOnly cookie; the table keeps only its SHA-256,
+ * Dashboard sessions: a random 32-byte id in an HttpOnly cookie; the table keeps only its hash
+ * (HMAC-SHA256 with the deployment's pepper; a session started before the pepper is found by its
+ * plain SHA-256: ../auth/hashing.ts),
  * with an absolute expiry (config.sessionTtlSeconds, also the TTL attribute). A session is live
  * while it is not ended (sign-out, or ended from the member list), not expired, and its member
  * still exists with the session epoch it started under: removing a member or setting their
@@ -32,9 +35,17 @@ export interface Session {
   userAgent?: string;
 }
 
-const idHash = (id: string) => createHash('sha256').update(id, 'utf8').digest('hex');
 const ID_PATTERN = /^[A-Za-z0-9_-]{43}$/;
-const sessionKey = (id: string) => ({ pk: sessionPk(idHash(id)), sk: SESSION_SK });
+/** Where a new session is stored. */
+const sessionKey = (id: string) => ({ pk: sessionPk(storedHash(id)), sk: SESSION_SK });
+
+/** The stored item of a session id, under whichever hash it was stored (read together), or undefined. */
+async function sessionItem(id: string): Promise<Record<string, unknown> | undefined> {
+  const reads = await Promise.all(
+    lookupHashes(id).map((hash) => db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: sessionPk(hash), sk: SESSION_SK }, ConsistentRead: true }))),
+  );
+  return reads.find((res) => res.Item)?.Item;
+}
 const memberPrefix = (memberId: string) => `SESSION#${memberId}#`;
 
 export async function startSession(member: Member, from: { address?: string; userAgent?: string } = {}, now = Date.now()): Promise<{ id: string; session: Session }> {
@@ -70,8 +81,7 @@ const live = (s: Session, member: Member | null, nowS: number) =>
 /** The live session for this id, or null (unknown, ended, expired, member removed or sessions ended). */
 export async function findSession(id: string, now = Date.now()): Promise<Session | null> {
   if (!ID_PATTERN.test(id)) return null;
-  const res = await db().send(new GetCommand({ TableName: config.accountsTable, Key: sessionKey(id), ConsistentRead: true }));
-  const s = res.Item as Session | undefined;
+  const s = (await sessionItem(id)) as Session | undefined;
   if (!s || s.endedAt || s.expiresAt <= Math.floor(now / 1000)) return null;
   return live(s, await getMember(s.email), Math.floor(now / 1000)) ? s : null;
 }
@@ -84,7 +94,9 @@ const endUpdate = (now: number) => ({
 /** Sign-out. */
 export async function endSession(id: string, now = Date.now()): Promise<void> {
   if (!ID_PATTERN.test(id)) return;
-  await conditionally(() => db().send(new UpdateCommand({ TableName: config.accountsTable, Key: sessionKey(id), ...endUpdate(now), ConditionExpression: 'attribute_exists(pk)' })));
+  const item = await sessionItem(id);
+  if (!item) return;
+  await conditionally(() => db().send(new UpdateCommand({ TableName: config.accountsTable, Key: { pk: item.pk, sk: SESSION_SK }, ...endUpdate(now), ConditionExpression: 'attribute_exists(pk)' })));
 }
 
 /** The member's live sessions, newest first. */
@@ -135,13 +147,16 @@ export async function endOtherSessions(member: Member, keep: string | null, chan
       },
     },
   };
+  const kept = keep && ID_PATTERN.test(keep) ? await sessionItem(keep) : undefined;
+  // The caller's own session is gone (as the transaction's condition on it would have found).
+  if (keep && ID_PATTERN.test(keep) && !kept) return false;
   const keepUpdate =
-    keep && ID_PATTERN.test(keep)
+    kept
       ? [
           {
             Update: {
               TableName: config.accountsTable,
-              Key: sessionKey(keep),
+              Key: { pk: kept.pk, sk: SESSION_SK },
               UpdateExpression: 'SET epoch = :next',
               ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(endedAt) AND memberId = :id',
               ExpressionAttributeValues: { ':next': next, ':id': member.memberId },

@@ -1,11 +1,13 @@
-import { createHash, randomInt, randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { db, teamItems } from '../db/client';
 import { KEY_SK, TEAM_INDEX, keyPk, teamPk } from '../db/tables';
+import { lookupHashes, storedHash } from './hashing';
 
 /**
- * API keys: 28 random letters and digits, shown once, stored only as their SHA-256 hash.
+ * API keys: 28 random letters and digits, shown once, stored only as their hash: HMAC-SHA256 with
+ * the deployment's pepper, or the plain SHA-256 keys created before it (./hashing.ts).
  */
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 export const KEY_LENGTH = 28;
@@ -17,7 +19,8 @@ export function generateSecret(length = KEY_LENGTH): string {
   return s;
 }
 
-export const hashSecret = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex');
+/** The hash a key is stored under (and the authorizer remembers it by). */
+export const hashSecret = storedHash;
 
 /** Who created a key: a dashboard member, or the operator with the admin CLI. */
 export type KeyCreator = { kind: 'member'; memberId: string; email: string } | { kind: 'cli' };
@@ -71,13 +74,18 @@ export async function createKey(teamId: string, name: string, usageKey: string, 
   return { secret, record };
 }
 
-/** A strongly consistent read, so a revocation holds from the very next request. */
+/**
+ * A strongly consistent read, so a revocation holds from the very next request. Under every hash the
+ * key may be stored under (the peppered one, then the plain SHA-256 of a key created before the
+ * pepper), asked together; the first found wins.
+ */
 export async function findKey(secret: string): Promise<(KeyRecord & { hash: string }) | null> {
-  const hash = hashSecret(secret);
-  const res = await db().send(
-    new GetCommand({ TableName: config.accountsTable, Key: { pk: keyPk(hash), sk: KEY_SK }, ConsistentRead: true }),
+  const hashes = lookupHashes(secret);
+  const items = await Promise.all(
+    hashes.map((hash) => db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: keyPk(hash), sk: KEY_SK }, ConsistentRead: true }))),
   );
-  return res.Item ? ({ ...(res.Item as KeyRecord), hash }) : null;
+  const at = items.findIndex((res) => res.Item);
+  return at < 0 ? null : { ...(items[at]!.Item as KeyRecord), hash: hashes[at]! };
 }
 
 /** lastUsedAt is written at most once per interval per key, not on every request. */

@@ -3,8 +3,10 @@
  * (dev/tables.ts) both build them from `TABLES`, and the code reads their key names from here.
  *
  * accounts (pk, sk; GSI byTeam on gsi1pk, gsi1sk; TTL on expiresAt):
- *   TEAM#<teamId> / TEAM                      team: name, credits, createdAt, usageKeyId?, usageKey
- *   KEY#<sha256(secret)> / KEY                key: keyId, teamId, name, createdAt, lastUsedAt?, revokedAt?, usageKey
+ *   TEAM#<teamId> / TEAM                      team: name, credits, createdAt, usageKeyId?, usageKey; and one
+ *                                             attribute RESV#<requestId> (epoch ms) per reservation in flight
+ *                                             (shared/credits.ts: what makes reserve and refund idempotent)
+ *   KEY#<hash(secret)> / KEY                  key: keyId, teamId, name, createdAt, lastUsedAt?, revokedAt?, usageKey
  *                                             (gsi1pk TEAM#<teamId>, gsi1sk KEY#<createdAt>#<keyId>)
  *   TEAM#<teamId> / LEDGER#<time>#<requestId> a charge: requestId, operation, credits, time
  *   TEAM#<teamId> / GRANT#<time>#<id>         credits added: credits, time
@@ -18,11 +20,12 @@
  *                                             passwordHash? (scrypt), passwordSetAt?
  *                                             (gsi1pk TEAM#<teamId>, gsi1sk MEMBER#<createdAt>#<email>)
  *   INVITE#<sha256(token)> / INVITE           a one-time set-password link: email, teamId, createdAt, expiresAt, usedAt?
- *   SESSION#<sha256(id)> / SESSION            a dashboard session: teamId, email, memberId, createdAt, expiresAt, endedAt?
+ *   SESSION#<hash(id)> / SESSION              a dashboard session: teamId, email, memberId, createdAt, expiresAt, endedAt?
  *   THROTTLE#pair#<sha256(email, address)> / THROTTLE
  *                                             sign-in attempts of one e-mail from one address since the last
  *                                             success: attempts, lastAt (ms), expiresAt (24 h after the last)
  *   THROTTLE#addr#<address> / <window start>  sign-in attempts from one address in a 15-minute window: attempts, expiresAt
+ *   (hash: HMAC-SHA256 with the key pepper, or the plain SHA-256 of items stored before it: shared/auth/hashing.ts)
  *   (expiresAt: the table's TTL attribute, epoch seconds; readers also check it, as TTL deletes late)
  * cache (pk; TTL on expiresAt):
  *   <operation>#<normalized input>            body (brotli JSON), fetchedAt (ms), expiresAt (TTL, s)
@@ -65,6 +68,8 @@ export const TEAM_SK = 'TEAM';
 export const keyPk = (hash: string) => `KEY#${hash}`;
 export const KEY_SK = 'KEY';
 export const LEDGER_PREFIX = 'LEDGER#';
+/** The attribute of the team item that marks one request's reservation. */
+export const RESERVATION_MARK_PREFIX = 'RESV#';
 export const credentialKey = (name: string) => `CRED#${name}`;
 export const USAGE_PREFIX = 'USAGE#';
 export const REQUEST_PREFIX = 'REQ#';

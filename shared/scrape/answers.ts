@@ -1,14 +1,17 @@
 import { ApiError, badCursor, blocked, extractionFailed, notFound, unavailable } from '../errors';
-import { looksLikeHtml, upstreamRetryAfter } from './antibot';
+import { isSignInPage, looksLikeHtml, pageTitle, upstreamRetryAfter } from './antibot';
 
 /**
  * The one upstream-answer classifier. A platform declares, in one literal (`AnswerRules`), which
  * answers mean not found, a bad cursor, blocked or unavailable, by status, by its own error code or
  * message, or by content; `classify` applies them and the defaults every platform shares:
  *
- *   an HTML page where JSON was expected                  -> UPSTREAM_BLOCKED (a login or block page)
- *   platform rules, in this order: blocked, unavailable, badCursor (only for a request that carried
- *   a cursor), notFound, then the request's own notFound; then
+ *   the platform's blocked rules (each a positive sign of a wall)    -> UPSTREAM_BLOCKED
+ *   an HTML page where JSON was expected: a sign-in page, or one sent with 401/403/429
+ *                                                         -> UPSTREAM_BLOCKED (evidence of a wall);
+ *                                         any other page  -> EXTRACTION_FAILED (no evidence: a page without the data)
+ *   the platform's other rules, in this order: unavailable, badCursor (only for a request that
+ *   carried a cursor), notFound, then the request's own notFound; then
  *   401, 403, 429                                         -> UPSTREAM_BLOCKED (Retry-After from the upstream, 60 s for 429)
  *   5xx                                                   -> PLATFORM_UNAVAILABLE
  *   anything else that is not 2xx (unless the request reads the status itself: `anyStatus`), or a
@@ -120,10 +123,18 @@ export function classify(rules: AnswerRules, a: ParsedAnswer, expect: Expectatio
   const why = `${rules.platform} ${expect.what}: ${a.status}${a.code !== undefined && a.code !== null ? ` code ${a.code}` : ''}${a.message ? ` "${String(a.message).slice(0, 160)}"` : ''}`;
   const retryAfter = upstreamRetryAfter(a.headers);
   const wantJson = expect.jsonAnswer !== false;
-  // A login, consent or block page where the API should have answered: never read as the API's own "not found".
-  if (wantJson && a.data === undefined && looksLikeHtml(a.body)) return blocked(`${why}: an HTML page where JSON was expected`, retryAfter);
   let s: Signal | undefined;
   if ((s = firstMatch(rules.blocked, a))) return withMessage(blocked(why, retryAfter ?? (a.status === 429 ? 60 : undefined)), s);
+  // An HTML page where the API should have answered is never read as the API's own "not found". It
+  // is a wall only on evidence (a sign-in page, a refusing or rate-limiting status); otherwise it is
+  // a page without the data, and the log says which page it was.
+  if (wantJson && a.data === undefined && looksLikeHtml(a.body)) {
+    const page = `an HTML page where JSON was expected (title "${pageTitle(a.body)}")`;
+    if (isSignInPage(a.body)) return blocked(`${why}: ${page}: a sign-in page`, retryAfter);
+    if (a.status === 429) return blocked(`${why}: ${page}: rate-limited`, retryAfter ?? 60);
+    if (a.status === 401 || a.status === 403) return blocked(`${why}: ${page}: refused`, retryAfter);
+    return extractionFailed(`${why}: ${page}, with no sign-in form or challenge in it: no JSON answer`);
+  }
   if ((s = firstMatch(rules.unavailable, a))) return withMessage(unavailable(why, retryAfter), s);
   if (expect.cursor && (s = firstMatch(rules.badCursor, a))) return withMessage(badCursor(why), s);
   if ((s = firstMatch(rules.notFound, a) ?? firstMatch(expect.notFound, a))) return s.say ? notFound(s.say) : notFound();

@@ -23,6 +23,26 @@ export function isChallengePage(body: string, headers: Record<string, string | s
   return CHALLENGE_MARKERS.some((re) => re.test(head));
 }
 
+/**
+ * A sign-in or sign-up page: a password field, a form posting to a login path, or a title saying
+ * so. Positive evidence of a login wall; an HTML page without it is only a page without the data.
+ */
+const SIGN_IN_MARKERS = [
+  /<input\b[^>]*\btype\s*=\s*["']?password\b/i,
+  /<form\b[^>]*\baction\s*=\s*["'][^"']*(log-?in|sign-?in|sign-?up|authwall|checkpoint)/i,
+  /<title>[^<]*\b(log ?in|sign ?in|sign ?up)\b[^<]*<\/title>/i,
+];
+
+export function isSignInPage(body: string): boolean {
+  const head = body.slice(0, 50_000);
+  return SIGN_IN_MARKERS.some((re) => re.test(head));
+}
+
+/** The <title> of an HTML page, for logs ("" without one). */
+export function pageTitle(body: string): string {
+  return (/<title[^>]*>([^<]*)<\/title>/i.exec(body.slice(0, 50_000))?.[1] ?? '').replace(/\s+/g, ' ').trim().slice(0, 120);
+}
+
 /** Does a body that should be JSON look like an HTML page instead? */
 export function looksLikeHtml(body: string): boolean {
   const start = body.trimStart().slice(0, 200).toLowerCase();

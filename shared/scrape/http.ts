@@ -1,10 +1,12 @@
 import http from 'node:http';
 import https from 'node:https';
+import { isIP } from 'node:net';
 import got, { type Got, RequestError } from 'got';
 import { HttpProxyAgent, HttpsProxyAgent } from 'hpagent';
 import { config, proxyUrl } from '../config';
 import { ApiError, blocked, extractionFailed, unavailable } from '../errors';
 import { type AnswerRules, type Expectation, type ParsedAnswer, type Signal, type UpstreamAnswer, classify, firstMatch, parseAnswer } from './answers';
+import { NOT_PUBLIC, guardedLookup, isPublicAddress, overrideLookup } from './address';
 import { isChallengePage, upstreamRetryAfter } from './antibot';
 import { ScrapeContext } from './context';
 import type { CookieJar } from './cookies';
@@ -17,9 +19,12 @@ export type { PlatformUpstream };
  * The one HTTP client set-up. Each platform describes its upstream once (hosts, base URL, headers)
  * and its answers once (`AnswerRules`); `upstreamClient` gives it:
  *   - browser-like headers, keep-alive or CONNECT-proxy agents (SCRAPER_PROXY_URL[_<PLATFORM>[_<SCOPE>]]);
- *   - requests only to the platform's own hosts (UPSTREAM_<PLATFORM>_URL replaces all of them);
- *     redirects are followed by hand, and only while they stay on those hosts: a redirect anywhere
- *     else is never followed and is UPSTREAM_BLOCKED;
+ *   - requests only to the platform's own hosts, over https on the default port
+ *     (UPSTREAM_<PLATFORM>_URL replaces all of them); redirects are followed by hand, and only while
+ *     they stay there: a redirect anywhere else is never followed and is UPSTREAM_BLOCKED; a
+ *     redirect to another host of the platform is sent without credentials or cookies;
+ *   - direct connections only to public addresses, whatever a platform name resolves to
+ *     (address.ts; the UPSTREAM_<PLATFORM>_URL address aside; through a proxy, the proxy resolves);
  *   - retries with backoff for network errors and 5xx, inside the request's deadline;
  *   - anti-bot pages recognised by content, whatever their status;
  *   - `json` / `answer` / `text`: answer -> repair -> retry -> classify, here and nowhere else. The
@@ -94,17 +99,23 @@ export interface UpstreamClient {
 const keepAlive = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
 const proxyAgents = new Map<string, { http: http.Agent; https: https.Agent }>();
 
-function agentsFor(platform: string, scope?: string) {
+function agentsFor(platform: string, scope?: string): { agents: { http: http.Agent; https: https.Agent }; proxied: boolean } {
   const proxy = proxyUrl(platform, scope);
-  if (!proxy) return keepAlive;
+  if (!proxy) return { agents: keepAlive, proxied: false };
   let agents = proxyAgents.get(proxy);
   if (!agents) {
     const opts = { keepAlive: true, proxy };
     agents = { http: new HttpProxyAgent(opts), https: new HttpsProxyAgent(opts) };
     proxyAgents.set(proxy, agents);
   }
-  return agents;
+  return { agents, proxied: true };
 }
+
+/**
+ * Headers that carry credentials (Authorization, tokens, session and CSRF values, cookies): never
+ * sent on a redirect to another host, even one of the platform's.
+ */
+const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|cookie)$|token|auth|csrf|session|secret|api-?key/i;
 
 const RETRY_BASE_MS = 150;
 /** Below this much time left no request is sent: it could not answer in time. */
@@ -123,7 +134,15 @@ const client = () =>
 
 export function upstreamClient(def: PlatformUpstream, rules: AnswerRules): UpstreamClient {
   /** One hop: one URL, retried on transport errors and 5xx inside the deadline. */
-  async function hop(ctx: ScrapeContext, target: URL, opts: RequestOptions, headers: Record<string, string>): Promise<Omit<UpstreamAnswer, 'url'>> {
+  async function hop(ctx: ScrapeContext, target: URL, overridden: boolean, opts: RequestOptions, headers: Record<string, string>): Promise<Omit<UpstreamAnswer, 'url'>> {
+    const { agents, proxied } = agentsFor(def.platform, opts.proxyScope);
+    // A direct connection goes to public addresses only (a name is checked as it resolves); through
+    // a proxy, the proxy resolves the name. UPSTREAM_<PLATFORM>_URL's address is the operator's.
+    const literal = isIP(target.hostname.replace(/^\[|\]$/g, '')) !== 0;
+    if (!overridden && !proxied && literal && !isPublicAddress(target.hostname)) {
+      throw unavailable(`${def.platform}: refused to connect to ${target.hostname}: not a public address`);
+    }
+    const dnsLookup = proxied ? undefined : overridden ? overrideLookup : guardedLookup;
     let attempt = 0;
     for (;;) {
       const budget = Math.min(config.upstreamTimeoutMs, ctx.remaining());
@@ -137,7 +156,8 @@ export function upstreamClient(def: PlatformUpstream, rules: AnswerRules): Upstr
           method: opts.method ?? 'GET',
           headers: { ...headers, ...(cookie ? { cookie } : {}) },
           ...(opts.body !== undefined ? { body: opts.body } : opts.form ? { form: opts.form } : opts.json !== undefined ? { json: opts.json } : {}),
-          agent: agentsFor(def.platform, opts.proxyScope),
+          agent: agents,
+          dnsLookup,
           timeout: { request: budget },
           signal: ctx.signal,
         });
@@ -145,6 +165,8 @@ export function upstreamClient(def: PlatformUpstream, rules: AnswerRules): Upstr
         opts.jar?.take(res);
       } catch (err) {
         if (ctx.signal?.aborted) throw unavailable(`${def.platform}: request abandoned by the pipeline`);
+        // The platform's name resolved to no public address: asking again would only be refused again.
+        if ((err as { code?: string }).code === NOT_PUBLIC) throw unavailable(`${def.platform}: refused to connect: ${(err as Error).message}`);
         transportError = err instanceof RequestError ? `${err.code}: ${err.message}` : String(err);
       }
       if (res && isChallengePage(res.body, res.headers)) {
@@ -179,9 +201,10 @@ export function upstreamClient(def: PlatformUpstream, rules: AnswerRules): Upstr
     }
     let real = first.real;
     let target = first.target;
+    let overridden = first.overridden;
     let method = opts.method;
     for (let redirects = 0; ; redirects++) {
-      const res = await hop(ctx, target, { ...opts, method }, headers);
+      const res = await hop(ctx, target, overridden, { ...opts, method }, headers);
       const location = res.headers.location;
       if (res.status < 300 || res.status >= 400 || typeof location !== 'string') return { ...res, url: real.toString() };
       let next: URL;
@@ -195,8 +218,14 @@ export function upstreamClient(def: PlatformUpstream, rules: AnswerRules): Upstr
       if (!resolved) throw blocked(`${def.platform} answered ${res.status}: redirected off the platform to ${next.host || next.protocol} (not followed)`, upstreamRetryAfter(res.headers));
       if (opts.followRedirects === false) return { ...res, url: real.toString() };
       if (redirects >= MAX_REDIRECTS) throw extractionFailed(`${def.platform}: more than ${MAX_REDIRECTS} redirects`);
+      // Another host, even one of the platform's: what proves who we are stays with the first.
+      if (resolved.real.hostname !== real.hostname) {
+        for (const name of Object.keys(headers)) if (CREDENTIAL_HEADER.test(name)) delete headers[name];
+        opts = { ...opts, jar: undefined };
+      }
       real = resolved.real;
       target = resolved.target;
+      overridden = resolved.overridden;
       // 301/302/303 turn a POST into a GET, as browsers do.
       if (res.status !== 307 && res.status !== 308) {
         method = 'GET';

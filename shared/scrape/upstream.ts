@@ -46,11 +46,18 @@ export interface PlatformUpstream {
   defaultBaseUrl: string;
   /**
    * Every host this platform's requests may reach (api, web, CDN alike): "x.com" is that host
-   * exactly, ".x.com" any subdomain of it. A URL on any other host is never requested, and a
-   * redirect to one is never followed.
+   * exactly, ".x.com" any subdomain of it (only of a domain the platform owns: never a hosting
+   * provider's, where anyone can register a name). A URL on any other host is never requested,
+   * and a redirect to one is never followed. They are reached over https on the default port only.
    */
   hosts: readonly string[];
   headers: Record<string, string>;
+  /**
+   * An origin that replaces every origin of this upstream, as UPSTREAM_<PLATFORM>_URL does (which wins
+   * over it): for a source a deployer or a test names by a loopback http URL (citygame), never for a
+   * platform's own hosts. Its address is exempt from the public-address check, like the variable's.
+   */
+  override?: string;
 }
 
 export function isPlatformHost(def: Pick<PlatformUpstream, 'hosts'>, hostname: string): boolean {
@@ -58,24 +65,36 @@ export function isPlatformHost(def: Pick<PlatformUpstream, 'hosts'>, hostname: s
   return def.hosts.some((h) => (h.startsWith('.') ? host.endsWith(h) && host.length > h.length : host === h));
 }
 
+/** https, on the default port, no credentials, on one of the platform's hosts. */
+const onPlatform = (def: Pick<PlatformUpstream, 'hosts'>, u: URL) => u.protocol === 'https:' && u.port === '' && !u.username && !u.password && isPlatformHost(def, u.hostname);
+
+/** Whether `raw` is an absolute URL the platform's requests may reach (a URL read from an upstream answer, say). */
+export function isPlatformUrl(def: Pick<PlatformUpstream, 'hosts'>, raw: string): boolean {
+  try {
+    return onPlatform(def, new URL(raw));
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Where a request for `pathOrUrl` really goes. A path is taken on the platform's default base; an
- * absolute URL must be http(s) on one of the platform's hosts (else null: not requested). With
- * UPSTREAM_<PLATFORM>_URL set, every origin of the platform is replaced by that one, keeping the
- * path and query, so one fake upstream serves the whole platform.
+ * absolute URL must be https on the default port of one of the platform's hosts (else null: not
+ * requested). With UPSTREAM_<PLATFORM>_URL set, every origin of the platform is replaced by that
+ * one, keeping the path and query, so one fake upstream serves the whole platform (`overridden`);
+ * likewise an upstream's own `override`.
  */
-export function resolveUpstream(def: PlatformUpstream, pathOrUrl: string): { real: URL; target: URL } | null {
+export function resolveUpstream(def: PlatformUpstream, pathOrUrl: string): { real: URL; target: URL; overridden: boolean } | null {
   let real: URL;
   try {
     real = pathOrUrl.startsWith('/') ? new URL(def.defaultBaseUrl.replace(/\/+$/, '') + pathOrUrl) : new URL(pathOrUrl);
   } catch {
     return null;
   }
-  if ((real.protocol !== 'https:' && real.protocol !== 'http:') || real.username || real.password) return null;
-  if (!isPlatformHost(def, real.hostname)) return null;
-  const override = upstreamOverride(def.platform);
-  if (!override) return { real, target: real };
+  if (!onPlatform(def, real)) return null;
+  const override = upstreamOverride(def.platform) ?? def.override;
+  if (!override) return { real, target: real, overridden: false };
   const base = new URL(override);
   const target = new URL(base.origin + base.pathname.replace(/\/+$/, '') + real.pathname + real.search);
-  return { real, target };
+  return { real, target, overridden: true };
 }

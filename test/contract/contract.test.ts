@@ -384,9 +384,9 @@ for (const op of routed) describe(`routed ${op.number} ${op.id}`, () => {
  * Not routed yet, so the gateway does not serve them; their handler (functions/<id>.ts) is invoked
  * directly with the proxy event the gateway would build, to catch spec mismatches before routing.
  */
-const plannedWithHandler = operations.filter(
+const plannedWithHandler = (operations as readonly Operation[]).filter(
   (o) => o.status === 'planned' && scenarios[o.id as keyof typeof scenarios] && existsSync(path.join(ROOT, handlerFile(o))),
-) as Operation[];
+);
 
 for (const op of plannedWithHandler) {
   test(`planned ${op.number} ${op.id} (handler invoked directly): 200: the full response matches the envelope and the data schema`, async () => {

@@ -5,6 +5,7 @@ import { fixture, fixtureText, type FakeReply, type FakeUpstream } from '../../d
 import { LINKPAGE_GRAPHQL, linkpageRoutes } from '../../dev/upstream/linkpage';
 import { microblogBRoutes } from '../../dev/upstream/microblog-b';
 import * as replay from '../../dev/upstream/replay';
+import { itemDetail } from '../../dev/upstream/shortvideo';
 
 /**
  * One contract scenario per operation: the fake upstream routes under which `query` succeeds (the
@@ -82,6 +83,48 @@ const livestream: Scenario = {
   ],
   notFound: { routes: (fake) => void fake.on(CLIP, { status: 404, body: fixture('livestream/clip-not-found.json') }) },
   unavailable: { routes: (fake) => void fake.on(CLIP, { status: 502, body: 'Bad Gateway' }) },
+};
+
+// ---- 4. citygame (test/unit/citygame/, test/gateway/citygame-daily.test.ts) ---------------------
+
+/**
+ * The deployer names the source (CITYGAME_SOURCE_URL, CITYGAME_FIELDS); these scenarios name an
+ * https one as a deployment would, on a reserved example host, and the harness's
+ * UPSTREAM_CITYGAME_URL sends it to the fake. The bulletin is a test document, not a real game's.
+ */
+const CITY_JSON = '/citygame/today.json';
+const CITY_PAGE = '/citygame/daily';
+const CITY_BULLETIN = { date: '2026-03-02', weekday: 'Monday', weather: 'Light rain, 14°C', headline: 'Tram line 4 reopens', tip: 'Buy bread before noon' };
+const citygameSource = (path: string, fields?: Record<string, string>) => {
+  process.env.CITYGAME_SOURCE_URL = `https://bulletin.example${path}`;
+  if (fields) process.env.CITYGAME_FIELDS = JSON.stringify(fields);
+  else delete process.env.CITYGAME_FIELDS;
+};
+
+const citygame: Scenario = {
+  routes: (fake) => {
+    citygameSource(CITY_JSON);
+    fake.on(CITY_JSON, { body: CITY_BULLETIN });
+  },
+  query: {},
+  moreSuccesses: [
+    {
+      name: 'JSON Pointers into a nested document',
+      routes: (fake) => {
+        citygameSource('/citygame/v2/bulletin', { date: '/bulletin/day', weekday: '/bulletin/weekday', weather: '/bulletin/sky', headline: '/bulletin/news/0', tip: '/bulletin/tip' });
+        fake.on('/citygame/v2/bulletin', { body: { bulletin: { day: CITY_BULLETIN.date, weekday: CITY_BULLETIN.weekday, sky: CITY_BULLETIN.weather, news: [CITY_BULLETIN.headline], tip: CITY_BULLETIN.tip } } });
+      },
+    },
+    {
+      name: 'an HTML page read through CSS selectors',
+      routes: (fake) => {
+        citygameSource(CITY_PAGE, { date: 'time', weekday: '.weekday', weather: '.weather', headline: 'h1', tip: '.tip' });
+        const b = CITY_BULLETIN;
+        fake.on(CITY_PAGE, { body: `<!doctype html><html><body><h1>${b.headline}</h1><time>${b.date}</time><span class="weekday">${b.weekday}</span><p class="weather">${b.weather}</p><p class="tip">${b.tip}</p></body></html>` });
+      },
+    },
+  ],
+  unavailable: { routes: (fake) => void fake.on(CITY_JSON, { status: 502, body: 'Bad Gateway' }) },
 };
 
 // ---- 9. microblog-c (test/unit/microblog-c, test/gateway) ------------------------------------
@@ -225,6 +268,14 @@ const shortvideoComments: Scenario = {
   moreSuccesses: [
     { name: 'page 2 (last page)', query: { url: SV_VIDEO_URL, cursor: '40' } },
     { name: 'comments turned off', routes: (fake) => void fake.on(SV.comments, { body: fixture('shortvideo/comments-off.json') }), query: { url: 'https://m.tiktok.com/@lagos.lens/photo/7401122334455667788' } },
+    {
+      name: 'a photo post',
+      routes: (fake) => {
+        fake.on(SV.comments, { body: fixture('shortvideo/comments-page1.json') });
+        fake.on(SV.itemDetail, (req) => ({ body: itemDetail(req.query.itemId ?? '', 'shortvideo/item-detail-photo.json') }));
+      },
+      query: { url: 'https://www.tiktok.com/@lagos.lens/photo/7401122334455667789' },
+    },
   ],
   notFound: { routes: (fake) => void fake.on(SV.comments, { body: fixture('shortvideo/error-item-unavailable.json') }) },
   badCursor: {
@@ -292,6 +343,7 @@ const shortvideoFollowing: Scenario = {
 export const scenarios: Partial<Record<OperationId, Scenario>> = {
   'microblog-a-user-posts': microblogA,
   'livestream-clip': livestream,
+  'citygame-daily': citygame,
   'linkpage-page': linkpage,
   'microblog-c-user-posts': microblogC,
   'professional-post': professional,

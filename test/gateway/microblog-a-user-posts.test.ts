@@ -123,7 +123,8 @@ describe('upstream failures map to 503 with Retry-After, and cost nothing', () =
     ['AppView 502', { status: 502, body: { error: 'InternalServerError' } }, 'PLATFORM_UNAVAILABLE'],
     ['AppView 429', { status: 429, headers: { 'ratelimit-reset': '30' }, body: { error: 'RateLimitExceeded' } }, 'UPSTREAM_BLOCKED'],
     ['challenge page', { status: 403, body: '<!DOCTYPE html><html><head><title>Just a moment...</title></head><body></body></html>' }, 'UPSTREAM_BLOCKED'],
-    ['HTML where JSON was expected', { status: 200, body: '<html><body>hello</body></html>' }, 'UPSTREAM_BLOCKED'],
+    ['a sign-in page where JSON was expected', { status: 200, body: '<html><head><title>Sign in</title></head><body><form action="/login"></form></body></html>' }, 'UPSTREAM_BLOCKED'],
+    ['another HTML page where JSON was expected (no evidence of a wall)', { status: 200, body: '<html><body>hello</body></html>' }, 'EXTRACTION_FAILED'],
     ['unexpected shape', { status: 200, body: { feed: 'nope' } }, 'EXTRACTION_FAILED'],
   ])('%s', async (_name, reply, code) => {
     h.fake.on(FEED, reply);

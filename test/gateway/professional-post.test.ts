@@ -70,12 +70,19 @@ describe('errors cost nothing and are not cached', () => {
         h.fake.on('/authwall', { body: fixtureText('professional/authwall.html') });
       },
     ],
-    ['a small page without the posting JSON-LD', () => void h.fake.on(ERR_PATH, { body: '<!DOCTYPE html><html><head><meta name="pageKey" content="d_public_post"></head><body></body></html>' })],
   ])('%s -> 503 UPSTREAM_BLOCKED saying a sign-in is needed, with Retry-After', async (_what, routes) => {
     routes();
     const res = await h.call(OP, { url: ERR_URL, cache_max_age: '1d' }, { key });
     expect(res.status).toBe(503);
     expect(res.body.error).toMatchObject({ code: 'UPSTREAM_BLOCKED', message: SIGN_IN_MESSAGE });
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  test('a small page without the posting JSON-LD and without a wall -> 503 EXTRACTION_FAILED (not a block), with Retry-After', async () => {
+    h.fake.on(ERR_PATH, { body: '<!DOCTYPE html><html><head><meta name="pageKey" content="d_public_post"></head><body></body></html>' });
+    const res = await h.call(OP, { url: ERR_URL, cache_max_age: '1d' }, { key });
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe('EXTRACTION_FAILED');
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
   });
 

@@ -116,18 +116,28 @@ describe('errors cost nothing', () => {
     await expectError(PATH, { userId: '123' }, 404, 'NOT_FOUND');
   });
 
-  test('503: a userId the source will not resolve logged out says so', async () => {
+  test('503: a userId answered without an account and without a reason is EXTRACTION_FAILED (neither gone nor walled), suggesting the handle', async () => {
     h.fake.on(DETAIL, { body: fixture('shortvideo/user-detail-empty.json') });
-    await expectError(PATH, { userId: '123' }, 503, 'UPSTREAM_BLOCKED', /numeric id; call with the handle/);
+    await expectError(PATH, { userId: '123' }, 503, 'EXTRACTION_FAILED', /numeric id without an account.*call with the handle/);
+  });
+
+  test('503: a profile page whose account data has status 0 and no user is EXTRACTION_FAILED, not "no such account"', async () => {
+    h.fake.on(PROFILE, { body: fixtureText('shortvideo/profile-page.html').replace('"userInfo": {"user":', '"userInfo": {"nobody":') });
+    await expectError(PATH, { handle: 'zola.travels' }, 503, 'EXTRACTION_FAILED');
+    expect(h.fake.requestsTo(LIST)).toHaveLength(0);
   });
 
   test.each([
     ['a login wall (10101)', { body: fixture('shortvideo/following-login.json') }],
     ['an empty body', { body: '' }],
-    ['an empty list for an account that follows 176', { body: fixture('shortvideo/following-empty.json') }],
   ])('503: %s: UPSTREAM_BLOCKED saying the list needs a session', async (_n, reply) => {
     h.fake.on(LIST, reply as FakeReply);
     await expectError(PATH, { handle: 'zola.travels' }, 503, 'UPSTREAM_BLOCKED', /logged-in session/);
+  });
+
+  test('503: an empty list for an account that follows 176, with no login sign, is EXTRACTION_FAILED saying so', async () => {
+    h.fake.on(LIST, { body: fixture('shortvideo/following-empty.json') });
+    await expectError(PATH, { handle: 'zola.travels' }, 503, 'EXTRACTION_FAILED', /empty following list for an account that follows others/);
   });
 
   test.each(['abc', '12345678901234', '-5', ''])('400: malformed cursor %j', async (cursor) => {

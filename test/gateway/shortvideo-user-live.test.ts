@@ -130,6 +130,11 @@ describe('errors cost nothing', () => {
     await expectError(PATH, { handle: 'nobody.here' }, 404, 'NOT_FOUND');
   });
 
+  test('503: an answer without the user and without the not-found code is EXTRACTION_FAILED, not 404', async () => {
+    h.fake.on(LOOKUP, { body: { data: { liveRoom: null }, statusCode: 0 } });
+    await expectError(PATH, { handle: 'nobody.here' }, 503, 'EXTRACTION_FAILED');
+  });
+
   test.each([['not a name', { handle: 'a b' }], ['another host', { handle: 'https://example.com/@x' }], ['nothing', {}]])('422: %s', async (_n, q) => {
     await expectError(PATH, q as Record<string, string>, 422, 'VALIDATION_ERROR');
   });

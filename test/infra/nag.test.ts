@@ -38,6 +38,8 @@ test.each([
   ['default context', {}],
   ['with a proxy parameter', { scraperProxyParameter: '/social-data-api/proxy-url' }],
   ['with a plain proxy URL', { scraperProxyUrl: 'http://proxy.internal:3128' }],
+  ['without the web ACL', { wafRateLimit: 'false' }],
+  ['with a customer-managed KMS key', { kmsKey: 'true' }],
 ])('AwsSolutions: no unacknowledged finding (%s)', (_name, context) => {
   expect(findings(context)).toEqual([]);
 });
@@ -73,6 +75,8 @@ describe('what the fixes changed', () => {
     const format = stage.Properties.AccessLogSetting.Format as string;
     expect(JSON.parse(format)).toMatchObject({ requestId: '$context.requestId', status: '$context.status', teamId: '$context.authorizer.principalId' });
     expect(format).not.toMatch(/apiKey|querystring|header/i);
-    expect(stage.Properties.MethodSettings).toEqual([expect.objectContaining({ LoggingLevel: 'ERROR', DataTraceEnabled: false, HttpMethod: '*', ResourcePath: '/*' })]);
+    expect(stage.Properties.MethodSettings[0]).toEqual(expect.objectContaining({ LoggingLevel: 'ERROR', DataTraceEnabled: false, HttpMethod: '*', ResourcePath: '/*' }));
+    // The others are the per-method throttles of the unauthenticated routes (stack.test.ts), nothing else.
+    for (const s of stage.Properties.MethodSettings.slice(1)) expect(Object.keys(s).sort()).toEqual(['HttpMethod', 'ResourcePath', 'ThrottlingBurstLimit', 'ThrottlingRateLimit']);
   });
 });

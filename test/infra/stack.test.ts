@@ -46,13 +46,18 @@ function functionByDescription(text: string): Resource {
 }
 
 /** Policy statements attached to the role of a function. */
-function statementsOf(fn: Resource): { Action: string | string[]; Resource: unknown }[] {
+function statementsOf(fn: Resource): { Action: string | string[]; Resource: unknown; Effect?: string; Condition?: Record<string, Record<string, unknown>> }[] {
   const roleId = fn.Properties.Role['Fn::GetAtt'][0];
   return ofType('AWS::IAM::Policy')
     .filter(([, p]) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === roleId))
     .flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
 }
 const actionsOf = (s: { Action: string | string[] }) => (Array.isArray(s.Action) ? s.Action : [s.Action]);
+/** The partition-key prefixes an IAM statement's dynamodb:LeadingKeys condition allows (undefined: no such condition). */
+const leadingKeysOf = (s: { Condition?: Record<string, Record<string, unknown>> }) => {
+  const v = s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+  return v === undefined ? undefined : [v].flat();
+};
 const tableId = (logicalPrefix: string) => ofType('AWS::DynamoDB::Table').find(([id]) => id.startsWith(logicalPrefix))![0];
 
 describe('functions', () => {
@@ -85,18 +90,35 @@ describe('functions', () => {
     template.resourceCountIs('Custom::LogRetention', 0);
   });
 
-  it('gives every operation function a CURSOR_SECRET generated per deployment, as a deploy-time reference (never the value)', () => {
-    const secrets = ofType('AWS::SecretsManager::Secret');
+  it('gives every operation function a CURSOR_SECRET generated per deployment: its ARN in the environment, never the value (18.8)', () => {
+    const secrets = ofType('AWS::SecretsManager::Secret').filter(([, s]) => String(s.Properties.Description).includes('CURSOR_SECRET'));
     expect(secrets).toHaveLength(1);
     const [secretId, secret] = secrets[0]!;
     expect(secret.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 48, ExcludePunctuation: true });
     for (const op of routed) {
-      const env = JSON.stringify(functionByDescription(`GET ${op.path}`).Properties.Environment.Variables.CURSOR_SECRET);
-      expect(env).toContain('{{resolve:secretsmanager:');
-      expect(env).toContain(secretId);
+      const fn = functionByDescription(`GET ${op.path}`);
+      const env = fn.Properties.Environment.Variables;
+      expect(env.CURSOR_SECRET).toBeUndefined();
+      expect(env.CURSOR_SECRET_ARN).toEqual({ Ref: secretId });
+      expect(JSON.stringify(env)).not.toContain('{{resolve:');
+      // Read at cold start: GetSecretValue on that one secret.
+      expect(statementsOf(fn).filter((st) => actionsOf(st).includes('secretsmanager:GetSecretValue'))).toEqual([
+        expect.objectContaining({ Action: 'secretsmanager:GetSecretValue', Resource: { Ref: secretId } }),
+      ]);
     }
   });
 
+  it('no function configuration holds a secret value or a dynamic reference to one, whatever the context (18.8)', () => {
+    for (const ctx of [{}, { scraperProxyParameter: '/social-data/proxy-url' }, { scraperProxyUrl: 'http://proxy.internal:3128' }, { kmsKey: true }]) {
+      const t = synth(ctx).toJSON();
+      for (const fn of Object.values(t.Resources as Record<string, Resource>).filter((r) => r.Type === 'AWS::Lambda::Function')) {
+        const env = fn.Properties.Environment?.Variables ?? {};
+        expect(Object.keys(env).filter((k) => k === 'CURSOR_SECRET' || k.startsWith('SCRAPER_PROXY_URL_'))).toEqual([]);
+        expect(JSON.stringify(env)).not.toMatch(/resolve:(secretsmanager|ssm)/);
+        expect(JSON.stringify(env)).not.toMatch(/AWS::SSM::Parameter::Value/);
+      }
+    }
+  });
   it('passes SHORTVIDEO_SIGNER_URL from context to the shortvideo functions only', () => {
     const t = synth({ shortvideoSignerUrl: 'http://signer.internal:8080/signature' }).toJSON();
     const fns = Object.values(t.Resources as Record<string, Resource>).filter((r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Description).includes('GET /v1/'));
@@ -107,19 +129,56 @@ describe('functions', () => {
     expect(fns.some((fn) => fn.Properties.Environment.Variables.SHORTVIDEO_SIGNER_URL)).toBe(true);
   });
 
-  it('passes a proxy URL from context, or a deploy-time SSM reference instead of the value', () => {
+  it("passes the citygame source from context (citygameSourceUrl, citygameFields) to the citygame function only", () => {
+    const fields = { date: '/b/date', weekday: '/b/weekday', weather: '/b/weather', headline: '/b/headline', tip: '/b/tip' };
+    const opFns = (t: Template) =>
+      Object.values(t.toJSON().Resources as Record<string, Resource>).filter((r) => r.Type === 'AWS::Lambda::Function' && /^\d+\. GET \/v1\//.test(String(r.Properties.Description)));
+    // Fields as a JSON string (-c citygameFields='{…}') or as JSON (cdk.json).
+    for (const given of [JSON.stringify(fields), fields]) {
+      const fns = opFns(synth({ citygameSourceUrl: 'https://bulletin.example/today.json', citygameFields: given }));
+      for (const fn of fns) {
+        const vars = fn.Properties.Environment.Variables;
+        const isCitygame = String(fn.Properties.Description).includes('/v1/citygame/');
+        expect({ url: vars.CITYGAME_SOURCE_URL, fields: vars.CITYGAME_FIELDS && JSON.parse(vars.CITYGAME_FIELDS) }).toEqual(
+          isCitygame ? { url: 'https://bulletin.example/today.json', fields } : { url: undefined, fields: undefined },
+        );
+      }
+      expect(fns.filter((fn) => fn.Properties.Environment.Variables.CITYGAME_SOURCE_URL)).toHaveLength(1);
+    }
+    // Without the context the function is deployed without a source (it answers 503 saying so).
+    for (const fn of opFns(template)) expect(fn.Properties.Environment.Variables.CITYGAME_SOURCE_URL).toBeUndefined();
+  });
+
+  it.each([
+    ['plain http, even on a loopback host', { citygameSourceUrl: 'http://127.0.0.1:8080/today.json' }, /https URL in a deployment/],
+    ['not a URL', { citygameSourceUrl: 'bulletin.example/today.json' }, /not an absolute URL/],
+    ['credentials in the URL', { citygameSourceUrl: 'https://u:p@bulletin.example/today.json' }, /credentials/],
+    ['fields that are not JSON', { citygameSourceUrl: 'https://bulletin.example/x', citygameFields: '{date:' }, /not JSON/],
+    ['fields without a source', { citygameFields: '{"date":"/d"}' }, /CITYGAME_SOURCE_URL is not/],
+    ['pointers and selectors mixed', { citygameSourceUrl: 'https://bulletin.example/x', citygameFields: { date: '/d', weekday: '.w', weather: '/w', headline: '/h', tip: '/t' } }, /mixes/],
+  ])('refuses to synthesize an unusable citygame source: %s', (_what, context, why) => {
+    expect(() => synth(context)).toThrow(why);
+  });
+
+  it('a proxy URL: the name of its SSM SecureString in the environment (read at cold start), or a plain URL only without credentials (18.8)', () => {
     const plain = synth({ scraperProxyUrl: 'http://proxy.internal:3128' });
     plain.hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('GET /v1/'),
       Environment: { Variables: Match.objectLike({ SCRAPER_PROXY_URL: 'http://proxy.internal:3128' }) },
     });
+    expect(() => synth({ scraperProxyUrl: 'http://user:secret@proxy.internal:3128' })).toThrow(/credentials/);
     const fromSsm = synth({ scraperProxyParameter: '/social-data/proxy-url' }).toJSON();
-    const envs = Object.values(fromSsm.Resources as Record<string, Resource>)
-      .filter((r) => r.Type === 'AWS::Lambda::Function' && /^\d+\. GET \/v1\//.test(String(r.Properties.Description)))
-      .map((r) => r.Properties.Environment.Variables.SCRAPER_PROXY_URL);
-    expect(envs.length).toBe(routed.length);
-    for (const env of envs) expect(JSON.stringify(env)).toContain('Ref'); // a CloudFormation parameter, not a literal
-    expect(JSON.stringify(fromSsm.Parameters)).toContain('/social-data/proxy-url');
+    const fns = Object.values(fromSsm.Resources as Record<string, Resource>).filter((r) => r.Type === 'AWS::Lambda::Function' && /^\d+\. GET \/v1\//.test(String(r.Properties.Description)));
+    expect(fns.length).toBe(routed.length);
+    for (const fn of fns) {
+      expect(fn.Properties.Environment.Variables.SCRAPER_PROXY_URL).toBeUndefined();
+      expect(fn.Properties.Environment.Variables.SCRAPER_PROXY_PARAMETER).toBe('/social-data/proxy-url');
+    }
+    expect(JSON.stringify(fromSsm.Parameters ?? {})).not.toContain('/social-data/proxy-url');
+    // Each operation's role may read (and decrypt) that one parameter.
+    const policies = JSON.stringify(Object.values(fromSsm.Resources as Record<string, Resource>).filter((r) => r.Type === 'AWS::IAM::Policy'));
+    expect(policies).toContain('ssm:GetParameter');
+    expect(policies).toContain(':parameter/social-data/proxy-url');
   });
 });
 
@@ -139,35 +198,67 @@ describe('least-privilege IAM', () => {
     expect(others.flatMap(([, p]) => p.Properties.PolicyDocument.Statement.flatMap(actionsOf))).not.toContain('dynamodb:Query');
   });
 
-  it('lets the authorizer read and touch keys in the accounts table only', () => {
-    const stmts = statementsOf(functionByDescription('REQUEST authorizer'));
-    expect(stmts.map((s) => s.Resource)).toEqual([accounts]);
-    expect(stmts.flatMap(actionsOf).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+  it('lets the authorizer read keys and team balances, and touch keys only, in the accounts table (18.7: leading keys)', () => {
+    const stmts = statementsOf(functionByDescription('REQUEST authorizer')).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+    expect(stmts.map((s) => s.Resource)).toEqual([accounts, accounts]);
+    expect(stmts.map((s) => ({ actions: actionsOf(s), leading: leadingKeysOf(s) }))).toEqual([
+      { actions: ['dynamodb:GetItem'], leading: ['KEY#*', 'TEAM#*'] },
+      { actions: ['dynamodb:UpdateItem'], leading: ['KEY#*'] },
+    ]);
   });
 
-  it('lets operation functions get/update/put accounts items (the settle transaction), and get/put cache entries and lease/put shared credentials', () => {
+  it('lets operation functions get/update/put accounts items only in team partitions (never a key, member, invitation, session or throttle item; never a team name or usage key), and get/put cache entries (18.7)', () => {
     for (const op of routed) {
       const stmts = statementsOf(functionByDescription(`GET ${op.path}`));
       // CDK merges statements with the same actions into one listing both tables.
       const resources = (st: { Resource: unknown }) => [st.Resource].flat().map((r) => JSON.stringify(r));
-      const byTable = (arn: unknown) => stmts.filter((st) => resources(st).includes(JSON.stringify(arn))).flatMap(actionsOf).sort();
-      expect(byTable(accounts)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
-      expect(byTable(cache)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
-      expect(new Set(stmts.flatMap(resources))).toEqual(new Set([JSON.stringify(accounts), JSON.stringify(cache)]));
+      const allowed = (arn: unknown) => stmts.filter((st) => st.Effect !== 'Deny' && resources(st).includes(JSON.stringify(arn)));
+      expect(allowed(accounts).map((st) => ({ actions: actionsOf(st).sort(), leading: leadingKeysOf(st) }))).toEqual([
+        { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], leading: ['TEAM#*'] },
+      ]);
+      expect(allowed(cache).flatMap(actionsOf).sort()).toEqual(['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+      const denied = stmts.filter((st) => st.Effect === 'Deny');
+      expect(denied).toEqual([
+        {
+          Effect: 'Deny',
+          Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+          Resource: accounts,
+          Condition: { 'ForAnyValue:StringEquals': { 'dynamodb:Attributes': ['name', 'usageKey', 'usageKeyId', 'createdAt'] } },
+        },
+      ]);
+      const dynamo = stmts.filter((st) => actionsOf(st).some((a) => a.startsWith('dynamodb:')));
+      expect(new Set(dynamo.flatMap(resources))).toEqual(new Set([JSON.stringify(accounts), JSON.stringify(cache)]));
     }
+  });
+
+  it('the key pepper (18.7): one retained secret, readable only by the authorizer and the account API, named by KEY_PEPPER_SECRET_ARN', () => {
+    const json = template.toJSON() as { Resources: Record<string, Resource & { DeletionPolicy?: string }> };
+    const peppers = Object.entries(json.Resources).filter(([, r]) => r.Type === 'AWS::SecretsManager::Secret' && String(r.Properties.Description).includes('KEY_PEPPER_SECRET_ARN'));
+    expect(peppers).toHaveLength(1);
+    const [pepperId, pepper] = peppers[0]!;
+    expect(pepper.DeletionPolicy).toBe('Retain');
+    const readers = ofType('AWS::Lambda::Function')
+      .filter(([, fn]) => statementsOf(fn).some((st) => JSON.stringify(st.Resource) === JSON.stringify({ Ref: pepperId })))
+      .map(([, fn]) => String(fn.Properties.Description));
+    expect(readers.sort()).toEqual([functionByDescription('REQUEST authorizer'), functionByDescription('dashboard account API')].map((fn) => String(fn.Properties.Description)).sort());
+    for (const d of readers) expect(functionByDescription(d).Properties.Environment.Variables.KEY_PEPPER_SECRET_ARN).toEqual({ Ref: pepperId });
+    expect(json.Resources).toBeDefined();
+    template.hasOutput('KeyPepperSecretArn', { Value: { Ref: pepperId } });
   });
 });
 
 describe('dashboard functions', () => {
   const accounts = { 'Fn::GetAtt': [tableId('AccountsTable'), 'Arn'] };
 
-  it('the account API: items of the accounts table, Query on its partition and the byTeam index; nothing on the cache', () => {
-    const stmts = statementsOf(functionByDescription('dashboard account API'));
-    expect(stmts).toHaveLength(2);
+  it('the account API: only its own items (keys, members, invitations, sessions, throttles), reads of team partitions, Query on the byTeam index by team; never a team item write; nothing on the cache (18.7)', () => {
+    const stmts = statementsOf(functionByDescription('dashboard account API')).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+    const own = ['KEY#*', 'MEMBER#*', 'INVITE#*', 'SESSION#*', 'THROTTLE#*'];
+    expect(stmts.map((s) => ({ actions: actionsOf(s).sort(), leading: leadingKeysOf(s), index: JSON.stringify(s.Resource).includes(`/index/${TEAM_INDEX.name}`) }))).toEqual([
+      { actions: ['dynamodb:GetItem', 'dynamodb:Query'], leading: ['TEAM#*', ...own], index: false },
+      { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], leading: own, index: false },
+      { actions: ['dynamodb:Query'], leading: ['TEAM#*'], index: true },
+    ]);
     expect(stmts[0]).toMatchObject({ Resource: accounts });
-    expect(actionsOf(stmts[0]!).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
-    expect(JSON.stringify(stmts[1]!.Resource)).toContain(`/index/${TEAM_INDEX.name}`);
-    expect(actionsOf(stmts[1]!)).toEqual(['dynamodb:Query']);
   });
 
   it('the dashboard pages: no table access at all', () => {
@@ -344,28 +435,158 @@ describe('routes for agents', () => {
     expect(mcp.Properties.Timeout).toBe(op.Properties.Timeout);
     const env = mcp.Properties.Environment.Variables;
     expect(Object.keys(env).sort()).toEqual(Object.keys(op.Properties.Environment.Variables).sort());
-    expect(env.CURSOR_SECRET).toEqual(op.Properties.Environment.Variables.CURSOR_SECRET);
+    expect(env.CURSOR_SECRET_ARN).toEqual(op.Properties.Environment.Variables.CURSOR_SECRET_ARN);
     const stmts = statementsOf(mcp);
     // CDK merges statements with the same actions into one listing both tables.
     const resources = (st: { Resource: unknown }) => [st.Resource].flat().map((r) => JSON.stringify(r));
     const arn = (prefix: string) => JSON.stringify({ 'Fn::GetAtt': [tableId(prefix), 'Arn'] });
     const byTable = (prefix: string) => stmts.filter((st) => resources(st).includes(arn(prefix))).flatMap(actionsOf).sort();
-    expect(byTable('AccountsTable')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
-    expect(byTable('CacheTable')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    const allowedOn = (prefix: string) => stmts.filter((st) => st.Effect !== 'Deny' && resources(st).includes(arn(prefix)));
+    expect(allowedOn('AccountsTable').flatMap(actionsOf).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    // Every allowed action on the accounts table only in team partitions; the scrapers' deny is there too.
+    for (const st of allowedOn('AccountsTable')) expect(leadingKeysOf(st)).toEqual(['TEAM#*']);
+    expect(stmts.filter((st) => st.Effect === 'Deny')).toHaveLength(1);
+    expect(byTable('CacheTable')).toEqual(['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    // Besides the tables and the byTeam index (account-requests names each request's key), only what
+    // every operation function has: reading the cursor secret.
+    const secretRef = JSON.stringify(op.Properties.Environment.Variables.CURSOR_SECRET_ARN);
     const index = JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId('AccountsTable'), 'Arn'] }, '/index/byTeam']] });
-    expect(new Set(stmts.flatMap(resources))).toEqual(new Set([arn('AccountsTable'), arn('CacheTable'), index]));
+    expect(new Set(stmts.flatMap(resources))).toEqual(new Set([arn('AccountsTable'), arn('CacheTable'), secretRef, index]));
+    expect(stmts.filter((st) => resources(st).includes(secretRef)).flatMap(actionsOf)).toEqual(['secretsmanager:GetSecretValue']);
     expect(stmts.filter((st) => resources(st).includes(index)).flatMap(actionsOf)).toEqual(['dynamodb:Query']);
   });
 
-  it('the account function seals the history cursors with the operations\' CURSOR_SECRET', () => {
+  it('the account function seals the history cursors with the operations\' cursor secret, read at cold start', () => {
     const account = functionByDescription('The dashboard account API: /v1/account/* (session cookie; API key for the reads)');
     const op = functionByDescription(`GET ${routed[0]!.path}`);
-    expect(account.Properties.Environment.Variables.CURSOR_SECRET).toEqual(op.Properties.Environment.Variables.CURSOR_SECRET);
+    expect(account.Properties.Environment.Variables.CURSOR_SECRET_ARN).toEqual(op.Properties.Environment.Variables.CURSOR_SECRET_ARN);
+    expect(account.Properties.Environment.Variables.CURSOR_SECRET).toBeUndefined();
   });
 
   it('GET /llms.txt is public and its function touches no table', () => {
     const [m] = methodsAt(LLMS_PATH);
     expect(m).toMatchObject({ HttpMethod: 'GET', AuthorizationType: 'NONE', ApiKeyRequired: false });
     expect(statementsOf(functionByDescription(`GET ${LLMS_PATH}`))).toEqual([]);
+  });
+});
+
+/** The stage's throttle and its per-method settings (issue 18.1). */
+function stageOf(t: { Resources: Record<string, Resource> }) {
+  const stages = Object.entries(t.Resources).filter(([, r]) => r.Type === 'AWS::ApiGateway::Stage');
+  expect(stages).toHaveLength(1);
+  return { id: stages[0]![0], props: stages[0]![1].Properties };
+}
+/** API Gateway's MethodSettings ResourcePath: `/v1/openapi.json` -> `/~1v1~1openapi.json`. */
+const settingPath = (p: string) => `/${p.replace(/\//g, '~1')}`;
+
+describe('no anonymous denial of service (issue 18.1)', () => {
+  const json = template.toJSON() as { Resources: Record<string, Resource> };
+  const paths = resourcePaths();
+  const open = ofType('AWS::ApiGateway::Method')
+    .filter(([, m]) => m.Properties.AuthorizationType === 'NONE')
+    .map(([, m]) => ({ path: paths.get(m.Properties.ResourceId.Ref)!, verb: m.Properties.HttpMethod as string }));
+
+  it('a WAFv2 web ACL (REGIONAL) with a per-address rate-based rule, associated with the stage, by default', () => {
+    const acls = ofType('AWS::WAFv2::WebACL');
+    expect(acls).toHaveLength(1);
+    const [aclId, acl] = acls[0]!;
+    expect(acl.Properties.Scope).toBe('REGIONAL');
+    expect(acl.Properties.DefaultAction).toEqual({ Allow: {} });
+    const rate = acl.Properties.Rules.find((r: any) => r.Statement.RateBasedStatement);
+    expect(rate.Action).toEqual({ Block: expect.anything() });
+    expect(rate.Statement.RateBasedStatement).toMatchObject({ AggregateKeyType: 'IP', Limit: 2000 });
+    const assoc = ofType('AWS::WAFv2::WebACLAssociation');
+    expect(assoc).toHaveLength(1);
+    expect(assoc[0]![1].Properties.WebACLArn).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
+    const stage = stageOf(json);
+    expect(JSON.stringify(assoc[0]![1].Properties.ResourceArn)).toContain(`/stages/`);
+    expect(JSON.stringify(assoc[0]![1].Properties.ResourceArn)).toContain(JSON.stringify({ Ref: ofType('AWS::ApiGateway::RestApi')[0]![0] }));
+    expect(JSON.stringify(assoc[0]![1].Properties.ResourceArn)).toContain(JSON.stringify({ Ref: stage.id }));
+    expect(JSON.stringify(assoc[0]![1].Properties.ResourceArn)).toContain('/restapis/');
+  });
+
+  it('the per-address limit comes from context; wafRateLimit=false leaves the web ACL out', () => {
+    const limited = synth({ wafRateLimitPer5Min: 600 }).toJSON() as { Resources: Record<string, Resource> };
+    const acl = Object.values(limited.Resources).find((r) => r.Type === 'AWS::WAFv2::WebACL')!;
+    expect(acl.Properties.Rules[0].Statement.RateBasedStatement.Limit).toBe(600);
+    for (const off of [false, 'false']) {
+      const without = synth({ wafRateLimit: off }).toJSON() as { Resources: Record<string, Resource> };
+      expect(Object.values(without.Resources).filter((r) => r.Type.startsWith('AWS::WAFv2::'))).toEqual([]);
+    }
+  });
+
+  it('every unauthenticated method has its own throttle, and together they stay under half the stage limit', () => {
+    expect(open.length).toBeGreaterThanOrEqual(1 + ACCOUNT_ROUTES.length + 2);
+    const settings = stageOf(json).props.MethodSettings as { ResourcePath: string; HttpMethod: string; ThrottlingRateLimit?: number; ThrottlingBurstLimit?: number }[];
+    // The whole stage's throttle is the /*/* setting.
+    const stage = settings.find((x) => x.ResourcePath === '/*' && x.HttpMethod === '*')!;
+    expect(stage.ThrottlingRateLimit).toBe(100);
+    expect(stage.ThrottlingBurstLimit).toBe(200);
+    let rate = 0;
+    let burst = 0;
+    for (const m of open) {
+      const s = settings.find((x) => x.ResourcePath === settingPath(m.path) && x.HttpMethod === m.verb);
+      expect({ method: `${m.verb} ${m.path}`, rate: s?.ThrottlingRateLimit, burst: s?.ThrottlingBurstLimit }).toEqual({
+        method: `${m.verb} ${m.path}`,
+        rate: expect.any(Number),
+        burst: expect.any(Number),
+      });
+      expect(s!.ThrottlingRateLimit).toBeGreaterThan(0);
+      expect(s!.ThrottlingBurstLimit).toBeGreaterThanOrEqual(1);
+      rate += s!.ThrottlingRateLimit!;
+      burst += s!.ThrottlingBurstLimit!;
+    }
+    expect(rate).toBeLessThanOrEqual(stage.ThrottlingRateLimit! / 2);
+    expect(burst).toBeLessThanOrEqual(stage.ThrottlingBurstLimit! / 2);
+    // No key-authorised method gets a per-method setting: they share the stage limit and their usage plan.
+    const keyed = settings.filter((x) => routed.some((op) => settingPath(op.path) === x.ResourcePath));
+    expect(keyed).toEqual([]);
+  });
+
+  it('the open methods keep their share under a smaller stage limit from context', () => {
+    // Small, but with a burst of at least 1 for every open method within half the stage's burst.
+    const stageRate = 2 * open.length;
+    const t = synth({ stageRateLimit: stageRate, stageBurstLimit: 2 * stageRate }).toJSON() as { Resources: Record<string, Resource> };
+    const stage = stageOf(t).props;
+    const perMethod = (stage.MethodSettings as { ResourcePath: string; ThrottlingRateLimit?: number }[]).filter((s) => s.ResourcePath !== '/*');
+    expect(perMethod.length).toBe(open.length);
+    expect(perMethod.reduce((a, s) => a + s.ThrottlingRateLimit!, 0)).toBeLessThanOrEqual(stageRate / 2);
+  });
+});
+
+describe('headers and data at rest (issue 18.10)', () => {
+  it('every gateway response says nosniff', () => {
+    const responses = ofType('AWS::ApiGateway::GatewayResponse');
+    expect(responses.length).toBeGreaterThan(5);
+    for (const [, r] of responses) expect(r.Properties.ResponseParameters['gatewayresponse.header.x-content-type-options']).toBe("'nosniff'");
+  });
+
+  it('the accounts table has deletion protection (the cache does not need it)', () => {
+    expect(resources[tableId('AccountsTable')]!.Properties.DeletionProtectionEnabled).toBe(true);
+    expect(resources[tableId('CacheTable')]!.Properties.DeletionProtectionEnabled).toBeFalsy();
+  });
+
+  it('by default: AWS-owned encryption, no KMS key', () => {
+    expect(ofType('AWS::KMS::Key')).toEqual([]);
+    for (const [, t] of ofType('AWS::DynamoDB::Table')) expect(t.Properties.SSESpecification?.KMSMasterKeyId).toBeUndefined();
+    for (const [, s] of ofType('AWS::SecretsManager::Secret')) expect(s.Properties.KmsKeyId).toBeUndefined();
+  });
+
+  it('kmsKey=true: one customer-managed key (rotated, retained) encrypts both tables and every secret', () => {
+    for (const flag of [true, 'true']) {
+      const t = synth({ kmsKey: flag }).toJSON() as { Resources: Record<string, Resource & { DeletionPolicy?: string }> };
+      const all = Object.entries(t.Resources);
+      const keys = all.filter(([, r]) => r.Type === 'AWS::KMS::Key');
+      expect(keys).toHaveLength(1);
+      const [keyId, key] = keys[0]!;
+      expect(key.Properties.EnableKeyRotation).toBe(true);
+      expect(key.DeletionPolicy).toBe('Retain');
+      const tables = all.filter(([, r]) => r.Type === 'AWS::DynamoDB::Table');
+      expect(tables).toHaveLength(2);
+      for (const [, table] of tables) expect(table.Properties.SSESpecification).toEqual({ SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] } });
+      const secrets = all.filter(([, r]) => r.Type === 'AWS::SecretsManager::Secret');
+      expect(secrets.length).toBeGreaterThanOrEqual(1);
+      for (const [, s] of secrets) expect(s.Properties.KmsKeyId).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
+    }
   });
 });

@@ -53,7 +53,7 @@ function isStep(step: Step, command: string, input: Marshalled): boolean {
     case 'settle':
       return command === 'TransactWriteItemsCommand' && JSON.stringify(input.TransactItems ?? []).includes('"LEDGER#');
     case 'refund':
-      return command === 'TransactWriteItemsCommand' && /credits \+ :cost/.test(JSON.stringify(input.TransactItems ?? []));
+      return command === 'UpdateItemCommand' && /credits \+ :cost/.test(input.UpdateExpression ?? '');
   }
 }
 
@@ -236,8 +236,8 @@ test.each(OPS.map((l) => [l.op.id, l] as const))('%s: settle fails and the refun
 
 test.each(OPS.map((l) => [l.op.id, l] as const))('%s: settle fails and the refund lands but its answer is lost: the credit comes back once, not twice', async (_id, live) => {
   const { key, teamId } = await h.team(50);
-  // 4 lost answers: more than the SDK's own attempts (which share one idempotency token), so the
-  // refund's own retry sends a new request, which must not add a second credit.
+  // 4 lost answers: more than the SDK's own attempts, so the refund's own retry sends the update
+  // once more; the request's reservation mark is gone by then, so it adds no second credit.
   const { res } = await faultyCall(live, 'settle', 'connection refused', key, [{ step: 'refund', fault: 'answer lost after the write', times: 4 }]);
   expect({ status: res.status, code: res.body.error?.code }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
   expect(await balance(teamId)).toBe(50);

@@ -43,6 +43,7 @@ interface Fault {
 const challenge = fixtureText('livestream/cloudflare-challenge.html');
 const bigJson = { items: Array.from({ length: 50 }, (_, i) => ({ id: String(i), text: 'lorem ipsum dolor sit amet '.repeat(4) })) };
 const htmlPage = '<!DOCTYPE html><html><head><title>Welcome</title></head><body><form action="/login">Sign in to continue</form></body></html>';
+const plainPage = '<!DOCTYPE html><html><head><title>Maintenance notes</title></head><body><p>Nothing to see here.</p></body></html>';
 
 const FAULTS: Fault[] = [
   ...[500, 502, 503, 504].map((status) => ({
@@ -64,6 +65,8 @@ const FAULTS: Fault[] = [
     cause: /anti-bot/,
   })),
   { name: 'HTML where JSON was expected', reply: () => ({ status: 200, body: htmlPage }), code: 'UPSTREAM_BLOCKED', cause: /HTML page where JSON/ },
+  // Without a sign-in form or a challenge, a page is no evidence of a wall: a page without the data.
+  { name: 'HTML without a wall where JSON was expected', reply: () => ({ status: 200, body: plainPage }), code: 'EXTRACTION_FAILED', cause: /HTML page where JSON was expected \(title "Maintenance notes"\), with no sign-in form/ },
   { name: 'truncated JSON', reply: () => ({ kind: 'truncate', body: bigJson }), code: 'EXTRACTION_FAILED', cause: /not JSON|JSON/ },
   { name: 'valid JSON of the wrong shape', reply: () => ({ body: { unexpected: true, items: 'none', count: -1 } }), code: 'EXTRACTION_FAILED', cause: /./ },
   { name: 'HTTP 403', reply: () => ({ status: 403, body: { error: 'Forbidden' } }), code: 'UPSTREAM_BLOCKED', cause: /\b403\b/ },
@@ -74,7 +77,7 @@ const FAULTS: Fault[] = [
 ];
 
 /** Faults that put a body of the wrong kind where the content should be. */
-const JSON_FAULTS = new Set(['HTML where JSON was expected', 'truncated JSON', 'valid JSON of the wrong shape']);
+const JSON_FAULTS = new Set(['HTML where JSON was expected', 'HTML without a wall where JSON was expected', 'truncated JSON', 'valid JSON of the wrong shape']);
 
 /** How many files the matrix is split into (upstream-faults-1.test.ts … upstream-faults-<PARTS>.test.ts). */
 export const PARTS = 4;

@@ -4,14 +4,17 @@ import type { CallResult } from './harness';
 
 /**
  * Upstream answers every platform must turn into a 503 with Retry-After (gateway tests): a
- * challenge page (`challenge`: the platform's own) whatever its status, an HTML page where JSON was
- * expected, a rate limit with the upstream's Retry-After, and a plain 5xx.
+ * challenge page (`challenge`: the platform's own) whatever its status, a sign-in page where JSON
+ * was expected (blocked) and another HTML page there (no evidence of a wall: EXTRACTION_FAILED), a
+ * rate limit with the upstream's Retry-After, and a plain 5xx.
  */
 export function upstreamFailures(challenge: string): [string, FakeReply, ErrorCode][] {
   return [
     ['a Cloudflare challenge (403)', { status: 403, body: challenge }, 'UPSTREAM_BLOCKED'],
     ['a Cloudflare challenge (200)', { status: 200, body: challenge }, 'UPSTREAM_BLOCKED'],
-    ['an HTML page (404)', { status: 404, body: '<!doctype html><html><body>Not here</body></html>' }, 'UPSTREAM_BLOCKED'],
+    ['a sign-in page (200)', { status: 200, body: '<!doctype html><html><head><title>Sign in</title></head><body><form action="/login"><input type="password"></form></body></html>' }, 'UPSTREAM_BLOCKED'],
+    // No evidence of a wall: a page without the data, not a block.
+    ['an HTML page (404)', { status: 404, body: '<!doctype html><html><body>Not here</body></html>' }, 'EXTRACTION_FAILED'],
     ['429', { status: 429, headers: { 'retry-after': '90' }, body: { error: 'Too many requests' } }, 'UPSTREAM_BLOCKED'],
     ['a plain 5xx', { status: 502, body: { error: 'bad gateway' } }, 'PLATFORM_UNAVAILABLE'],
   ];

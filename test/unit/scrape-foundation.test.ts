@@ -130,9 +130,11 @@ describe('upstream client', () => {
     expect(await codeOf(client.answer(ScrapeContext.withBudget(3000), '/edge', { what: 'test' }))).toBe('UPSTREAM_BLOCKED');
   });
 
-  test('HTML body where JSON was expected is UPSTREAM_BLOCKED; junk is EXTRACTION_FAILED', async () => {
-    fake.on('/html', { status: 200, body: '<!doctype html><html><body>Sign in</body></html>' });
+  test('HTML body where JSON was expected: a sign-in page is UPSTREAM_BLOCKED, another page and junk EXTRACTION_FAILED', async () => {
+    fake.on('/html', { status: 200, body: '<!doctype html><html><head><title>Sign in</title></head><body><form action="/login"></form></body></html>' });
     expect(await codeOf(client.answer(ScrapeContext.withBudget(3000), '/html', { what: 'test' }))).toBe('UPSTREAM_BLOCKED');
+    fake.on('/page', { status: 200, body: '<!doctype html><html><head><title>Home</title></head><body>Welcome</body></html>' });
+    expect(await codeOf(client.answer(ScrapeContext.withBudget(3000), '/page', { what: 'test' }))).toBe('EXTRACTION_FAILED');
     fake.on('/junk', { status: 200, body: 'not json' });
     expect(await codeOf(client.answer(ScrapeContext.withBudget(3000), '/junk', { what: 'test' }))).toBe('EXTRACTION_FAILED');
   });
@@ -144,8 +146,14 @@ describe('upstream client', () => {
   });
 
   test('connection refused is PLATFORM_UNAVAILABLE', async () => {
-    const other = upstreamClient({ platform: 'unit-closed', defaultBaseUrl: 'http://127.0.0.1:9', hosts: ['127.0.0.1'], headers: {} }, { platform: 'unit-closed' });
-    expect(await codeOf(other.answer(ScrapeContext.withBudget(2000), '/x', { what: 'test' }))).toBe('PLATFORM_UNAVAILABLE');
+    // UPSTREAM_<PLATFORM>_URL may name a loopback address (a port nothing listens on here).
+    process.env.UPSTREAM_UNIT_CLOSED_URL = 'http://127.0.0.1:9';
+    try {
+      const other = upstreamClient({ platform: 'unit-closed', defaultBaseUrl: 'https://closed.example', hosts: ['closed.example'], headers: {} }, { platform: 'unit-closed' });
+      expect(await codeOf(other.answer(ScrapeContext.withBudget(2000), '/x', { what: 'test' }))).toBe('PLATFORM_UNAVAILABLE');
+    } finally {
+      delete process.env.UPSTREAM_UNIT_CLOSED_URL;
+    }
   });
 
   test('SCRAPER_PROXY_URL_<PLATFORM> routes the platform through a CONNECT proxy without a code change', async () => {
@@ -169,7 +177,7 @@ describe('upstream client', () => {
     process.env.UPSTREAM_UNIT_PROXIED_URL = 'http://upstream.invalid';
     fake.on('/through', { body: { via: 'tunnel' } });
     try {
-      const proxied = upstreamClient({ platform: 'unit-proxied', defaultBaseUrl: 'http://never.invalid', hosts: ['never.invalid'], headers: {} }, { platform: 'unit-proxied' });
+      const proxied = upstreamClient({ platform: 'unit-proxied', defaultBaseUrl: 'https://never.invalid', hosts: ['never.invalid'], headers: {} }, { platform: 'unit-proxied' });
       const r = await proxied.answer(ScrapeContext.withBudget(3000), '/through', { what: 'test' });
       expect(r.data).toEqual({ via: 'tunnel' });
       // The name was resolved by the proxy, never locally (.invalid cannot resolve here).

@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTables } from '../../dev/tables';
 import { cacheItem, cacheKey } from '../../shared/cache';
 import { config } from '../../shared/config';
-import { balance, createTeam, ledger, reserve, settleError, settleHit, settleLive } from '../../shared/credits';
+import { balance, createTeam, ledger, recordHit, reserve, settleError, settleLive, unrecordHit } from '../../shared/credits';
 import { db } from '../../shared/db/client';
 import { type Answered, requestHistory } from '../../shared/history';
 import { logger } from '../../shared/log';
@@ -10,8 +10,8 @@ import { usage } from '../../shared/usage';
 
 /**
  * The write side of a request (shared/credits.ts): a live answer's ledger record, usage count,
- * history item and cache entry are written together; a cache hit's count and history item go with
- * its balance read; an error's with its refund.
+ * history item and cache entry are written together; a cache hit's count and history item only on a
+ * fresh cache entry; an error's with its refund.
  */
 const OP = 'livestream-clip';
 let n = 0;
@@ -76,17 +76,38 @@ const answer = (teamId: string, status: number, code: Answered['code'], cached =
   teamId, keyId: 'k2', operation: OP, requestId: `answer-${++n}`, status, code, credits: 0, cached, ms: 5, time: Date.now(),
 });
 
-test('a cache hit: the balance to show, and the hit counted and recorded (no ledger record)', async () => {
+test('a cache hit: counted and recorded only while its entry is fresh (no ledger record, no balance change)', async () => {
   const { teamId } = await createTeam('settle-hit', 7, { usageKey: 'u-settle-hit' });
-  expect(await settleHit(answer(teamId, 200, null, true), logger)).toBe(7);
-  expect(await settleHit(answer(teamId, 200, null, true), logger)).toBe(7);
-  expect((await usage(teamId, 1)).days[0]!.operations).toEqual({ [OP]: { live: 0, hits: 2, errors: {}, credits: 0 } });
+  const { key, entry } = await live(teamId); // a fresh entry (and one live answer of this team)
+  const fetchedAt = entry!.fetchedAt as number;
+  expect(await recordHit(answer(teamId, 200, null, true), key, 86_400, Date.now(), logger)).toBe('recorded');
+  expect(await recordHit(answer(teamId, 200, null, true), key, 86_400, Date.now(), logger)).toBe('recorded');
+  // Older than the caller accepts, no entry, an expired one: nothing written.
+  expect(await recordHit(answer(teamId, 200, null, true), key, 1, fetchedAt + 5_000, logger)).toBe('no entry');
+  expect(await recordHit(answer(teamId, 200, null, true), cacheKey(OP, { url: 'https://kick.com/x/clips/none' }), 86_400, Date.now(), logger)).toBe('no entry');
+  const expiresAtMs = (entry!.expiresAt as number) * 1000;
+  expect(await recordHit(answer(teamId, 200, null, true), key, 10 * 365 * 86_400, expiresAtMs + 1, logger)).toBe('no entry');
+  expect((await usage(teamId, 1)).days[0]!.operations).toEqual({ [OP]: { live: 1, hits: 2, errors: {}, credits: 1 } });
   expect((await history(teamId)).requests.map((r) => [r.status, r.cached, r.credits])).toEqual([
     [200, true, 0],
     [200, true, 0],
+    [200, false, 1],
   ]);
-  expect(await ledger(teamId)).toEqual([]);
+  expect(await ledger(teamId)).toHaveLength(1);
   expect(await balance(teamId)).toBe(7);
+});
+
+test('a hit counted for an entry that proved unreadable is taken back, and the request\'s own answer replaces its history item', async () => {
+  const { teamId } = await createTeam('settle-unread', 4, { usageKey: 'u-settle-unread' });
+  const { key } = await live(teamId);
+  const hit = answer(teamId, 200, null, true);
+  expect(await recordHit(hit, key, 86_400, Date.now(), logger)).toBe('recorded');
+  await unrecordHit(hit, logger);
+  // The same request then answers with an error: one history item for it, the error's.
+  await settleError({ ...hit, status: 503, code: 'PLATFORM_UNAVAILABLE', cached: false, time: hit.time + 40, ms: hit.ms + 40 }, false, logger);
+  expect((await usage(teamId, 1)).days[0]!.operations).toEqual({ [OP]: { live: 1, hits: 0, errors: { PLATFORM_UNAVAILABLE: 1 }, credits: 1 } });
+  const mine = (await history(teamId)).requests.filter((r) => r.requestId === hit.requestId);
+  expect(mine.map((r) => [r.status, r.code])).toEqual([[503, 'PLATFORM_UNAVAILABLE']]);
 });
 
 test('an error: the refund (when a credit was reserved), with the error counted by code and recorded', async () => {

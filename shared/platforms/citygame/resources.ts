@@ -6,4 +6,5 @@ import { calendarDate, string } from '../../scrape/resource';
  * conventions). The operation table names each operation's `data` schema from here; mappers return
  * their output types, and the contract tests validate every response against them.
  */
-export const DailyData = v.looseObject({ date: calendarDate, weekday: string, weather: string, headline: string, tip: string });
+export const DailyData = v.object({ date: calendarDate, weekday: string, weather: string, headline: string, tip: string });
+export type DailyData = v.InferOutput<typeof DailyData>;

@@ -4,7 +4,7 @@ import type { AnswerRules, Signal } from '../../scrape/answers';
 import { SharedCredential } from '../../scrape/credentials';
 import { type ScrapeContext, upstreamClient } from '../../scrape/http';
 import { get, str } from '../../scrape/map';
-import { isPlatformHost, sameOriginApiHeaders } from '../../scrape/upstream';
+import { isPlatformUrl, sameOriginApiHeaders } from '../../scrape/upstream';
 import { APP_SHELL_PATH, UPSTREAM, WEB_ORIGIN } from './site';
 
 /**
@@ -48,12 +48,13 @@ async function obtainAccess(ctx: ScrapeContext, log: Log): Promise<GraphqlAccess
     if (!endpoint || !token) continue;
     let host: string;
     try {
-      host = new URL(endpoint).hostname;
+      host = new URL(endpoint).host;
     } catch {
       throw extractionFailed(`linkpage: the bundle names an unreadable GraphQL endpoint ${endpoint.slice(0, 120)}`);
     }
-    // Only hosts of the platform are ever requested: a new one must be added to UPSTREAM.hosts.
-    if (!isPlatformHost(UPSTREAM, host)) throw extractionFailed(`linkpage: the bundle names a GraphQL endpoint on ${host}, not one of the platform's hosts`);
+    // Only the platform's own hosts, over https on the default port, are ever requested: a new
+    // host must be added to UPSTREAM.hosts (by its exact name, on a domain the platform owns).
+    if (!isPlatformUrl(UPSTREAM, endpoint)) throw extractionFailed(`linkpage: the bundle names a GraphQL endpoint ${new URL(endpoint).protocol}//${host}, not https on one of the platform's hosts`);
     log.info('linkpage GraphQL access read from the app bundle', { host, bundle: src });
     return { endpoint, token };
   }

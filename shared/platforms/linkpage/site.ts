@@ -17,10 +17,10 @@ export const UPSTREAM: PlatformUpstream = {
   hosts: [
     // The app shell and its /js/ bundles.
     'pillar.io',
-    // API hosts of the platform (the GraphQL endpoint named by the bundle is expected here).
+    // API hosts of the platform: the GraphQL endpoint the bundle names must be one of them. A
+    // hosted endpoint on a provider's domain (where anyone can register a name) is refused
+    // (EXTRACTION_FAILED): its exact host would have to be added here once seen live.
     '.pillar.io',
-    // Hasura Cloud, in case the bundle names a hosted endpoint (unconfirmed until a live run).
-    '.hasura.app',
   ],
   headers: {},
 };

@@ -15,15 +15,21 @@ import { UPSTREAM, WEB_ORIGIN, profileUrl } from './site';
  *       the pinned posts (one page, no Link)
  * Answers we give meaning to (RULES): 404 {"error":"Record not found"} (unknown account); 401
  * {"error":"This method requires an authenticated user"} (an account hidden from logged-out viewers:
- * the spec counts it as hidden, 404); 400/422 on a request with a cursor (the cursor refused);
+ * the spec counts it as hidden, 404; any other 401 is a refusal, UPSTREAM_BLOCKED); 400/422 on a
+ * request with a cursor (the cursor refused);
  * 200 with `suspended: true` and emptied fields (suspended account; its statuses are []).
  * Anti-bot pages, 403, 429 and 5xx are the shared classifier's defaults.
  */
-const RULES: AnswerRules = {
+export const RULES: AnswerRules = {
   platform: 'microblog-c',
   message: (data) => str(get(data, 'error')) ?? str(get(data, 'error_message')),
   badCursor: [{ status: [400, 422] }],
-  notFound: [{ status: [401, 404, 410] }],
+  notFound: [
+    { status: [404, 410] },
+    // The account's own setting (unauth_visibility off) says it is hidden from logged-out viewers: 404.
+    // A 401 without that message is no such statement: the shared default (a refusal, UPSTREAM_BLOCKED).
+    { status: 401, message: /requires an authenticated user/i, say: 'The account is hidden from logged-out viewers' },
+  ],
 };
 const api = upstreamClient(UPSTREAM, RULES);
 

@@ -1,6 +1,6 @@
 import type { AnswerRules, ParsedAnswer } from '../../scrape/answers';
 import { type ScrapeContext, upstreamClient } from '../../scrape/http';
-import { SIGN_IN_MESSAGE, SIGN_IN_PATH, UPSTREAM } from './site';
+import { SIGN_IN_MESSAGE, SIGN_IN_PATH, UPSTREAM, WALL_PAGE } from './site';
 
 /**
  * professional upstream call: ONE GET of the logged-out page, as a browser navigation, no cookies:
@@ -21,11 +21,11 @@ const RULES: AnswerRules = {
     { status: 999, say: SIGN_IN_MESSAGE },
     // Sent to the auth wall, sign-up, login or a checkpoint instead of the content.
     { test: (a) => SIGN_IN_PATH.test(finalPath(a)), say: SIGN_IN_MESSAGE },
-    // The login page itself, wherever it is served from.
-    { body: /<meta\s+name="pageKey"\s+content="d_checkpoint_|class="[^"]*\blogin__form\b/, say: SIGN_IN_MESSAGE },
-    // A throttled or gated 200: a small page without any JSON-LD (a real page is 100-400 KB).
-    { status: 200, test: (a) => a.body.length < 10_000 && !a.body.includes('application/ld+json') && !gone(a), say: SIGN_IN_MESSAGE },
+    // The auth wall, login or checkpoint page itself, wherever it is served from.
+    { body: WALL_PAGE, say: SIGN_IN_MESSAGE },
   ],
+  // A page with none of these and without the content is not a wall but a page we cannot read:
+  // map.ts says EXTRACTION_FAILED, naming what it lacks.
   notFound: [
     { test: gone },
     { status: [404, 410] },

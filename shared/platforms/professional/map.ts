@@ -2,7 +2,7 @@ import { ApiError, extractionFailed } from '../../errors';
 import { elementText, jsonLd, metaContent, parseDocument } from '../../scrape/html';
 import { arr, count, get, isObject, isoDate, list, need, str, url, type Json } from '../../scrape/map';
 import type * as R from './resources';
-import { SIGN_IN_MESSAGE, activityUrl, isPlaceholderImage } from './site';
+import { SIGN_IN_MESSAGE, WALL_PAGE, activityUrl, isPlaceholderImage } from './site';
 
 /**
  * Pure mapping of a logged-out post or article page to the `content` resource. JSON-LD first (it
@@ -108,10 +108,11 @@ function ldNodes(doc: Document): Record<string, unknown>[] {
 const typeIn = (node: Record<string, unknown>, types: ReadonlySet<string>) => arr(node['@type']).concat(node['@type']).some((t) => typeof t === 'string' && types.has(t));
 
 /**
- * The page as content, or UPSTREAM_BLOCKED: it is a post only when its page key says
- * d_public_post AND a posting JSON-LD node exists, an article only when the key says
- * d_flagship2_pulse_read AND an Article node exists (research §1.3). Anything else is the page a
- * logged-out robot gets instead (a wall, a gated shell).
+ * The page as content: a post only when its page key says d_public_post AND a posting JSON-LD node
+ * exists, an article only when the key says d_flagship2_pulse_read AND an Article node exists
+ * (research §1.3). A wall in its place (the auth wall, a login or checkpoint page, the 999 page) is
+ * UPSTREAM_BLOCKED; any other page is EXTRACTION_FAILED naming what it lacks, so that changed
+ * markup is not taken for a block.
  */
 export function readContentPage(html: string): ContentPage {
   const doc = parseDocument(html);
@@ -124,9 +125,13 @@ export function readContentPage(html: string): ContentPage {
     const node = nodes.find((n) => typeIn(n, ARTICLE_TYPES));
     if (node) return { kind: 'article', doc, node };
   }
-  throw new ApiError('UPSTREAM_BLOCKED', SIGN_IN_MESSAGE, {
-    internal: `professional: not a content page (pageKey ${pageKey ?? 'none'}, ${nodes.length} JSON-LD nodes, ${html.length} bytes)`,
-  });
+  const seen = `pageKey ${pageKey ?? 'none'}, JSON-LD types [${nodes.flatMap((n) => arr(n['@type']).concat(n['@type'])).filter((t) => typeof t === 'string').join(', ')}], ${html.length} bytes`;
+  if (WALL_PAGE.test(html)) throw new ApiError('UPSTREAM_BLOCKED', SIGN_IN_MESSAGE, { internal: `professional: a sign-in wall in place of the content (${seen})` });
+  const lacks =
+    pageKey === POST_PAGE_KEY ? 'no SocialMediaPosting, DiscussionForumPosting or VideoObject JSON-LD node'
+    : pageKey === ARTICLE_PAGE_KEY ? 'no Article JSON-LD node'
+    : `neither page key ${POST_PAGE_KEY} nor ${ARTICLE_PAGE_KEY}`;
+  throw extractionFailed(`professional: not a content page: ${lacks} (${seen})`);
 }
 
 /** The canonical URL the page names for itself, else the one requested. */

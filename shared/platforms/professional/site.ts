@@ -36,6 +36,12 @@ export const activityUrl = (activityId: string) => `${WEB_ORIGIN}/feed/update/ur
 /** Where a logged-out visitor is sent instead of the content: the auth wall, sign-up, login, checkpoints. */
 export const SIGN_IN_PATH = /^\/(authwall|signup|uas\/login|login|checkpoint)(\/|$)/;
 
+/**
+ * A wall served in place of the content, by its content: the auth wall or a checkpoint/login page
+ * (their page keys), the login form, or the 999 page's script that sends the browser to /authwall.
+ */
+export const WALL_PAGE = /<meta\s+name="pageKey"\s+content="(d_checkpoint_|d_authwall)|class="[^"]*\blogin__form\b|["']\/authwall\?trk=/;
+
 /** What the caller is told when the page is only shown to signed-in members (or to no robot). */
 export const SIGN_IN_MESSAGE =
   'The professional network asked for a sign-in instead of showing this page to a logged-out visitor; it cannot be read logged out right now. Try again later.';

@@ -30,11 +30,14 @@ import { parseWafChallenge, solveWafChallenge } from './waf';
 // ---- the answers, in one literal -----------------------------------------------------------------
 
 const LOGIN = 'The source requires a logged-in session for this, which the service does not use';
+/** The WAF proof-of-work page (waf.ts): solved once by the request's repair; back again, it is a block. */
+const WAF_PAGE: Signal = { test: (a) => parseWafChallenge(a.body) !== null };
 export const RULES: AnswerRules = {
   platform: 'shortvideo',
   code: (d) => (get(d, 'statusCode') ?? get(d, 'status_code') ?? get(d, 'code')) as string | number | undefined,
   message: (d) => str(get(d, 'statusMsg')) ?? str(get(d, 'status_msg')) ?? str(get(d, 'message')),
   blocked: [
+    WAF_PAGE,
     { code: 10000, say: 'The source asked for a captcha (code 10000); try again later' },
     { test: (a) => get(a.data, 'type') === 'verify', say: 'The source asked for a captcha (verify); try again later' },
     { test: (a) => a.headers['bdturing-verify'] !== undefined, say: 'The source asked for a captcha (bdturing-verify); try again later' },
@@ -62,7 +65,6 @@ export const RULES: AnswerRules = {
  * blocks (the shared defaults); any other status is the caller's to read (a profile page says why
  * in its data).
  */
-const WAF_PAGE: Signal = { test: (a) => parseWafChallenge(a.body) !== null };
 const PAGE_RULES: AnswerRules = { platform: 'shortvideo', blocked: [WAF_PAGE] };
 
 const api = upstreamClient(UPSTREAM, RULES);

@@ -1,3 +1,4 @@
+import { extractionFailed } from '../../errors';
 import { arr, bool, count, get, int, isObject, isoDate, list, need, num, str, text, url, type Json } from '../../scrape/map';
 import type * as R from './resources';
 import { liveUrl, musicUrl, profileUrl, tagUrl, videoUrl } from './site';
@@ -106,6 +107,18 @@ export function mapCommentFields(c: Json): R.CommentReply {
 export function mapComment(c: Json): R.Comment {
   const reply = arr(get(c, 'reply_comment'))[0];
   return { ...mapCommentFields(c), topReply: isObject(reply) ? mapCommentFields(reply) : null };
+}
+
+/**
+ * `data.video` of the comments: the video's author and page as the platform names them, from an
+ * /api/item/detail/ answer (never from the caller's URL, which may name anyone: the site serves a
+ * video under any handle). The answer must be about the video asked for.
+ */
+export function mapCommentedVideo(detail: Json, videoId: string): R.CommentsData['video'] {
+  const item = get(detail, 'itemInfo', 'itemStruct');
+  if (str(get(item, 'id')) !== videoId) throw extractionFailed(`shortvideo item detail of ${videoId}: the answer is about ${str(get(item, 'id')) ?? 'no video'}`);
+  const handle = need(str(get(item, 'author', 'uniqueId')), 'video author handle');
+  return { id: videoId, url: videoUrl(handle, videoId, isObject(get(item, 'imagePost')) ? 'photo' : 'video'), handle };
 }
 
 // ---- hashtag videos ------------------------------------------------------------------------------------

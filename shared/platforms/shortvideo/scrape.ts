@@ -3,13 +3,14 @@ import type { Log } from '../../log';
 import type * as v from 'valibot';
 import type { Scraper } from '../../scrape/scraper';
 import type { ScrapeContext } from '../../scrape/context';
+import { allInOrder } from '../../scrape/concurrent';
 import { CookieJar } from '../../scrape/cookies';
 import { arr, bool, count, get, int, isObject, need, str } from '../../scrape/map';
 import { RememberedIds } from '../../scrape/remembered';
 import { keptWarm } from '../../scrape/warm';
 import { type ApiAnswer, apiGet, fetchPage, session } from './client';
 import { MAX_SEEN, encodeHashtagCursor, fingerprint } from './cursor';
-import { mapComment, mapFollowed, mapFollowingProfile, mapHashtagInfo, mapHashtagVideo, mapLastLive, mapLive, mapLiveUser, rehydrationData } from './map';
+import { mapComment, mapCommentedVideo, mapFollowed, mapFollowingProfile, mapHashtagInfo, mapHashtagVideo, mapLastLive, mapLive, mapLiveUser, rehydrationData } from './map';
 import type { CommentsData, FollowingData, HashtagData, HashtagInfo, HashtagVideo, LiveData } from './resources';
 import {
   DEFAULT_REGION,
@@ -34,25 +35,50 @@ type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /**
  * Operation 7, /v1/shortvideo/video/comments: a video's top-level comments, 40 per page, in the
- * source's relevance order. One signed upstream call (after the warm function's first request,
- * which primes the cookie jar from the home page):
- *   GET /api/comment/list/?aweme_id=<id>&count=40&cursor=<offset>
+ * source's relevance order. Signed upstream calls (after the warm function's first request, which
+ * primes the cookie jar from the home page), together in one round trip:
+ *   GET /api/comment/list/?aweme_id=<id>&count=40&cursor=<offset>   the comments
+ *   GET /api/item/detail/?itemId=<id>                                 the video's author and kind
+ * `data.video` is the platform's: the handle in the caller's URL can be anyone's (the site serves a
+ * video under any handle), and the answer is cached for every caller of the video id. A warm
+ * function remembers a video's author for an hour, so its later pages cost the list call alone.
  * A deleted, private or region-locked video is a 404 (status codes in client.ts); comments turned
  * off give 200 with no comments and total 0. The cursor is the upstream's offset.
  */
 export const COMMENTS_PAGE = 40;
 
-export const scrapeComments: Scraper<{ url: Out<typeof videoUrlParam>; cursor?: Out<typeof commentsCursorParam> }, CommentsData> = async ({ url, cursor }, ctx, log) => {
-  const page = videoUrl(url.handle, url.videoId);
-  const offset = cursor ?? '0';
+/** Video id -> "<video|photo>/<author handle>", as the platform last named them to this container. */
+const videoAuthors = new RememberedIds('shortvideo', 3600_000, 5000);
+
+async function commentedVideo(ctx: ScrapeContext, log: Log, ref: Out<typeof videoUrlParam>): Promise<CommentsData['video']> {
+  const known = videoAuthors.get(ref.videoId)?.match(/^(video|photo)\/(.+)$/);
+  if (known) return { id: ref.videoId, url: videoUrl(known[2]!, ref.videoId, known[1] as 'video' | 'photo'), handle: known[2]! };
   const { data } = await apiGet(ctx, log, {
-    path: '/api/comment/list/',
-    params: { aweme_id: url.videoId, count: COMMENTS_PAGE, cursor: offset, current_region: '', enter_from: 'tiktok_web', fromWeb: 1, from_page: 'video', is_non_personalized: 'false' },
-    referer: page,
+    path: '/api/item/detail/',
+    params: { itemId: ref.videoId },
+    referer: ref.askedPage,
     fromPage: 'video',
-    what: `comments of video ${url.videoId}`,
-    cursor: cursor !== undefined,
+    what: `video ${ref.videoId}`,
   });
+  const video = mapCommentedVideo(data, ref.videoId);
+  videoAuthors.remember(ref.videoId, `${video.url.includes('/photo/') ? 'photo' : 'video'}/${video.handle}`);
+  return video;
+}
+
+export const scrapeComments: Scraper<{ url: Out<typeof videoUrlParam>; cursor?: Out<typeof commentsCursorParam> }, CommentsData> = async ({ url, cursor }, ctx, log) => {
+  const offset = cursor ?? '0';
+  // The list's answer decides first (a bad cursor, a deleted video), whatever finished first.
+  const [{ data }, video] = await allInOrder([
+    apiGet(ctx, log, {
+      path: '/api/comment/list/',
+      params: { aweme_id: url.videoId, count: COMMENTS_PAGE, cursor: offset, current_region: '', enter_from: 'tiktok_web', fromWeb: 1, from_page: 'video', is_non_personalized: 'false' },
+      referer: url.askedPage,
+      fromPage: 'video',
+      what: `comments of video ${url.videoId}`,
+      cursor: cursor !== undefined,
+    }),
+    commentedVideo(ctx, log, url),
+  ] as const);
   // Only top-level comments (the endpoint returns those; a reply that slips in is left out).
   const comments = arr(get(data, 'comments')).map(mapComment).filter((c) => c.parentId === null);
   const next = int(get(data, 'cursor'));
@@ -65,7 +91,7 @@ export const scrapeComments: Scraper<{ url: Out<typeof videoUrlParam>; cursor?: 
     session.renewDevice();
   }
   return {
-    video: { id: url.videoId, url: page, handle: url.handle },
+    video,
     comments,
     count: comments.length,
     total: need(count(get(data, 'total')), 'comment total'),
@@ -226,7 +252,9 @@ export const scrapeLive: Scraper<{ handle: Out<typeof handleParam> }, LiveData> 
     jar: liveJar(),
   });
   const lookup = get(lookupAnswer, 'data');
-  if (!isObject(get(lookup, 'user'))) throw notFound('No such account');
+  // An unknown account is said by its code (19881007 user_not_found, client.ts); an answer without
+  // the user and without that code says nothing about the account.
+  if (!isObject(get(lookup, 'user'))) throw extractionFailed(`shortvideo live room of @${handle}: an answer without data.user (statusCode ${String(get(lookupAnswer, 'statusCode') ?? get(lookupAnswer, 'status_code') ?? 'none')})`);
   const user = mapLiveUser(lookup);
   const status = int(get(lookup, 'liveRoom', 'status')) ?? int(get(lookup, 'user', 'status'));
   const roomId = str(get(lookup, 'user', 'roomId'));
@@ -250,9 +278,11 @@ export const scrapeLive: Scraper<{ handle: Out<typeof handleParam> }, LiveData> 
  *              /api/user/detail/?uniqueId= when the page comes without it)
  *   by userId: GET /api/user/detail/?userId=<id> (signed; the only id route the web app has)
  *   then       GET /api/user/list/?secUid=<secUid>&scene=21&count=30&maxCursor=0&minCursor=<cursor>
- * Unknown, banned and private accounts, and accounts hiding their following list, are 404. The
- * list is served to logged-in sessions only as a rule: a login wall (or an empty list for an account
- * that follows someone) is 503 UPSTREAM_BLOCKED saying so.
+ * Unknown, banned and private accounts, and accounts hiding their following list, are 404, where the
+ * source says so (its status codes, privateAccount, followingVisibility). The list is served to
+ * logged-in sessions only as a rule: a login wall (10101/10102, a redirect to /login) is 503
+ * UPSTREAM_BLOCKED saying so. An answer without the account, or an empty list for an account that
+ * follows someone, with no such sign, is EXTRACTION_FAILED naming what was missing.
  */
 export const FOLLOWING_PAGE = 30;
 const NEEDS_SESSION = 'The source shows following lists only to a logged-in session, which the service does not use';
@@ -269,7 +299,7 @@ function checkedDetail(detail: unknown, who: string): unknown {
   const code = String(get(detail, 'statusCode') ?? get(detail, 'status_code') ?? '0');
   if (GONE[code]) throw notFound(GONE[code]);
   if (code !== '0') throw extractionFailed(`shortvideo profile ${who}: status code ${code}`);
-  if (!isObject(get(detail, 'userInfo', 'user'))) throw notFound('No such account');
+  if (!isObject(get(detail, 'userInfo', 'user'))) throw extractionFailed(`shortvideo profile ${who}: status code 0 without userInfo.user (no not-found code, no login sign)`);
   return detail;
 }
 
@@ -295,8 +325,12 @@ async function profileByHandle(ctx: ScrapeContext, log: Log, handle: string): Pr
 
 async function profileById(ctx: ScrapeContext, log: Log, userId: string): Promise<unknown> {
   const data = await detailByApi(ctx, log, { userId }, `id ${userId}`);
+  // An unknown id is said by its code (10202/10221: 404). Status 0 without the account says neither
+  // that it does not exist nor that a login is needed: the source did not resolve the id.
   if (!isObject(get(data, 'userInfo', 'user')) && String(get(data, 'statusCode') ?? get(data, 'status_code') ?? '0') === '0') {
-    throw blockedSaying('The source gives no logged-out lookup of an account by its numeric id; call with the handle instead', `shortvideo user-detail by id ${userId}: no account in the answer`);
+    throw new ApiError('EXTRACTION_FAILED', 'The source answered the numeric id without an account and without saying why; call with the handle instead', {
+      internal: `shortvideo user-detail by id ${userId}: status code 0 without userInfo.user (no not-found code, no login sign)`,
+    });
   }
   return checkedDetail(data, `id ${userId}`);
 }
@@ -324,7 +358,10 @@ export const scrapeFollowing: Scraper<{ handle?: Out<typeof handleParam>; userId
   // An account the upstream lists twice on one page is returned once.
   const following = [...new Map(arr(get(data, 'userList')).map(mapFollowed).map((f) => [f.id, f] as const)).values()];
   if (following.length === 0 && cursor === undefined && profile.followingCount > 0) {
-    throw blockedSaying(NEEDS_SESSION, `shortvideo following of @${profile.handle}: empty list for ${profile.followingCount} followed`);
+    // Likely the logged-out view, but the answer does not say so (no login code, no redirect).
+    throw new ApiError('EXTRACTION_FAILED', 'The source answered an empty following list for an account that follows others, without saying why', {
+      internal: `shortvideo following of @${profile.handle}: empty userList (statusCode ${String(get(data, 'statusCode') ?? get(data, 'status_code') ?? 'none')}) for ${profile.followingCount} followed, no login sign`,
+    });
   }
   const next = str(get(data, 'minCursor'));
   const upstreamHasMore = bool(get(data, 'hasMore')) === true;

@@ -51,18 +51,21 @@ export const followingCursorParam = matching(/^\d{1,13}$/, 'Must match ^\\d{1,13
 
 /**
  * A video named by its URL. Only `videoId` is enumerable, so the cache key (the stable JSON of the
- * parameters) is the video id alone, whatever handle the URL carried; the handle (the site serves
- * a video under any handle) is kept for `data.video` only.
+ * parameters) is the video id alone, whatever handle the URL carried. The site serves a video under
+ * any handle, so the URL's handle says nothing about the video: it is kept only as the Referer of
+ * the upstream calls (as the web app would send from that page), never put in an answer (the
+ * answer is cached for every caller of the id; its author comes from the platform).
  */
 export class VideoRef {
   readonly videoId: string;
-  readonly #handle: string;
-  constructor(videoId: string, handle: string) {
+  readonly #askedHandle: string;
+  constructor(videoId: string, askedHandle: string) {
     this.videoId = videoId;
-    this.#handle = handle;
+    this.#askedHandle = askedHandle;
   }
-  get handle(): string {
-    return this.#handle;
+  /** The page the caller named: for the Referer only. */
+  get askedPage(): string {
+    return videoUrl(this.#askedHandle, this.videoId);
   }
 }
 

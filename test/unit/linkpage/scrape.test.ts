@@ -136,11 +136,17 @@ describe('linkpage answers', () => {
     await rejection(run(), 'EXTRACTION_FAILED');
   });
 
-  it('an endpoint off the platform hosts is never requested (EXTRACTION_FAILED)', async () => {
+  it.each([
+    ['a foreign host', 'https://evil.example/v1/graphql', /evil\.example/],
+    // A hosted GraphQL provider's domain: anyone can register a name there.
+    ['a hosting provider\'s domain', 'https://pillar-prod.hasura.app/v1/graphql', /hasura\.app/],
+    ['the platform over http', 'http://graphql.pillar.io/v1/graphql', /http:/],
+    ['the platform on another port', 'https://graphql.pillar.io:8443/v1/graphql', /:8443/],
+  ])('an endpoint off the platform (%s) is never requested (EXTRACTION_FAILED)', async (_what, endpoint, named) => {
     linkpageRoutes(fake);
-    fake.on(LINKPAGE_BUNDLES[1], { body: `x={VUE_APP_GRAPHQL_ENDPOINT:"https://evil.example/v1/graphql",VUE_APP_GRAPHQL_TOKEN:"${LINKPAGE_TOKEN}"}` });
+    fake.on(LINKPAGE_BUNDLES[1], { body: `x={VUE_APP_GRAPHQL_ENDPOINT:"${endpoint}",VUE_APP_GRAPHQL_TOKEN:"${LINKPAGE_TOKEN}"}` });
     const err = await rejection(run(), 'EXTRACTION_FAILED');
-    expect(err.internal).toMatch(/evil\.example/);
+    expect(err.internal).toMatch(named);
     expect(fake.requestsTo(LINKPAGE_GRAPHQL)).toHaveLength(0);
   });
 

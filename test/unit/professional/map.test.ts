@@ -207,18 +207,27 @@ describe('professional mapper: an article', () => {
   });
 });
 
-describe('professional page recognition (content only when the page key and the JSON-LD both say so)', () => {
+describe('professional page recognition (content only when the page key and the JSON-LD both say so; a wall only on evidence)', () => {
   const video = page('post-video');
 
   it.each([
     ['the sign-up wall', page('authwall')],
-    ['the 999 page', page('denied-999')],
-    ['a post page key without the posting JSON-LD', video.replace(/<script type="application\/ld\+json">[\s\S]*?<\/script>/, '')],
-    ['posting JSON-LD under another page key', video.replace('content="d_public_post"', 'content="d_guest_home"')],
-    ['an article page key over a post JSON-LD', video.replace('content="d_public_post"', 'content="d_flagship2_pulse_read"')],
-    ['a broken JSON-LD block', video.replace('"@context"', '@context')],
+    ['the 999 page (its script sends the browser to the auth wall)', page('denied-999')],
+    ['the login page', '<html><head><meta name="pageKey" content="d_checkpoint_lg_consumer_login"></head><body><form class="login__form"></form></body></html>'],
   ])('%s is UPSTREAM_BLOCKED with the sign-in message', (_what, html) => {
     expect(() => readContentPage(html)).toThrow(expect.objectContaining({ code: 'UPSTREAM_BLOCKED', message: SIGN_IN_MESSAGE }));
+  });
+
+  // Without a wall, a page that is not the content is a page we cannot read (changed markup, a new
+  // page kind): EXTRACTION_FAILED naming what it lacks, never a block.
+  it.each([
+    ['a post page key without the posting JSON-LD', video.replace(/<script type="application\/ld\+json">[\s\S]*?<\/script>/, ''), /no SocialMediaPosting, DiscussionForumPosting or VideoObject JSON-LD node \(pageKey d_public_post, JSON-LD types \[\]/],
+    ['posting JSON-LD under another page key', video.replace('content="d_public_post"', 'content="d_guest_home"'), /neither page key d_public_post nor d_flagship2_pulse_read \(pageKey d_guest_home, JSON-LD types \[VideoObject\]/],
+    ['an article page key over a post JSON-LD', video.replace('content="d_public_post"', 'content="d_flagship2_pulse_read"'), /no Article JSON-LD node \(pageKey d_flagship2_pulse_read, JSON-LD types \[VideoObject\]/],
+    ['a broken JSON-LD block', video.replace('"@context"', '@context'), /JSON-LD types \[\]/],
+    ['a small page with neither page key nor JSON-LD', '<!DOCTYPE html><html><head><title>Post</title></head><body><main></main></body></html>', /pageKey none/],
+  ])('%s is EXTRACTION_FAILED naming what it lacks', (_what, html, why) => {
+    expect(() => readContentPage(html)).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED', internal: expect.stringMatching(why) }));
   });
 
   it('accepts DiscussionForumPosting as a post', () => {

@@ -85,8 +85,14 @@ describe('professional post scrape', () => {
     await rejection(scrape(), 'UPSTREAM_BLOCKED');
   });
 
-  it('gives UPSTREAM_BLOCKED for a small 200 page without the posting JSON-LD (a gated shell)', async () => {
+  it('gives EXTRACTION_FAILED, naming what is missing, for a small 200 page without the posting JSON-LD and without a wall', async () => {
     fake.on(PATH, { body: '<!DOCTYPE html><html><head><meta name="pageKey" content="d_public_post"></head><body><main></main></body></html>' });
+    const err = await rejection(scrape(), 'EXTRACTION_FAILED');
+    expect(err.internal).toMatch(/not a content page: no SocialMediaPosting, DiscussionForumPosting or VideoObject JSON-LD node \(pageKey d_public_post/);
+  });
+
+  it('gives UPSTREAM_BLOCKED for the 999 page served as a 200 (its script sends the browser to the auth wall)', async () => {
+    fake.on(PATH, { body: fixtureText('professional/denied-999.html') });
     const err = await rejection(scrape(), 'UPSTREAM_BLOCKED');
     expect(err.message).toBe(SIGN_IN_MESSAGE);
   });

@@ -5,7 +5,7 @@ import { get, str } from '../../../shared/scrape/map';
 /**
  * The one upstream-answer classifier (shared/scrape/answers.ts): a platform's rules in their order
  * (blocked, unavailable, badCursor only with a cursor, notFound), then the shared defaults; HTML
- * where JSON was expected is a block page before any rule is read.
+ * where JSON was expected is a block only on evidence of a wall, and never the rules' not found.
  */
 const RULES: AnswerRules = {
   platform: 'unit',
@@ -61,13 +61,36 @@ describe('the classifier', () => {
     expect(code(200, { item: {} })).toBe('ok');
   });
 
-  test('HTML where JSON was expected is a block page before any rule is read, even a 404 the rules call not found', () => {
-    const html = '<!DOCTYPE html><html><body>Please sign in</body></html>';
-    expect(code(404, html)).toBe('UPSTREAM_BLOCKED');
-    expect(code(200, html)).toBe('UPSTREAM_BLOCKED');
+  test('HTML where JSON was expected is blocked only on evidence of a wall, else EXTRACTION_FAILED; never the rules\' not found', () => {
+    const signIn = [
+      '<!DOCTYPE html><html><head><title>Log in to Unit</title></head><body>Welcome back</body></html>',
+      '<!DOCTYPE html><html><body><form action="/i/flow/login"><input name="username"></form></body></html>',
+      '<!DOCTYPE html><html><body><form action="/session"><input type="password" name="p"></form></body></html>',
+    ];
+    for (const html of signIn) {
+      expect(code(200, html)).toBe('UPSTREAM_BLOCKED');
+      expect(code(404, html)).toBe('UPSTREAM_BLOCKED');
+    }
+    expect(run(200, signIn[0])!.internal).toMatch(/an HTML page where JSON was expected \(title "Log in to Unit"\): a sign-in page/);
+    // A page without such evidence is a page without the data (a changed API, a misrouted request),
+    // and the log names the page; a refusing or rate-limiting status is still a block.
+    const plain = '<!DOCTYPE html><html><head><title>Not here</title></head><body>Please sign in to see more</body></html>';
+    expect(code(200, plain)).toBe('EXTRACTION_FAILED');
+    expect(code(404, plain)).toBe('EXTRACTION_FAILED');
+    expect(run(404, plain)!.internal).toMatch(/an HTML page where JSON was expected \(title "Not here"\), with no sign-in form or challenge in it/);
+    expect(code(403, plain)).toBe('UPSTREAM_BLOCKED');
+    expect(code(401, plain)).toBe('UPSTREAM_BLOCKED');
+    expect(run(429, plain)).toMatchObject({ code: 'UPSTREAM_BLOCKED', retryAfter: 60 });
     // Asked for text, the same page is the answer (and a 404 is the rules' not found).
-    expect(code(200, html, { jsonAnswer: false })).toBe('ok');
-    expect(code(404, html, { jsonAnswer: false })).toBe('NOT_FOUND');
+    expect(code(200, plain, { jsonAnswer: false })).toBe('ok');
+    expect(code(404, plain, { jsonAnswer: false })).toBe('NOT_FOUND');
+  });
+
+  test("the platform's blocked rules see HTML answers too (a challenge page of its own)", () => {
+    const rules: AnswerRules = { platform: 'unit', blocked: [{ body: /id="own-challenge"/, say: 'The unit platform asked for a challenge' }] };
+    const page = '<!DOCTYPE html><html><body><div id="own-challenge">Please wait...</div></body></html>';
+    const a = parseAnswer(rules, { status: 200, headers: {}, body: page, url: 'https://unit.example/x' });
+    expect(classify(rules, a, { what: 'unit call' })).toMatchObject({ code: 'UPSTREAM_BLOCKED', message: 'The unit platform asked for a challenge' });
   });
 
   test('defaults: 401/403/429 blocked, 5xx unavailable, any other non-2xx or non-JSON 2xx EXTRACTION_FAILED', () => {

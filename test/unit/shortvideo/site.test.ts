@@ -19,7 +19,9 @@ describe('video URL (operation 7)', () => {
     const r = v.safeParse(videoUrlParam, raw);
     expect(r.success).toBe(true);
     const ref = r.output as VideoRef;
-    expect({ id: ref.videoId, handle: ref.handle }).toEqual({ id: ID, handle });
+    expect({ id: ref.videoId, referer: ref.askedPage }).toEqual({ id: ID, referer: `https://www.tiktok.com/@${handle}/video/${ID}` });
+    // Only the video id is enumerable: the cache key, and all a cached answer may depend on.
+    expect(JSON.parse(JSON.stringify(ref))).toEqual({ videoId: ID });
   });
 
   it.each([

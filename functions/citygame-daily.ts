@@ -1,0 +1,9 @@
+import { createHandler } from '../shared/pipeline';
+import { checkSourceAtColdStart } from '../shared/platforms/citygame/source';
+
+// The deployer's source (CITYGAME_SOURCE_URL, CITYGAME_FIELDS) is checked once at cold start: a
+// missing or unusable one is logged now, and every request then answers 503 saying so.
+checkSourceAtColdStart();
+
+// The scraper (HTTP client, HTML parser, mappers) is loaded on the first live request, not at cold start.
+export const handler = createHandler('citygame-daily', () => import('../shared/platforms/citygame/scrape').then((m) => m.scrapeDaily));

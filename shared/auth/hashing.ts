@@ -1,0 +1,32 @@
+import { createHash, createHmac } from 'node:crypto';
+import { loaded } from '../secrets';
+
+/**
+ * How the secrets callers hold (API keys, dashboard session ids) are stored: never themselves, only
+ * a hash. With a pepper (deployed: the Secrets Manager secret KEY_PEPPER_SECRET_ARN names, read at
+ * cold start by shared/secrets.ts; locally KEY_PEPPER) the hash is HMAC-SHA256 keyed with it, so a
+ * copy of the table alone (a backup, an export, a read-only leak) cannot be used to test guesses.
+ * Without one (npm start, most tests) it is the plain SHA-256 every item was stored under before.
+ *
+ * Items stored before the pepper existed keep working: `lookupHashes` gives the peppered hash first
+ * and the plain one after it, and a reader tries both (they are asked together: one round trip).
+ * New items are always stored under `storedHash`.
+ */
+export function pepper(): string | undefined {
+  return process.env.KEY_PEPPER || loaded.keyPepper || undefined;
+}
+
+const sha256 = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex');
+const hmac = (key: string, secret: string) => createHmac('sha256', key).update(secret, 'utf8').digest('hex');
+
+/** The hash a new item is stored under. */
+export function storedHash(secret: string): string {
+  const key = pepper();
+  return key ? hmac(key, secret) : sha256(secret);
+}
+
+/** Every hash an item of this secret may be stored under, the current one first. */
+export function lookupHashes(secret: string): string[] {
+  const key = pepper();
+  return key ? [hmac(key, secret), sha256(secret)] : [sha256(secret)];
+}

@@ -1,0 +1,76 @@
+/**
+ * Secrets that must never sit in a function's configuration (issue 18.8): the function's environment
+ * carries only where each one is (a Secrets Manager secret ARN, an SSM SecureString parameter name);
+ * the value is read once per cold start, before the first request, and kept in this module's memory.
+ *
+ *   CURSOR_SECRET_ARN         -> cursorSecret (the HMAC key of the cursors the service issues)
+ *   SCRAPER_PROXY_PARAMETER   -> the scraper proxy URL, credentials included (SecureString, decrypted)
+ *   KEY_PEPPER_SECRET_ARN     -> keyPepper (the HMAC key API keys and session ids are hashed with: shared/auth/hashing.ts)
+ *
+ * Locally and in tests the plain variables (CURSOR_SECRET, SCRAPER_PROXY_URL[_...], KEY_PEPPER) still win: no AWS call
+ * is made when no location is set. The AWS SDK clients are imported only when a location is set, so a
+ * function without secrets pays nothing for them at cold start.
+ */
+export interface SecretClients {
+  secret(arn: string): Promise<string>;
+  parameter(name: string): Promise<string>;
+}
+
+/** Where the key pepper is (set by the stack on the authorizer and the account function). */
+export const KEY_PEPPER_VARIABLE = 'KEY_PEPPER_SECRET_ARN';
+
+/** The loaded values; empty until `loadSecrets` resolves (or when nothing is configured). */
+export const loaded: { cursorSecret?: string; proxyUrl?: string; keyPepper?: string } = {};
+
+let loading: Promise<void> | undefined;
+
+/** Once per process: concurrent first requests share the one load; a failed load is retried next time. */
+export function loadSecrets(clients: () => Promise<SecretClients> = awsClients): Promise<void> {
+  const cursorArn = process.env.CURSOR_SECRET_ARN;
+  const proxyParameter = process.env.SCRAPER_PROXY_PARAMETER;
+  const pepperArn = process.env[KEY_PEPPER_VARIABLE];
+  if (!cursorArn && !proxyParameter && !pepperArn) return Promise.resolve();
+  loading ??= (async () => {
+    const c = await clients();
+    const [cursorSecret, proxyUrl, keyPepper] = await Promise.all([
+      cursorArn ? c.secret(cursorArn) : undefined,
+      proxyParameter ? c.parameter(proxyParameter) : undefined,
+      pepperArn ? c.secret(pepperArn) : undefined,
+    ]);
+    if (cursorSecret) loaded.cursorSecret = cursorSecret;
+    if (proxyUrl) loaded.proxyUrl = proxyUrl;
+    if (keyPepper) loaded.keyPepper = keyPepper;
+  })().catch((err: unknown) => {
+    loading = undefined;
+    // Never the value; the SDK's errors carry the name of the secret at most.
+    throw new Error(`secrets could not be read at cold start: ${(err as Error).name}`);
+  });
+  return loading;
+}
+
+/** For tests: forget what was loaded. */
+export function resetSecrets() {
+  loading = undefined;
+  delete loaded.cursorSecret;
+  delete loaded.proxyUrl;
+  delete loaded.keyPepper;
+}
+
+async function awsClients(): Promise<SecretClients> {
+  const [{ SecretsManagerClient, GetSecretValueCommand }, { SSMClient, GetParameterCommand }] = await Promise.all([
+    import('@aws-sdk/client-secrets-manager'),
+    import('@aws-sdk/client-ssm'),
+  ]);
+  return {
+    async secret(arn) {
+      const out = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: arn }));
+      if (!out.SecretString) throw Object.assign(new Error('empty secret'), { name: 'EmptySecret' });
+      return out.SecretString;
+    },
+    async parameter(name) {
+      const out = await new SSMClient({}).send(new GetParameterCommand({ Name: name, WithDecryption: true }));
+      if (!out.Parameter?.Value) throw Object.assign(new Error('empty parameter'), { name: 'EmptyParameter' });
+      return out.Parameter.Value;
+    },
+  };
+}
