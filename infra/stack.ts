@@ -13,7 +13,7 @@ import type { Construct } from 'constructs';
 import { DEFAULT_SCRAPE_DEADLINE_MS, RATE_LIMIT } from '../shared/config';
 import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/account/routes';
 import { ACCOUNTS, CACHE, TEAM_INDEX, type TableDef } from '../shared/db/tables';
-import { ERROR_STATUS, GATEWAY_MESSAGES, RETRY_AFTER_S, type ErrorCode } from '../shared/errors';
+import { ERROR_STATUS, GATEWAY_MESSAGES, GATEWAY_REFUSAL_HEADERS, RETRY_AFTER_S, type ErrorCode } from '../shared/errors';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
 import { OPENAPI_ROUTE } from '../shared/openapi';
 import { handlerFile, routedOperations, type Operation } from '../shared/operations';
@@ -409,6 +409,7 @@ export class SocialDataApiStack extends Stack {
         responseHeaders: {
           // A mapping expression (no quotes): API Gateway substitutes the request id.
           'x-request-id': 'context.requestId',
+          ...Object.fromEntries(Object.entries(GATEWAY_REFUSAL_HEADERS).map(([name, value]) => [name, `'${value}'`])),
           ...(retryAfter !== undefined ? { 'retry-after': `'${retryAfter}'` } : {}),
         },
         templates: { 'application/json': errorTemplate(code, message) },

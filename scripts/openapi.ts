@@ -75,7 +75,11 @@ function operationObject(op: Operation): Json {
   const responses: Json = {
     200: {
       description: 'The success envelope',
-      headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
+      headers: {
+        'x-request-id': { $ref: '#/components/headers/RequestId' },
+        'x-credits-charged': { $ref: '#/components/headers/CreditsCharged' },
+        'x-credits-remaining': { $ref: '#/components/headers/CreditsRemaining' },
+      },
       content: {
         'application/json': {
           schema: {
@@ -96,6 +100,7 @@ function operationObject(op: Operation): Json {
       description: STATUS_TEXT[status],
       headers: {
         'x-request-id': { $ref: '#/components/headers/RequestId' },
+        'x-credits-charged': { $ref: '#/components/headers/CreditsCharged' },
         ...(status === 429 || status === 503 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
       },
       content: {
@@ -155,6 +160,11 @@ export function openApiDocument(): Json {
       headers: {
         RequestId: { description: 'Equal to meta.requestId / error.requestId', schema: { type: 'string' } },
         RetryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
+        CreditsCharged: { description: 'Equal to meta.creditsCharged; 0 on every error (the gateway\'s own refusals included)', schema: { type: 'integer', minimum: 0 } },
+        CreditsRemaining: {
+          description: 'Equal to meta.creditsRemaining. An error answered by the operation carries it too, when the balance is known',
+          schema: { type: 'integer', minimum: 0 },
+        },
       },
       schemas: {
         FetchedAt: {

@@ -77,6 +77,14 @@ export const config = {
   get signInAttemptsPerAddress() {
     return num('SIGN_IN_ATTEMPTS_PER_ADDRESS', 50);
   },
+  /**
+   * Items each minute (and hour) of an operation's outcome counters is spread over
+   * (shared/status/outcomes.ts): each takes about 1,000 writes/s, so the counters hold about
+   * OUTCOME_SHARDS x 1,000 requests/s per operation; GET /v1/status reads every shard.
+   */
+  get outcomeShards() {
+    return Math.max(1, Math.min(64, Math.floor(num('OUTCOME_SHARDS', 4))));
+  },
   /** The cache keeps an entry this long (TTL attribute), whatever cache_max_age callers use. */
   cacheTtlSeconds: 30 * 24 * 3600,
 };

@@ -6,11 +6,18 @@ export const metrics = new Metrics({
   serviceName: process.env.POWERTOOLS_SERVICE_NAME || 'social-data-api',
 });
 
-export function recordOutcome(operation: string, outcome: string, upstreamCalls: number, ms: number) {
+export { MetricUnit };
+
+/** One answer of an operation: `outcome` is `live`, `cache_hit` or the error code (shared/status/outcomes.ts calls it). */
+export function emitOutcomeMetric(operation: string, outcome: string, upstreamCalls: number, ms: number) {
   const m = metrics.singleMetric();
   m.addDimension('operation', operation);
   m.addDimension('outcome', outcome);
   m.addMetric('requests', MetricUnit.Count, 1);
   m.addMetric('upstreamCalls', MetricUnit.Count, upstreamCalls);
   m.addMetric('latency', MetricUnit.Milliseconds, ms);
+  // The same answer counted by operation alone: the denominator of the alarms' error shares.
+  const all = metrics.singleMetric();
+  all.addDimension('operation', operation);
+  all.addMetric('answers', MetricUnit.Count, 1);
 }

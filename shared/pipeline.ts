@@ -1,13 +1,13 @@
 import { cacheItem, cacheKey, readCache } from './cache';
 import { config } from './config';
-import { COST, refund, reserve, settleHit, settleLive } from './credits';
+import { COST, balance, refund, reserve, settleHit, settleLive } from './credits';
 import { entryPoint } from './entry';
-import { success } from './envelope';
+import { creditHeaders, success } from './envelope';
 import { ApiError, GATEWAY_MESSAGES, toApiError, toScrapeError } from './errors';
 import type { Log } from './log';
-import { recordOutcome } from './metrics';
 import { type DataOf, type Operation, type OperationEntry, type OperationId, type ScraperOf, operation } from './operations';
 import { ScrapeContext } from './scrape/context';
+import { type Outcome, recordOutcome } from './status/outcomes';
 import type { Scraper } from './scrape/scraper';
 import { CACHE_MAX_AGE_SECONDS, validateQuery } from './validation';
 
@@ -47,12 +47,31 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
   const op = operation(operationId);
   const scraper = onceAfterIo(loadScraper);
 
-  return entryPoint(op.id, async (event, { requestId, log }) => {
+  return entryPoint(op.id, async (event, { requestId, log, responseHeaders }) => {
     const started = Date.now();
     let teamId: string | undefined;
     let reserved = false;
-    let outcome = 'error';
+    /** The balance right after this request's reservation, when it made one. */
+    let remainingAfter: number | undefined;
     let upstreamCalls = 0;
+    let counted: Outcome | undefined;
+
+    /**
+     * The request's last write, and its outcome counted (shared/status/outcomes.ts) at the same
+     * time: the one place an answer is recorded, on every path, with no round trip of its own. A
+     * count never fails the request; a success counted before its settle failed is taken back by
+     * the error's count.
+     */
+    const concludeWith = async <T>(lastWrite: Promise<T>, answer: { status: number; code?: string; cached?: boolean; live?: boolean }): Promise<T> => {
+      const now = Date.now();
+      const outcome: Outcome = { operation: op.id, cached: false, live: false, ...answer, ms: now - started, upstreamCalls, at: now };
+      const replacing = counted;
+      counted = outcome;
+      const [written] = await Promise.allSettled([lastWrite, recordOutcome(outcome, log, replacing)]);
+      if (written.status === 'rejected') throw written.reason;
+      return written.value;
+    };
+
     try {
       teamId = event.requestContext?.authorizer?.teamId as string | undefined;
       if (!teamId) throw new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED);
@@ -69,9 +88,8 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
           return null;
         });
         if (hit) {
-          outcome = 'cache_hit';
           const cachedAt = new Date(hit.fetchedAt).toISOString();
-          const remaining = await settleHit(teamId, op.id, log);
+          const remaining = await concludeWith(settleHit(teamId, op.id, log), { status: 200, cached: true });
           return success(hit.data, { requestId, creditsCharged: 0, creditsRemaining: remaining, cached: true, cachedAt });
         }
       }
@@ -84,7 +102,6 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
       const reservation = reserve(teamId, requestId);
       const scraping = scraper().then((scrape) => runScrape(scrape, values, ctx, log));
       scraping.catch(() => undefined); // settled below; never an unhandled rejection meanwhile
-      let remainingAfter: number;
       try {
         remainingAfter = await reservation;
         reserved = true;
@@ -103,22 +120,29 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
 
       const item = cacheItem(key, op.id, data, fetchedAt);
       if (!item) log.warn('result too large to cache; served uncached', { bytes: JSON.stringify(data).length });
-      await settleLive({ teamId, requestId, operation: op.id, time: new Date(fetchedAt).toISOString() }, item, log);
+      await concludeWith(settleLive({ teamId, requestId, operation: op.id, time: new Date(fetchedAt).toISOString() }, item, log), { status: 200, live: true });
       reserved = false;
-      outcome = 'live';
       return success(data, { requestId, creditsCharged: COST, creditsRemaining: remainingAfter, cached: false });
     } catch (err) {
       const apiError = toApiError(err);
-      outcome = apiError.code;
-      if (reserved && teamId) {
-        const given = await refund(teamId, requestId);
-        if (!given) log.error('refund failed: a reserved credit was not given back');
-      }
+      const remaining = await concludeWith(creditsAfterError(teamId, reserved ? remainingAfter : undefined, requestId, log), { status: apiError.status, code: apiError.code });
+      Object.assign(responseHeaders, creditHeaders(0, remaining));
       throw apiError;
     } finally {
-      const ms = Date.now() - started;
-      log.info('request done', { outcome, ms, upstreamCalls });
-      recordOutcome(op.id, outcome, upstreamCalls, ms);
+      log.info('request done', { outcome: counted?.code ?? (counted?.cached ? 'cache_hit' : 'live'), ms: Date.now() - started, upstreamCalls });
     }
   });
+}
+
+/**
+ * An error costs nothing: a reserved credit is given back, and the balance to show is the one this
+ * request saw (after its reservation, plus the credit given back) or, when it made no reservation,
+ * read now, alongside the outcome count. Undefined when there is no team or the read failed.
+ */
+async function creditsAfterError(teamId: string | undefined, remainingAfter: number | undefined, requestId: string, log: Log): Promise<number | undefined> {
+  if (!teamId) return undefined;
+  if (remainingAfter === undefined) return balance(teamId).catch(() => undefined);
+  const given = await refund(teamId, requestId);
+  if (!given) log.error('refund failed: a reserved credit was not given back');
+  return given ? remainingAfter + COST : remainingAfter;
 }
