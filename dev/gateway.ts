@@ -12,6 +12,7 @@ import { DASHBOARD_PATH, matchAccountRoute } from '../shared/account/routes';
 import { createMcpHandler } from '../shared/mcp/http';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
 import { OPENAPI_ROUTE } from '../shared/openapi';
+import { STATUS_PATH } from '../shared/status/page';
 
 /**
  * The local stand-in for API Gateway: the same routes (from the operation table), the same
@@ -112,6 +113,7 @@ function router(opts: GatewayOptions): (req: http.IncomingMessage) => Promise<AP
       const url = new URL(req.url ?? '/', 'http://localhost');
       const get = req.method === 'GET';
       if (url.pathname === OPENAPI_ROUTE && get) return (await import('../functions/openapi')).handler(plainEvent(req, url, requestId, OPENAPI_ROUTE, null, null));
+      if (url.pathname === STATUS_PATH && get) return (await import('../functions/status')).handler(plainEvent(req, url, requestId, STATUS_PATH, null, null));
       if (url.pathname === LLMS_PATH && get) return (await import('../functions/llms')).handler(plainEvent(req, url, requestId, LLMS_PATH, null, null));
       if (url.pathname.startsWith('/v1/account/')) return await accountRoute(req, url, requestId);
       if ((url.pathname === DASHBOARD_PATH || url.pathname.startsWith(`${DASHBOARD_PATH}/`)) && get) return await dashboard(req, url, requestId);

@@ -85,6 +85,10 @@ export const config = {
   get outcomeShards() {
     return Math.max(1, Math.min(64, Math.floor(num('OUTCOME_SHARDS', 4))));
   },
+  /** GET /v1/status is kept in the function and cacheable this long (the stack sets 30; at most 30). */
+  get statusMaxAgeSeconds() {
+    return Math.min(30, num('STATUS_MAX_AGE_S', 5));
+  },
   /** The cache keeps an entry this long (TTL attribute), whatever cache_max_age callers use. */
   cacheTtlSeconds: 30 * 24 * 3600,
 };
