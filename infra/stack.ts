@@ -17,6 +17,7 @@ import { ERROR_STATUS, GATEWAY_MESSAGES, GATEWAY_REFUSAL_HEADERS, RETRY_AFTER_S,
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
 import { OPENAPI_ROUTE } from '../shared/openapi';
 import { handlerFile, routedOperations, type Operation } from '../shared/operations';
+import { addOperationalStatus } from './status';
 
 /**
  * The whole service in one stack: one Lambda per routed operation (from the operations table),
@@ -78,6 +79,8 @@ export class SocialDataApiStack extends Stack {
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       ACCOUNTS_TABLE: this.accounts.tableName,
       CACHE_TABLE: this.cache.tableName,
+      // Writers and the status page's reader must agree on it (shared/status/outcomes.ts).
+      OUTCOME_SHARDS: String(numberContext(this, 'outcomeShards', 4)),
     };
     const authorizerFn = this.authorizerFunction(environment);
     const operations = this.operationFunctions(environment);
@@ -87,6 +90,19 @@ export class SocialDataApiStack extends Stack {
     this.addOpenApi();
     this.addAgentRoutes(authorizer, operations.everyOperation);
     this.addDashboard(environment);
+    // Before any step that walks the API's methods (per-method throttles): GET /v1/status, the canaries, the alarms and their topic, the CloudWatch dashboard (infra/status.ts).
+    addOperationalStatus(this, {
+      serviceName: SERVICE_NAME,
+      api: this.api,
+      accounts: this.accounts,
+      cache: this.cache,
+      baseEnvironment: environment,
+      operationEnvironment: operations.everyOperation,
+      operations: operations.functions,
+      nodeFunction: (fid, entry, props) => this.nodeFunction(fid, entry, props),
+      allow: (fn, table, ...actions) => this.allow(fn, table, ...actions),
+      acknowledge,
+    });
     this.usagePlan = this.api.addUsagePlan('TeamUsagePlan', {
       name: 'social-data-api-team',
       description: `One API key per team (created by the admin CLI); ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} s per team`,

@@ -5,6 +5,7 @@ import { entryPoint } from './entry';
 import { creditHeaders, success } from './envelope';
 import { ApiError, GATEWAY_MESSAGES, toApiError, toScrapeError } from './errors';
 import type { Log } from './log';
+import { emitMetrics, MetricUnit } from './metrics';
 import { type DataOf, type Operation, type OperationEntry, type OperationId, type ScraperOf, operation } from './operations';
 import { ScrapeContext } from './scrape/context';
 import { type Outcome, recordOutcome } from './status/outcomes';
@@ -143,6 +144,9 @@ async function creditsAfterError(teamId: string | undefined, remainingAfter: num
   if (!teamId) return undefined;
   if (remainingAfter === undefined) return balance(teamId).catch(() => undefined);
   const given = await refund(teamId, requestId);
-  if (!given) log.error('refund failed: a reserved credit was not given back');
+  if (!given) {
+    log.error('refund failed: a reserved credit was not given back');
+    emitMetrics({}, [['refundFailed', MetricUnit.Count, 1]]);
+  }
   return given ? remainingAfter + COST : remainingAfter;
 }

@@ -3,7 +3,7 @@ import { safeParse } from 'valibot';
 import { config } from '../config';
 import { toScrapeError } from '../errors';
 import type { Log } from '../log';
-import { metrics, MetricUnit } from '../metrics';
+import { emitMetrics, MetricUnit } from '../metrics';
 import { routedOperations, type Operation } from '../operations';
 import { ScrapeContext } from '../scrape/context';
 import type { Scraper } from '../scrape/scraper';
@@ -111,11 +111,12 @@ export async function runCanary(op: Operation, query: Record<string, string> | n
 }
 
 function measure(run: CanaryRun) {
-  const m = metrics.singleMetric();
-  m.addDimension('operation', run.operation);
-  m.addMetric('canarySuccess', MetricUnit.Count, run.result === 'failed' ? 0 : 1);
-  m.addMetric('canaryDrift', MetricUnit.Count, run.missing.length + run.newlyNull.length);
-  m.addMetric('canaryLatency', MetricUnit.Milliseconds, run.ms);
+  if (run.result === 'no input') return;
+  emitMetrics({ operation: run.operation }, [
+    ['canarySuccess', MetricUnit.Count, run.result === 'failed' ? 0 : 1],
+    ['canaryDrift', MetricUnit.Count, run.missing.length + run.newlyNull.length],
+    ['canaryLatency', MetricUnit.Milliseconds, run.ms],
+  ]);
 }
 
 async function recordRun(run: CanaryRun, previous: CanaryRecord | null, present: Set<string> | undefined, log: Log): Promise<void> {

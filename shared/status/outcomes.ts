@@ -3,7 +3,7 @@ import { config } from '../config';
 import { db } from '../db/client';
 import { outcomeKey } from '../db/tables';
 import type { Log } from '../log';
-import { emitOutcomeMetric, metrics, MetricUnit } from '../metrics';
+import { emitMetrics, emitOutcomeMetric, MetricUnit } from '../metrics';
 
 /**
  * Outcome counters of real traffic, for GET /v1/status: every request that reaches an operation's
@@ -112,9 +112,7 @@ export async function recordOutcome(o: Outcome, log: Log, replacing?: Outcome): 
     ]);
   } catch (err) {
     log.warn('outcome not counted', { error: (err as Error).name });
-    const m = metrics.singleMetric();
-    m.addDimension('operation', o.operation);
-    m.addMetric('outcomeCountFailed', MetricUnit.Count, 1);
+    emitMetrics({ operation: o.operation }, [['outcomeCountFailed', MetricUnit.Count, 1]]);
   }
 }
 
