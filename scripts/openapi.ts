@@ -16,6 +16,7 @@ import { CACHE_MAX_AGE_SECONDS } from '../shared/validation';
 import { parameters } from '../shared/parameter-schema';
 import { accountPaths, accountSchemas, sessionScheme } from './openapi-account';
 import { agentPaths, agentSchemas } from './openapi-agents';
+import { statusPaths, statusSchemas } from './openapi-status';
 
 const ROOT = path.join(__dirname, '..');
 /** The generated document's file (served at OPENAPI_ROUTE). */
@@ -137,7 +138,7 @@ export function openApiDocument(): Json {
     },
     servers: [{ url: 'http://localhost:3000', description: 'npm start' }],
     security: [{ apiKey: [] }, { bearer: [] }],
-    tags: [...[...new Set(ordered.map((o) => o.platform))].map((name) => ({ name })), { name: 'account', description: 'The account dashboard API (session cookie, not an API key)' }, { name: 'agents', description: 'MCP and llms.txt' }],
+    tags: [...[...new Set(ordered.map((o) => o.platform))].map((name) => ({ name })), { name: 'account', description: 'The account dashboard API (session cookie, not an API key)' }, { name: 'agents', description: 'MCP and llms.txt' }, { name: 'status', description: 'The public status of every operation' }],
     paths: {
       ...Object.fromEntries(ordered.map((op) => [op.path, { get: operationObject(op) }])),
       [OPENAPI_ROUTE]: {
@@ -148,6 +149,7 @@ export function openApiDocument(): Json {
           responses: { 200: { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } } },
         },
       },
+      ...statusPaths(),
       ...accountPaths(),
       ...agentPaths(),
     },
@@ -207,6 +209,7 @@ export function openApiDocument(): Json {
         ...defs,
         ...accountSchemas,
         ...agentSchemas,
+        ...statusSchemas,
       },
     },
   };
