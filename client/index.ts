@@ -15,12 +15,13 @@
  */
 import type { Meta } from '../shared/envelope';
 import type { ErrorCode } from '../shared/errors';
+import type { OperationStatus, StatusDocument } from '../shared/status/page';
 import type { DataOf, OperationEntry, OperationId } from '../shared/operations';
 import type { CacheMaxAge, RequiredNames } from '../shared/validation';
 import { OPERATIONS } from './operations.gen';
 
 export { OPERATIONS };
-export type { CacheMaxAge, ErrorCode, Meta };
+export type { CacheMaxAge, ErrorCode, Meta, OperationStatus, StatusDocument };
 type MethodName = keyof typeof OPERATIONS;
 type IdOf<M extends MethodName> = (typeof OPERATIONS)[M]['id'] & OperationId;
 type Params<Id extends OperationId> = OperationEntry<Id>['params'];
@@ -122,6 +123,11 @@ export class SocialDataClient {
       if ('cursor' in entry) pages[method] = (params: Record<string, Value>, opts?: CallOptions) => this.paginate(entry.path, entry.cursor, params, opts);
     }
     this.pages = pages as Pages;
+  }
+
+  /** GET /v1/status: each operation's state, figures of the last 15 minutes and 24 hours, and last canary (free, public). */
+  status(options: Pick<CallOptions, 'signal'> = {}): Promise<StatusDocument> {
+    return this.call<StatusDocument>('/v1/status', {}, { signal: options.signal });
   }
 
   /** One request, retried on 429/503 as configured. */
