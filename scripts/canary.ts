@@ -11,6 +11,7 @@ import { lookup } from 'node:dns/promises';
 import { logger } from '../shared/log';
 import { upstreamOverride } from '../shared/config';
 import { routedOperations } from '../shared/operations';
+import { operationScraper } from '../functions/canary';
 import { runCanaries } from '../shared/status/canary';
 
 /** A name every platform's scrape needs resolved: no answer means no network (or no DNS) here. */
@@ -32,7 +33,7 @@ async function main(): Promise<number> {
     console.error('npm run canary: no network here (DNS does not resolve), so the canaries cannot reach the platforms. Nothing was run.');
     return 2;
   }
-  const runs = await runCanaries(logger, { record: false });
+  const runs = await runCanaries(logger, { load: operationScraper, record: false });
   const rows = runs.map((r) => [r.operation, r.result + (r.code ? ` ${r.code}` : ''), String(r.ms), String(r.upstreamCalls), [...r.missing.map((m) => `missing ${m}`), ...r.newlyNull.map((n) => `null ${n}`)].join(', ') || (r.message ?? '')]);
   const head = ['operation', 'result', 'ms', 'calls', 'fields / cause'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));

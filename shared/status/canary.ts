@@ -43,13 +43,11 @@ export function canaryInputs(env = process.env.CANARY_INPUTS): CanaryInputs {
   return { ...CANARY_INPUTS, ...overrides };
 }
 
-type Entry = { scraper: () => Promise<Scraper<unknown, unknown>> };
-
-/** An operation's scraper, from its own entry file (the template names exactly functions/*-*.ts, as functions/mcp.ts does). */
-async function scraperOf(op: Operation): Promise<Scraper<unknown, unknown>> {
-  const entry = (await import(`../../functions/${op.platform}-${op.id.slice(op.platform.length + 1)}.ts`)) as Entry;
-  return entry.scraper();
-}
+/**
+ * An operation's scraper, as its own entry file names it (functions/canary.ts loads them: the layer
+ * above; nothing here imports an entry point).
+ */
+export type ScraperSource = (op: Operation) => Promise<Scraper<unknown, unknown>>;
 
 /** Every field path that has a value (`posts[].text`: some item has one). */
 export function presentPaths(value: unknown, prefix = '', out = new Set<string>()): Set<string> {
@@ -81,7 +79,7 @@ export function missingFields(schema: v.GenericSchema, data: unknown): string[] 
   return [...paths].sort();
 }
 
-export async function runCanary(op: Operation, query: Record<string, string> | null | undefined, log: Log, opts: { record?: boolean } = {}): Promise<CanaryRun> {
+export async function runCanary(op: Operation, query: Record<string, string> | null | undefined, log: Log, opts: { load: ScraperSource; record?: boolean }): Promise<CanaryRun> {
   const base = { operation: op.id, missing: [] as string[], newlyNull: [] as string[], upstreamCalls: 0 };
   if (!query) return { ...base, result: 'no input', ms: 0 };
   const record = opts.record ?? true;
@@ -92,7 +90,7 @@ export async function runCanary(op: Operation, query: Record<string, string> | n
   let present: Set<string> | undefined;
   try {
     const { values } = validateQuery({ params: op.params, oneOf: op.oneOf }, query, null);
-    const scrape = await scraperOf(op);
+    const scrape = await opts.load(op);
     const data = await scrape(values, ctx, log).catch((err: unknown) => {
       throw toScrapeError(err);
     });
@@ -144,7 +142,7 @@ async function recordRun(run: CanaryRun, previous: CanaryRecord | null, present:
 }
 
 /** Every routed operation's canary, a few at a time. */
-export async function runCanaries(log: Log, opts: { record?: boolean; inputs?: CanaryInputs; concurrency?: number; only?: string[] } = {}): Promise<CanaryRun[]> {
+export async function runCanaries(log: Log, opts: { load: ScraperSource; record?: boolean; inputs?: CanaryInputs; concurrency?: number; only?: string[] }): Promise<CanaryRun[]> {
   const inputs = opts.inputs ?? canaryInputs();
   const ops = routedOperations().filter((o) => !opts.only || opts.only.includes(o.id));
   const runs: CanaryRun[] = new Array(ops.length);

@@ -1,4 +1,5 @@
 import { fixture, FakeUpstream } from '../../dev/upstream/fake';
+import { operationScraper as load } from '../../functions/canary';
 import { ensureTables } from '../../dev/tables';
 import { MICROBLOG_A, RECORDED, replayAll } from '../../dev/upstream/replay';
 import { envName } from '../../shared/config';
@@ -30,7 +31,7 @@ beforeEach(() => {
 });
 
 test('every routed operation: green on the recorded answers, recorded for the status page', async () => {
-  const runs = await runCanaries(logger, { inputs });
+  const runs = await runCanaries(logger, { inputs, load });
   expect(runs.map((r) => [r.operation, r.result, r.code])).toEqual(routedOperations().map((op) => [op.id, 'ok', undefined]));
   for (const r of runs) expect(r.upstreamCalls).toBeGreaterThan(0);
   const record = await readCanaryRecord(OP.id);
@@ -41,26 +42,26 @@ test('every routed operation: green on the recorded answers, recorded for the st
 });
 
 test('then a drifted answer: optional fields the last good answer had come back null, reported as drift', async () => {
-  await runCanary(OP, inputs[OP.id], logger);
+  await runCanary(OP, inputs[OP.id], logger, { load });
   const profile = fixture('microblog-a/profile.json') as Record<string, unknown>;
   delete profile.website;
   delete profile.pronouns;
   fake.on(MICROBLOG_A.profile, { body: profile });
-  const run = await runCanary(OP, inputs[OP.id], logger);
+  const run = await runCanary(OP, inputs[OP.id], logger, { load });
   expect(run).toMatchObject({ result: 'drift', missing: [], newlyNull: ['user.pronouns', 'user.website'] });
   const record = await readCanaryRecord(OP.id);
   expect(record).toMatchObject({ ok: true, newlyNull: ['user.pronouns', 'user.website'] });
   // The baseline stays the last good answer: the drift is reported again until it goes away.
-  expect((await runCanary(OP, inputs[OP.id], logger)).newlyNull).toEqual(['user.pronouns', 'user.website']);
+  expect((await runCanary(OP, inputs[OP.id], logger, { load })).newlyNull).toEqual(['user.pronouns', 'user.website']);
   const status = (await buildStatus()).operations.find((o) => o.operation === OP.id)!;
   expect(status.canary!.newlyNull).toEqual(['user.pronouns', 'user.website']);
 });
 
 test('then failures: counted in a row, with the error code, on the status page', async () => {
   fake.on(MICROBLOG_A.feed, { status: 502, body: { error: 'InternalServerError' } });
-  const first = await runCanary(OP, inputs[OP.id], logger);
+  const first = await runCanary(OP, inputs[OP.id], logger, { load });
   expect(first).toMatchObject({ result: 'failed', code: 'PLATFORM_UNAVAILABLE' });
-  await runCanary(OP, inputs[OP.id], logger);
+  await runCanary(OP, inputs[OP.id], logger, { load });
   const record = await readCanaryRecord(OP.id);
   expect(record).toMatchObject({ ok: false, code: 'PLATFORM_UNAVAILABLE', consecutiveFailures: 2 });
   const status = (await buildStatus()).operations.find((o) => o.operation === OP.id)!;
@@ -70,12 +71,12 @@ test('then failures: counted in a row, with the error code, on the status page',
   // A good run again clears the count.
   fake.reset();
   replayAll(fake);
-  expect((await runCanary(OP, inputs[OP.id], logger)).result).toBe('ok');
+  expect((await runCanary(OP, inputs[OP.id], logger, { load })).result).toBe('ok');
   expect(await readCanaryRecord(OP.id)).toMatchObject({ ok: true, consecutiveFailures: 0 });
 });
 
 test('an operation without an input is reported as such, and nothing is scraped', async () => {
-  const run = await runCanary(OP, null, logger);
+  const run = await runCanary(OP, null, logger, { load });
   expect(run).toMatchObject({ result: 'no input', upstreamCalls: 0 });
   expect(fake.requests).toHaveLength(0);
 });
