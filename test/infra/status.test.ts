@@ -64,3 +64,9 @@ test('the CloudWatch dashboard: per operation requests, answers by code, p95 lat
   }
   for (const needle of ['refundFailed', 'ReadThrottleEvents', 'WriteThrottleEvents', 'EXTRACTION_FAILED', 'PLATFORM_UNAVAILABLE', '\\"p95\\"', 'canarySuccess']) expect(body).toContain(needle);
 });
+
+test('the gateway\'s own refusals say nothing was charged (x-credits-charged: 0)', () => {
+  const responses = ofType('AWS::ApiGateway::GatewayResponse');
+  expect(responses.length).toBeGreaterThan(5);
+  for (const r of responses) expect(r.Properties.ResponseParameters['gatewayresponse.header.x-credits-charged']).toBe("'0'");
+});
