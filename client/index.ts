@@ -20,13 +20,14 @@
 import type { CreditsReport, RequestsReport } from '../shared/account/reads';
 import type { Meta } from '../shared/envelope';
 import type { ErrorCode } from '../shared/errors';
+import type { OperationStatus, StatusDocument } from '../shared/status/page';
 import type { DataOf, OperationEntry, OperationId } from '../shared/operations';
 import type { UsageReport } from '../shared/usage';
 import type { CacheMaxAge, RequiredNames } from '../shared/validation';
 import { OPERATIONS } from './operations.gen';
 
 export { OPERATIONS };
-export type { CacheMaxAge, CreditsReport, ErrorCode, Meta, RequestsReport, UsageReport };
+export type { CacheMaxAge, CreditsReport, ErrorCode, Meta, OperationStatus, RequestsReport, StatusDocument, UsageReport };
 
 /** An answer of the account API: `data` only (it costs nothing, so there is no `meta`). */
 export interface AccountResult<T> {
@@ -171,6 +172,11 @@ export class SocialDataClient {
         }
       },
     };
+  }
+
+  /** GET /v1/status: each operation's state, figures of the last 15 minutes and 24 hours, and last canary (free, public). */
+  status(options: Pick<CallOptions, 'signal'> = {}): Promise<StatusDocument> {
+    return this.call<StatusDocument>('/v1/status', {}, { signal: options.signal });
   }
 
   /** One request, retried on 429/503 as configured. */

@@ -2,12 +2,14 @@
  * The account dashboard: one small single-page app over the account API (/v1/account/*).
  * Pages: sign-in, set-password (from the invitation link), keys, credits, usage (results, cache
  * hits and errors), requests (the last 7 days, filtered and paged), members (the team's members
- * and their sessions; one's own password). Plain DOM, no
+ * and their sessions; one's own password), and the public status page (GET /v1/status: no session
+ * needed). Plain DOM, no
  * framework; chart.js draws the usage charts. The session is an HttpOnly cookie the page never sees.
  */
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
 import { OPERATIONS } from '../client/operations.gen';
 import type { RequestsReport } from '../shared/account/reads';
+import type { StatusDocument } from '../shared/status/page';
 import { ERROR_STATUS } from '../shared/error-status';
 import type { UsageCounts, UsageReport } from '../shared/usage';
 
@@ -159,9 +161,10 @@ function header(current: string) {
               h('li', {}, link('usage', 'Usage', current)),
               h('li', {}, link('requests', 'Requests', current)),
               h('li', {}, link('members', 'Members', current)),
+              h('li', {}, link('status', 'Status', current)),
             ),
           )
-        : null,
+        : h('nav', { 'aria-label': 'Public' }, h('ul', {}, h('li', {}, link('status', 'Status', current)))),
       me
         ? h(
             'div',
@@ -191,6 +194,10 @@ async function render() {
   if (page === 'set-password') {
     header(page);
     return setPasswordPage(params.get('token') ?? '');
+  }
+  if (page === 'status') {
+    header(page);
+    return statusPage().catch((err: Error) => show('Status', h('p', { role: 'alert' }, err.message)));
   }
   if (me === undefined) {
     try {
@@ -658,6 +665,57 @@ const OUTCOMES: { label: string; color: string; pick: (o: Counts) => number }[] 
   { label: 'Cache hits', color: '#1a7f37', pick: (o) => o.hits },
   { label: 'Errors', color: '#cf222e', pick: errorsOf },
 ];
+/** The public status of every operation (GET /v1/status), for anyone: no session is needed. */
+async function statusPage() {
+  let res: Response;
+  try {
+    res = await fetch(`${BASE}/v1/status`);
+  } catch {
+    throw new Error('The service could not be reached; check the connection and try again');
+  }
+  if (!res.ok) throw new Error(`The status could not be read (the service answered ${res.status})`);
+  const doc = (await res.json()) as StatusDocument;
+  const ms = (n: number | null) => (n === null ? '–' : `≤ ${n} ms`);
+  const codes = (byCode: Record<string, number>) =>
+    Object.entries(byCode)
+      .map(([code, n]) => `${code} ${n}`)
+      .join(', ') || '–';
+  const canary = (c: StatusDocument['operations'][number]['canary']) => {
+    if (!c) return 'not run';
+    const drift = [...c.missing.map((f) => `missing ${f}`), ...c.newlyNull.map((f) => `now null: ${f}`)];
+    return `${c.ok ? 'passed' : `failed (${c.code ?? 'error'}${c.consecutiveFailures > 1 ? `, ${c.consecutiveFailures} in a row` : ''})`}${drift.length ? `; drift: ${drift.join(', ')}` : ''}, ${when(c.at)}`;
+  };
+  const columns = ['Operation', 'State', 'Answers 15 min', 'Success 15 min', 'p50 / p95 15 min', 'Errors 15 min', 'Answers 24 h', 'Success 24 h', 'p95 24 h', 'Last success', 'Last canary'];
+  show(
+    'Status',
+    h('p', {}, `Each operation's state from the answers of the last 15 minutes and its canary; figures as of ${when(doc.generatedAt)}. A 404 or 422 is the caller's answer, not a failure.`),
+    h(
+      'table',
+      { class: 'stack status' },
+      h('caption', {}, 'State, answers, success share, latency of live answers and the last canary, per operation'),
+      h('thead', {}, h('tr', {}, ...columns.map((t) => h('th', { scope: 'col' }, t)))),
+      h(
+        'tbody',
+        {},
+        ...doc.operations.map((o) => {
+          const cells: [string, Child][] = [
+            ['State', h('span', { class: `state state-${o.state.replace(/\s+/g, '-')}`, title: o.reason }, o.state)],
+            ['Answers 15 min', String(o.last15m.answers)],
+            ['Success 15 min', percent(o.last15m.successShare)],
+            ['p50 / p95 15 min', `${ms(o.last15m.latencyMs.p50)} / ${ms(o.last15m.latencyMs.p95)}`],
+            ['Errors 15 min', codes(o.last15m.byCode)],
+            ['Answers 24 h', String(o.last24h.answers)],
+            ['Success 24 h', percent(o.last24h.successShare)],
+            ['p95 24 h', ms(o.last24h.latencyMs.p95)],
+            ['Last success', time(o.lastSuccessAt)],
+            ['Last canary', canary(o.canary)],
+          ];
+          return h('tr', {}, h('th', { scope: 'row', 'data-label': 'Operation' }, h('code', {}, o.path)), ...cells.map(([label, c]) => h('td', { 'data-label': label }, c)));
+        }),
+      ),
+    ),
+  );
+}
 
 async function usagePage() {
   const u = await api<UsageReport>('GET', '/usage?days=30');

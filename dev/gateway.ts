@@ -5,13 +5,14 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuth
 import { Unauthorized, authorizerHandler } from '../shared/auth/authorizer';
 import { failure } from '../shared/envelope';
 import { RATE_LIMIT } from '../shared/config';
-import { ApiError, GATEWAY_MESSAGES, atCapacity } from '../shared/errors';
+import { ApiError, GATEWAY_MESSAGES, GATEWAY_REFUSAL_HEADERS, atCapacity } from '../shared/errors';
 import { logger } from '../shared/log';
 import { routedOperations, type Operation } from '../shared/operations';
 import { DASHBOARD_PATH, matchAccountRoute } from '../shared/account/routes';
 import { createMcpHandler } from '../shared/mcp/http';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
 import { OPENAPI_ROUTE } from '../shared/openapi';
+import { STATUS_PATH } from '../shared/status/page';
 
 /**
  * The local stand-in for API Gateway: the same routes (from the operation table), the same
@@ -42,19 +43,35 @@ export class TokenBuckets {
   private buckets = new Map<string, { tokens: number; at: number }>();
   constructor(private readonly burst: number, private readonly perSecond: number) {}
 
-  /** Takes a token, or returns the seconds to wait for one. */
-  take(key: string, now = Date.now()): { ok: true } | { ok: false; retryAfter: number } {
+  /**
+   * Takes a token, or says how long to wait for one. Either way, the figures of the IETF
+   * RateLimit header fields: the bucket's size, whole tokens left, and seconds until it is full again.
+   */
+  take(key: string, now = Date.now()): ({ ok: true } | { ok: false; retryAfter: number }) & { limit: number; remaining: number; reset: number } {
     const b = this.buckets.get(key) ?? { tokens: this.burst, at: now };
     b.tokens = Math.min(this.burst, b.tokens + ((now - b.at) / 1000) * this.perSecond);
     b.at = now;
     this.buckets.set(key, b);
-    if (b.tokens >= 1) {
-      b.tokens -= 1;
-      return { ok: true };
-    }
-    return { ok: false, retryAfter: Math.max(1, Math.ceil((1 - b.tokens) / this.perSecond)) };
+    const ok = b.tokens >= 1;
+    if (ok) b.tokens -= 1;
+    const figures = { limit: this.burst, remaining: Math.floor(b.tokens), reset: Math.ceil((this.burst - b.tokens) / this.perSecond) };
+    return ok ? { ok: true, ...figures } : { ok: false, retryAfter: Math.max(1, Math.ceil((1 - b.tokens) / this.perSecond)), ...figures };
   }
 }
+
+/**
+ * The local gateway's own limiter knows its figures, so its operation answers carry them (the IETF
+ * draft's RateLimit-Limit, -Remaining, -Reset). Deployed, the usage plan enforces the limit and API
+ * Gateway does not tell the function the figures: no RateLimit header is sent there.
+ */
+const rateLimitHeaders = (t: { limit: number; remaining: number; reset: number }): Record<string, string> => ({
+  'RateLimit-Limit': String(t.limit),
+  'RateLimit-Remaining': String(t.remaining),
+  'RateLimit-Reset': String(t.reset),
+});
+
+/** The gateway's own refusals of an operation request cost nothing, and say so as the function's answers do. */
+const refused = (answer: APIGatewayProxyResult): APIGatewayProxyResult => ({ ...answer, headers: { ...answer.headers, ...GATEWAY_REFUSAL_HEADERS } });
 
 const defaultLoader = async (op: Operation): Promise<Handler> => {
   const mod = (await import(`../functions/${op.id}`)) as { handler: Handler };
@@ -96,6 +113,7 @@ function router(opts: GatewayOptions): (req: http.IncomingMessage) => Promise<AP
       const url = new URL(req.url ?? '/', 'http://localhost');
       const get = req.method === 'GET';
       if (url.pathname === OPENAPI_ROUTE && get) return (await import('../functions/openapi')).handler(plainEvent(req, url, requestId, OPENAPI_ROUTE, null, null));
+      if (url.pathname === STATUS_PATH && get) return (await import('../functions/status')).handler(plainEvent(req, url, requestId, STATUS_PATH, null, null));
       if (url.pathname === LLMS_PATH && get) return (await import('../functions/llms')).handler(plainEvent(req, url, requestId, LLMS_PATH, null, null));
       if (url.pathname.startsWith('/v1/account/')) return await accountRoute(req, url, requestId);
       if ((url.pathname === DASHBOARD_PATH || url.pathname.startsWith(`${DASHBOARD_PATH}/`)) && get) return await dashboard(req, url, requestId);
@@ -151,11 +169,16 @@ function operationRoutes(opts: GatewayOptions): Answer {
     const route: Route = op ? { resource: op.path, method: 'GET' } : { resource: MCP_PATH, method: req.method ?? 'POST' };
     const request = proxyRequest(route, req, url);
     const auth = await authorize(route, request, requestId);
-    if ('statusCode' in auth) return auth;
+    if ('statusCode' in auth) return refused(auth);
     const turn = buckets.take(auth.usageIdentifierKey ?? auth.principalId);
-    if (!turn.ok) return failure(new ApiError('RATE_LIMITED', GATEWAY_MESSAGES.RATE_LIMITED, { retryAfter: turn.retryAfter }), requestId);
+    const limits = rateLimitHeaders(turn);
+    if (!turn.ok) {
+      const tooMany = refused(failure(new ApiError('RATE_LIMITED', GATEWAY_MESSAGES.RATE_LIMITED, { retryAfter: turn.retryAfter }), requestId));
+      return { ...tooMany, headers: { ...tooMany.headers, ...limits } };
+    }
     const event = operationEvent(route, request, req, url, requestId, auth, toMcp ? await readBody(req) : null);
-    return op ? (await handlerOf(op))(event) : mcp(event);
+    const answer = op ? await (await handlerOf(op))(event) : await mcp(event);
+    return { ...answer, headers: { ...answer.headers, ...limits } };
   };
 }
 

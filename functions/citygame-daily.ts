@@ -6,4 +6,6 @@ import { checkSourceAtColdStart } from '../shared/platforms/citygame/source';
 checkSourceAtColdStart();
 
 // The scraper (HTTP client, HTML parser, mappers) is loaded on the first live request, not at cold start.
-export const handler = createHandler('citygame-daily', () => import('../shared/platforms/citygame/scrape').then((m) => m.scrapeDaily));
+// The canary (shared/status/canary.ts) runs the same scraper.
+export const scraper = () => import('../shared/platforms/citygame/scrape').then((m) => m.scrapeDaily);
+export const handler = createHandler('citygame-daily', scraper);

@@ -1,4 +1,6 @@
 import { createHandler } from '../shared/pipeline';
 
 // The scraper (HTTP client, GraphQL queries, mappers) is loaded on the first live request, not at cold start.
-export const handler = createHandler('linkpage-page', () => import('../shared/platforms/linkpage/scrape').then((m) => m.scrapePage));
+// The canary (shared/status/canary.ts) runs the same scraper.
+export const scraper = () => import('../shared/platforms/linkpage/scrape').then((m) => m.scrapePage);
+export const handler = createHandler('linkpage-page', scraper);

@@ -1,4 +1,6 @@
 import { createHandler } from '../shared/pipeline';
 
 // The scraper (HTTP client, HTML parser, mappers) is loaded on the first live request, not at cold start.
-export const handler = createHandler('professional-post', () => import('../shared/platforms/professional/scrape').then((m) => m.scrapePost));
+// The canary (shared/status/canary.ts) runs the same scraper.
+export const scraper = () => import('../shared/platforms/professional/scrape').then((m) => m.scrapePost);
+export const handler = createHandler('professional-post', scraper);

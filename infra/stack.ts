@@ -14,12 +14,13 @@ import type { Construct } from 'constructs';
 import { DEFAULT_SCRAPE_DEADLINE_MS, RATE_LIMIT } from '../shared/config';
 import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/account/routes';
 import { ACCOUNTS, CACHE, TEAM_INDEX, invitePk, keyPk, memberPk, sessionPk, teamPk, type TableDef } from '../shared/db/tables';
-import { ERROR_STATUS, GATEWAY_MESSAGES, RETRY_AFTER_S, type ErrorCode } from '../shared/errors';
+import { ERROR_STATUS, GATEWAY_MESSAGES, GATEWAY_REFUSAL_HEADERS, RETRY_AFTER_S, type ErrorCode } from '../shared/errors';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
 import { OPENAPI_ROUTE } from '../shared/openapi';
 import { handlerFile, routedOperations, type Operation } from '../shared/operations';
 import { FIELDS_VARIABLE, SOURCE_URL_VARIABLE, parseSource } from '../shared/platforms/citygame/source';
 import { KEY_PEPPER_VARIABLE } from '../shared/secrets';
+import { addOperationalStatus } from './status';
 
 /**
  * The whole service in one stack: one Lambda per routed operation (from the operations table),
@@ -92,6 +93,8 @@ export class SocialDataApiStack extends Stack {
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       ACCOUNTS_TABLE: this.accounts.tableName,
       CACHE_TABLE: this.cache.tableName,
+      // Writers and the status page's reader must agree on it (shared/status/outcomes.ts).
+      OUTCOME_SHARDS: String(numberContext(this, 'outcomeShards', 4)),
     };
     this.keyPepper = this.keyPepperSecret();
     const authorizerFn = this.authorizerFunction(environment);
@@ -103,6 +106,20 @@ export class SocialDataApiStack extends Stack {
     this.addAgentRoutes(authorizer, operations.everyOperation);
     // The account API issues the request history's cursors: sealed with the same secret.
     this.addDashboard({ ...environment, CURSOR_SECRET_ARN: operations.everyOperation.CURSOR_SECRET_ARN! });
+    // Before any step that walks the API's methods (per-method throttles): GET /v1/status, the canaries, the alarms and their topic, the CloudWatch dashboard (infra/status.ts).
+    addOperationalStatus(this, {
+      serviceName: SERVICE_NAME,
+      api: this.api,
+      accounts: this.accounts,
+      cache: this.cache,
+      baseEnvironment: environment,
+      operationEnvironment: operations.everyOperation,
+      operations: operations.functions,
+      nodeFunction: (fid, entry, props) => this.nodeFunction(fid, entry, props),
+      allow: (fn, table, ...actions) => this.allow(fn, table, ...actions),
+      allowOperationSecrets: (fn) => this.allowOperationSecrets(fn),
+      acknowledge,
+    });
     this.usagePlan = this.api.addUsagePlan('TeamUsagePlan', {
       name: 'social-data-api-team',
       description: `One API key per team (created by the admin CLI); ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} s per team`,
@@ -285,12 +302,18 @@ export class SocialDataApiStack extends Stack {
     this.dataKey?.grantDecrypt(fn);
   }
 
+  /** The secrets a scraper reads at cold start: the cursor key and, when one is configured, the proxy URL. */
+  private allowOperationSecrets(fn: lambda.IFunction) {
+    this.allowCursorSecret(fn);
+    const proxy = this.operationSecrets?.proxyParameterArn;
+    if (proxy) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['ssm:GetParameter'], resources: [proxy] }));
+  }
+
   /** What running an operation takes: its secrets (read at cold start) and the tables. */
   private allowOperation(fn: lambda.IFunction) {
     const secrets = this.operationSecrets;
     if (!secrets) throw new Error('operationFunctions() creates the secrets before any function is allowed them');
-    this.allowCursorSecret(fn);
-    if (secrets.proxyParameterArn) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['ssm:GetParameter'], resources: [secrets.proxyParameterArn] }));
+    this.allowOperationSecrets(fn);
     // Reserve/refund are UpdateItem; the settle transaction puts the ledger record, adds to the
     // day's usage count (UpdateItem) and puts the cache entry. Only in team partitions (TEAM#…): a
     // function that parses hostile pages can neither read nor write a key, member, invitation,
@@ -618,6 +641,7 @@ export class SocialDataApiStack extends Stack {
           // A mapping expression (no quotes): API Gateway substitutes the request id.
           'x-request-id': 'context.requestId',
           'x-content-type-options': "'nosniff'",
+          ...Object.fromEntries(Object.entries(GATEWAY_REFUSAL_HEADERS).map(([name, value]) => [name, `'${value}'`])),
           ...(retryAfter !== undefined ? { 'retry-after': `'${retryAfter}'` } : {}),
         },
         templates: { 'application/json': errorTemplate(code, message) },

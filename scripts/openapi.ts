@@ -16,6 +16,7 @@ import { CACHE_MAX_AGE_SECONDS } from '../shared/validation';
 import { parameters } from '../shared/parameter-schema';
 import { accountPaths, accountSchemas, sessionScheme } from './openapi-account';
 import { agentPaths, agentSchemas } from './openapi-agents';
+import { statusPaths, statusSchemas } from './openapi-status';
 
 const ROOT = path.join(__dirname, '..');
 /** The generated document's file (served at OPENAPI_ROUTE). */
@@ -75,7 +76,11 @@ function operationObject(op: Operation): Json {
   const responses: Json = {
     200: {
       description: 'The success envelope',
-      headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
+      headers: {
+        'x-request-id': { $ref: '#/components/headers/RequestId' },
+        'x-credits-charged': { $ref: '#/components/headers/CreditsCharged' },
+        'x-credits-remaining': { $ref: '#/components/headers/CreditsRemaining' },
+      },
       content: {
         'application/json': {
           schema: {
@@ -96,6 +101,7 @@ function operationObject(op: Operation): Json {
       description: STATUS_TEXT[status],
       headers: {
         'x-request-id': { $ref: '#/components/headers/RequestId' },
+        'x-credits-charged': { $ref: '#/components/headers/CreditsCharged' },
         ...(status === 429 || status === 503 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
       },
       content: {
@@ -132,7 +138,7 @@ export function openApiDocument(): Json {
     },
     servers: [{ url: 'http://localhost:3000', description: 'npm start' }],
     security: [{ apiKey: [] }, { bearer: [] }],
-    tags: [...[...new Set(ordered.map((o) => o.platform))].map((name) => ({ name })), { name: 'account', description: 'The account dashboard API (session cookie, not an API key)' }, { name: 'agents', description: 'MCP and llms.txt' }],
+    tags: [...[...new Set(ordered.map((o) => o.platform))].map((name) => ({ name })), { name: 'account', description: 'The account dashboard API (session cookie, not an API key)' }, { name: 'agents', description: 'MCP and llms.txt' }, { name: 'status', description: 'The public status of every operation' }],
     paths: {
       ...Object.fromEntries(ordered.map((op) => [op.path, { get: operationObject(op) }])),
       [OPENAPI_ROUTE]: {
@@ -143,6 +149,7 @@ export function openApiDocument(): Json {
           responses: { 200: { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } } },
         },
       },
+      ...statusPaths(),
       ...accountPaths(),
       ...agentPaths(),
     },
@@ -155,6 +162,11 @@ export function openApiDocument(): Json {
       headers: {
         RequestId: { description: 'Equal to meta.requestId / error.requestId', schema: { type: 'string' } },
         RetryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
+        CreditsCharged: { description: 'Equal to meta.creditsCharged; 0 on every error (the gateway\'s own refusals included)', schema: { type: 'integer', minimum: 0 } },
+        CreditsRemaining: {
+          description: 'Equal to meta.creditsRemaining. An error answered by the operation carries it too, when the balance is known',
+          schema: { type: 'integer', minimum: 0 },
+        },
       },
       schemas: {
         FetchedAt: {
@@ -197,6 +209,7 @@ export function openApiDocument(): Json {
         ...defs,
         ...accountSchemas,
         ...agentSchemas,
+        ...statusSchemas,
       },
     },
   };

@@ -79,6 +79,18 @@ export const config = {
   get signInAttemptsPerAddress() {
     return num('SIGN_IN_ATTEMPTS_PER_ADDRESS', 50);
   },
+  /**
+   * Items each minute (and hour) of an operation's outcome counters is spread over
+   * (shared/status/outcomes.ts): each takes about 1,000 writes/s, so the counters hold about
+   * OUTCOME_SHARDS x 1,000 requests/s per operation; GET /v1/status reads every shard.
+   */
+  get outcomeShards() {
+    return Math.max(1, Math.min(64, Math.floor(num('OUTCOME_SHARDS', 4))));
+  },
+  /** GET /v1/status is kept in the function and cacheable this long (the stack sets 30; at most 30). */
+  get statusMaxAgeSeconds() {
+    return Math.min(30, num('STATUS_MAX_AGE_S', 5));
+  },
   /** The cache keeps an entry this long (TTL attribute), whatever cache_max_age callers use. */
   cacheTtlSeconds: 30 * 24 * 3600,
 };

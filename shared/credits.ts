@@ -362,11 +362,13 @@ export const recordLateHit = (answer: Answered, log: Log): Promise<void> => reco
 
 /**
  * An error answer of a known team: the reserved credit given back (when one was reserved), with the
- * error's usage count and history item sent at the same time. Never throws.
+ * error's usage count and history item sent at the same time. Never throws; false when a reserved
+ * credit could not be given back.
  */
-export async function settleError(answer: Answered, reserved: boolean, log: Log): Promise<void> {
+export async function settleError(answer: Answered, reserved: boolean, log: Log): Promise<boolean> {
   const [given] = await Promise.all([reserved ? refund(answer.teamId, answer.requestId) : true, recordFreeAnswer(answer, log)]);
   if (!given) log.error('refund failed: a reserved credit was not given back');
+  return given;
 }
 
 /**

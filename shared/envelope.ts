@@ -29,8 +29,17 @@ export function jsonAnswer(statusCode: number, body: unknown, requestId: string,
   };
 }
 
+/**
+ * Every operation answer's accounting, equal to `meta` (an error: charged 0, and the balance when
+ * it is known).
+ */
+export const creditHeaders = (charged: number, remaining: number | undefined): Record<string, string> => ({
+  'x-credits-charged': String(charged),
+  ...(remaining !== undefined ? { 'x-credits-remaining': String(remaining) } : {}),
+});
+
 export function success(data: object, meta: Meta): APIGatewayProxyResult {
-  return jsonAnswer(200, { data, meta }, meta.requestId);
+  return jsonAnswer(200, { data, meta }, meta.requestId, creditHeaders(meta.creditsCharged, meta.creditsRemaining));
 }
 
 function errorBody(err: ApiError, requestId: string) {

@@ -58,6 +58,9 @@ export const GATEWAY_MESSAGES = {
   BAD_REQUEST: 'The request is invalid',
 } as const;
 
+/** Headers of the gateway's own refusals (401, 429, its 5xx): nothing was charged (the stack's gateway responses and the local gateway). */
+export const GATEWAY_REFUSAL_HEADERS = { 'x-credits-charged': '0' } as const;
+
 export const notFound = (message = 'The requested content does not exist or is not public') =>
   new ApiError('NOT_FOUND', message);
 export const badCursor = (internal?: string) =>

@@ -1,5 +1,6 @@
 import type * as v from 'valibot';
 import * as cityR from './platforms/citygame/resources';
+import { SOURCE_URL_VARIABLE as CITYGAME_SOURCE } from './platforms/citygame/source';
 import * as aR from './platforms/microblog-a/resources';
 import * as a from './platforms/microblog-a/site';
 import * as bR from './platforms/microblog-b/resources';
@@ -39,6 +40,11 @@ export interface Operation {
   platform: Platform;
   summary: string;
   params: Record<string, ParamDef>;
+  /**
+   * The environment variable that names the deployment's source, for an operation whose source is
+   * configuration: unset, the operation is routed but answers 503, and /v1/status says 'not configured'.
+   */
+  sourceVariable?: string;
   /** The operation's `data` without `fetchedAt` (which the pipeline adds). */
   data: v.GenericSchema;
   oneOf?: readonly (readonly [string, string])[];
@@ -110,6 +116,7 @@ export const operations = [
     number: 4,
     path: '/v1/citygame/daily',
     platform: 'citygame',
+    sourceVariable: CITYGAME_SOURCE,
     summary: "Today's in-game bulletin, read from the source the deployment names (CITYGAME_SOURCE_URL).",
     params: {},
     data: cityR.DailyData,

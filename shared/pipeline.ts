@@ -2,13 +2,14 @@ import { cacheItem, cacheKey, readCache } from './cache';
 import { config } from './config';
 import { COST, balance, recordHit, recordLateHit, reserve, scrapesAhead, settleError, settleLive, unrecordHit } from './credits';
 import { entryPoint } from './entry';
-import { success } from './envelope';
+import { creditHeaders, success } from './envelope';
 import { ApiError, type ErrorCode, GATEWAY_MESSAGES, toApiError, toScrapeError } from './errors';
 import type { Answered } from './history';
 import type { Log } from './log';
-import { recordOutcome } from './metrics';
+import { emitMetrics, MetricUnit } from './metrics';
 import { type DataOf, type Operation, type OperationEntry, type OperationId, type ScraperOf, operation } from './operations';
 import { ScrapeContext } from './scrape/context';
+import { type Outcome, recordOutcome } from './status/outcomes';
 import type { Scraper } from './scrape/scraper';
 import { CACHE_MAX_AGE_SECONDS, validateQuery } from './validation';
 import { loadSecrets } from './secrets';
@@ -62,24 +63,45 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
   // a failed read is retried by the first request (which answers 503 if it fails again).
   loadSecrets().catch(() => undefined);
 
-  return entryPoint(op.id, async (event, { requestId, log }) => {
+  return entryPoint(op.id, async (event, { requestId, log, responseHeaders }) => {
     await loadSecrets();
     const started = Date.now();
     let teamId: string | undefined;
     let reserved = false;
-    let outcome = 'error';
+    /** The balance right after this request's reservation, when it made one. */
+    let remainingAfter: number | undefined;
+    /** The balance the authorizer read with the key (undefined on a key's first use in a container). */
+    let creditsHint: number | undefined;
     let upstreamCalls = 0;
     /** A hit counted for a cache entry that proved unreadable, being taken back (never rejects). */
     let unreadableHit: Promise<void> | undefined;
+    let counted: Outcome | undefined;
     const keyId = event.requestContext?.authorizer?.keyId as string | undefined;
     const answered = (teamId: string, status: number, code: ErrorCode | null, cached: boolean): Answered => {
       const time = Date.now();
       return { teamId, keyId, operation: op.id, requestId, status, code, credits: 0, cached, ms: time - started, time };
     };
+
+    /**
+     * The request's last write, and its outcome counted (shared/status/outcomes.ts) at the same
+     * time: the one place an answer's outcome is recorded, on every path, with no round trip of its
+     * own. A count never fails the request; an outcome counted before the answer changed (a success
+     * whose settle failed, a hit whose entry proved unreadable) is taken back by the next count.
+     */
+    const concludeWith = async <T>(lastWrite: Promise<T>, answer: { status: number; code?: string; cached?: boolean; live?: boolean }): Promise<T> => {
+      const now = Date.now();
+      const outcome: Outcome = { operation: op.id, cached: false, live: false, ...answer, ms: now - started, upstreamCalls, at: now };
+      const replacing = counted;
+      counted = outcome;
+      const [written] = await Promise.allSettled([lastWrite, recordOutcome(outcome, log, replacing)]);
+      if (written.status === 'rejected') throw written.reason;
+      return written.value;
+    };
+
     try {
       teamId = event.requestContext?.authorizer?.teamId as string | undefined;
       if (!teamId) throw new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED);
-      const creditsHint = balanceHintOf(event.requestContext?.authorizer?.creditsHint);
+      creditsHint = balanceHintOf(event.requestContext?.authorizer?.creditsHint);
       log.appendKeys({ teamId });
 
       // Naming the type keeps the compiler from spreading it over every operation of the union.
@@ -88,22 +110,24 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
       const key = cacheKey(op.id, values);
 
       // A hit in one round trip after the authorizer's: the cache read, the hit's count and history
-      // item (conditional on a fresh entry: recordHit) and, when the authorizer gave none, the
-      // balance to show, all at once.
+      // item (conditional on a fresh entry: recordHit), its outcome count (taken back by the next
+      // count on a miss) and, when the authorizer gave none, the balance to show, all at once.
       if (cacheMaxAge) {
         const maxAgeSeconds = CACHE_MAX_AGE_SECONDS[cacheMaxAge];
         const now = Date.now();
         const hitAnswer = answered(teamId, 200, null, true);
-        const [hit, recorded, shown] = await Promise.all([
-          readCache(key, maxAgeSeconds, now).catch((err) => {
-            log.warn('cache read failed; scraping live', { error: (err as Error).name });
-            return null;
-          }),
-          recordHit(hitAnswer, key, maxAgeSeconds, now, log),
-          creditsHint ?? balance(teamId).catch(() => undefined),
-        ]);
+        const [hit, recorded, shown] = await concludeWith(
+          Promise.all([
+            readCache(key, maxAgeSeconds, now).catch((err) => {
+              log.warn('cache read failed; scraping live', { error: (err as Error).name });
+              return null;
+            }),
+            recordHit(hitAnswer, key, maxAgeSeconds, now, log),
+            creditsHint ?? balance(teamId).catch(() => undefined),
+          ]),
+          { status: 200, cached: true },
+        );
         if (hit) {
-          outcome = 'cache_hit';
           if (recorded === 'no entry') await recordLateHit(hitAnswer, log);
           const remaining = shown ?? (await balance(teamId));
           const cachedAt = new Date(hit.fetchedAt).toISOString();
@@ -127,7 +151,6 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
       const ready = scrapesAhead(creditsHint) ? loading : reservation.then(() => loading);
       const scraping = ready.then((scrape) => runScrape(scrape, values, ctx, log));
       scraping.catch(() => undefined); // settled below; never an unhandled rejection meanwhile
-      let remainingAfter: number;
       try {
         remainingAfter = await reservation;
         reserved = true;
@@ -146,21 +169,38 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
 
       const item = cacheItem(key, op.id, data, fetchedAt);
       if (!item) log.warn('result too large to cache; served uncached', { bytes: JSON.stringify(data).length });
-      await settleLive({ teamId, requestId, operation: op.id, time: new Date(fetchedAt).toISOString() }, item, log, { keyId, ms: fetchedAt - started });
+      const charge = { teamId, requestId, operation: op.id, time: new Date(fetchedAt).toISOString() };
+      await concludeWith(settleLive(charge, item, log, { keyId, ms: fetchedAt - started }), { status: 200, live: true });
       reserved = false;
-      outcome = 'live';
       await unreadableHit;
       return success(data, { requestId, creditsCharged: COST, creditsRemaining: remainingAfter, cached: false });
     } catch (err) {
       const apiError = toApiError(err);
-      outcome = apiError.code;
-      if (teamId) await settleError(answered(teamId, apiError.status, apiError.code, false), reserved, log);
+      const answer = teamId ? answered(teamId, apiError.status, apiError.code, false) : undefined;
+      const remaining = await concludeWith(creditsAfterError(answer, reserved ? remainingAfter : undefined, creditsHint, log), { status: apiError.status, code: apiError.code });
       await unreadableHit;
+      Object.assign(responseHeaders, creditHeaders(0, remaining));
       throw apiError;
     } finally {
-      const ms = Date.now() - started;
-      log.info('request done', { outcome, ms, upstreamCalls });
-      recordOutcome(op.id, outcome, upstreamCalls, ms);
+      log.info('request done', { outcome: counted?.code ?? (counted?.cached ? 'cache_hit' : 'live'), ms: Date.now() - started, upstreamCalls });
     }
   });
+}
+
+/**
+ * An error costs nothing: a reserved credit is given back, with the error's usage count and history
+ * item (settleError). The balance to show is the one this request saw (after its reservation, plus
+ * the credit given back) or, when it made no reservation, the authorizer's (read now when it gave
+ * none). Undefined when there is no team or the read failed.
+ */
+async function creditsAfterError(answer: Answered | undefined, remainingAfter: number | undefined, creditsHint: number | undefined, log: Log): Promise<number | undefined> {
+  if (!answer) return undefined;
+  const reserved = remainingAfter !== undefined;
+  const [given, read] = await Promise.all([
+    settleError(answer, reserved, log),
+    reserved || creditsHint !== undefined ? undefined : balance(answer.teamId).catch(() => undefined),
+  ]);
+  if (!reserved) return creditsHint ?? read;
+  if (!given) emitMetrics({}, [['refundFailed', MetricUnit.Count, 1]]);
+  return given ? remainingAfter + COST : remainingAfter;
 }

@@ -153,7 +153,8 @@ describe('cache', () => {
   // trip). A hit: then the cache read, with the day's hit count and the history item beside it (the
   // balance shown is the authorizer's). A live scrape: then the cache, the reservation, and one
   // transaction for the ledger record, the usage count, the history item and the cache entry. A 422:
-  // key, then its count and history item together.
+  // key, then its count and history item together. Each request also sends its two outcome counters
+  // (minute and hour, shared/status/outcomes.ts) beside a write it makes anyway: calls, never trips.
   test('DynamoDB calls and sequential round trips, authorizer included: a cache hit in 2 round trips', async () => {
     const { key } = await h.team(10);
     const measure = async (query: Record<string, string>) => {
@@ -172,10 +173,12 @@ describe('cache', () => {
       live: { calls: expect.any(Number), trips: 3 },
       invalid: { calls: expect.any(Number), trips: 2 },
     });
-    expect(hit.calls).toBeLessThanOrEqual(5);
-    expect(miss.calls).toBeLessThanOrEqual(6);
-    expect(live.calls).toBeLessThanOrEqual(4);
-    expect(invalid.calls).toBeLessThanOrEqual(4);
+    // A miss with cache_max_age also counts the hit's outcome speculatively (beside the read) and
+    // takes it back with its own count: four calls more than a live request, no trip more.
+    expect(hit.calls).toBeLessThanOrEqual(6);
+    expect(miss.calls).toBeLessThanOrEqual(10);
+    expect(live.calls).toBeLessThanOrEqual(6);
+    expect(invalid.calls).toBeLessThanOrEqual(6);
   });
 
   test('the daily usage counter: every answer per operation, live with its credits, cache hits, errors by code', async () => {

@@ -30,6 +30,10 @@
  * cache (pk; TTL on expiresAt):
  *   <operation>#<normalized input>            body (brotli JSON), fetchedAt (ms), expiresAt (TTL, s)
  *   CRED#<platform>#<kind>                    a shared upstream credential (shared/scrape/credentials.ts)
+ *   OUT#<operation>#m#<minute>#<shard>        answers of one minute (one of OUTCOME_SHARDS items), for
+ *   OUT#<operation>#h#<hour>#<shard>          and of one hour: GET /v1/status (shared/status/outcomes.ts); 26 h TTL
+ *   CANARY#<operation>                        the last canary run and the fields of its last good answer
+ *                                             (shared/status/canary.ts)
  */
 export interface TableDef {
   /** Logical name: the stack's construct id prefix and the config key of its name. */
@@ -73,6 +77,9 @@ export const RESERVATION_MARK_PREFIX = 'RESV#';
 export const credentialKey = (name: string) => `CRED#${name}`;
 export const USAGE_PREFIX = 'USAGE#';
 export const REQUEST_PREFIX = 'REQ#';
+/** An outcome counter item (cache table): one operation, one minute (`m`) or hour (`h`), one shard. */
+export const outcomeKey = (operation: string, grain: 'm' | 'h', period: string, shard: number) => `OUT#${operation}#${grain}#${period}#${shard}`;
+export const canaryKey = (operation: string) => `CANARY#${operation}`;
 export const memberPk = (email: string) => `MEMBER#${email}`;
 export const MEMBER_SK = 'MEMBER';
 export const invitePk = (hash: string) => `INVITE#${hash}`;

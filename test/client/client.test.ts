@@ -1,4 +1,4 @@
-import { ApiClientError, SocialDataClient, apiBase } from '../../client';
+import { ApiClientError, OPERATIONS, SocialDataClient, apiBase } from '../../client';
 import { scenarios } from '../contract/scenarios';
 import { startHarness, type Harness } from '../support/harness';
 import { forward, stageProxy, startServer } from './servers';
@@ -30,6 +30,13 @@ test('cacheMaxAge: a cached result for 0 credits; bearer keys work too', async (
   const bearer = new SocialDataClient({ baseUrl: h.gateway.url, apiKey: key, bearer: true, cacheMaxAge: '1d' });
   const hit = await bearer.livestreamClip({ url });
   expect(hit.meta).toMatchObject({ cached: true, creditsCharged: 0 });
+});
+
+test('status(): the public status document, typed, with the operations the client knows', async () => {
+  const doc = await api.status();
+  expect(Date.parse(doc.generatedAt)).toBeGreaterThan(0);
+  expect(doc.operations.map((o) => o.path).sort()).toEqual(Object.values(OPERATIONS).map((o) => o.path).sort());
+  expect(doc.operations.find((o) => o.path === OPERATIONS.citygameDaily.path)!.state).toBe('not configured');
 });
 
 test('errors are typed: code, requestId, details', async () => {

@@ -61,9 +61,9 @@ const leadingKeysOf = (s: { Condition?: Record<string, Record<string, unknown>> 
 const tableId = (logicalPrefix: string) => ofType('AWS::DynamoDB::Table').find(([id]) => id.startsWith(logicalPrefix))![0];
 
 describe('functions', () => {
-  it('one function per routed operation plus the authorizer, the OpenAPI document, the account API, the dashboard, MCP and llms.txt, all nodejs22.x on arm64', () => {
+  it('one function per routed operation plus the authorizer, the OpenAPI document, the account API, the dashboard, MCP, llms.txt, the status document and the canaries, all nodejs22.x on arm64', () => {
     const fns = ofType('AWS::Lambda::Function');
-    expect(fns).toHaveLength(routed.length + 6);
+    expect(fns).toHaveLength(routed.length + 8);
     for (const [, fn] of fns) {
       expect(fn.Properties.Runtime).toBe('nodejs22.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
@@ -186,14 +186,17 @@ describe('least-privilege IAM', () => {
   const accounts = { 'Fn::GetAtt': [tableId('AccountsTable'), 'Arn'] };
   const cache = { 'Fn::GetAtt': [tableId('CacheTable'), 'Arn'] };
 
-  it('grants no wildcard, Scan, DeleteItem, BatchGetItem or table action anywhere, and Query only to the account API and the MCP account tools', () => {
+  it('grants no wildcard, Scan, DeleteItem, Batch action (but the status document\'s BatchGetItem on the cache) or table action anywhere, and Query only to the account API and the MCP account tools', () => {
     const readers = [functionByDescription('dashboard account API'), functionByDescription('the MCP server')].map((fn) => fn.Properties.Role['Fn::GetAtt'][0]);
+    const statusRole = functionByDescription('GET /v1/status').Properties.Role['Fn::GetAtt'][0];
     const policies = ofType('AWS::IAM::Policy');
-    const all = policies.flatMap(([, p]) => p.Properties.PolicyDocument.Statement.flatMap(actionsOf));
+    const all = policies.filter(([, p]) => !p.Properties.Roles.some((r: { Ref: string }) => r.Ref === statusRole)).flatMap(([, p]) => p.Properties.PolicyDocument.Statement.flatMap(actionsOf));
     expect(all.length).toBeGreaterThan(0);
     for (const action of all) {
       expect(action).not.toMatch(/\*|Scan|DeleteItem|Batch|DeleteTable|CreateTable|UpdateTable/);
     }
+    // The status document reads its counter items by key, 100 at a time, from the cache table only.
+    expect(statementsOf(functionByDescription('GET /v1/status'))).toEqual([{ Effect: 'Allow', Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], Resource: cache }]);
     const others = policies.filter(([, p]) => !p.Properties.Roles.some((r: { Ref: string }) => readers.includes(r.Ref)));
     expect(others.flatMap(([, p]) => p.Properties.PolicyDocument.Statement.flatMap(actionsOf))).not.toContain('dynamodb:Query');
   });
@@ -271,11 +274,12 @@ describe('REST API', () => {
   const methods = ofType('AWS::ApiGateway::Method').map(([, m]) => ({ path: paths.get(m.Properties.ResourceId.Ref)!, verb: m.Properties.HttpMethod as string, props: m.Properties }));
   const isData = (path: string) => routed.some((op) => op.path === path) || path === MCP_PATH;
 
-  it('routes the routed operations (GET), the OpenAPI document, the account API, the dashboard pages, MCP and llms.txt, nothing else', () => {
+  it('routes the routed operations (GET), the OpenAPI document, the status document, the account API, the dashboard pages, MCP and llms.txt, nothing else', () => {
     expect(methods.map((m) => `${m.verb} ${m.path}`).sort()).toEqual(
       [
         ...routed.map((op) => `GET ${op.path}`),
         'GET /v1/openapi.json',
+        'GET /v1/status',
         ...ACCOUNT_ROUTES.map((r) => `${r.method} ${r.path}`),
         'GET /dashboard',
         'GET /dashboard/{proxy+}',
@@ -295,9 +299,9 @@ describe('REST API', () => {
     }
   });
 
-  it('leaves the API-key authorizer off the OpenAPI document, llms.txt, the account API (session cookie) and the dashboard', () => {
+  it('leaves the API-key authorizer off the OpenAPI document, llms.txt, the status document, the account API (session cookie) and the dashboard', () => {
     const open = methods.filter((x) => !isData(x.path));
-    expect(open).toHaveLength(2 + ACCOUNT_ROUTES.length + 2);
+    expect(open).toHaveLength(3 + ACCOUNT_ROUTES.length + 2);
     for (const m of open) {
       expect(m.props.ApiKeyRequired).toBe(false);
       expect(m.props.AuthorizationType).toBe('NONE');
