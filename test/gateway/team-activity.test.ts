@@ -231,7 +231,7 @@ describe('storage', () => {
     const res = await h.call(CLIP.path, { url: 'not a clip' }, { key });
     const [r] = (await byKey(key).get('/v1/account/requests')).body.data.requests;
     expect(r.requestId).toBe(res.body.error.requestId);
-    const item = (await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: `TEAM#${teamId}`, sk: `REQ#${r.time}#${r.requestId}` } }))).Item!;
+    const item = (await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: `TEAM#${teamId}`, sk: `REQ#${new Date(Date.parse(r.time) - r.ms).toISOString()}#${r.requestId}` } }))).Item!; // keyed by the request's start
     expect(item.expiresAt).toBe(Math.floor(Date.parse(r.time) / 1000) + 7 * 86_400);
 
     const old = new Date(Date.now() - 8 * 86_400_000).toISOString();
