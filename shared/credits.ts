@@ -15,8 +15,9 @@ import { freeAnswerUpdate, liveUsageUpdate } from './usage';
  * requests against a balance of K give exactly min(N, K) successes and the balance never goes
  * negative), is settled when it succeeds (`settleLive`: ledger record, daily usage count, history
  * item and cache entry in one transaction), and gives the credit back on any error (`settleError`:
- * the refund, with the error's usage count and history item). A cache hit is settled by `settleHit`
- * (the balance to show, with the hit's usage count and history item). Every answer of an operation
+ * the refund, with the error's usage count and history item). A cache hit is recorded by `recordHit`
+ * (the hit's usage count and history item, sent beside the cache read, conditional on a fresh
+ * entry; `unrecordHit` takes it back for an entry that proves unreadable). Every answer of an operation
  * with a known team is counted and recorded here, with the writes it makes anyway; nothing else
  * writes these.
  */
