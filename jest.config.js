@@ -19,7 +19,10 @@ module.exports = {
   transform: {
     '^.+\\.(t|j|mj)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
-  transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
+  // The bundles the bundle tests build (test/bundle.test.ts, test/mcp/bundle.test.ts) are run as
+  // Lambda runs them, untouched: transforming a megabyte of minified code per function took most
+  // of those files' time.
+  transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`, '/(mcp-)?bundles?-[^/]+/'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   extensionsToTreatAsEsm: [],
   globalSetup: '<rootDir>/test/support/global-setup.ts',

@@ -43,6 +43,14 @@ export const config = {
     return num('UPSTREAM_RETRIES', 2);
   },
   /**
+   * The first wait before an upstream attempt is repeated (jittered to 50–100%, doubling per
+   * further attempt). The tests shorten it: they prove how many attempts are made, not how long
+   * the service waits between them.
+   */
+  get upstreamRetryBaseMs() {
+    return num('UPSTREAM_RETRY_BASE_MS', 150);
+  },
+  /**
    * One DynamoDB attempt (the SDK makes 3); without it a hung connection would hold the request until
    * Lambda's timeout. DynamoDB answers in milliseconds; the 8 s between the scrape deadline and the
    * function's timeout must hold a settle, its check and a refund even when DynamoDB hangs.

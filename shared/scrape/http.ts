@@ -117,7 +117,6 @@ function agentsFor(platform: string, scope?: string): { agents: { http: http.Age
  */
 const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|cookie)$|token|auth|csrf|session|secret|api-?key/i;
 
-const RETRY_BASE_MS = 150;
 /** Below this much time left no request is sent: it could not answer in time. */
 const MIN_BUDGET_MS = 50;
 const MAX_REDIRECTS = 5;
@@ -175,7 +174,7 @@ export function upstreamClient(def: PlatformUpstream, rules: AnswerRules): Upstr
       // Only 5xx is retried: a non-standard status above 599 (a 999 "request denied") is an answer
       // for the platform's rules, and asking again at once would only be refused again.
       if (res && (res.status < 500 || res.status > 599)) return res;
-      const delay = RETRY_BASE_MS * 2 ** attempt * (0.5 + Math.random() / 2);
+      const delay = config.upstreamRetryBaseMs * 2 ** attempt * (0.5 + Math.random() / 2);
       if (attempt >= config.upstreamRetries || ctx.remaining() - delay < 250) {
         if (res) throw unavailable(`${def.platform} answered ${res.status}`, upstreamRetryAfter(res.headers));
         throw unavailable(`${def.platform} unreachable: ${transportError}`);

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { brotliCompressSync } from 'node:zlib';
+import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import { freePort } from '../../dev/dynamo';
 import { config } from '../../shared/config';
 import { balance, ledger } from '../../shared/credits';
@@ -25,7 +26,14 @@ import { cachedItem, cacheKeyOf, dropCached, liveOps, type LiveOp } from './tabl
  * passed per request to its HTTP handler): every other DynamoDB call keeps the service's limits, so a
  * busy machine cannot turn a healthy call into a timeout.
  */
-const FAULT_TIMEOUT_MS = 500;
+const FAULT_TIMEOUT_MS = 250;
+
+/**
+ * The SDK's own retry strategy, the same attempts and retry quota, with short waits between attempts
+ * (the SDK waits 100 ms, or 500 ms after throttling, doubling, in the service): this file proves
+ * how many attempts are made and what each outcome costs, not how long the SDK waits.
+ */
+const SHORT_SDK_BACKOFF_MS = 10;
 
 type Step = 'key lookup' | 'key touch' | 'cache read' | 'reservation' | 'settle' | 'refund';
 /** timeout: the connection never opens; no answer: it opens, the request is sent, nothing comes back. */
@@ -109,6 +117,8 @@ beforeAll(async () => {
     handle(request: { port?: number }, options?: { requestTimeout?: number; abortSignal?: unknown }): Promise<unknown>;
   };
   const handle = handler.handle.bind(handler);
+  const strategy = new ConfiguredRetryStrategy(3, SHORT_SDK_BACKOFF_MS);
+  (rawDb().config as unknown as { retryStrategy: () => Promise<unknown> }).retryStrategy = async () => strategy;
   handler.handle = (request, options = {}) =>
     handle(request, request.port === blackhole.port || request.port === silentPort ? { ...options, requestTimeout: FAULT_TIMEOUT_MS } : options);
 

@@ -2,11 +2,11 @@ import { balance, ledger } from '../../shared/credits';
 import { envName } from '../../shared/config';
 import { startBlackhole, type Blackhole } from '../support/blackhole';
 import { FakeUpstream, fixtureText, type FakeReply } from '../../dev/upstream/fake';
-import type { Operation } from '../../shared/operations';
 import { startHarness, type CallResult, type Harness } from '../support/harness';
 import { LogCapture } from '../support/logs';
 import { NetGuard, portOf } from '../support/net-guard';
 import { RememberedIds } from '../../shared/scrape/remembered';
+import { startCold } from '../../shared/scrape/warm';
 import { cachedItem, dropCached, forgetSharedCredentials, liveOps, successPaths, type LiveOp } from './table';
 
 /**
@@ -93,39 +93,6 @@ const keys = new Map<string, { key: string; teamId: string; paths: string[] }>()
 let tried = 0;
 let coldRuns = 0;
 
-/**
- * One call through a cold container: a gateway whose handler, and every module it loads (the
- * scraper too, which loads lazily), come from a fresh module registry, so nothing a warm function
- * learnt (a name's id, say) is remembered and every path is asked.
- */
-async function coldCall(op: Operation, query: Record<string, string>, key: string): Promise<{ res: CallResult; port: number }> {
-  let out: { res: CallResult; port: number } | undefined;
-  const level = process.env.POWERTOOLS_LOG_LEVEL;
-  process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG'; // the fresh logger is created with this level
-  try {
-    await jest.isolateModulesAsync(async () => {
-      const { startGateway: start } = (await import('../../dev/gateway')) as typeof import('../../dev/gateway');
-      const gateway = await start();
-      try {
-        out = { res: await callAt(gateway.url, op.path, query, key), port: portOf(gateway.url) };
-      } finally {
-        await gateway.stop();
-      }
-    });
-  } finally {
-    process.env.POWERTOOLS_LOG_LEVEL = level;
-  }
-  return out!;
-}
-
-async function callAt(base: string, path: string, query: Record<string, string>, key: string): Promise<CallResult> {
-  const res = await fetch(`${base}${path}?${new URLSearchParams(query)}`, { headers: { 'x-api-key': key } });
-  const text = await res.text();
-  const headers: Record<string, string> = {};
-  res.headers.forEach((value, name) => (headers[name] = value));
-  return { status: res.status, headers, body: JSON.parse(text) };
-}
-
 interface Case {
   live: LiveOp;
   fault: Fault;
@@ -157,14 +124,16 @@ async function runOne(c: Case, only: string | null, cold = false): Promise<void>
   const before = await balance(teamId);
   const ledgerBefore = (await ledger(teamId)).length;
   let res: CallResult;
-  let coldPort = NaN;
   try {
     if (cold) {
-      // A cold function of a fresh deployment: no name it learnt, and no shared upstream credential.
+      // A cold function of a fresh deployment: nothing the platform's warm function keeps in memory
+      // (names resolved to ids, sessions, tokens: every keptWarm hook, shared/scrape/warm.ts), and no
+      // shared upstream credential in the database. A hook that missed something would leave the
+      // faulty path unasked, which the check below refuses.
+      startCold(op.platform);
       await forgetSharedCredentials();
-      ({ res, port: coldPort } = await coldCall(op, scenario.query, key));
     }
-    else res = await h.call(op.path, scenario.query, { key });
+    res = await h.call(op.path, scenario.query, { key });
   } finally {
     process.env[envVar] = saved;
     Object.assign(process.env, savedLimits);
@@ -203,7 +172,7 @@ async function runOne(c: Case, only: string | null, cold = false): Promise<void>
   expect(await cachedItem(op, scenario.query)).toBeUndefined();
 
   // No connection to anything but the fake (or the black hole standing for the platform), the gateway and DynamoDB.
-  const allowed = [portOf(h.fake.url), portOf(h.gateway.url), portOf(process.env.DYNAMODB_ENDPOINT), blackhole.port, coldPort];
+  const allowed = [portOf(h.fake.url), portOf(h.gateway.url), portOf(process.env.DYNAMODB_ENDPOINT), blackhole.port];
   expect(guard.foreign(allowed)).toEqual([]);
   expect(foreign.connections).toEqual([]);
   if (fault.reply && only === null) expect(h.fake.requests.length).toBeGreaterThan(0);

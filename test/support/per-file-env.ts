@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { envName } from '../../shared/config';
-import { operations } from '../../shared/operations';
 
+// The environment is set before any project module loads: the logger reads its level when it is
+// created (shared/log.ts), so an import above these lines would log every request at INFO.
 // Each test file works on its own tables in the shared DynamoDB Local, so files never see each other's data.
 const suffix = randomUUID().slice(0, 8);
 process.env.ACCOUNTS_TABLE = `accounts-${suffix}`;
@@ -15,6 +15,9 @@ process.env.POWERTOOLS_LOG_LEVEL = process.env.TEST_LOG_LEVEL || 'SILENT';
 // scrape-foundation deadline case) set short ones of their own.
 process.env.SCRAPE_DEADLINE_MS = process.env.SCRAPE_DEADLINE_MS || '20000';
 process.env.UPSTREAM_TIMEOUT_MS = process.env.UPSTREAM_TIMEOUT_MS || '8000';
+// Upstream retries wait 150 ms, then 300 ms, in the service; the tests count attempts, not waits
+// (test/unit/scrape-foundation.test.ts checks the service's own waits).
+process.env.UPSTREAM_RETRY_BASE_MS = process.env.UPSTREAM_RETRY_BASE_MS || '5';
 // DynamoDB Local on a busy machine can take far longer than DynamoDB (1 s in production).
 process.env.DYNAMODB_TIMEOUT_MS = process.env.DYNAMODB_TIMEOUT_MS || '10000';
 process.env.DYNAMODB_CONNECT_TIMEOUT_MS = process.env.DYNAMODB_CONNECT_TIMEOUT_MS || '5000';
@@ -23,5 +26,8 @@ process.env.DYNAMODB_CONNECT_TIMEOUT_MS = process.env.DYNAMODB_CONNECT_TIMEOUT_M
 process.env.PASSWORD_HASH_TEST_LOG2N = process.env.PASSWORD_HASH_TEST_LOG2N || '10';
 // Never let a test reach a real proxy or a real site by accident.
 delete process.env.SCRAPER_PROXY_URL;
+// Loaded only now, for the reason above.
+const { envName } = require('../../shared/config') as typeof import('../../shared/config');
+const { operations } = require('../../shared/operations') as typeof import('../../shared/operations');
 // Every upstream defaults to a closed local port; a test that wants one points it at its fake upstream.
 for (const op of operations) process.env[`UPSTREAM_${envName(op.platform)}_URL`] = 'http://127.0.0.1:9';

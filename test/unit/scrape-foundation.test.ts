@@ -107,6 +107,25 @@ describe('upstream client', () => {
     expect(ctx.upstreamCalls).toBe(3); // 1 + UPSTREAM_RETRIES (2)
   });
 
+  test("the service's own backoff between attempts: 150 ms, then 300 ms, each jittered to 50–100%", async () => {
+    const saved = process.env.UPSTREAM_RETRY_BASE_MS;
+    delete process.env.UPSTREAM_RETRY_BASE_MS; // the tests' short wait (per-file-env.ts) off: the default
+    const at: number[] = [];
+    fake.on('/down-timed', () => {
+      at.push(performance.now());
+      return { status: 503, body: {} };
+    });
+    try {
+      expect(await codeOf(client.answer(ScrapeContext.withBudget(5000), '/down-timed', { what: 'test' }))).toBe('PLATFORM_UNAVAILABLE');
+    } finally {
+      process.env.UPSTREAM_RETRY_BASE_MS = saved;
+    }
+    expect(at).toHaveLength(3);
+    // Lower bounds only: a busy machine can make the waits longer, never shorter.
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(75 - 5);
+    expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(150 - 5);
+  });
+
   test('a 5xx then a 200 succeeds', async () => {
     let n = 0;
     fake.on('/flaky', () => (n++ === 0 ? { status: 503, body: {} } : { body: { ok: 1 } }));
