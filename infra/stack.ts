@@ -666,7 +666,7 @@ export class SocialDataApiStack extends Stack {
 }
 
 /**
- * A cdk-nag (AwsSolutions) finding accepted on purpose, with its reason (README lists them all).
+ * A cdk-nag (AwsSolutions) finding accepted on purpose, with its reason (docs/security.md lists them all).
  * test/infra/nag.ts (run by test/infra/stack.test.ts) runs the pack; anything not fixed or acknowledged here fails it.
  */
 function acknowledge(scope: Construct, rule: string, reason: string) {

@@ -73,7 +73,7 @@ export function statusPaths(): Json {
         operationId: 'status',
         summary: 'Each operation\'s state, answers by status and code over 15 minutes and 24 hours, latency, last success and last canary',
         description:
-          'Public (no key, no credits), throttled like the other unauthenticated routes. States: operational, degraded, down, unknown (too little traffic and no recent canary), not configured (no source). The rules are in the README. A deployment caches the document up to 30 s.',
+          'Public (no key, no credits), throttled like the other unauthenticated routes. States: operational, degraded, down, unknown (too little traffic and no recent canary), not configured (no source). The rules are in docs/status.md. A deployment caches the document up to 30 s.',
         tags: ['status'],
         security: [],
         responses: {

@@ -1,8 +1,9 @@
 import { loaded } from './secrets';
 
 /**
- * Every setting comes from the environment with a safe default; README's configuration table
- * lists each of them. Read lazily so tests and the local gateway can set the environment first.
+ * Every setting comes from the environment with a safe default; the configuration tables (README,
+ * docs/configuration.md) list each of them. Read lazily so tests and the local gateway can set the
+ * environment first.
  */
 const num = (name: string, fallback: number): number => {
   const raw = process.env[name];

@@ -3,7 +3,7 @@ import type { Figures } from './outcomes';
 
 /**
  * The rules that turn an operation's figures into its state on GET /v1/status, written once (the
- * README lists them; test/status/state.test.ts checks each):
+ * docs/status.md lists them; test/status/state.test.ts checks each):
  *
  *   not configured  the operation has no source (planned in the operation table, or its source is
  *                   configuration the deployment does not give: `sourceVariable` unset)

@@ -9,7 +9,7 @@ import { SocialDataApiStack } from '../../infra/stack';
 /**
  * AWS's own best-practice rules (cdk-nag v3, the AwsSolutions pack, as a CDK policy-validation
  * plugin) on the synthesized stack: every finding is fixed in infra/stack.ts or acknowledged there
- * with a one-line reason (README lists them). An unacknowledged error or warning fails synthesis.
+ * with a one-line reason (docs/security.md lists them). An unacknowledged error or warning fails synthesis.
  */
 function findings(extraContext: Record<string, unknown> = {}): string[] {
   const cdkJson = JSON.parse(readFileSync(path.join(__dirname, '../../cdk.json'), 'utf8'));
