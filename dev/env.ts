@@ -28,4 +28,7 @@ export function measuringEnvironment(name: string): void {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   delete process.env.DYNAMODB_ENDPOINT;
   delete process.env.SCRAPER_PROXY_URL;
+  // The JVM's own compilers for a measured DynamoDB Local (dev/dynamo.ts trades steady-state speed
+  // for less CPU in the tests), unless the caller chose.
+  process.env.DYNAMODB_LOCAL_JAVA_OPTS ??= '';
 }

@@ -73,6 +73,11 @@ test('every relative link in README.md and docs/ resolves, anchors included', ()
   expect(report).toEqual({});
 });
 
+test('the README stays a five-minute read: at most 200 lines (the rest lives in docs/)', () => {
+  const lines = readFileSync(path.join(ROOT, 'README.md'), 'utf8').replace(/\n$/, '').split('\n');
+  expect(lines.length).toBeLessThanOrEqual(200);
+});
+
 test('the check reads every page and finds their links', () => {
   expect(files.map((f) => path.relative(ROOT, f))).toEqual(expect.arrayContaining(['README.md', 'docs/README.md', 'docs/api.md', 'docs/operations/livestream-clip.md']));
   const relative = files.flatMap((f) => linkTargets(readFileSync(f, 'utf8')).filter((t) => !isExternal(t)));
