@@ -302,7 +302,7 @@ export async function ledger(teamId: string, since?: string): Promise<LedgerEntr
  * The usage count and the history item of a free answer (a cache hit or an error), sent together
  * (one round trip). Never throws: counting must not fail a request.
  */
-async function recordFreeAnswer(a: Answered, log: Log): Promise<void> {
+export async function recordFreeAnswer(a: Answered, log: Log): Promise<void> {
   const writes = await Promise.allSettled([
     (async () => db().send(new UpdateCommand(freeAnswerUpdate(a.teamId, a.operation, a.code, a.time))))(),
     (async () => db().send(new PutCommand({ TableName: config.accountsTable, Item: historyItem(a) })))(),
@@ -352,10 +352,17 @@ export async function recordHit(answer: Answered, cacheKey: string, maxAgeSecond
  * two): the count taken back. Its history item is replaced by the request's own answer (same key).
  * Never throws.
  */
-export async function unrecordHit(answer: Answered, log: Log): Promise<void> {
+export const unrecordHit = (answer: Answered, log: Log): Promise<void> => unrecordFreeAnswer({ ...answer, code: null }, log);
+
+/**
+ * A free answer counted ahead of time (a hit, or a refusal the authorizer's balance foretold) that
+ * turned out otherwise: its usage count taken back. Its history item is replaced by the request's
+ * own answer (same key: the request's start). Never throws.
+ */
+export async function unrecordFreeAnswer(answer: Answered, log: Log): Promise<void> {
   await db()
-    .send(new UpdateCommand(freeAnswerUpdate(answer.teamId, answer.operation, null, answer.time, -1)))
-    .catch((err: unknown) => log.warn('a hit counted for an unreadable cache entry was not taken back', { error: (err as Error)?.name }));
+    .send(new UpdateCommand(freeAnswerUpdate(answer.teamId, answer.operation, answer.code, answer.time, -1)))
+    .catch((err: unknown) => log.warn('an answer counted ahead of time was not taken back', { error: (err as Error)?.name, code: answer.code }));
 }
 
 /** A hit whose transaction found no fresh entry although the read did (it expired in between): counted now. */

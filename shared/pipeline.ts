@@ -1,6 +1,6 @@
 import { cacheItem, cacheKey, readCache } from './cache';
 import { config } from './config';
-import { COST, balance, recordHit, recordLateHit, reserve, scrapesAhead, settleError, settleLive, unrecordHit } from './credits';
+import { COST, balance, recordFreeAnswer, recordHit, recordLateHit, reserve, scrapesAhead, settleError, settleLive, unrecordFreeAnswer, unrecordHit } from './credits';
 import { entryPoint } from './entry';
 import { creditHeaders, success } from './envelope';
 import { ApiError, type ErrorCode, GATEWAY_MESSAGES, toApiError, toScrapeError } from './errors';
@@ -75,6 +75,10 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
     let upstreamCalls = 0;
     /** A hit counted for a cache entry that proved unreadable, being taken back (never rejects). */
     let unreadableHit: Promise<void> | undefined;
+    /** A refusal (402) counted beside the reservation because the authorizer saw no credit (see below). */
+    let refusalCounted: Answered | undefined;
+    /** That refusal's count taken back, the reservation having succeeded after all (never rejects). */
+    let refusalTakenBack: Promise<void> | undefined;
     let counted: Outcome | undefined;
     const keyId = event.requestContext?.authorizer?.keyId as string | undefined;
     const answered = (teamId: string, status: number, code: ErrorCode | null, cached: boolean): Answered => {
@@ -147,13 +151,28 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
       const abort = new AbortController();
       const ctx = ScrapeContext.withBudget(config.scrapeDeadlineMs, abort.signal);
       const reservation = reserve(teamId, requestId);
+      // A team the authorizer saw without a credit is almost always refused: the refusal's usage
+      // count, history item and outcome go beside the reservation instead of after it, so a 402
+      // costs no round trip of its own. A reservation that succeeds after all (credits added
+      // meanwhile) has them taken back while it scrapes; its own answer replaces the history item.
+      let reserving: Promise<number> = reservation;
+      if (creditsHint !== undefined && creditsHint < COST) {
+        const refusal = answered(teamId, 402, 'INSUFFICIENT_CREDITS', false);
+        refusalCounted = refusal;
+        reserving = concludeWith(
+          // Both settled before the answer leaves (a Lambda frozen mid-write may lose the write).
+          Promise.allSettled([reservation, recordFreeAnswer(refusal, log)]).then(([r]) => (r.status === 'fulfilled' ? r.value : Promise.reject(r.reason))),
+          { status: 402, code: 'INSUFFICIENT_CREDITS' },
+        );
+      }
       const loading = scraper();
       const ready = scrapesAhead(creditsHint) ? loading : reservation.then(() => loading);
       const scraping = ready.then((scrape) => runScrape(scrape, values, ctx, log));
       scraping.catch(() => undefined); // settled below; never an unhandled rejection meanwhile
       try {
-        remainingAfter = await reservation;
+        remainingAfter = await reserving;
         reserved = true;
+        if (refusalCounted) refusalTakenBack = unrecordFreeAnswer(refusalCounted, log);
       } catch (err) {
         abort.abort();
         throw err;
@@ -172,13 +191,21 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
       const charge = { teamId, requestId, operation: op.id, time: new Date(fetchedAt).toISOString() };
       await concludeWith(settleLive(charge, item, log, { keyId, ms: fetchedAt - started }), { status: 200, live: true });
       reserved = false;
-      await unreadableHit;
+      await Promise.all([unreadableHit, refusalTakenBack]);
       return success(data, { requestId, creditsCharged: COST, creditsRemaining: remainingAfter, cached: false });
     } catch (err) {
       const apiError = toApiError(err);
-      const answer = teamId ? answered(teamId, apiError.status, apiError.code, false) : undefined;
-      const remaining = await concludeWith(creditsAfterError(answer, reserved ? remainingAfter : undefined, creditsHint, log), { status: apiError.status, code: apiError.code });
-      await unreadableHit;
+      let remaining: number | undefined;
+      if (refusalCounted && !reserved && apiError.code === 'INSUFFICIENT_CREDITS') {
+        // Counted and recorded beside the reservation: nothing more to write.
+        remaining = creditsHint;
+      } else {
+        // Any other answer: a refusal counted ahead of time is taken back (once) beside its own count.
+        if (refusalCounted) refusalTakenBack ??= unrecordFreeAnswer(refusalCounted, log);
+        const answer = teamId ? answered(teamId, apiError.status, apiError.code, false) : undefined;
+        remaining = await concludeWith(creditsAfterError(answer, reserved ? remainingAfter : undefined, creditsHint, log), { status: apiError.status, code: apiError.code });
+      }
+      await Promise.all([unreadableHit, refusalTakenBack]);
       Object.assign(responseHeaders, creditHeaders(0, remaining));
       throw apiError;
     } finally {

@@ -2,8 +2,9 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { findKey, listKeys, revokeKey } from '../shared/auth/keys';
 import { cacheItem, cacheKey } from '../shared/cache';
 import { config } from '../shared/config';
-import { balance, ledger } from '../shared/credits';
-import { db, dynamoCallCount, dynamoRoundTripCount } from '../shared/db/client';
+import { addCredits, balance, ledger } from '../shared/credits';
+import { db, dynamoCallCount, dynamoRoundTripCount, rawDb } from '../shared/db/client';
+import { readFigures } from '../shared/status/outcomes';
 import { logger } from '../shared/log';
 import { fixture } from '../dev/upstream/fake';
 import { startHarness, type Harness } from './support/harness';
@@ -179,6 +180,66 @@ describe('cache', () => {
     expect(miss.calls).toBeLessThanOrEqual(10);
     expect(live.calls).toBeLessThanOrEqual(6);
     expect(invalid.calls).toBeLessThanOrEqual(6);
+  });
+
+  // A team the authorizer saw without a credit: the refusal's count, history item and outcome go
+  // beside the reservation, so a 402 costs the authorizer's round trip and the reservation's, no more.
+  test('a 402 of a key the authorizer knows (balance 0): 2 round trips, counted once in usage, history and status', async () => {
+    const { key, teamId } = await h.team(0);
+    await h.call(PATH, {}, { key }); // the key's first use (a 422): from now on the authorizer reads the balance with the key
+    const op = 'microblog-a-user-posts';
+    const [before] = [(await readFigures([op], '15m'))[op]!];
+    const [calls, trips] = [dynamoCallCount(), dynamoRoundTripCount()];
+    const res = await h.call(PATH, { handle: 'refused.bsky.social' }, { key });
+    expect({ status: res.status, code: res.body.error?.code, trips: dynamoRoundTripCount() - trips }).toEqual({ status: 402, code: 'INSUFFICIENT_CREDITS', trips: 2 });
+    // The key and balance, the reservation, the usage count and history item, the two outcome counters.
+    expect(dynamoCallCount() - calls).toBeLessThanOrEqual(7);
+    expect(res.headers['x-credits-remaining']).toBe('0');
+    const { usage } = await import('../shared/usage');
+    expect((await usage(teamId, 1)).totals).toMatchObject({ byCode: { VALIDATION_ERROR: 1, INSUFFICIENT_CREDITS: 1 } });
+    const { requestHistory } = await import('../shared/history');
+    const items = (await requestHistory(teamId, { limit: 100 })).requests.filter((i) => i.requestId === res.body.error.requestId);
+    expect(items).toEqual([expect.objectContaining({ status: 402, code: 'INSUFFICIENT_CREDITS', credits: 0 })]);
+    const after = (await readFigures([op], '15m'))[op]!;
+    expect((after.byCode.INSUFFICIENT_CREDITS ?? 0) - (before.byCode.INSUFFICIENT_CREDITS ?? 0)).toBe(1);
+  });
+
+  test('a refusal counted ahead of time is taken back when credits arrive before the reservation: one 200, no 402 anywhere', async () => {
+    const { key, teamId } = await h.team(0);
+    await h.call(PATH, {}, { key }); // the authorizer now reads the balance (0) with the key
+    const op = 'microblog-a-user-posts';
+    const before = (await readFigures([op], '15m'))[op]!;
+    // Credits land after the authorizer read 0 and before the reservation is sent.
+    const name = 'creditsArriveFirst';
+    rawDb().middlewareStack.addRelativeTo(
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the finalize step's arguments are loosely typed
+      (next: any, context: any) => async (args: any) => {
+        if (context.commandName === 'UpdateItemCommand' && /credits >= :cost/.test(args.input.ConditionExpression ?? '')) {
+          rawDb().middlewareStack.remove(name);
+          await addCredits(teamId, 5);
+        }
+        return next(args);
+      },
+      { relation: 'after', toMiddleware: 'retryMiddleware', name, override: true },
+    );
+    let res;
+    try {
+      res = await h.call(PATH, { handle: 'credits-arrive.bsky.social' }, { key });
+    } finally {
+      rawDb().middlewareStack.remove(name);
+    }
+    expect(res.status).toBe(200);
+    expect(res.body.meta).toMatchObject({ creditsCharged: 1, creditsRemaining: 4 });
+    const { usage } = await import('../shared/usage');
+    const totals = (await usage(teamId, 1)).totals;
+    expect(totals).toMatchObject({ live: 1, credits: 1, byCode: { VALIDATION_ERROR: 1 } });
+    expect(totals.byCode.INSUFFICIENT_CREDITS ?? 0).toBe(0);
+    const { requestHistory } = await import('../shared/history');
+    const items = (await requestHistory(teamId, { limit: 100 })).requests.filter((i) => i.requestId === res.body.meta.requestId);
+    expect(items).toEqual([expect.objectContaining({ status: 200, credits: 1 })]);
+    const after = (await readFigures([op], '15m'))[op]!;
+    expect((after.byCode.INSUFFICIENT_CREDITS ?? 0) - (before.byCode.INSUFFICIENT_CREDITS ?? 0)).toBe(0);
+    expect(after.live - before.live).toBe(1);
   });
 
   test('the daily usage counter: every answer per operation, live with its credits, cache hits, errors by code', async () => {
