@@ -76,7 +76,7 @@ export class SocialDataApiStack extends Stack {
   readonly cache: dynamodb.Table;
   /** The customer-managed key of the tables and secrets (context kmsKey=true), else AWS-owned keys. */
   readonly dataKey?: kms.Key;
-  /** The HMAC key API keys and session ids are hashed with (KEY_PEPPER_SECRET_ARN; shared/auth/hashing.ts). */
+  /** The HMAC key API keys, session ids and invitation tokens are hashed with (KEY_PEPPER_SECRET_ARN; shared/auth/hashing.ts). */
   private keyPepper!: secretsmanager.Secret;
   /** Where the operations' secrets are (set by operationFunctions), for every function that runs an operation. */
   private operationSecrets?: { cursorSecretArn: string; proxyParameterArn?: string };
@@ -238,7 +238,7 @@ export class SocialDataApiStack extends Stack {
     return secret;
   }
 
-  /** A function that hashes keys or session ids: the pepper's ARN in its environment, and reading that one secret. */
+  /** A function that hashes keys, session ids or invitation tokens: the pepper's ARN in its environment, and reading that one secret. */
   private withPepper(fn: lambda.Function) {
     fn.addEnvironment(KEY_PEPPER_VARIABLE, this.keyPepper.secretArn);
     this.keyPepper.grantRead(fn);
@@ -314,17 +314,22 @@ export class SocialDataApiStack extends Stack {
     const secrets = this.operationSecrets;
     if (!secrets) throw new Error('operationFunctions() creates the secrets before any function is allowed them');
     this.allowOperationSecrets(fn);
-    // Reserve/refund are UpdateItem; the settle transaction puts the ledger record, adds to the
-    // day's usage count (UpdateItem) and puts the cache entry. Only in team partitions (TEAM#…): a
-    // function that parses hostile pages can neither read nor write a key, member, invitation,
-    // session or sign-in throttle item, nor change a team's name or usage-plan key.
-    this.allowItems(fn, ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], [TEAM_PREFIX]);
+    // Every write of a request on the accounts table is an UpdateItem: reserve and refund, the usage
+    // counts, and the ledger record and history item, written whole by UpdateItem (shared/credits.ts).
+    // Only in team partitions (TEAM#…): a function that parses hostile pages can neither read nor
+    // write a key, member, invitation, session or sign-in throttle item.
+    this.allowItems(fn, ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [TEAM_PREFIX]);
+    // Never PutItem or DeleteItem there, whatever else the role is granted: a Put could replace a team
+    // item whole with one that names none of the attributes denied below, a Delete remove it.
+    fn.addToRolePolicy(new iam.PolicyStatement({ effect: iam.Effect.DENY, actions: [...SCRAPER_DENIED_ACCOUNT_ACTIONS], resources: [this.accounts.tableArn] }));
+    // Nor an update naming a team's name, usage-plan key or creation time (SET or REMOVE), or the
+    // byTeam index's keys (an item slipped into another team's key or member listing).
     fn.addToRolePolicy(
       new iam.PolicyStatement({
         effect: iam.Effect.DENY,
-        actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem'],
+        actions: ['dynamodb:UpdateItem'],
         resources: [this.accounts.tableArn],
-        conditions: { 'ForAnyValue:StringEquals': { 'dynamodb:Attributes': [...TEAM_ATTRIBUTES_NO_SCRAPER_WRITES] } },
+        conditions: { 'ForAnyValue:StringEquals': { 'dynamodb:Attributes': [...TEAM_ATTRIBUTES_NO_SCRAPER_WRITES, TEAM_INDEX.partitionKey, TEAM_INDEX.sortKey] } },
       }),
     );
     // Cache reads, the hit's condition check (recordHit) and the settle transaction's put; shared
@@ -707,6 +712,8 @@ const KEY_PREFIX = keyPk('');
 const ACCOUNT_OWN_PREFIXES = [KEY_PREFIX, memberPk(''), invitePk(''), sessionPk(''), 'THROTTLE#'] as const;
 /** Attributes of a team item no function that scrapes may write (it may change `credits` and reservation marks only). */
 export const TEAM_ATTRIBUTES_NO_SCRAPER_WRITES = ['name', 'usageKey', 'usageKeyId', 'createdAt'] as const;
+/** Denied outright on the accounts table to every function that scrapes (it writes by UpdateItem only). */
+export const SCRAPER_DENIED_ACCOUNT_ACTIONS = ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'] as const;
 
 /** The part of the stage's rate and burst all unauthenticated methods together may take. */
 export const OPEN_METHODS_SHARE = 0.4;

@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { RATE_LIMIT, config } from './config';
-import { db, isConditionalFailure, teamRange } from './db/client';
+import { db, isConditionalFailure, itemUpdate, teamRange } from './db/client';
 import { LEDGER_PREFIX, RESERVATION_MARK_PREFIX, TEAM_SK, teamPk } from './db/tables';
 import { ApiError, atCapacity } from './errors';
 import type { Log } from './log';
-import { type Answered, historyItem } from './history';
+import { type Answered, historyUpdate } from './history';
 import { freeAnswerUpdate, liveUsageUpdate } from './usage';
 
 /**
@@ -19,7 +19,9 @@ import { freeAnswerUpdate, liveUsageUpdate } from './usage';
  * (the hit's usage count and history item, sent beside the cache read, conditional on a fresh
  * entry; `unrecordHit` takes it back for an entry that proves unreadable). Every answer of an operation
  * with a known team is counted and recorded here, with the writes it makes anyway; nothing else
- * writes these.
+ * writes these. Every write a request makes on the accounts table is an UpdateItem (the ledger
+ * record and the history item too, written whole by `itemUpdate`): the functions that run requests
+ * parse hostile pages and have no PutItem there (infra/stack.ts), so they cannot replace an item.
  */
 export const COST = 1;
 
@@ -305,7 +307,7 @@ export async function ledger(teamId: string, since?: string): Promise<LedgerEntr
 export async function recordFreeAnswer(a: Answered, log: Log): Promise<void> {
   const writes = await Promise.allSettled([
     (async () => db().send(new UpdateCommand(freeAnswerUpdate(a.teamId, a.operation, a.code, a.time))))(),
-    (async () => db().send(new PutCommand({ TableName: config.accountsTable, Item: historyItem(a) })))(),
+    (async () => db().send(new UpdateCommand(historyUpdate(a))))(),
   ]);
   const failed = writes.filter((w): w is PromiseRejectedResult => w.status === 'rejected');
   if (failed.length) log.warn('usage or history not recorded', { errors: failed.map((f) => (f.reason as Error)?.name) });
@@ -313,7 +315,7 @@ export async function recordFreeAnswer(a: Answered, log: Log): Promise<void> {
 
 /**
  * A cache hit, recorded beside the cache read instead of after it (so a hit takes one DynamoDB round
- * trip after the authorizer's): one transaction counts the hit and puts its history item, on the
+ * trip after the authorizer's): one transaction counts the hit and writes its history item, on the
  * condition that the cache entry is fresh at `now` (`maxAgeSeconds`, as readCache judges it: fetched
  * recently enough, not expired, a binary body). It costs nothing and has no ledger record.
  * 'recorded': counted; 'no entry': no fresh entry, nothing written (a miss); 'failed': not counted
@@ -334,7 +336,7 @@ export async function recordHit(answer: Answered, cacheKey: string, maxAgeSecond
             },
           },
           { Update: freeAnswerUpdate(answer.teamId, answer.operation, null, answer.time) },
-          { Put: { TableName: config.accountsTable, Item: historyItem(answer) } },
+          { Update: historyUpdate(answer) },
         ],
       }),
     );
@@ -424,9 +426,11 @@ async function writeSettlement(charge: Omit<LedgerEntry, 'credits'>, cacheItem: 
   const time = Date.parse(charge.time);
   const answered: Answered = { ...charge, ...request, time, status: 200, code: null, credits: COST, cached: false };
   const charged: NonNullable<TransactWriteCommandInput['TransactItems']> = [
-    { Put: { TableName: config.accountsTable, Item: ledgerItem({ ...charge, credits: COST }), ConditionExpression: 'attribute_not_exists(pk)' } },
+    // Written by UpdateItem, never PutItem (a scraper has none on the accounts table): the ledger
+    // record is created, never changed (conditional on its absence, as a retry's guard).
+    { Update: itemUpdate(config.accountsTable, ledgerItem({ ...charge, credits: COST }), { condition: { expression: 'attribute_not_exists(pk)' } }) },
     { Update: liveUsageUpdate(charge.teamId, charge.operation, COST, charge.requestId, time) },
-    { Put: { TableName: config.accountsTable, Item: historyItem(answered) } },
+    { Update: historyUpdate(answered) },
   ];
   let withCache = cacheItem !== null;
   // Bounded in count and in time: each attempt is already retried by the SDK with its own timeouts.

@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from './config';
-import { db } from './db/client';
+import { db, itemUpdate } from './db/client';
 import { REQUEST_PREFIX, teamPk } from './db/tables';
 import { ERROR_STATUS, type ErrorCode, badCursor } from './errors';
 import { seal, unsealJson } from './sealed';
@@ -61,6 +61,19 @@ export function historyItem(a: Answered): Record<string, unknown> {
     requestId: a.requestId,
     expiresAt: Math.floor(a.time / 1000) + HISTORY_DAYS * 86_400,
   };
+}
+
+/**
+ * The history item as an UpdateItem that writes it whole (a scraping function has no PutItem on the
+ * accounts table: infra/stack.ts), the optional attributes the new answer lacks removed. It creates
+ * the item, or replaces the one an earlier step of this very request wrote (same key: a hit recorded
+ * for an entry that proved unreadable); never an item of another request or another kind.
+ */
+export function historyUpdate(a: Answered) {
+  return itemUpdate(config.accountsTable, historyItem(a), {
+    absent: ['keyId', 'code'],
+    condition: { expression: 'attribute_not_exists(pk) OR requestId = :historyRequestId', values: { ':historyRequestId': a.requestId } },
+  });
 }
 
 /** One request as recorded (GET /v1/account/requests adds the key's name). */

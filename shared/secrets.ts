@@ -5,7 +5,7 @@
  *
  *   CURSOR_SECRET_ARN         -> cursorSecret (the HMAC key of the cursors the service issues)
  *   SCRAPER_PROXY_PARAMETER   -> the scraper proxy URL, credentials included (SecureString, decrypted)
- *   KEY_PEPPER_SECRET_ARN     -> keyPepper (the HMAC key API keys and session ids are hashed with: shared/auth/hashing.ts)
+ *   KEY_PEPPER_SECRET_ARN     -> keyPepper (the HMAC key API keys, session ids and invitation tokens are hashed with: shared/auth/hashing.ts)
  *
  * Locally and in tests the plain variables (CURSOR_SECRET, SCRAPER_PROXY_URL[_...], KEY_PEPPER) still win: no AWS call
  * is made when no location is set. The AWS SDK clients are imported only when a location is set, so a

@@ -1,8 +1,9 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { conditionally, db, isConditionalFailure, teamItems } from '../db/client';
 import { INVITE_SK, MEMBER_SK, TEAM_INDEX, invitePk, memberPk, teamPk } from '../db/tables';
+import { lookupHashes, storedHash } from '../auth/hashing';
 import { hashPassword } from './passwords';
 
 /**
@@ -15,6 +16,10 @@ import { hashPassword } from './passwords';
  * them all at once (sessions.ts checks it on every request). Setting a password raises it, and a
  * removed member keeps only a tombstone (removedAt; no password, out of the team's listing), which
  * no session, invitation or sign-in accepts.
+ *
+ * An invitation token is stored only as a hash, like API keys and session ids: HMAC-SHA256 with the
+ * key pepper (shared/auth/hashing.ts). A link issued before the pepper (its item and the member's
+ * inviteHash under the plain SHA-256) still works: both hashes are looked up together.
  */
 export const INVITE_TTL_SECONDS = 24 * 3600;
 
@@ -27,7 +32,7 @@ export interface Member {
   passwordSetAt?: string;
   /** Sessions started under another epoch are over. Absent: 0. */
   sessionEpoch?: number;
-  /** sha256 of the newest invitation token; an older link no longer sets the password. */
+  /** The hash of the newest invitation token (as its INVITE# item is keyed); an older link no longer sets the password. */
   inviteHash?: string;
   removedAt?: string;
 }
@@ -35,7 +40,6 @@ export interface Member {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 export const isEmail = (email: unknown): email is string => typeof email === 'string' && email.length <= 254 && EMAIL.test(email.trim());
-const tokenHash = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 export const epochOf = (m: { sessionEpoch?: number }) => m.sessionEpoch ?? 0;
 
 /** The stored item, tombstones included. */
@@ -79,7 +83,7 @@ export async function invite(teamId: string, rawEmail: string, now = Date.now())
   const current = existing && !existing.removedAt ? existing : null;
   if (current && current.teamId !== teamId) throw new Error(`${email} is already a member of another team`);
   const token = randomBytes(32).toString('base64url');
-  const hash = tokenHash(token);
+  const hash = storedHash(token);
   const createdAt = new Date(now).toISOString();
   const expiresAt = Math.floor(now / 1000) + INVITE_TTL_SECONDS;
   const member: Member = current ?? { memberId: randomUUID().slice(0, 8), email, teamId, createdAt };
@@ -130,12 +134,17 @@ export async function invite(teamId: string, rawEmail: string, now = Date.now())
  */
 export async function setPassword(token: string, password: string, now = Date.now()): Promise<string | null> {
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null;
-  const hash = tokenHash(token);
+  // Under whichever hash the link was issued (peppered, or the plain SHA-256 of before), asked together.
+  const hashes = lookupHashes(token);
+  const reads = await Promise.all(hashes.map((h) => db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: invitePk(h), sk: INVITE_SK }, ConsistentRead: true }))));
+  const found = reads.findIndex((r) => r.Item);
+  if (found < 0) return null;
+  // The member item names the newest link by this same hash.
+  const hash = hashes[found]!;
   const pk = invitePk(hash);
-  const res = await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk, sk: INVITE_SK }, ConsistentRead: true }));
-  const inv = res.Item as { email: string; teamId: string; memberId?: string; expiresAt: number; usedAt?: string } | undefined;
+  const inv = reads[found]!.Item as { email: string; teamId: string; memberId?: string; expiresAt: number; usedAt?: string };
   const nowS = Math.floor(now / 1000);
-  if (!inv || inv.usedAt || inv.expiresAt <= nowS) return null;
+  if (inv.usedAt || inv.expiresAt <= nowS) return null;
   const passwordHash = await hashPassword(password);
   const at = new Date(now).toISOString();
   // A link issued before invitations were tracked on the member (no inviteHash, no memberId) still

@@ -2,9 +2,10 @@ import { createHash, createHmac } from 'node:crypto';
 import { loaded } from '../secrets';
 
 /**
- * How the secrets callers hold (API keys, dashboard session ids) are stored: never themselves, only
- * a hash. With a pepper (deployed: the Secrets Manager secret KEY_PEPPER_SECRET_ARN names, read at
- * cold start by shared/secrets.ts; locally KEY_PEPPER) the hash is HMAC-SHA256 keyed with it, so a
+ * How the secrets callers hold (API keys, dashboard session ids, invitation tokens) are stored:
+ * never themselves, only a hash. With a pepper (deployed: the Secrets Manager secret
+ * KEY_PEPPER_SECRET_ARN names, read at cold start by shared/secrets.ts; locally KEY_PEPPER) the
+ * hash is HMAC-SHA256 keyed with it, so a
  * copy of the table alone (a backup, an export, a read-only leak) cannot be used to test guesses.
  * Without one (npm start, most tests) it is the plain SHA-256 every item was stored under before.
  *

@@ -59,6 +59,49 @@ export const dynamoCallCount = () => calls;
  */
 export const dynamoRoundTripCount = () => trips;
 
+/**
+ * The UpdateItem input that writes `item` whole, as PutItem would, with UpdateItem: every attribute
+ * but the key SET (undefined ones left out), and each of `absent` (attributes an earlier version of
+ * the item may carry and this one does not) that `item` lacks REMOVEd. The functions that parse
+ * hostile pages have no PutItem on the accounts table: a Put replaces whatever item has the key, a
+ * team item too, and could drop its attributes (name, usage key) that an UpdateItem may not name.
+ * `condition` (its own placeholders) says which existing item the update may change.
+ */
+export function itemUpdate(
+  tableName: string,
+  item: Record<string, unknown>,
+  opts: { key?: readonly string[]; absent?: readonly string[]; condition?: { expression: string; values?: Record<string, unknown> } } = {},
+) {
+  const keyNames = opts.key ?? ['pk', 'sk'];
+  const Key = Object.fromEntries(keyNames.map((k) => [k, item[k]]));
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const set: string[] = [];
+  const remove: string[] = [];
+  for (const [name, value] of Object.entries(item)) {
+    if (keyNames.includes(name) || value === undefined) continue;
+    const i = set.length;
+    names[`#s${i}`] = name;
+    values[`:s${i}`] = value;
+    set.push(`#s${i} = :s${i}`);
+  }
+  for (const name of opts.absent ?? []) {
+    if (item[name] !== undefined) continue;
+    const i = remove.length;
+    names[`#r${i}`] = name;
+    remove.push(`#r${i}`);
+  }
+  if (!set.length) throw new Error('itemUpdate: an item without attributes besides its key');
+  return {
+    TableName: tableName,
+    Key,
+    UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
+    ...(opts.condition ? { ConditionExpression: opts.condition.expression } : {}),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: { ...values, ...(opts.condition?.values ?? {}) },
+  };
+}
+
 /** Errors of the database itself (throttling, outage) are our capacity problem, not the caller's. */
 export function isConditionalFailure(err: unknown): boolean {
   const name = (err as { name?: string })?.name;

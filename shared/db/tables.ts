@@ -19,7 +19,7 @@
  *   MEMBER#<email> / MEMBER                   a dashboard member: memberId, email, teamId, createdAt,
  *                                             passwordHash? (scrypt), passwordSetAt?
  *                                             (gsi1pk TEAM#<teamId>, gsi1sk MEMBER#<createdAt>#<email>)
- *   INVITE#<sha256(token)> / INVITE           a one-time set-password link: email, teamId, createdAt, expiresAt, usedAt?
+ *   INVITE#<hash(token)> / INVITE             a one-time set-password link: email, teamId, createdAt, expiresAt, usedAt?
  *   SESSION#<hash(id)> / SESSION              a dashboard session: teamId, email, memberId, createdAt, expiresAt, endedAt?
  *   THROTTLE#pair#<sha256(email, address)> / THROTTLE
  *                                             sign-in attempts of one e-mail from one address since the last

@@ -1,18 +1,19 @@
 import { createHash, createHmac } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { getMember } from '../../shared/account/members';
+import { getMember, invite } from '../../shared/account/members';
 import { endSession, findSession, startSession } from '../../shared/account/sessions';
 import { generateSecret } from '../../shared/auth/keys';
 import { config } from '../../shared/config';
 import { db } from '../../shared/db/client';
-import { KEY_SK, SESSION_SK, TEAM_INDEX, keyPk, sessionPk, teamPk } from '../../shared/db/tables';
-import { signedInMember } from '../support/account';
+import { INVITE_SK, KEY_SK, MEMBER_SK, SESSION_SK, TEAM_INDEX, invitePk, keyPk, memberPk, sessionPk, teamPk } from '../../shared/db/tables';
+import { AccountClient, signedInMember } from '../support/account';
 import { type Harness, withGateway } from '../support/harness';
 
 /**
- * Issue 18.7: API keys and session ids are stored as HMAC-SHA256 with the deployment's pepper (here
- * KEY_PEPPER; deployed, the Secrets Manager secret KEY_PEPPER_SECRET_ARN names: test/unit/secrets),
- * and the keys and sessions stored before the pepper (plain SHA-256) keep working.
+ * Issue 18.7: API keys, session ids and invitation tokens are stored as HMAC-SHA256 with the
+ * deployment's pepper (here KEY_PEPPER; deployed, the Secrets Manager secret KEY_PEPPER_SECRET_ARN
+ * names: test/unit/secrets), and the keys, sessions and invitations stored before the pepper (plain
+ * SHA-256) keep working.
  *
  * A keyed request to operation 4 without a source answers 503 PLATFORM_UNAVAILABLE: the key was
  * accepted (a refused key is 401 at the authorizer), and no upstream is involved.
@@ -97,4 +98,52 @@ test('a session started before the pepper (plain SHA-256) is still found, and si
   await endSession(old);
   expect(await findSession(old)).toBeNull();
   expect((await m.client.get('/v1/account/me', { cookie })).status).toBe(401);
+});
+
+let invited = 0;
+const inviteeEmail = () => `invitee-${Date.now().toString(36)}-${invited++}@example.com`;
+const setPasswordWith = (token: string, password = 'a long enough password') => new AccountClient(h).post('/v1/account/password', { token, password });
+
+test('an invitation token is stored under the peppered hash, never its plain SHA-256 (item and member), and the link sets the password once', async () => {
+  const email = inviteeEmail();
+  const { token } = await invite(teamId, email);
+  expect(await stored(invitePk(hmac(token)), INVITE_SK)).toMatchObject({ email, teamId });
+  expect(await stored(invitePk(sha256(token)), INVITE_SK)).toBeUndefined();
+  expect(await stored(memberPk(email), MEMBER_SK)).toMatchObject({ inviteHash: hmac(token) });
+  expect(JSON.stringify(await stored(memberPk(email), MEMBER_SK))).not.toContain(sha256(token));
+  // Under another pepper the link is unknown.
+  process.env.KEY_PEPPER = 'another-pepper';
+  try {
+    expect((await setPasswordWith(token)).status).toBe(400);
+  } finally {
+    process.env.KEY_PEPPER = PEPPER;
+  }
+  expect(await setPasswordWith(token)).toMatchObject({ status: 200, body: { data: { email } } });
+  expect((await setPasswordWith(token)).status).toBe(400);
+  const signIn = await new AccountClient(h).post('/v1/account/sign-in', { email, password: 'a long enough password' });
+  expect(signIn.status).toBe(200);
+});
+
+test('an invitation issued before the pepper (plain SHA-256) still sets the password, once; a newer link still replaces it', async () => {
+  const email = inviteeEmail();
+  delete process.env.KEY_PEPPER;
+  let old: string;
+  let replaced: string;
+  try {
+    old = (await invite(teamId, email)).token;
+    expect(await stored(invitePk(sha256(old)), INVITE_SK)).toMatchObject({ email });
+    expect(await stored(memberPk(email), MEMBER_SK)).toMatchObject({ inviteHash: sha256(old) });
+    // A second member whose old link is replaced by one issued under the pepper.
+    replaced = (await invite(teamId, `re-${email}`)).token;
+  } finally {
+    process.env.KEY_PEPPER = PEPPER;
+  }
+  expect(await setPasswordWith(old)).toMatchObject({ status: 200, body: { data: { email } } });
+  expect((await setPasswordWith(old, 'another long password')).status).toBe(400);
+  expect((await new AccountClient(h).post('/v1/account/sign-in', { email, password: 'a long enough password' })).status).toBe(200);
+
+  const newer = (await invite(teamId, `re-${email}`)).token;
+  expect(await stored(memberPk(`re-${email}`), MEMBER_SK)).toMatchObject({ inviteHash: hmac(newer) });
+  expect((await setPasswordWith(replaced)).status).toBe(400);
+  expect((await setPasswordWith(newer)).status).toBe(200);
 });

@@ -190,7 +190,9 @@ describe('least-privilege IAM', () => {
     const readers = [functionByDescription('dashboard account API'), functionByDescription('the MCP server')].map((fn) => fn.Properties.Role['Fn::GetAtt'][0]);
     const statusRole = functionByDescription('GET /v1/status').Properties.Role['Fn::GetAtt'][0];
     const policies = ofType('AWS::IAM::Policy');
-    const all = policies.filter(([, p]) => !p.Properties.Roles.some((r: { Ref: string }) => r.Ref === statusRole)).flatMap(([, p]) => p.Properties.PolicyDocument.Statement.flatMap(actionsOf));
+    // What is allowed (the scrapers' explicit Deny of DeleteItem and BatchWriteItem is no grant).
+    const allows = (p: Resource) => p.Properties.PolicyDocument.Statement.filter((st: { Effect?: string }) => st.Effect !== 'Deny');
+    const all = policies.filter(([, p]) => !p.Properties.Roles.some((r: { Ref: string }) => r.Ref === statusRole)).flatMap(([, p]) => allows(p).flatMap(actionsOf));
     expect(all.length).toBeGreaterThan(0);
     for (const action of all) {
       expect(action).not.toMatch(/\*|Scan|DeleteItem|Batch|DeleteTable|CreateTable|UpdateTable/);
@@ -198,7 +200,7 @@ describe('least-privilege IAM', () => {
     // The status document reads its counter items by key, 100 at a time, from the cache table only.
     expect(statementsOf(functionByDescription('GET /v1/status'))).toEqual([{ Effect: 'Allow', Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], Resource: cache }]);
     const others = policies.filter(([, p]) => !p.Properties.Roles.some((r: { Ref: string }) => readers.includes(r.Ref)));
-    expect(others.flatMap(([, p]) => p.Properties.PolicyDocument.Statement.flatMap(actionsOf))).not.toContain('dynamodb:Query');
+    expect(others.flatMap(([, p]) => allows(p).flatMap(actionsOf))).not.toContain('dynamodb:Query');
   });
 
   it('lets the authorizer read keys and team balances, and touch keys only, in the accounts table (18.7: leading keys)', () => {
@@ -210,28 +212,65 @@ describe('least-privilege IAM', () => {
     ]);
   });
 
-  it('lets operation functions get/update/put accounts items only in team partitions (never a key, member, invitation, session or throttle item; never a team name or usage key), and get/put cache entries (18.7)', () => {
+  /**
+   * 18.7: a function that parses hostile pages writes the accounts table by UpdateItem only: with
+   * PutItem it could replace a team item whole by one without the denied attributes. Every function
+   * that runs an operation (each operation's and the MCP one) has neither PutItem nor DeleteItem
+   * there, and an explicit Deny of both (and BatchWriteItem) that no later grant can lift.
+   */
+  const scrapers = () => [...routed.map((op) => functionByDescription(`GET ${op.path}`)), functionByDescription('the MCP server')];
+  const resourcesOf = (st: { Resource: unknown }) => [st.Resource].flat().map((r) => JSON.stringify(r));
+  const onAccounts = (st: { Resource: unknown }) => resourcesOf(st).includes(JSON.stringify(accounts));
+  const scraperDenies = [
+    { Effect: 'Deny', Action: ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem'], Resource: accounts },
+    {
+      Effect: 'Deny',
+      Action: 'dynamodb:UpdateItem',
+      Resource: accounts,
+      Condition: { 'ForAnyValue:StringEquals': { 'dynamodb:Attributes': ['name', 'usageKey', 'usageKeyId', 'createdAt', TEAM_INDEX.partitionKey, TEAM_INDEX.sortKey] } },
+    },
+  ];
+
+  it('lets operation functions get/update accounts items only in team partitions (never a key, member, invitation, session or throttle item; never a team name or usage key), and get/put cache entries (18.7)', () => {
     for (const op of routed) {
       const stmts = statementsOf(functionByDescription(`GET ${op.path}`));
       // CDK merges statements with the same actions into one listing both tables.
-      const resources = (st: { Resource: unknown }) => [st.Resource].flat().map((r) => JSON.stringify(r));
-      const allowed = (arn: unknown) => stmts.filter((st) => st.Effect !== 'Deny' && resources(st).includes(JSON.stringify(arn)));
+      const allowed = (arn: unknown) => stmts.filter((st) => st.Effect !== 'Deny' && resourcesOf(st).includes(JSON.stringify(arn)));
       expect(allowed(accounts).map((st) => ({ actions: actionsOf(st).sort(), leading: leadingKeysOf(st) }))).toEqual([
-        { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], leading: ['TEAM#*'] },
+        { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], leading: ['TEAM#*'] },
       ]);
+      // The cache keeps its PutItem (entries, shared upstream credentials).
       expect(allowed(cache).flatMap(actionsOf).sort()).toEqual(['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
-      const denied = stmts.filter((st) => st.Effect === 'Deny');
-      expect(denied).toEqual([
-        {
-          Effect: 'Deny',
-          Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
-          Resource: accounts,
-          Condition: { 'ForAnyValue:StringEquals': { 'dynamodb:Attributes': ['name', 'usageKey', 'usageKeyId', 'createdAt'] } },
-        },
-      ]);
+      expect(stmts.filter((st) => st.Effect === 'Deny')).toEqual(scraperDenies);
       const dynamo = stmts.filter((st) => actionsOf(st).some((a) => a.startsWith('dynamodb:')));
-      expect(new Set(dynamo.flatMap(resources))).toEqual(new Set([JSON.stringify(accounts), JSON.stringify(cache)]));
+      expect(new Set(dynamo.flatMap(resourcesOf))).toEqual(new Set([JSON.stringify(accounts), JSON.stringify(cache)]));
     }
+  });
+
+  it('no function that scrapes (every operation\'s, the MCP one) is allowed PutItem or DeleteItem on the accounts table, and each has the explicit Deny of both; the Deny of the team attributes covers UpdateItem (18.7)', () => {
+    const fns = scrapers();
+    expect(fns).toHaveLength(routed.length + 1);
+    for (const fn of fns) {
+      const stmts = statementsOf(fn);
+      const allowedOnAccounts = stmts.filter((st) => st.Effect !== 'Deny' && onAccounts(st)).flatMap(actionsOf);
+      expect(allowedOnAccounts).toContain('dynamodb:UpdateItem');
+      expect(allowedOnAccounts).not.toContain('dynamodb:PutItem');
+      expect(allowedOnAccounts).not.toContain('dynamodb:DeleteItem');
+      expect(allowedOnAccounts.filter((a) => !/^dynamodb:(GetItem|UpdateItem|Query)$/.test(a))).toEqual([]);
+      const denies = stmts.filter((st) => st.Effect === 'Deny');
+      expect(denies).toEqual(scraperDenies);
+      // The outright Deny has no condition: it holds for every item, a team item first.
+      const outright = denies.find((st) => !st.Condition)!;
+      expect(actionsOf(outright)).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:DeleteItem']));
+      const attributes = denies.find((st) => st.Condition)!;
+      expect(actionsOf(attributes)).toContain('dynamodb:UpdateItem');
+      expect(attributes.Condition!['ForAnyValue:StringEquals']!['dynamodb:Attributes']).toEqual(expect.arrayContaining(['name', 'usageKey', 'usageKeyId', 'createdAt']));
+    }
+    // Only the account API (its own items) and nothing that scrapes may PutItem on the accounts table.
+    const putters = ofType('AWS::Lambda::Function')
+      .filter(([, fn]) => statementsOf(fn).some((st) => st.Effect !== 'Deny' && onAccounts(st) && actionsOf(st).includes('dynamodb:PutItem')))
+      .map(([, fn]) => String(fn.Properties.Description));
+    expect(putters).toEqual([String(functionByDescription('dashboard account API').Properties.Description)]);
   });
 
   it('the key pepper (18.7): one retained secret, readable only by the authorizer and the account API, named by KEY_PEPPER_SECRET_ARN', () => {
@@ -446,10 +485,10 @@ describe('routes for agents', () => {
     const arn = (prefix: string) => JSON.stringify({ 'Fn::GetAtt': [tableId(prefix), 'Arn'] });
     const byTable = (prefix: string) => stmts.filter((st) => resources(st).includes(arn(prefix))).flatMap(actionsOf).sort();
     const allowedOn = (prefix: string) => stmts.filter((st) => st.Effect !== 'Deny' && resources(st).includes(arn(prefix)));
-    expect(allowedOn('AccountsTable').flatMap(actionsOf).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
-    // Every allowed action on the accounts table only in team partitions; the scrapers' deny is there too.
+    expect(allowedOn('AccountsTable').flatMap(actionsOf).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    // Every allowed action on the accounts table only in team partitions; the scrapers' denies are there too.
     for (const st of allowedOn('AccountsTable')) expect(leadingKeysOf(st)).toEqual(['TEAM#*']);
-    expect(stmts.filter((st) => st.Effect === 'Deny')).toHaveLength(1);
+    expect(stmts.filter((st) => st.Effect === 'Deny')).toHaveLength(2);
     expect(byTable('CacheTable')).toEqual(['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     // Besides the tables and the byTeam index (account-requests names each request's key), only what
     // every operation function has: reading the cursor secret.

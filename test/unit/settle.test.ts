@@ -1,10 +1,10 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTables } from '../../dev/tables';
 import { cacheItem, cacheKey } from '../../shared/cache';
 import { config } from '../../shared/config';
-import { balance, createTeam, ledger, recordHit, reserve, settleError, settleLive, unrecordHit } from '../../shared/credits';
+import { balance, createTeam, ledger, recordHit, recordLateHit, refund, reserve, settleError, settleLive, unrecordHit } from '../../shared/credits';
 import { db } from '../../shared/db/client';
-import { type Answered, requestHistory } from '../../shared/history';
+import { type Answered, historyItem, requestHistory } from '../../shared/history';
 import { logger } from '../../shared/log';
 import { usage } from '../../shared/usage';
 
@@ -138,6 +138,88 @@ test('counting never fails the answer: a write the database refuses is logged, t
   await expect(settleError(bad, true, log)).resolves.toBe(true); // the credit given back
   expect(await balance(teamId)).toBe(3);
   expect(warnings).toHaveLength(1);
+});
+
+/**
+ * 18.7: the functions that run requests parse hostile pages and have no PutItem on the accounts table
+ * (infra/stack.ts), so every write of the request's write side there is an UpdateItem: the ledger
+ * record and the history item are written whole by UpdateItem, under conditions that keep them off
+ * any item but their own.
+ */
+describe('the write side writes the accounts table by UpdateItem only (18.7)', () => {
+  /** Every accounts-table write the calls in `run` send: the command's name, or the transaction action's. */
+  async function accountWrites(run: () => Promise<unknown>): Promise<string[]> {
+    const client = db();
+    const send = client.send.bind(client);
+    const seen: string[] = [];
+    const spy = jest.spyOn(client, 'send').mockImplementation(((command: { constructor: { name: string }; input: Record<string, any> }) => {
+      const { input } = command;
+      if (command.constructor.name === 'TransactWriteCommand') {
+        for (const action of input.TransactItems as Record<string, { TableName: string }>[]) {
+          for (const [kind, body] of Object.entries(action)) if (body.TableName === config.accountsTable && kind !== 'ConditionCheck') seen.push(kind);
+        }
+      } else if (input.TableName === config.accountsTable && !/^(Get|Query|BatchGet)/.test(command.constructor.name)) {
+        seen.push(command.constructor.name);
+      }
+      return send(command as never);
+    }) as never);
+    try {
+      await run();
+    } finally {
+      spy.mockRestore();
+    }
+    return seen;
+  }
+
+  test('reserve, settle live (ledger record, usage count, history item), hit, late hit, unreadable hit, error with refund: no Put, no Delete', async () => {
+    const { teamId } = await createTeam('settle-no-put', 10, { usageKey: 'u-settle-no-put' });
+    const writes = await accountWrites(async () => {
+      await reserve(teamId, `no-put-${++n}`);
+      const { key } = await live(teamId);
+      const hit = answer(teamId, 200, null, true);
+      await recordHit(hit, key, 86_400, Date.now(), logger);
+      await unrecordHit(hit, logger);
+      await recordLateHit(answer(teamId, 200, null, true), logger);
+      const failed = answer(teamId, 503, 'UPSTREAM_BLOCKED');
+      await reserve(teamId, failed.requestId);
+      await settleError(failed, true, logger);
+      await refund(teamId, 'never-reserved');
+    });
+    expect(writes.length).toBeGreaterThan(8);
+    expect(new Set(writes)).toEqual(new Set(['UpdateCommand', 'Update']));
+    // The writes landed as before: one charge, its history, the hit's and the error's.
+    expect(await ledger(teamId)).toHaveLength(1);
+    expect((await history(teamId)).requests.map((r) => r.status).sort()).toEqual([200, 200, 200, 503]);
+  });
+
+  test('the history item is written whole: a later answer of the same request replaces it, leaving none of the earlier attributes', async () => {
+    const { teamId } = await createTeam('settle-whole', 4, { usageKey: 'u-settle-whole' });
+    const first = answer(teamId, 503, 'PLATFORM_UNAVAILABLE');
+    await settleError(first, false, logger);
+    // The same request (same start: time - ms), answered again without an error code and without a key.
+    const later: Answered = { ...first, status: 200, code: null, cached: true, time: first.time + 30, ms: first.ms + 30 };
+    delete later.keyId;
+    await recordLateHit(later, logger);
+    const expected = historyItem(later);
+    const stored = (await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: expected.pk, sk: expected.sk }, ConsistentRead: true }))).Item;
+    expect(stored).toEqual(expected);
+    expect(stored).not.toHaveProperty('code');
+    expect(stored).not.toHaveProperty('keyId');
+  });
+
+  test('a history write never changes an item of another request that has its key', async () => {
+    const { teamId } = await createTeam('settle-foreign', 4, { usageKey: 'u-settle-foreign' });
+    const mine = answer(teamId, 404, 'NOT_FOUND');
+    const { pk, sk } = historyItem(mine);
+    const foreign = { pk, sk, requestId: 'another-request', credits: 99, note: 'not this request\'s' };
+    await db().send(new PutCommand({ TableName: config.accountsTable, Item: foreign }));
+    const warnings: unknown[] = [];
+    const log = { ...logger, warn: (...args: unknown[]) => warnings.push(args), error: logger.error.bind(logger) } as unknown as typeof logger;
+    await settleError(mine, false, log);
+    expect(warnings).toHaveLength(1); // the history item not recorded: logged, the answer unharmed
+    expect((await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk, sk }, ConsistentRead: true }))).Item).toEqual(foreign);
+    expect((await usage(teamId, 1)).totals).toMatchObject({ errorCount: 1 });
+  });
 });
 
 const history = (teamId: string) => requestHistory(teamId, { limit: 50 });
