@@ -48,9 +48,9 @@ const plainPage = '<!DOCTYPE html><html><head><title>Maintenance notes</title></
 const FAULTS: Fault[] = [
   ...[500, 502, 503, 504].map((status) => ({
     name: `HTTP ${status}`,
-    // 502 and 504 take the very branch 500 and 503 take (a 5xx, retried, then unavailable): tried on
-    // every path at once, not path by path, which would only repeat the 500 and 503 runs.
-    eachPath: status === 500 || status === 503,
+    // Every 5xx takes one branch (retried, then unavailable): 500, 502 and 504 are tried on every
+    // path at once; 503 also path by path, which for the others would only repeat its runs.
+    eachPath: status === 503,
     reply: () => ({ status, body: { error: 'InternalServerError', message: 'upstream failure' } }),
     code: 'PLATFORM_UNAVAILABLE' as const,
     cause: new RegExp(`\\b${status}\\b`),
@@ -60,6 +60,9 @@ const FAULTS: Fault[] = [
   { name: 'connection reset mid-body', reply: () => ({ kind: 'reset', body: bigJson }), code: 'PLATFORM_UNAVAILABLE', cause: /unreachable|ECONNRESET|socket|aborted|closed/i },
   ...[200, 403, 503].map((status) => ({
     name: `challenge page as ${status}`,
+    // A challenge is recognised by its body before its status is read: one branch whatever the
+    // status, so path by path as 403 only.
+    eachPath: status === 403,
     reply: () => ({ status, body: challenge }),
     code: 'UPSTREAM_BLOCKED' as const,
     cause: /anti-bot/,
@@ -71,9 +74,11 @@ const FAULTS: Fault[] = [
   { name: 'valid JSON of the wrong shape', reply: () => ({ body: { unexpected: true, items: 'none', count: -1 } }), code: 'EXTRACTION_FAILED', cause: /./ },
   { name: 'HTTP 403', reply: () => ({ status: 403, body: { error: 'Forbidden' } }), code: 'UPSTREAM_BLOCKED', cause: /\b403\b/ },
   { name: '429 with Retry-After', reply: () => ({ status: 429, headers: { 'retry-after': '90' }, body: { error: 'RateLimitExceeded' } }), code: 'UPSTREAM_BLOCKED', cause: /\b429\b/, retryAfter: '90' },
-  { name: '429 without Retry-After', reply: () => ({ status: 429, body: { error: 'RateLimitExceeded' } }), code: 'UPSTREAM_BLOCKED', cause: /\b429\b/, retryAfter: '60' },
+  // The same branch as with Retry-After (only the value differs): every path at once.
+  { name: '429 without Retry-After', eachPath: false, reply: () => ({ status: 429, body: { error: 'RateLimitExceeded' } }), code: 'UPSTREAM_BLOCKED', cause: /\b429\b/, retryAfter: '60' },
   { name: 'redirect to another host (loopback)', reply: (foreign) => ({ status: 302, headers: { location: `${foreign}/landing?from=upstream` }, body: '' }), code: 'UPSTREAM_BLOCKED', cause: /redirected off the platform/ },
-  { name: 'redirect to another host (name)', reply: () => ({ status: 301, headers: { location: 'https://evil.example/steal' }, body: '' }), code: 'UPSTREAM_BLOCKED', cause: /redirected off the platform/ },
+  // The same branch as the loopback redirect (a host not the platform's), which also meets the address check: every path at once.
+  { name: 'redirect to another host (name)', eachPath: false, reply: () => ({ status: 301, headers: { location: 'https://evil.example/steal' }, body: '' }), code: 'UPSTREAM_BLOCKED', cause: /redirected off the platform/ },
 ];
 
 /** Faults that put a body of the wrong kind where the content should be. */
