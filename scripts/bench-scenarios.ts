@@ -115,16 +115,19 @@ export const scenarios: Scenario[] = [
   },
   {
     op: 'microblog-c-user-posts',
-    sequentialRoundTrips: 2,
+    // The recorded first timeline page holds replies, which a page leaves out: it is filled to 20
+    // posts from the next upstream page (issue 19), one round more in each variant.
+    sequentialRoundTrips: 3,
     variant: 'handle',
     query: (i) => ({ handle: `bench${i}` }),
-    note: 'by handle the account id must be looked up before the timeline: 2 upstream round trips',
+    note: 'by handle the account id must be looked up before the timeline, and the recorded page 1 (replies left out) is filled from page 2: 3 upstream round trips',
   },
   {
     op: 'microblog-c-user-posts',
     variant: 'userId',
+    sequentialRoundTrips: 2,
     query: (i) => ({ userId: cUserId(i) }),
-    note: 'by userId all page-1 calls go out at once: 1 upstream round trip',
+    note: 'by userId the account, the timeline and the pinned posts go out at once; the recorded page 1 (replies left out) is filled from page 2: 2 upstream round trips',
   },
   {
     op: 'microblog-c-user-posts',
@@ -140,7 +143,8 @@ export const scenarios: Scenario[] = [
       const { knownUsernames } = await import('../shared/platforms/microblog-c/scrape');
       knownUsernames.remember(`known${i}`, cUserId(i));
     },
-    note: 'a username this container resolved before skips the lookup: 1 upstream round trip',
+    sequentialRoundTrips: 2,
+    note: 'a username this container resolved before skips the lookup: as by userId, 2 upstream round trips',
   },
   {
     op: 'professional-post',
