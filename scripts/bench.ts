@@ -144,6 +144,8 @@ function importMs(file: string, nodeArgs: string[]): number {
     HOME: process.env.HOME,
     AWS_REGION: 'us-east-1',
     POWERTOOLS_SERVICE_NAME: 'social-data-api',
+    // Errors only: citygame's cold start warns that no source is named, once per probe (hundreds of lines).
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   const out = execFileSync(process.execPath, [...nodeArgs, '-e', code], { env, encoding: 'utf8', timeout: 60_000 });
