@@ -41,8 +41,9 @@ beforeAll(async () => {
 });
 afterAll(async () => h.stop());
 
-// One credit, most, and all but one: the edges, and a balance that runs out halfway.
-test.each([1, 150, 199])('balance %i, 200 concurrent live requests', async (K) => {
+// The edges: one credit, and all but one. A balance that runs out partway, with refunds coming back
+// meanwhile, is the case below (one upstream answer in three refused).
+test.each([1, 199])('balance %i, 200 concurrent live requests', async (K) => {
   const { key, teamId } = await h.team(K);
   const results = await Promise.all(
     Array.from({ length: N }, (_, i) => {
