@@ -10,12 +10,21 @@ import { routedOperations } from '../../shared/operations';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
-/** The app as `cdk synth` builds it (cdk.json's context and feature flags), minus esbuild bundling. */
+/**
+ * The app as `cdk synth` builds it (cdk.json's context and feature flags), minus esbuild bundling.
+ * One synthesis per context (the tests only read templates): several tests ask for the same one.
+ */
+const synthesized = new Map<string, Template>();
 function synth(extraContext: Record<string, unknown> = {}) {
+  const id = JSON.stringify(Object.entries(extraContext).sort(([a], [b]) => a.localeCompare(b)));
+  const known = synthesized.get(id);
+  if (known) return known;
   const cdkJson = JSON.parse(readFileSync(path.join(__dirname, '../../cdk.json'), 'utf8'));
   const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [], ...extraContext } });
   const stack = new SocialDataApiStack(app, 'SocialDataApi');
-  return Template.fromStack(stack);
+  const template = Template.fromStack(stack);
+  synthesized.set(id, template);
+  return template;
 }
 
 const template = synth();
