@@ -17,7 +17,7 @@ import { liveOps, type LiveOp } from './table';
  * every run draws a new seed, so the runs of every `npm test` add up).
  */
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
-const RUNS = Number(process.env.FUZZ_RUNS || 2_500);
+const RUNS = Number(process.env.FUZZ_RUNS || 2_000);
 const CONCURRENCY = 8;
 
 const OPS = liveOps();
