@@ -366,11 +366,7 @@ function countCell(xs: Outcome[], key: 'dynamo' | 'trips' | 'upstream'): string 
 }
 
 /**
- * Sections 2-4 for one scenario: warm-up, the calls per request, the zero-delay latency, and the
- * latency with every upstream answer delayed. Each live request uses a new input (request number i).
- */
-/**
- * One scenario's requests, in two phases: `warmUp` (its handler module, upstream connections, and its
+ * One scenario's requests (each live one with a new input, request number i), in two phases: `warmUp` (its handler module, upstream connections, and its
  * share of the JIT warm-up of the process and of DynamoDB Local), and `measure` (sections 2-4). The
  * bench warms every scenario up before it measures any, so the first ones measured are not the ones
  * that pay for a cold process and a cold database.

@@ -3,7 +3,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import { config } from '../config';
 import { conditionally, db, isConditionalFailure, teamItems } from '../db/client';
 import { INVITE_SK, MEMBER_SK, TEAM_INDEX, invitePk, memberPk, teamPk } from '../db/tables';
-import { lookupHashes, storedHash } from '../auth/hashing';
+import { findHashed, storedHash } from '../auth/hashing';
 import { hashPassword } from './passwords';
 
 /**
@@ -135,14 +135,12 @@ export async function invite(teamId: string, rawEmail: string, now = Date.now())
 export async function setPassword(token: string, password: string, now = Date.now()): Promise<string | null> {
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null;
   // Under whichever hash the link was issued (peppered, or the plain SHA-256 of before), asked together.
-  const hashes = lookupHashes(token);
-  const reads = await Promise.all(hashes.map((h) => db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: invitePk(h), sk: INVITE_SK }, ConsistentRead: true }))));
-  const found = reads.findIndex((r) => r.Item);
-  if (found < 0) return null;
+  const found = await findHashed(token, invitePk, INVITE_SK);
+  if (!found) return null;
   // The member item names the newest link by this same hash.
-  const hash = hashes[found]!;
+  const { hash } = found;
   const pk = invitePk(hash);
-  const inv = reads[found]!.Item as { email: string; teamId: string; memberId?: string; expiresAt: number; usedAt?: string };
+  const inv = found.item as { email: string; teamId: string; memberId?: string; expiresAt: number; usedAt?: string };
   const nowS = Math.floor(now / 1000);
   if (inv.usedAt || inv.expiresAt <= nowS) return null;
   const passwordHash = await hashPassword(password);

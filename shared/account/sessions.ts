@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { conditionally, db, teamItems } from '../db/client';
 import { MEMBER_SK, SESSION_SK, TEAM_INDEX, memberPk, sessionPk, teamPk } from '../db/tables';
-import { lookupHashes, storedHash } from '../auth/hashing';
+import { findHashed, storedHash } from '../auth/hashing';
 import { epochOf, getMember, type Member } from './members';
 
 /**
@@ -41,10 +41,7 @@ const sessionKey = (id: string) => ({ pk: sessionPk(storedHash(id)), sk: SESSION
 
 /** The stored item of a session id, under whichever hash it was stored (read together), or undefined. */
 async function sessionItem(id: string): Promise<Record<string, unknown> | undefined> {
-  const reads = await Promise.all(
-    lookupHashes(id).map((hash) => db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: sessionPk(hash), sk: SESSION_SK }, ConsistentRead: true }))),
-  );
-  return reads.find((res) => res.Item)?.Item;
+  return (await findHashed(id, sessionPk, SESSION_SK))?.item;
 }
 const memberPrefix = (memberId: string) => `SESSION#${memberId}#`;
 

@@ -1,4 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
+import { db } from '../db/client';
 import { loaded } from '../secrets';
 
 /**
@@ -30,4 +33,16 @@ export function storedHash(secret: string): string {
 export function lookupHashes(secret: string): string[] {
   const key = pepper();
   return key ? [hmac(key, secret), sha256(secret)] : [sha256(secret)];
+}
+
+/**
+ * The accounts-table item of `secret` (an API key, a session id, an invitation token) under every
+ * hash it may be stored under (`lookupHashes`), read together and strongly consistent; the first
+ * found wins, with the hash it was found under (the item's key, for later writes to it).
+ */
+export async function findHashed(secret: string, pkOf: (hash: string) => string, sk: string): Promise<{ item: Record<string, unknown>; hash: string } | null> {
+  const hashes = lookupHashes(secret);
+  const reads = await Promise.all(hashes.map((hash) => db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: pkOf(hash), sk }, ConsistentRead: true }))));
+  const at = reads.findIndex((res) => res.Item);
+  return at < 0 ? null : { item: reads[at]!.Item!, hash: hashes[at]! };
 }

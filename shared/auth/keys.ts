@@ -1,9 +1,9 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { db, teamItems } from '../db/client';
 import { KEY_SK, TEAM_INDEX, keyPk, teamPk } from '../db/tables';
-import { lookupHashes, storedHash } from './hashing';
+import { findHashed, storedHash } from './hashing';
 
 /**
  * API keys: 28 random letters and digits, shown once, stored only as their hash: HMAC-SHA256 with
@@ -80,12 +80,8 @@ export async function createKey(teamId: string, name: string, usageKey: string, 
  * pepper), asked together; the first found wins.
  */
 export async function findKey(secret: string): Promise<(KeyRecord & { hash: string }) | null> {
-  const hashes = lookupHashes(secret);
-  const items = await Promise.all(
-    hashes.map((hash) => db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: keyPk(hash), sk: KEY_SK }, ConsistentRead: true }))),
-  );
-  const at = items.findIndex((res) => res.Item);
-  return at < 0 ? null : { ...(items[at]!.Item as KeyRecord), hash: hashes[at]! };
+  const found = await findHashed(secret, keyPk, KEY_SK);
+  return found ? { ...(found.item as unknown as KeyRecord), hash: found.hash } : null;
 }
 
 /** lastUsedAt is written at most once per interval per key, not on every request. */

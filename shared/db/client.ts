@@ -70,9 +70,9 @@ export const dynamoRoundTripCount = () => trips;
 export function itemUpdate(
   tableName: string,
   item: Record<string, unknown>,
-  opts: { key?: readonly string[]; absent?: readonly string[]; condition?: { expression: string; values?: Record<string, unknown> } } = {},
+  opts: { absent?: readonly string[]; condition?: { expression: string; values?: Record<string, unknown> } } = {},
 ) {
-  const keyNames = opts.key ?? ['pk', 'sk'];
+  const keyNames = ['pk', 'sk'];
   const Key = Object.fromEntries(keyNames.map((k) => [k, item[k]]));
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
