@@ -8,8 +8,8 @@
  *   KEY_PEPPER_SECRET_ARN     -> keyPepper (the HMAC key API keys, session ids and invitation tokens are hashed with: shared/auth/hashing.ts)
  *
  * Locally and in tests the plain variables (CURSOR_SECRET, SCRAPER_PROXY_URL[_...], KEY_PEPPER) still win: no AWS call
- * is made when no location is set. The AWS SDK clients are imported only when a location is set, so a
- * function without secrets pays nothing for them at cold start.
+ * is made when no location is set. The reads are signed AWS JSON calls (shared/aws-json.ts), loaded only
+ * when a location is set: no Secrets Manager or SSM SDK client is in any bundle.
  */
 export interface SecretClients {
   secret(arn: string): Promise<string>;
@@ -56,21 +56,25 @@ export function resetSecrets() {
   delete loaded.keyPepper;
 }
 
+/** The two reads, as signed AWS JSON calls (shared/aws-json.ts): no SDK client of these services is bundled. */
 async function awsClients(): Promise<SecretClients> {
-  const [{ SecretsManagerClient, GetSecretValueCommand }, { SSMClient, GetParameterCommand }] = await Promise.all([
-    import('@aws-sdk/client-secrets-manager'),
-    import('@aws-sdk/client-ssm'),
-  ]);
+  const { awsJsonCall, SECRETS_MANAGER, SSM } = await import('./aws-json');
   return {
     async secret(arn) {
-      const out = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: arn }));
+      const out = await awsJsonCall<{ SecretString?: string }>(SECRETS_MANAGER, 'GetSecretValue', { SecretId: arn }, regionOf(arn));
       if (!out.SecretString) throw Object.assign(new Error('empty secret'), { name: 'EmptySecret' });
       return out.SecretString;
     },
     async parameter(name) {
-      const out = await new SSMClient({}).send(new GetParameterCommand({ Name: name, WithDecryption: true }));
+      const out = await awsJsonCall<{ Parameter?: { Value?: string } }>(SSM, 'GetParameter', { Name: name, WithDecryption: true });
       if (!out.Parameter?.Value) throw Object.assign(new Error('empty parameter'), { name: 'EmptyParameter' });
       return out.Parameter.Value;
     },
   };
+}
+
+/** A secret's ARN names its region (the stack's secrets are in the function's own); a bare name does not. */
+function regionOf(arnOrName: string): string | undefined {
+  const region = arnOrName.startsWith('arn:') ? arnOrName.split(':')[3] : undefined;
+  return region || undefined;
 }
