@@ -113,7 +113,10 @@ export class FakeUpstream {
     this.server.on('connection', (socket) =>
       this.connections.push({ remoteAddress: socket.remoteAddress ?? '', remotePort: socket.remotePort ?? 0, at: Date.now() }),
     );
-    this.server.keepAliveTimeout = 1000;
+    // Idle connections stay open 5 s (Node's default), as a real web server's do. A Node client drops
+    // an idle socket 1 s before the timeout the server announces (Keep-Alive: timeout=N), so at 1 s
+    // it reused none: every upstream request of the tests and the bench opened a new connection.
+    this.server.keepAliveTimeout = 5000;
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     return this.url;
   }
