@@ -23,9 +23,10 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
  * entry; `unrecordHit` takes it back for an entry that proves unreadable). A 422 of a key the
  * authorizer knows is recorded by the authorizer, beside its key read (`recordAhead`). Every answer
  * of an operation with a known team is counted and recorded here, with the writes it makes anyway;
- * nothing else writes these. Every write a request makes on the accounts table is an UpdateItem (the ledger
- * record and the history item too, written whole by `itemUpdate`): the functions that run requests
- * parse hostile pages and have no PutItem there (infra/stack.ts), so they cannot replace an item.
+ * nothing else writes these. Every write a request makes on the accounts table is an UpdateItem
+ * (the ledger record and the history item too, written whole by `itemUpdate`): the functions that
+ * run requests parse hostile pages and have no PutItem there (infra/stack.ts), so they cannot
+ * replace an item.
  */
 export const COST = 1;
 
