@@ -13,7 +13,7 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { DEFAULT_SCRAPE_DEADLINE_MS, RATE_LIMIT } from '../shared/config';
 import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/account/routes';
-import { ACCOUNTS, CACHE, TEAM_INDEX, invitePk, keyPk, memberPk, sessionPk, teamPk, type TableDef } from '../shared/db/tables';
+import { ACCOUNTS, CACHE, OUTCOME_PREFIX, TEAM_INDEX, invitePk, keyPk, memberPk, sessionPk, teamPk, type TableDef } from '../shared/db/tables';
 import { ERROR_STATUS, GATEWAY_MESSAGES, GATEWAY_REFUSAL_HEADERS, RETRY_AFTER_S, type ErrorCode } from '../shared/errors';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
 import { OPENAPI_ROUTE } from '../shared/openapi';
@@ -60,7 +60,7 @@ const GATEWAY_5XX_RETRY_AFTER_S = RETRY_AFTER_S.SERVICE_UNAVAILABLE;
 
 /** API Gateway gives up on an integration at 29 s; the function must answer first. */
 const FUNCTION_TIMEOUT = Duration.seconds(28);
-/** The authorizer makes one GetItem and at most one UpdateItem; a stuck one should fail fast (503). */
+/** The authorizer reads the key (and the balance), with at most one transaction beside, then at most one UpdateItem; a stuck one should fail fast (503). */
 const AUTHORIZER_TIMEOUT = Duration.seconds(10);
 /**
  * Lambda's CPU share grows with memory. Parsing a whole HTML page with linkedom is CPU-bound
@@ -244,7 +244,13 @@ export class SocialDataApiStack extends Stack {
     this.keyPepper.grantRead(fn);
   }
 
-  /** The REQUEST authorizer: reads the key and its team's balance (GetItem), touches lastUsedAt (UpdateItem on the key only). */
+  /**
+   * The REQUEST authorizer: reads the key and its team's balance (GetItem), touches lastUsedAt
+   * (UpdateItem on the key). For a 422 it records ahead of the function (shared/auth/authorizer.ts),
+   * one transaction: a ConditionCheckItem on the key, UpdateItem on the team's usage and history
+   * items (team partitions, under the scrapers' Deny of the team item's own attributes) and on the
+   * outcome counter items of the cache table (OUT# items only).
+   */
   private authorizerFunction(environment: Record<string, string>): NodejsFunction {
     const fn = this.nodeFunction('Authorizer', 'functions/authorizer.ts', {
       description: 'REQUEST authorizer: API key -> team usage-plan key',
@@ -252,8 +258,10 @@ export class SocialDataApiStack extends Stack {
       timeout: AUTHORIZER_TIMEOUT,
       environment,
     });
-    this.allowItems(fn, ['dynamodb:GetItem'], [KEY_PREFIX, TEAM_PREFIX]);
-    this.allowItems(fn, ['dynamodb:UpdateItem'], [KEY_PREFIX]);
+    this.allowItems(fn, ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [KEY_PREFIX, TEAM_PREFIX]);
+    this.allowItems(fn, ['dynamodb:ConditionCheckItem'], [KEY_PREFIX]);
+    this.denyTeamItemRewrites(fn);
+    this.allowItems(fn, ['dynamodb:UpdateItem'], [OUTCOME_PREFIX], this.cache);
     this.withPepper(fn);
     return fn;
   }
@@ -319,11 +327,22 @@ export class SocialDataApiStack extends Stack {
     // Only in team partitions (TEAM#…): a function that parses hostile pages can neither read nor
     // write a key, member, invitation, session or sign-in throttle item.
     this.allowItems(fn, ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [TEAM_PREFIX]);
-    // Never PutItem or DeleteItem there, whatever else the role is granted: a Put could replace a team
-    // item whole with one that names none of the attributes denied below, a Delete remove it.
+    this.denyTeamItemRewrites(fn);
+    // Cache reads, the hit's condition check (recordHit) and the settle transaction's put; shared
+    // upstream credentials (CRED# items) are read, leased with a conditional UpdateItem and written
+    // with PutItem.
+    this.allow(fn, this.cache, 'dynamodb:GetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
+  }
+
+  /**
+   * What a function that updates team partitions but is not the account API may never do there,
+   * whatever else its role is granted: PutItem or DeleteItem (a Put could replace a team item whole
+   * with one that names none of the attributes denied below, a Delete remove it), nor an update
+   * naming a team's name, usage-plan key or creation time (SET or REMOVE), or the byTeam index's
+   * keys (an item slipped into another team's key or member listing).
+   */
+  private denyTeamItemRewrites(fn: lambda.IFunction) {
     fn.addToRolePolicy(new iam.PolicyStatement({ effect: iam.Effect.DENY, actions: [...SCRAPER_DENIED_ACCOUNT_ACTIONS], resources: [this.accounts.tableArn] }));
-    // Nor an update naming a team's name, usage-plan key or creation time (SET or REMOVE), or the
-    // byTeam index's keys (an item slipped into another team's key or member listing).
     fn.addToRolePolicy(
       new iam.PolicyStatement({
         effect: iam.Effect.DENY,
@@ -332,10 +351,6 @@ export class SocialDataApiStack extends Stack {
         conditions: { 'ForAnyValue:StringEquals': { 'dynamodb:Attributes': [...TEAM_ATTRIBUTES_NO_SCRAPER_WRITES, TEAM_INDEX.partitionKey, TEAM_INDEX.sortKey] } },
       }),
     );
-    // Cache reads, the hit's condition check (recordHit) and the settle transaction's put; shared
-    // upstream credentials (CRED# items) are read, leased with a conditional UpdateItem and written
-    // with PutItem.
-    this.allow(fn, this.cache, 'dynamodb:GetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
   }
 
   /** The REST API and its prod stage: stage throttle, access logs without keys, error-only execution logs. */
@@ -579,14 +594,14 @@ export class SocialDataApiStack extends Stack {
   }
 
   /**
-   * Item actions on the accounts table, only in partitions whose key starts with one of `prefixes`
-   * (IAM's dynamodb:LeadingKeys; in a transaction it holds for each action).
+   * Item actions on a table (the accounts table unless told), only in partitions whose key starts
+   * with one of `prefixes` (IAM's dynamodb:LeadingKeys; in a transaction it holds for each action).
    */
-  private allowItems(fn: lambda.IFunction, actions: string[], prefixes: readonly string[]) {
+  private allowItems(fn: lambda.IFunction, actions: string[], prefixes: readonly string[], table: dynamodb.ITable = this.accounts) {
     fn.addToRolePolicy(
       new iam.PolicyStatement({
         actions,
-        resources: [this.accounts.tableArn],
+        resources: [table.tableArn],
         conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((p) => `${p}*`) } },
       }),
     );

@@ -6,7 +6,10 @@ import { LEDGER_PREFIX, RESERVATION_MARK_PREFIX, TEAM_SK, teamPk } from './db/ta
 import { ApiError, atCapacity } from './errors';
 import type { Log } from './log';
 import { type Answered, historyUpdate } from './history';
+import { type Outcome, outcomeUpdates } from './status/outcome-items';
 import { freeAnswerUpdate, liveUsageUpdate } from './usage';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /**
  * Teams, their prepaid credits, the ledger, and the write side of every answered request.
@@ -17,11 +20,13 @@ import { freeAnswerUpdate, liveUsageUpdate } from './usage';
  * item and cache entry in one transaction), and gives the credit back on any error (`settleError`:
  * the refund, with the error's usage count and history item). A cache hit is recorded by `recordHit`
  * (the hit's usage count and history item, sent beside the cache read, conditional on a fresh
- * entry; `unrecordHit` takes it back for an entry that proves unreadable). Every answer of an operation
- * with a known team is counted and recorded here, with the writes it makes anyway; nothing else
- * writes these. Every write a request makes on the accounts table is an UpdateItem (the ledger
- * record and the history item too, written whole by `itemUpdate`): the functions that run requests
- * parse hostile pages and have no PutItem there (infra/stack.ts), so they cannot replace an item.
+ * entry; `unrecordHit` takes it back for an entry that proves unreadable). A 422 of a key the
+ * authorizer knows is recorded by the authorizer, beside its key read (`recordAhead`). Every answer
+ * of an operation with a known team is counted and recorded here, with the writes it makes anyway;
+ * nothing else writes these. Every write a request makes on the accounts table is an UpdateItem
+ * (the ledger record and the history item too, written whole by `itemUpdate`): the functions that
+ * run requests parse hostile pages and have no PutItem there (infra/stack.ts), so they cannot
+ * replace an item.
  */
 export const COST = 1;
 
@@ -301,16 +306,45 @@ export async function ledger(teamId: string, since?: string): Promise<LedgerEntr
 }
 
 /**
+ * The usage count and the history item of a free answer (a cache hit or an error): the two
+ * UpdateItem inputs every writer of one sends (recordFreeAnswer, recordHit, recordAhead).
+ */
+export function freeAnswerWrites(a: Answered) {
+  return [freeAnswerUpdate(a.teamId, a.operation, a.code, a.time), historyUpdate(a)] as const;
+}
+
+/**
  * The usage count and the history item of a free answer (a cache hit or an error), sent together
  * (one round trip). Never throws: counting must not fail a request.
  */
 export async function recordFreeAnswer(a: Answered, log: Log): Promise<void> {
-  const writes = await Promise.allSettled([
-    (async () => db().send(new UpdateCommand(freeAnswerUpdate(a.teamId, a.operation, a.code, a.time))))(),
-    (async () => db().send(new UpdateCommand(historyUpdate(a))))(),
-  ]);
+  const writes = await Promise.allSettled(freeAnswerWrites(a).map(async (input) => db().send(new UpdateCommand(input))));
   const failed = writes.filter((w): w is PromiseRejectedResult => w.status === 'rejected');
   if (failed.length) log.warn('usage or history not recorded', { errors: failed.map((f) => (f.reason as Error)?.name) });
+}
+
+/**
+ * An error answer recorded ahead of the function that will give it, by the REQUEST authorizer
+ * (shared/auth/authorizer.ts: a 422 of a query that fails the operation's validation), in the round
+ * trip of its key read: one TransactWriteItems whose first action is `keyCheck` (the key item
+ * exists, is the team's and is not revoked), then the answer's usage count and history item and its
+ * outcome counters (shared/status/outcome-items.ts). All or nothing: true when written; false
+ * (logged) when the key check failed, the transaction was cancelled (a conflict, throttling) or the
+ * call failed, and then nothing was written. Never throws.
+ */
+export async function recordAhead(keyCheck: NonNullable<TransactItem['ConditionCheck']>, answer: Answered, outcome: Outcome, log: Log): Promise<boolean> {
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [{ ConditionCheck: keyCheck }, ...[...freeAnswerWrites(answer), ...outcomeUpdates(outcome)].map((Update) => ({ Update }))],
+      }),
+    );
+    return true;
+  } catch (err) {
+    const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons?.map((r) => r.Code ?? 'None');
+    log.info('answer not recorded ahead; the function records it', { error: (err as Error)?.name, ...(reasons ? { reasons } : {}) });
+    return false;
+  }
 }
 
 /**
@@ -335,8 +369,7 @@ export async function recordHit(answer: Answered, cacheKey: string, maxAgeSecond
               ExpressionAttributeValues: { ':oldest': now - maxAgeSeconds * 1000, ':nowS': Math.floor(now / 1000), ':binary': 'B' },
             },
           },
-          { Update: freeAnswerUpdate(answer.teamId, answer.operation, null, answer.time) },
-          { Update: historyUpdate(answer) },
+          ...freeAnswerWrites(answer).map((Update) => ({ Update })),
         ],
       }),
     );

@@ -10,8 +10,9 @@ import { seal, unsealJson } from './sealed';
  * known team, whatever it answered (live result, cache hit, error), kept 7 days (TTL; readers skip
  * older ones too, as TTL deletes late). Written by the write side of shared/credits.ts: a live
  * result's item is one action of its settle transaction (it exists exactly when the charge does);
- * a cache hit's or an error's is sent with the writes that answer makes anyway, and a failure to
- * write it never fails the request.
+ * a cache hit's or an error's is sent with the writes that answer makes anyway (a 422 of a key the
+ * authorizer knows: by the authorizer, beside its key read, under the request id the function takes),
+ * and a failure to write it never fails the request.
  *
  *   TEAM#<teamId> / REQ#<time>#<requestId>   time, operation, keyId, status, code, credits, cached, ms, requestId
  *

@@ -2,21 +2,15 @@ import type * as v from 'valibot';
 import * as cityR from './platforms/citygame/resources';
 import { SOURCE_URL_VARIABLE as CITYGAME_SOURCE } from './platforms/citygame/source';
 import * as aR from './platforms/microblog-a/resources';
-import * as a from './platforms/microblog-a/site';
 import * as bR from './platforms/microblog-b/resources';
-import * as b from './platforms/microblog-b/site';
 import * as cR from './platforms/microblog-c/resources';
-import * as c from './platforms/microblog-c/site';
 import * as liveR from './platforms/livestream/resources';
-import * as live from './platforms/livestream/site';
 import * as linkR from './platforms/linkpage/resources';
-import * as link from './platforms/linkpage/site';
 import * as proR from './platforms/professional/resources';
-import * as pro from './platforms/professional/site';
 import * as svR from './platforms/shortvideo/resources';
-import * as sv from './platforms/shortvideo/site';
+import { type OperationQuery, query } from './operation-queries';
 import type { Scraper } from './scrape/scraper';
-import { type ParamDef, type ParamSchema, type ParamValues } from './validation';
+import type { ParamValues } from './validation';
 
 /**
  * THE table of the thirteen operations. The CDK stack, the local gateway, the docs and the contract
@@ -26,20 +20,20 @@ import { type ParamDef, type ParamSchema, type ParamValues } from './validation'
  * Each entry is a typed contract: `params` (valibot schemas from the platform's site.ts) and `data`
  * (the resource schema from the platform's resources.ts). `ScraperOf<id>` derives the scraper's
  * type from both, so a function file's scraper, and every mapper under it, is checked against the
- * contract by the compiler.
+ * contract by the compiler. An entry's id, path and query rules (`params`, `oneOf`) are written in
+ * shared/operation-queries.ts and spread here (`...query(id)`): that part alone is what the REQUEST
+ * authorizer bundles, to validate a query as the operation's function will.
  */
 export type Platform = 'microblog-a' | 'microblog-b' | 'microblog-c' | 'shortvideo' | 'livestream' | 'professional' | 'linkpage' | 'citygame';
 export type Status = 200 | 400 | 401 | 402 | 404 | 422 | 429 | 503;
 
-export interface Operation {
+export interface Operation extends OperationQuery {
   /** Stable id: names the Lambda function, the handler file and the cache key prefix. */
   id: string;
   /** The spec's operation number. */
   number: number;
-  path: `/v1/${string}`;
   platform: Platform;
   summary: string;
-  params: Record<string, ParamDef>;
   /**
    * The environment variable that names the deployment's source, for an operation whose source is
    * configuration: unset, the operation is routed but answers 503, and /v1/status says 'not configured'.
@@ -47,7 +41,6 @@ export interface Operation {
   sourceVariable?: string;
   /** The operation's `data` without `fetchedAt` (which the pipeline adds). */
   data: v.GenericSchema;
-  oneOf?: readonly (readonly [string, string])[];
   pageSize?: number;
   /** Responses the spec lists for this operation. */
   responses: readonly Status[];
@@ -64,21 +57,12 @@ export interface Operation {
 const ALL: readonly Status[] = [200, 400, 401, 402, 404, 422, 429, 503];
 const NO_400: readonly Status[] = [200, 401, 402, 404, 422, 429, 503];
 
-const cursor = <S extends ParamSchema>(schema: S, description: string) => ({ schema, cursor: true, description }) as const satisfies ParamDef<S>;
-
 export const operations = [
   {
-    id: 'microblog-a-user-posts',
+    ...query('microblog-a-user-posts'),
     number: 1,
-    path: '/v1/microblog-a/user/posts',
     platform: 'microblog-a',
     summary: "An account's posts, newest first, as on its profile's Posts tab (posts, reposts, own threads; pinned post first on page 1).",
-    params: {
-      handle: { schema: a.handleParam, description: 'Handle, @handle, bare name (read as <name>.bsky.social), or profile URL', example: 'alice.bsky.social' },
-      userId: { schema: a.userIdParam, description: 'Decentralized identifier, did:plc:<24 base32 chars>', example: 'did:plc:abcdefghijklmnopqrstuvwx' },
-      cursor: cursor(a.cursorParam, 'The cursor of the previous page'),
-    },
-    oneOf: [['handle', 'userId']],
     pageSize: 30,
     data: aR.UserPostsData,
     responses: ALL,
@@ -86,39 +70,31 @@ export const operations = [
     parsesHtml: false,
   },
   {
-    id: 'livestream-clip',
+    ...query('livestream-clip'),
     number: 2,
-    path: '/v1/livestream/clip',
     platform: 'livestream',
     summary: 'A clip: title, counts, duration, thumbnail, HLS playlist, source stream/VOD, category, channel and creator.',
-    params: {
-      url: { schema: live.urlParam, required: true, description: 'Public clip URL: https://kick.com/<channel>/clips/clip_<id> or https://kick.com/<channel>?clip=clip_<id>', example: 'https://kick.com/somechannel/clips/clip_01JQ7ZK3M8W4TYV5R2N6P9XBCD' },
-    },
     data: liveR.ClipData,
     responses: NO_400,
     status: 'live',
     parsesHtml: false,
   },
   {
-    id: 'microblog-b-profile',
+    ...query('microblog-b-profile'),
     number: 3,
-    path: '/v1/microblog-b/profile',
     platform: 'microblog-b',
     summary: 'Profile information, stats and metadata (no posts).',
-    params: { handle: { schema: b.handleParam, required: true, description: 'Handle (1-15 letters, digits, _), @handle, or profile URL on x.com / twitter.com', example: 'nasa' } },
     data: bR.ProfileData,
     responses: NO_400,
     status: 'live',
     parsesHtml: false,
   },
   {
-    id: 'citygame-daily',
+    ...query('citygame-daily'),
     number: 4,
-    path: '/v1/citygame/daily',
     platform: 'citygame',
     sourceVariable: CITYGAME_SOURCE,
     summary: "Today's in-game bulletin, read from the source the deployment names (CITYGAME_SOURCE_URL).",
-    params: {},
     data: cityR.DailyData,
     responses: [200, 401, 402, 429, 503],
     // The Errors table's 422 (invalid query parameters) applies: a malformed cache_max_age, an
@@ -129,17 +105,10 @@ export const operations = [
     parsesHtml: true,
   },
   {
-    id: 'shortvideo-user-following',
+    ...query('shortvideo-user-following'),
     number: 5,
-    path: '/v1/shortvideo/user/following',
     platform: 'shortvideo',
     summary: 'Accounts a user follows, most recently followed first, 30 per page.',
-    params: {
-      handle: { schema: sv.handleParam, description: 'Username, @username, or profile URL', example: 'someuser' },
-      userId: { schema: sv.userIdParam, description: 'Numeric user id, ^\\d{1,20}$', example: '6745191554350760966' },
-      cursor: cursor(sv.followingCursorParam, 'The cursor of the previous page, ^\\d{1,13}$'),
-    },
-    oneOf: [['handle', 'userId']],
     pageSize: 30,
     data: svR.FollowingData,
     responses: ALL,
@@ -147,27 +116,20 @@ export const operations = [
     parsesHtml: false,
   },
   {
-    id: 'linkpage-page',
+    ...query('linkpage-page'),
     number: 6,
-    path: '/v1/linkpage/page',
     platform: 'linkpage',
     summary: 'A creator page: profile, socials, theme and content blocks with click counts.',
-    params: { url: { schema: link.pageUrlParam, required: true, description: 'Public page URL', example: 'https://pillar.io/somecreator' } },
     data: linkR.PageData,
     responses: NO_400,
     status: 'live',
     parsesHtml: false,
   },
   {
-    id: 'shortvideo-video-comments',
+    ...query('shortvideo-video-comments'),
     number: 7,
-    path: '/v1/shortvideo/video/comments',
     platform: 'shortvideo',
     summary: "A video's top-level comments in the source's relevance order, about 40 per page.",
-    params: {
-      url: { schema: sv.videoUrlParam, required: true, description: 'Public video (or photo-post) URL, <site>/@<user>/video/<id> or /photo/<id>', example: 'https://www.tiktok.com/@someuser/video/7301234567890123456' },
-      cursor: cursor(sv.commentsCursorParam, 'The cursor of the previous page (1-10 digits)'),
-    },
     pageSize: 40,
     data: svR.CommentsData,
     responses: ALL,
@@ -175,29 +137,20 @@ export const operations = [
     parsesHtml: false,
   },
   {
-    id: 'professional-post',
+    ...query('professional-post'),
     number: 8,
-    path: '/v1/professional/post',
     platform: 'professional',
     summary: 'A post or article as a logged-out visitor sees it.',
-    params: { url: { schema: pro.contentUrlParam, required: true, description: 'Post (.../posts/<slug>) or article (.../pulse/<slug>) URL', example: 'https://www.linkedin.com/pulse/some-article-slug' } },
     data: proR.PostData,
     responses: NO_400,
     status: 'live',
     parsesHtml: true,
   },
   {
-    id: 'microblog-c-user-posts',
+    ...query('microblog-c-user-posts'),
     number: 9,
-    path: '/v1/microblog-c/user/posts',
     platform: 'microblog-c',
     summary: "An account's posts newest first, 20 per page: own posts, quotes and reposts (as the original with repostedBy); no replies.",
-    params: {
-      handle: { schema: c.handleParam, description: 'Username, @username, or profile URL', example: 'alice' },
-      userId: { schema: c.userIdParam, description: 'Numeric account id', example: '107780257626128497' },
-      cursor: cursor(c.cursorParam, 'The cursor of the previous page'),
-    },
-    oneOf: [['handle', 'userId']],
     pageSize: 20,
     data: cR.UserPostsData,
     responses: ALL,
@@ -205,42 +158,30 @@ export const operations = [
     parsesHtml: true,
   },
   {
-    id: 'microblog-b-user-notes',
+    ...query('microblog-b-user-notes'),
     number: 10,
-    path: '/v1/microblog-b/user-notes',
     platform: 'microblog-b',
     summary: 'The notes shown on the initial profile load: pinned first, then newest to oldest.',
-    params: {
-      handle: { schema: b.handleParam, required: true, description: 'Handle (1-15 letters, digits, _), @handle, or profile URL on x.com / twitter.com', example: 'nasa' },
-      trim: { schema: b.trimParam, description: 'true or false (default): true keeps only the essential fields of each note (id, url, text, dates, counts, views, flags, lang, media URLs)' },
-    },
     data: bR.UserNotesData,
     responses: NO_400,
     status: 'live',
     parsesHtml: false,
   },
   {
-    id: 'shortvideo-user-live',
+    ...query('shortvideo-user-live'),
     number: 11,
-    path: '/v1/shortvideo/user/live',
     platform: 'shortvideo',
     summary: 'Whether a user is live now, with stream details, or the most recent live.',
-    params: { handle: { schema: sv.handleParam, required: true, description: 'Username, @username, or profile URL', example: 'someuser' } },
     data: svR.LiveData,
     responses: NO_400,
     status: 'live',
     parsesHtml: false,
   },
   {
-    id: 'microblog-b-note',
+    ...query('microblog-b-note'),
     number: 12,
-    path: '/v1/microblog-b/note',
     platform: 'microblog-b',
     summary: 'A note with its reply thread.',
-    params: {
-      url: { schema: b.noteUrlParam, required: true, description: 'Note permalink on x.com / twitter.com: https://x.com/<handle>/status/<id>', example: 'https://x.com/nasa/status/1841206275088290279' },
-      trim: { schema: b.trimParam, description: 'true or false (default): true returns only the focal note with the essential fields, in one upstream call' },
-    },
     data: bR.NoteData,
     responses: [200, 401, 402, 422, 429, 503],
     // Common rule 5 (deleted, tombstoned, withheld or protected -> 404) applies; the spec's list for op 12 omits it.
@@ -249,16 +190,10 @@ export const operations = [
     parsesHtml: false,
   },
   {
-    id: 'shortvideo-search-hashtag',
+    ...query('shortvideo-search-hashtag'),
     number: 13,
-    path: '/v1/shortvideo/search/hashtag',
     platform: 'shortvideo',
     summary: 'Videos shown for a hashtag in a region (default NG), up to 30 per page.',
-    params: {
-      hashtag: { schema: sv.hashtagParam, required: true, description: 'The hashtag, with or without #: 1-100 letters, digits or _, no spaces', example: 'football' },
-      region: { schema: sv.regionParam, description: 'ISO 3166-1 alpha-2 region code, case-insensitive; default NG', example: 'NG', default: sv.DEFAULT_REGION },
-      cursor: cursor(sv.hashtagCursorParam, 'The opaque cursor returned by the previous page (authenticated; a tampered or foreign one is a 400)'),
-    },
     pageSize: 30,
     data: svR.HashtagData,
     responses: ALL,

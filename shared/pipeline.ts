@@ -1,3 +1,4 @@
+import type { AuthorizedContext } from './auth/authorizer';
 import { cacheItem, cacheKey, readCache } from './cache';
 import { config } from './config';
 import { COST, balance, recordFreeAnswer, recordHit, recordLateHit, reserve, scrapesAhead, settleError, settleLive, unrecordFreeAnswer, unrecordHit } from './credits';
@@ -9,7 +10,7 @@ import type { Log } from './log';
 import { emitMetrics, MetricUnit } from './metrics';
 import { type DataOf, type Operation, type OperationEntry, type OperationId, type ScraperOf, operation } from './operations';
 import { ScrapeContext } from './scrape/context';
-import { type Outcome, recordOutcome } from './status/outcomes';
+import { type Outcome, emitOutcome, recordOutcome } from './status/outcomes';
 import type { Scraper } from './scrape/scraper';
 import { CACHE_MAX_AGE_SECONDS, validateQuery } from './validation';
 import { loadSecrets } from './secrets';
@@ -22,7 +23,8 @@ import { loadSecrets } from './secrets';
  *   the scrape after the reservation) -> settleLive (ledger, usage, history, cache) -> envelope.
  * Any error after the reservation gives the credit back (settleError); errors always cost 0. Every
  * answer of a known team is counted in its daily usage and its request history by the settle step
- * it goes through (recordHit, settleLive, settleError), with the writes that step makes anyway.
+ * it goes through (recordHit, settleLive, settleError), with the writes that step makes anyway,
+ * except a 422 the authorizer already recorded (`recordedAhead`): then the function writes nothing.
  */
 
 /**
@@ -49,11 +51,21 @@ async function runScrape<P, R>(scrape: Scraper<P, R>, params: P, ctx: ScrapeCont
   }
 }
 
-/** The authorizer's balance hint as the function receives it (API Gateway may pass context values as strings). */
-function balanceHintOf(raw: unknown): number | undefined {
+/** A number of the authorizer's context (the balance hint, say) as the function receives it (API Gateway may pass context values as strings). */
+function contextNumber(raw: unknown): number | undefined {
   if (raw === undefined || raw === null || raw === '') return undefined;
   const n = Number(raw);
   return Number.isFinite(n) ? n : undefined;
+}
+
+/**
+ * The answer the authorizer counted and recorded for this request (a 422 of a query that fails the
+ * operation's validation: shared/auth/authorizer.ts), with the time it recorded it at; undefined
+ * when it recorded none.
+ */
+function recordedAhead(context: Record<string, unknown> | null | undefined): { code: NonNullable<AuthorizedContext['recorded']>; at: number } | undefined {
+  const at = contextNumber(context?.recordedAt);
+  return context?.recorded === 'VALIDATION_ERROR' && at !== undefined ? { code: context.recorded, at } : undefined;
 }
 
 export function createHandler<Id extends OperationId>(operationId: Id, loadScraper: ScraperLoader<Id>) {
@@ -66,6 +78,16 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
   return entryPoint(op.id, async (event, { requestId, log, responseHeaders }) => {
     await loadSecrets();
     const started = Date.now();
+    /**
+     * A 422 the authorizer recorded already (usage count, history item, outcome counters). If this
+     * request ends in that 422, nothing more is written for it; if it ends otherwise (authorizer and
+     * function of different versions), the count is taken back and the answer recorded as usual,
+     * its history item under the same key (the request's start: the authorizer's record).
+     */
+    const ahead = recordedAhead(event.requestContext?.authorizer);
+    const requestStart = ahead?.at ?? started;
+    /** The authorizer's count taken back, the request having been valid after all (never rejects). */
+    let aheadTakenBack: Promise<void> | undefined;
     let teamId: string | undefined;
     let reserved = false;
     /** The balance right after this request's reservation, when it made one. */
@@ -79,12 +101,16 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
     let refusalCounted: Answered | undefined;
     /** That refusal's count taken back, the reservation having succeeded after all (never rejects). */
     let refusalTakenBack: Promise<void> | undefined;
-    let counted: Outcome | undefined;
     const keyId = event.requestContext?.authorizer?.keyId as string | undefined;
     const answered = (teamId: string, status: number, code: ErrorCode | null, cached: boolean): Answered => {
       const time = Date.now();
-      return { teamId, keyId, operation: op.id, requestId, status, code, credits: 0, cached, ms: time - started, time };
+      return { teamId, keyId, operation: op.id, requestId, status, code, credits: 0, cached, ms: time - requestStart, time };
     };
+    const aheadOutcome: Outcome | undefined = ahead && { operation: op.id, status: 422, code: ahead.code, cached: false, live: false, ms: 0, upstreamCalls: 0, at: ahead.at };
+    let counted: Outcome | undefined = aheadOutcome;
+    /** The authorizer's usage count taken back (its history item is replaced by this request's own). */
+    const takeBackAhead = (teamId: string) =>
+      (aheadTakenBack ??= unrecordFreeAnswer({ ...answered(teamId, 422, ahead!.code, false), ms: 0, time: ahead!.at }, log));
 
     /**
      * The request's last write, and its outcome counted (shared/status/outcomes.ts) at the same
@@ -105,13 +131,15 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
     try {
       teamId = event.requestContext?.authorizer?.teamId as string | undefined;
       if (!teamId) throw new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED);
-      creditsHint = balanceHintOf(event.requestContext?.authorizer?.creditsHint);
+      creditsHint = contextNumber(event.requestContext?.authorizer?.creditsHint);
       log.appendKeys({ teamId });
 
       // Naming the type keeps the compiler from spreading it over every operation of the union.
       const rules = { params: op.params as OperationEntry<Id>['params'], oneOf: (op as Operation).oneOf };
       const { values, cacheMaxAge } = validateQuery(rules, event.queryStringParameters, event.multiValueQueryStringParameters);
       const key = cacheKey(op.id, values);
+      // Valid after all: the authorizer's count goes back beside this request's first write.
+      if (ahead) takeBackAhead(teamId);
 
       // A hit in one round trip after the authorizer's: the cache read, the hit's count and history
       // item (conditional on a fresh entry: recordHit), its outcome count (taken back by the next
@@ -134,6 +162,7 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
         if (hit) {
           if (recorded === 'no entry') await recordLateHit(hitAnswer, log);
           const remaining = shown ?? (await balance(teamId));
+          await aheadTakenBack;
           const cachedAt = new Date(hit.fetchedAt).toISOString();
           return success(hit.data, { requestId, creditsCharged: 0, creditsRemaining: remaining, cached: true, cachedAt });
         }
@@ -189,23 +218,30 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
       const item = cacheItem(key, op.id, data, fetchedAt);
       if (!item) log.warn('result too large to cache; served uncached', { bytes: JSON.stringify(data).length });
       const charge = { teamId, requestId, operation: op.id, time: new Date(fetchedAt).toISOString() };
-      await concludeWith(settleLive(charge, item, log, { keyId, ms: fetchedAt - started }), { status: 200, live: true });
+      await concludeWith(settleLive(charge, item, log, { keyId, ms: fetchedAt - requestStart }), { status: 200, live: true });
       reserved = false;
-      await Promise.all([unreadableHit, refusalTakenBack]);
+      await Promise.all([unreadableHit, refusalTakenBack, aheadTakenBack]);
       return success(data, { requestId, creditsCharged: COST, creditsRemaining: remainingAfter, cached: false });
     } catch (err) {
       const apiError = toApiError(err);
       let remaining: number | undefined;
-      if (refusalCounted && !reserved && apiError.code === 'INSUFFICIENT_CREDITS') {
+      if (ahead && teamId && !aheadTakenBack && apiError.code === ahead.code) {
+        // The query's 422, counted and recorded by the authorizer in the round trip of its key read:
+        // nothing to write (its metric is this function's, as for every answer).
+        emitOutcome({ ...aheadOutcome!, ms: Date.now() - started });
+        remaining = creditsHint ?? (await balance(teamId).catch(() => undefined));
+      } else if (refusalCounted && !reserved && apiError.code === 'INSUFFICIENT_CREDITS') {
         // Counted and recorded beside the reservation: nothing more to write.
         remaining = creditsHint;
       } else {
-        // Any other answer: a refusal counted ahead of time is taken back (once) beside its own count.
+        // Any other answer: a refusal counted ahead of time is taken back (once) beside its own count,
+        // and so is a 422 the authorizer counted (its outcome by this count: `counted` replaced).
         if (refusalCounted) refusalTakenBack ??= unrecordFreeAnswer(refusalCounted, log);
+        if (ahead && teamId) takeBackAhead(teamId);
         const answer = teamId ? answered(teamId, apiError.status, apiError.code, false) : undefined;
         remaining = await concludeWith(creditsAfterError(answer, reserved ? remainingAfter : undefined, creditsHint, log), { status: apiError.status, code: apiError.code });
       }
-      await Promise.all([unreadableHit, refusalTakenBack]);
+      await Promise.all([unreadableHit, refusalTakenBack, aheadTakenBack]);
       Object.assign(responseHeaders, creditHeaders(0, remaining));
       throw apiError;
     } finally {

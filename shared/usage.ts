@@ -11,8 +11,9 @@ import { ERROR_STATUS, type ErrorCode } from './errors';
  * account API's usage report. Items in the team's partition:
  *
  *   USAGE#<day>            `hit:<op>`, `error:<op>:<CODE>`; one UpdateItem (ADD) per cache hit or
- *                          error answer, sent with the writes that answer makes anyway, never in a
- *                          transaction
+ *                          error answer, sent with the writes that answer makes anyway (for a hit,
+ *                          and a 422 the authorizer records, in a small transaction of their own),
+ *                          never in a settle transaction
  *   USAGE#<day>#<shard>    `live:<op>`, `credits:<op>`; added by the transaction that writes the
  *                          ledger record, so a request is counted exactly when it is charged
  *

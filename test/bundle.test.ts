@@ -30,6 +30,7 @@ let bundles: Map<string, string>;
 const bundle = (entry: string) => bundles.get(entry)!;
 
 let key: string;
+let teamId: string;
 beforeAll(async () => {
   bundles = await bundleAll(['functions/authorizer.ts', 'functions/account.ts', ...routedOperations().map(handlerFile)]);
   await ensureTables();
@@ -37,6 +38,7 @@ beforeAll(async () => {
   for (const op of routedOperations()) process.env[`UPSTREAM_${envName(op.platform)}_URL`] = fake.url;
   const team = await createTeam('bundle-test', 100, { usageKey: 'usage-bundle-test' });
   key = (await createKey(team.teamId, 'bundle', team.usageKey)).secret;
+  teamId = team.teamId;
 });
 afterAll(async () => {
   await fake.stop();
@@ -79,6 +81,29 @@ test.each(routedOperations().map((op) => [op.id, op] as const))('%s: the bundled
   const body = JSON.parse(res.body);
   expect(body.meta).toMatchObject({ requestId: `bundle-${op.id}`, creditsCharged: 1, cached: false });
   expect(res.headers?.['x-request-id']).toBe(`bundle-${op.id}`);
+});
+
+test('a 422 of a key the bundled authorizer knows: recorded by the authorizer, once; the bundled function answers it and writes nothing', async () => {
+  const op = routedOperations().find((o) => Object.keys(o.params).length > 0)!;
+  const authorizer = require(bundle('functions/authorizer.ts')) as { handler: (e: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult> };
+  const fn = require(bundle(handlerFile(op))) as { handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> };
+  const headers = { 'X-Api-Key': key };
+  const query = { unknown: 'x' };
+  const request = { resource: op.path, path: op.path, httpMethod: 'GET', headers, queryStringParameters: query, multiValueQueryStringParameters: { unknown: ['x'] } };
+  const authorize = (requestId: string) =>
+    authorizer.handler({ ...request, type: 'REQUEST', methodArn: `arn:aws:execute-api:us-east-1:123456789012:abc123/prod/GET${op.path}`, requestContext: { requestId } } as unknown as APIGatewayRequestAuthorizerEvent);
+  await authorize('bundle-422-known'); // the key is known to this authorizer from now on
+  const { usage } = await import('../shared/usage');
+  const invalid = async () => (await usage(teamId, 1)).byOperation[op.id]?.byCode.VALIDATION_ERROR ?? 0;
+  const before = await invalid();
+  const auth = await authorize('bundle-422');
+  expect(auth.context).toMatchObject({ recorded: 'VALIDATION_ERROR' });
+  const res = await fn.handler({ ...request, multiValueHeaders: {}, pathParameters: null, stageVariables: null, body: null, isBase64Encoded: false, requestContext: { requestId: 'bundle-422', authorizer: auth.context } } as unknown as APIGatewayProxyEvent);
+  expect(res.statusCode).toBe(422);
+  expect(JSON.parse(res.body).error).toMatchObject({ code: 'VALIDATION_ERROR', requestId: 'bundle-422' });
+  expect((await invalid()) - before).toBe(1);
+  const { requestHistory } = await import('../shared/history');
+  expect((await requestHistory(teamId, { limit: 100 })).requests.filter((r) => r.requestId === 'bundle-422')).toEqual([expect.objectContaining({ status: 422, code: 'VALIDATION_ERROR', operation: op.id })]);
 });
 
 test('dashboard: the bundled function serves the pages and the assets built next to it (as the stack bundles it)', async () => {

@@ -1,10 +1,16 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { authorizerHandler } from '../shared/auth/authorizer';
 import { findKey, listKeys, revokeKey } from '../shared/auth/keys';
 import { cacheItem, cacheKey } from '../shared/cache';
 import { config } from '../shared/config';
 import { addCredits, balance, ledger } from '../shared/credits';
 import { db, dynamoCallCount, dynamoRoundTripCount, rawDb } from '../shared/db/client';
+import { KEY_SK, keyPk } from '../shared/db/tables';
+import { requestHistory } from '../shared/history';
 import { readFigures } from '../shared/status/outcomes';
+import { usage } from '../shared/usage';
 import { logger } from '../shared/log';
 import { fixture } from '../dev/upstream/fake';
 import { startHarness, type Harness } from './support/harness';
@@ -154,9 +160,11 @@ describe('cache', () => {
   // trip). A hit: then the cache read, with the day's hit count and the history item beside it (the
   // balance shown is the authorizer's). A live scrape: then the cache, the reservation, and one
   // transaction for the ledger record, the usage count, the history item and the cache entry. A 422:
-  // key, then its count and history item together. Each request also sends its two outcome counters
-  // (minute and hour, shared/status/outcomes.ts) beside a write it makes anyway: calls, never trips.
-  test('DynamoDB calls and sequential round trips, authorizer included: a cache hit in 2 round trips', async () => {
+  // the key and balance, with the 422's count, history item and outcome counters beside them (one
+  // transaction the authorizer sends, for a key it knows): the function writes nothing. Each request
+  // also sends its two outcome counters (minute and hour, shared/status/outcomes.ts) beside a write
+  // it makes anyway: calls, never trips.
+  test('DynamoDB calls and sequential round trips, authorizer included: a cache hit in 2 round trips, a 422 in 1', async () => {
     const { key } = await h.team(10);
     const measure = async (query: Record<string, string>) => {
       const [calls, trips] = [dynamoCallCount(), dynamoRoundTripCount()];
@@ -172,14 +180,15 @@ describe('cache', () => {
       hit: { calls: expect.any(Number), trips: 2 },
       miss: { calls: expect.any(Number), trips: 4 },
       live: { calls: expect.any(Number), trips: 3 },
-      invalid: { calls: expect.any(Number), trips: 2 },
+      invalid: { calls: expect.any(Number), trips: 1 },
     });
     // A miss with cache_max_age also counts the hit's outcome speculatively (beside the read) and
     // takes it back with its own count: four calls more than a live request, no trip more.
     expect(hit.calls).toBeLessThanOrEqual(6);
     expect(miss.calls).toBeLessThanOrEqual(10);
     expect(live.calls).toBeLessThanOrEqual(6);
-    expect(invalid.calls).toBeLessThanOrEqual(6);
+    // The key, the balance, the transaction that records the 422.
+    expect(invalid.calls).toBeLessThanOrEqual(3);
   });
 
   // A team the authorizer saw without a credit: the refusal's count, history item and outcome go
@@ -269,6 +278,214 @@ describe('cache', () => {
     expect(await balance(teamId)).toBe(10);
     const { requestHistory } = await import('../shared/history');
     expect((await requestHistory(teamId, { limit: 5 })).requests).toMatchObject([{ status: 422, code: 'VALIDATION_ERROR', requestId: res.body.error.requestId }]);
+  });
+});
+
+/**
+ * Issue 20: every request that reaches an operation's function is counted, with no round trip of its
+ * own. A 422 writes nothing else, so for a key the authorizer knows (it read the key before in this
+ * container) the authorizer counts and records it itself, in one transaction beside its key read
+ * (shared/auth/authorizer.ts), and the function writes nothing for it.
+ */
+describe('a 422 recorded by the authorizer beside its key read', () => {
+  const OP = 'microblog-a-user-posts';
+  const BAD = { handle: '!!' };
+
+  /** A team's 422s as its usage, its request history and GET /v1/status's counters show them. */
+  const counts = async (teamId: string) => {
+    const totals = (await usage(teamId, 1)).totals;
+    const figures = (await readFigures([OP], '15m'))[OP]!;
+    return {
+      usage422: totals.byCode.VALIDATION_ERROR ?? 0,
+      usageRequests: totals.requests,
+      history: (await requestHistory(teamId, { limit: 100 })).requests.length,
+      status422: figures.byCode.VALIDATION_ERROR ?? 0,
+      statusAnswers: figures.answers,
+    };
+  };
+  const delta = (a: Awaited<ReturnType<typeof counts>>, b: typeof a) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v - a[k as keyof typeof a]]));
+  const historyOf = async (teamId: string, requestId: string) => (await requestHistory(teamId, { limit: 100 })).requests.filter((r) => r.requestId === requestId);
+
+  const measured = async (query: Record<string, string>, key: string) => {
+    const [calls, trips] = [dynamoCallCount(), dynamoRoundTripCount()];
+    const res = await h.call(PATH, query, { key });
+    return { res, calls: dynamoCallCount() - calls, trips: dynamoRoundTripCount() - trips };
+  };
+
+  /** A team whose key the authorizer of this container knows (its first request, a live one, is behind it). */
+  const knownTeam = async () => {
+    const team = await h.team(10);
+    expect((await h.call(PATH, { handle: `known-${team.keyId}.bsky.social` }, { key: team.key })).status).toBe(200);
+    return team;
+  };
+
+  /**
+   * The authorizer's record transactions (a ConditionCheck on a key item first), as they end; with
+   * `refuse`, each is answered with that error instead of being sent (after the call counter).
+   */
+  const watchRecords = (refuse?: () => Error) => {
+    const seen: string[] = [];
+    const name = `watchRecords-${randomUUID()}`;
+    rawDb().middlewareStack.addRelativeTo(
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the finalize step's arguments are loosely typed
+      (next: any, context: any) => async (args: any) => {
+        const check = args.input?.TransactItems?.[0]?.ConditionCheck;
+        if (context.commandName !== 'TransactWriteItemsCommand' || !String(check?.Key?.pk?.S ?? '').startsWith('KEY#')) return next(args);
+        try {
+          if (refuse) throw refuse();
+          const out = await next(args);
+          seen.push('written');
+          return out;
+        } catch (err) {
+          const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons?.map((r) => r.Code).join(',');
+          seen.push(`${(err as Error).name}${reasons ? `: ${reasons}` : ''}`);
+          throw err;
+        }
+      },
+      { relation: 'after', toMiddleware: 'retryMiddleware', name, override: true },
+    );
+    return { seen, stop: () => rawDb().middlewareStack.remove(name) };
+  };
+
+  test('a key the authorizer knows: 1 round trip in all, counted once in usage, history and /v1/status, by the authorizer', async () => {
+    const { key, teamId, keyId } = await knownTeam();
+    const before = await counts(teamId);
+    const watch = watchRecords();
+    let m;
+    try {
+      m = await measured(BAD, key);
+    } finally {
+      watch.stop();
+    }
+    const { res, calls, trips } = m;
+    expect({ status: res.status, code: res.body.error?.code, trips }).toEqual({ status: 422, code: 'VALIDATION_ERROR', trips: 1 });
+    expect(res.body.error.details).toEqual([expect.objectContaining({ path: 'handle' })]);
+    // The balance the authorizer read with the key: no read of the function's own.
+    expect(res.headers).toMatchObject({ 'x-credits-charged': '0', 'x-credits-remaining': '9' });
+    expect(calls).toBeLessThanOrEqual(3);
+    expect(watch.seen).toEqual(['written']);
+    expect(delta(before, await counts(teamId))).toEqual({ usage422: 1, usageRequests: 1, history: 1, status422: 1, statusAnswers: 1 });
+    // Under the request id the caller saw, with its key, as the function would have recorded it.
+    expect(await historyOf(teamId, res.body.error.requestId)).toEqual([expect.objectContaining({ status: 422, code: 'VALIDATION_ERROR', credits: 0, cached: false, keyId, operation: OP })]);
+  });
+
+  test("a key's first use in this container (its team unknown): 2 round trips, counted once, by the function", async () => {
+    const { key, teamId } = await h.team(10);
+    // Used a moment ago through another container: lastUsedAt is fresh, so no touch now.
+    const { hash } = (await findKey(key))!;
+    await db().send(new UpdateCommand({ TableName: config.accountsTable, Key: { pk: keyPk(hash), sk: KEY_SK }, UpdateExpression: 'SET lastUsedAt = :now', ExpressionAttributeValues: { ':now': new Date().toISOString() } }));
+    const before = await counts(teamId);
+    const watch = watchRecords();
+    let m;
+    try {
+      m = await measured(BAD, key);
+    } finally {
+      watch.stop();
+    }
+    expect({ status: m.res.status, trips: m.trips }).toEqual({ status: 422, trips: 2 });
+    expect(watch.seen).toEqual([]);
+    expect(delta(before, await counts(teamId))).toEqual({ usage422: 1, usageRequests: 1, history: 1, status422: 1, statusAnswers: 1 });
+    // The next 422 of the key: recorded by the authorizer.
+    expect((await measured(BAD, key)).trips).toBe(1);
+  });
+
+  test('a revoked key with a bad query: 401, and the key check refuses the record: nothing counted', async () => {
+    const { key, teamId, keyId } = await knownTeam();
+    expect(await revokeKey(teamId, keyId)).toBe(true);
+    const before = await counts(teamId);
+    const watch = watchRecords();
+    let res;
+    try {
+      res = await h.call(PATH, BAD, { key });
+    } finally {
+      watch.stop();
+    }
+    expect(res.status).toBe(401);
+    expect(watch.seen).toEqual(['TransactionCanceledException: ConditionalCheckFailed,None,None,None,None']);
+    expect(await counts(teamId)).toEqual(before);
+  });
+
+  test("the authorizer's record refused (a transaction conflict): no flag, the function counts the 422 itself, once: 2 round trips", async () => {
+    const { key, teamId } = await knownTeam();
+    const before = await counts(teamId);
+    const conflict = () =>
+      Object.assign(new Error('Transaction cancelled, please refer cancellation reasons for specific reasons [None, TransactionConflict]'), {
+        name: 'TransactionCanceledException',
+        CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }, { Code: 'None' }, { Code: 'None' }, { Code: 'None' }],
+        $metadata: { httpStatusCode: 400 },
+      });
+    const watch = watchRecords(conflict);
+    let m;
+    try {
+      m = await measured(BAD, key);
+    } finally {
+      watch.stop();
+    }
+    expect({ status: m.res.status, code: m.res.body.error?.code, trips: m.trips }).toEqual({ status: 422, code: 'VALIDATION_ERROR', trips: 2 });
+    expect(watch.seen).toEqual(['TransactionCanceledException: None,TransactionConflict,None,None,None']);
+    expect(delta(before, await counts(teamId))).toEqual({ usage422: 1, usageRequests: 1, history: 1, status422: 1, statusAnswers: 1 });
+    expect(await historyOf(teamId, m.res.body.error.requestId)).toEqual([expect.objectContaining({ status: 422, code: 'VALIDATION_ERROR' })]);
+  });
+
+  /** The authorizer's REQUEST event, as API Gateway (and the local gateway) build it. */
+  const authorizerEvent = (key: string, resource: string, query: Record<string, string>, requestId: string | undefined, httpMethod = 'GET') =>
+    ({
+      type: 'REQUEST',
+      methodArn: `arn:aws:execute-api:local:000000000000:local/local/${httpMethod}${resource}`,
+      resource,
+      path: resource,
+      httpMethod,
+      headers: { 'x-api-key': key },
+      queryStringParameters: query,
+      multiValueQueryStringParameters: Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]])),
+      requestContext: requestId ? { requestId } : {},
+    }) as unknown as APIGatewayRequestAuthorizerEvent;
+
+  test('authorizer and function of different versions: a 422 recorded ahead, a query the function accepts -> its own answer, the 422 taken back everywhere', async () => {
+    const { key, teamId, keyId } = await knownTeam();
+    const before = await counts(teamId);
+    const requestId = randomUUID();
+    const auth = await authorizerHandler(authorizerEvent(key, PATH, BAD, requestId));
+    expect(auth.context).toMatchObject({ teamId, keyId, recorded: 'VALIDATION_ERROR', recordedAt: expect.any(Number) });
+    expect(delta(before, await counts(teamId))).toMatchObject({ usage422: 1, history: 1, status422: 1 });
+    // The function (another version) finds the query it receives valid; API Gateway passes the
+    // authorizer's context values as strings.
+    const { handler } = await import('../functions/microblog-a-user-posts');
+    const context = Object.fromEntries(Object.entries(auth.context ?? {}).map(([k, v]) => [k, String(v)]));
+    const res = await handler({
+      resource: PATH,
+      path: PATH,
+      httpMethod: 'GET',
+      headers: { 'x-api-key': key },
+      multiValueHeaders: {},
+      queryStringParameters: { handle: 'skewed-version.bsky.social' },
+      multiValueQueryStringParameters: { handle: ['skewed-version.bsky.social'] },
+      pathParameters: null,
+      stageVariables: null,
+      body: null,
+      isBase64Encoded: false,
+      requestContext: { requestId, authorizer: { ...context, principalId: auth.principalId } },
+    } as unknown as APIGatewayProxyEvent);
+    expect(res.statusCode).toBe(200);
+    expect(delta(before, await counts(teamId))).toEqual({ usage422: 0, usageRequests: 1, history: 1, status422: 0, statusAnswers: 1 });
+    // One history item for the request: the function's answer replaced the authorizer's (same key).
+    expect(await historyOf(teamId, requestId)).toEqual([expect.objectContaining({ status: 200, code: null, credits: 1, keyId })]);
+  });
+
+  test('nothing recorded ahead for a valid query, a route that is not an operation, a request without a request id, or a key first seen', async () => {
+    const { key, teamId } = await knownTeam();
+    const before = await counts(teamId);
+    const contexts = [
+      await authorizerHandler(authorizerEvent(key, PATH, { handle: 'valid-one.bsky.social' }, randomUUID())),
+      await authorizerHandler(authorizerEvent(key, '/mcp', BAD, randomUUID(), 'POST')),
+      await authorizerHandler(authorizerEvent(key, '/v1/nope', BAD, randomUUID())),
+      await authorizerHandler(authorizerEvent(key, PATH, BAD, undefined)),
+      await authorizerHandler(authorizerEvent((await h.team(10)).key, PATH, BAD, randomUUID())),
+    ].map((a) => a.context);
+    for (const c of contexts) expect(c).not.toHaveProperty('recorded');
+    expect(await counts(teamId)).toEqual(before);
+    // And the same key with the same bad query on the operation's route: recorded.
+    expect((await authorizerHandler(authorizerEvent(key, PATH, BAD, randomUUID()))).context).toMatchObject({ recorded: 'VALIDATION_ERROR' });
   });
 });
 

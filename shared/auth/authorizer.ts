@@ -1,14 +1,24 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { requestScope } from '../log';
+import { type Log, requestScope } from '../log';
 import { loadSecrets } from '../secrets';
-import { balanceHint } from '../credits';
-import { findKey, hashSecret, KEY_PATTERN, keyFromHeaders, touchKey } from './keys';
+import { balanceHint, recordAhead } from '../credits';
+import { ApiError } from '../errors';
+import type { Answered } from '../history';
+import { queryOfRoute } from '../operation-queries';
+import { validateQuery } from '../validation';
+import { findKey, hashSecret, KEY_PATTERN, keyFromHeaders, touchKey, validKeyCheck } from './keys';
 
 /**
  * The REQUEST authorizer (no identity sources, result cache TTL 0, so it runs on every request and
  * reads both header forms). It answers the team's usage-plan key as usageIdentifierKey, so the usage
  * plan throttles per team, and passes teamId/keyId to the function in the request context.
  * Failing with the message "Unauthorized" is API Gateway's way to answer 401 (`Unauthorized`).
+ *
+ * A request to an operation whose query fails the operation's validation will be answered 422 by
+ * the function. For a key this container authorized before, the authorizer counts and records that
+ * 422 itself (usage count, history item, outcome counters: `recordAhead`), in the round trip of its
+ * key read, and says so in the context (`recorded`); the function then writes nothing for it, and a
+ * 422 costs one DynamoDB round trip instead of two (shared/pipeline.ts).
  */
 export interface AuthorizedContext {
   teamId: string;
@@ -19,33 +29,103 @@ export interface AuthorizedContext {
    * first request of a key in this container.
    */
   creditsHint?: number;
+  /**
+   * The error answer the authorizer counted and recorded for this request (only VALIDATION_ERROR),
+   * when it did; absent otherwise (the function records its answer itself).
+   */
+  recorded?: RecordedCode;
+  /** With `recorded`: when it was recorded (epoch ms), the start of the request's history item's key. */
+  recordedAt?: number;
+}
+
+/** The one answer the authorizer may record ahead of the function: a query that fails validation. */
+export type RecordedCode = 'VALIDATION_ERROR';
+
+/**
+ * What this container knows of each key it authorized, by the hash of its secret (a key never
+ * changes teams): the team's balance is then read together with the key, in the same round trip,
+ * for every later request of the key, and a 422 recorded in that round trip too. `storedAs`: the
+ * hash its item was found under (the peppered one, or the plain SHA-256 of a key made before the
+ * pepper), the item the record's key check names.
+ */
+interface KnownKey {
+  teamId: string;
+  keyId: string;
+  storedAs: string;
+}
+const knownKeys = new Map<string, KnownKey>();
+const MAX_KEYS_REMEMBERED = 10_000;
+
+function remember(hash: string, known: KnownKey): void {
+  const was = knownKeys.get(hash);
+  if (was && was.teamId === known.teamId && was.keyId === known.keyId && was.storedAs === known.storedAs) return;
+  if (!was && knownKeys.size >= MAX_KEYS_REMEMBERED) knownKeys.delete(knownKeys.keys().next().value as string);
+  knownKeys.set(hash, known);
 }
 
 /**
- * The team of each key this container authorized (a key never changes teams): the team's balance is
- * then read together with the key, in the same round trip, for every later request of the key.
+ * Writes this request may make, for a key this container knows, in the round trip of its key read
+ * (`authorizerHandler`: the 422 recorded ahead). Its answer is used only if the key proves valid.
  */
-const teamOfKey = new Map<string, string>();
-const MAX_KEYS_REMEMBERED = 10_000;
+type Ahead = (key: KnownKey) => Promise<Pick<AuthorizedContext, 'recorded' | 'recordedAt'>> | undefined;
 
-function rememberTeam(hash: string, teamId: string): void {
-  if (teamOfKey.get(hash) === teamId) return;
-  if (teamOfKey.size >= MAX_KEYS_REMEMBERED) teamOfKey.delete(teamOfKey.keys().next().value as string);
-  teamOfKey.set(hash, teamId);
-}
-
-export async function authorize(headers: Record<string, string | undefined> | null | undefined): Promise<(AuthorizedContext & { usageKey: string }) | null> {
+export async function authorize(headers: Record<string, string | undefined> | null | undefined, ahead?: Ahead): Promise<(AuthorizedContext & { usageKey: string }) | null> {
   const secret = keyFromHeaders(headers);
   if (!secret || !KEY_PATTERN.test(secret)) return null;
   // The key pepper (KEY_PEPPER_SECRET_ARN) is read once per cold start, before the first key is hashed.
   await loadSecrets();
   const hash = hashSecret(secret);
-  const knownTeam = teamOfKey.get(hash);
-  const [key, creditsHint] = await Promise.all([findKey(secret), knownTeam ? balanceHint(knownTeam) : undefined]);
+  const known = knownKeys.get(hash);
+  const [key, creditsHint, recorded] = await Promise.all([findKey(secret), known ? balanceHint(known.teamId) : undefined, known ? ahead?.(known) : undefined]);
   if (!key || key.revokedAt) return null;
-  rememberTeam(hash, key.teamId);
+  remember(hash, { teamId: key.teamId, keyId: key.keyId, storedAs: key.hash });
   await touchKey(key);
-  return { teamId: key.teamId, keyId: key.keyId, usageKey: key.usageKey, ...(knownTeam === key.teamId && creditsHint !== undefined ? { creditsHint } : {}) };
+  const sameTeam = known?.teamId === key.teamId;
+  return {
+    teamId: key.teamId,
+    keyId: key.keyId,
+    usageKey: key.usageKey,
+    ...(sameTeam && creditsHint !== undefined ? { creditsHint } : {}),
+    ...(sameTeam && recorded?.recorded ? recorded : {}),
+  };
+}
+
+/**
+ * The 422 the operation's function will answer, when the request is to an operation's route (GET
+ * on its resource path) and its query fails the operation's validation: the function's own check
+ * (validateQuery with the operation's rules, from the same operation table). A cursor that is
+ * merely invalid (400) is not decided here: it depends on the cursor secret, which only the
+ * functions hold.
+ */
+function validationRefusal(event: APIGatewayRequestAuthorizerEvent): { operation: string; code: RecordedCode } | undefined {
+  if (event.httpMethod !== 'GET') return undefined;
+  const route = queryOfRoute(event.resource);
+  if (!route) return undefined;
+  try {
+    validateQuery(route.rules, event.queryStringParameters ?? null, event.multiValueQueryStringParameters);
+    return undefined;
+  } catch (err) {
+    return err instanceof ApiError && err.code === 'VALIDATION_ERROR' ? { operation: route.id, code: err.code } : undefined;
+  }
+}
+
+/**
+ * For a key this container knows: the request's 422, when it will be one, counted and recorded now,
+ * beside the key read (the transaction checks the key itself: a revoked key records nothing). Only
+ * with API Gateway's request id, the one the function takes (shared/entry.ts): the history item is
+ * keyed by it.
+ */
+function recordingRefusal(event: APIGatewayRequestAuthorizerEvent, log: Log): Ahead {
+  return (key) => {
+    const requestId = event.requestContext?.requestId;
+    const refusal = requestId ? validationRefusal(event) : undefined;
+    if (!refusal || !requestId) return undefined;
+    const time = Date.now();
+    // Decided before the function starts: 0 ms of the function's (it writes nothing for it).
+    const answer: Answered = { teamId: key.teamId, keyId: key.keyId, operation: refusal.operation, requestId, status: 422, code: refusal.code, credits: 0, cached: false, ms: 0, time };
+    const outcome = { operation: refusal.operation, status: 422, code: refusal.code, cached: false, live: false, ms: 0, upstreamCalls: 0, at: time };
+    return recordAhead(validKeyCheck(key.storedAs, key.teamId, key.keyId), answer, outcome, log).then((written) => (written ? { recorded: refusal.code, recordedAt: time } : {}));
+  };
 }
 
 /** The authorizer's "no valid key": API Gateway (and the local gateway) answer 401 UNAUTHORIZED. */
@@ -60,7 +140,7 @@ export async function authorizerHandler(event: APIGatewayRequestAuthorizerEvent)
   const { log } = requestScope(event, 'authorizer');
   let ctx: Awaited<ReturnType<typeof authorize>>;
   try {
-    ctx = await authorize(event.headers as Record<string, string | undefined> | null);
+    ctx = await authorize(event.headers as Record<string, string | undefined> | null, recordingRefusal(event, log));
   } catch (err) {
     // The database failed: API Gateway answers AUTHORIZER_FAILURE, which the stack maps to 503.
     log.error('authorizer failed', { error: (err as Error).name });
@@ -72,10 +152,11 @@ export async function authorizerHandler(event: APIGatewayRequestAuthorizerEvent)
   }
   // Allow every method of this stage: the decision depends on the key only, never on the route.
   const [arnBase, stage] = splitMethodArn(event.methodArn);
+  const { usageKey, ...context } = ctx;
   return {
     principalId: ctx.teamId,
-    usageIdentifierKey: ctx.usageKey,
-    context: { teamId: ctx.teamId, keyId: ctx.keyId, ...(ctx.creditsHint !== undefined ? { creditsHint: ctx.creditsHint } : {}) },
+    usageIdentifierKey: usageKey,
+    context: context satisfies AuthorizedContext,
     policyDocument: {
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${arnBase}/${stage}/*` }],

@@ -84,6 +84,19 @@ export async function findKey(secret: string): Promise<(KeyRecord & { hash: stri
   return found ? { ...(found.item as unknown as KeyRecord), hash: found.hash } : null;
 }
 
+/**
+ * The ConditionCheck action that holds only while the key stored under `hash` is the team's key
+ * `keyId` and not revoked: a write put in one transaction with it happens only for a valid key.
+ */
+export function validKeyCheck(hash: string, teamId: string, keyId: string) {
+  return {
+    TableName: config.accountsTable,
+    Key: { pk: keyPk(hash), sk: KEY_SK },
+    ConditionExpression: 'attribute_exists(pk) AND teamId = :team AND keyId = :keyId AND attribute_not_exists(revokedAt)',
+    ExpressionAttributeValues: { ':team': teamId, ':keyId': keyId },
+  };
+}
+
 /** lastUsedAt is written at most once per interval per key, not on every request. */
 export async function touchKey(key: KeyRecord & { hash: string }, now = Date.now()): Promise<boolean> {
   const last = key.lastUsedAt ? Date.parse(key.lastUsedAt) : 0;

@@ -77,8 +77,9 @@ export const RESERVATION_MARK_PREFIX = 'RESV#';
 export const credentialKey = (name: string) => `CRED#${name}`;
 export const USAGE_PREFIX = 'USAGE#';
 export const REQUEST_PREFIX = 'REQ#';
+export const OUTCOME_PREFIX = 'OUT#';
 /** An outcome counter item (cache table): one operation, one minute (`m`) or hour (`h`), one shard. */
-export const outcomeKey = (operation: string, grain: 'm' | 'h', period: string, shard: number) => `OUT#${operation}#${grain}#${period}#${shard}`;
+export const outcomeKey = (operation: string, grain: 'm' | 'h', period: string, shard: number) => `${OUTCOME_PREFIX}${operation}#${grain}#${period}#${shard}`;
 export const canaryKey = (operation: string) => `CANARY#${operation}`;
 export const memberPk = (email: string) => `MEMBER#${email}`;
 export const MEMBER_SK = 'MEMBER';

@@ -4,112 +4,33 @@ import { db } from '../db/client';
 import { outcomeKey } from '../db/tables';
 import type { Log } from '../log';
 import { emitMetrics, emitOutcomeMetric, MetricUnit } from '../metrics';
+import { LATENCY_BUCKETS_MS, type Outcome, hourOf, minuteOf, outcomeUpdates } from './outcome-items';
 
 /**
- * Outcome counters of real traffic, for GET /v1/status: every request that reaches an operation's
- * function adds one answer to two items of the cache table (the result cache's table: nothing here
- * is money, everything expires), written by one UpdateItem each, sent together:
- *
- *   OUT#<operation>#m#<yyyy-mm-ddThh:mm>#<shard>   the minute: read for the 15-minute window
- *   OUT#<operation>#h#<yyyy-mm-ddThh>#<shard>      the hour: read for the 24-hour window
- *
- * Each item holds numbers: `n` (answers), `s<status>` (answers by status), `c_<CODE>` (errors by
- * code), `hit` (cache hits), `live` (live answers: scraped and served) and `b<i>` (the live answers'
- * latency histogram, bucket i of LATENCY_BUCKETS_MS), and `okAt` (ms of the latest success written
- * to it). A request picks its shard at random among OUTCOME_SHARDS, so one minute of one operation
- * is OUTCOME_SHARDS items and no single item takes more than its share of the writes; the reader
- * sums them. Every item expires (TTL) KEEP_SECONDS after its period began: beyond the 24-hour window.
+ * Outcome counters of real traffic, for GET /v1/status: the counter items every answer of an
+ * operation adds to (./outcome-items.ts: their layout and the updates that write them), written by
+ * `recordOutcome` beside a write the answer makes anyway, and read here for the status page.
  */
-export const LATENCY_BUCKETS_MS = [50, 100, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 5000, 8000, 13000, 20000, 30000] as const;
-export const KEEP_SECONDS = 26 * 3600;
+export { KEEP_SECONDS, LATENCY_BUCKETS_MS, type Outcome, bucketOf } from './outcome-items';
 export const WINDOWS = { '15m': { minutes: 15, grain: 'm' }, '24h': { minutes: 24 * 60, grain: 'h' } } as const;
 export type WindowName = keyof typeof WINDOWS;
 
-/** How one answer ended, as the status page counts it. */
-export interface Outcome {
-  operation: string;
-  status: number;
-  /** The error code of an error answer. */
-  code?: string;
-  cached: boolean;
-  /** A live answer: scraped and served (its latency goes into the histogram). */
-  live: boolean;
-  ms: number;
-  upstreamCalls: number;
-  /** When the answer was decided (ms). */
-  at: number;
-}
-
-const minuteOf = (ms: number) => new Date(ms).toISOString().slice(0, 16);
-const hourOf = (ms: number) => new Date(ms).toISOString().slice(0, 13);
-
-export const bucketOf = (ms: number): number => {
-  const i = LATENCY_BUCKETS_MS.findIndex((upper) => ms <= upper);
-  return i === -1 ? LATENCY_BUCKETS_MS.length : i;
-};
-
-/** A success for the status page: served (a 2xx). */
-const succeeded = (o: Outcome) => o.status < 300;
-
-/** The numbers one answer adds (or, negated, takes back). */
-function increments(o: Outcome, sign: 1 | -1): Record<string, number> {
-  const add: Record<string, number> = { n: sign, [`s${o.status}`]: sign };
-  if (o.code) add[`c_${o.code}`] = sign;
-  if (o.cached) add.hit = sign;
-  if (o.live) {
-    add.live = sign;
-    add[`b${bucketOf(o.ms)}`] = sign;
-  }
-  return add;
-}
-
-function shard(): number {
-  return Math.floor(Math.random() * Math.max(1, config.outcomeShards));
-}
-
-function update(pk: string, add: Record<string, number>, periodStart: number, okAt: number | undefined) {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':exp': Math.floor(periodStart / 1000) + KEEP_SECONDS };
-  const adds = Object.entries(add).map(([name, n], i) => {
-    names[`#a${i}`] = name;
-    values[`:a${i}`] = n;
-    return `#a${i} :a${i}`;
-  });
-  const sets = ['expiresAt = if_not_exists(expiresAt, :exp)'];
-  if (okAt !== undefined) {
-    sets.push('okAt = :ok');
-    values[':ok'] = okAt;
-  }
-  return new UpdateCommand({
-    TableName: config.cacheTable,
-    Key: { pk },
-    UpdateExpression: `ADD ${adds.join(', ')} SET ${sets.join(', ')}`,
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-  });
+/** An answer's metric (CloudWatch, embedded format): what `recordOutcome` emits beside its counter items. */
+export function emitOutcome(o: Outcome): void {
+  emitOutcomeMetric(o.operation, o.code ?? (o.cached ? 'cache_hit' : 'live'), o.upstreamCalls, o.ms);
 }
 
 /**
- * Counts one answer: its metric (CloudWatch, embedded format) and its two counter items, the
- * minute's and the hour's, written together. `replacing`: an answer already counted for this
- * request that turned out otherwise (a settle that failed after a success was counted); its
- * numbers are taken back in the same writes. Never throws: a failure to count is logged and
+ * Counts one answer: its metric (`emitOutcome`) and its two counter items, the minute's and the
+ * hour's, written together. `replacing`: an answer already counted for this request that turned out
+ * otherwise (a settle that failed after a success was counted, a 422 the authorizer counted ahead);
+ * its numbers are taken back in the same writes. Never throws: a failure to count is logged and
  * measured (metric `outcomeCountFailed`), and the request goes on.
  */
 export async function recordOutcome(o: Outcome, log: Log, replacing?: Outcome): Promise<void> {
-  emitOutcomeMetric(o.operation, o.code ?? (o.cached ? 'cache_hit' : 'live'), o.upstreamCalls, o.ms);
-  const add = increments(o, 1);
-  if (replacing) for (const [name, n] of Object.entries(increments(replacing, -1))) add[name] = (add[name] ?? 0) + n;
-  for (const [name, n] of Object.entries(add)) if (n === 0) delete add[name];
-  const okAt = succeeded(o) ? o.at : undefined;
-  const s = shard();
-  const hourStart = Date.parse(`${hourOf(o.at)}:00:00.000Z`);
-  const minuteStart = Date.parse(`${minuteOf(o.at)}:00.000Z`);
+  emitOutcome(o);
   try {
-    await Promise.all([
-      db().send(update(outcomeKey(o.operation, 'm', minuteOf(o.at), s), add, minuteStart, okAt)),
-      db().send(update(outcomeKey(o.operation, 'h', hourOf(o.at), s), add, hourStart, okAt)),
-    ]);
+    await Promise.all(outcomeUpdates(o, replacing).map((input) => db().send(new UpdateCommand(input))));
   } catch (err) {
     log.warn('outcome not counted', { error: (err as Error).name });
     emitMetrics({ operation: o.operation }, [['outcomeCountFailed', MetricUnit.Count, 1]]);

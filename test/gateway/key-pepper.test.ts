@@ -4,7 +4,8 @@ import { getMember, invite } from '../../shared/account/members';
 import { endSession, findSession, startSession } from '../../shared/account/sessions';
 import { generateSecret } from '../../shared/auth/keys';
 import { config } from '../../shared/config';
-import { db } from '../../shared/db/client';
+import { db, dynamoRoundTripCount } from '../../shared/db/client';
+import { requestHistory } from '../../shared/history';
 import { INVITE_SK, KEY_SK, MEMBER_SK, SESSION_SK, TEAM_INDEX, invitePk, keyPk, memberPk, sessionPk, teamPk } from '../../shared/db/tables';
 import { AccountClient, signedInMember } from '../support/account';
 import { type Harness, withGateway } from '../support/harness';
@@ -71,6 +72,19 @@ test('a key stored before the pepper (plain SHA-256) still works, and its revoca
   expect(await accepted(generateSecret())).toBe(401);
   await db().send(new UpdateCommand({ TableName: config.accountsTable, Key: { pk: keyPk(sha256(old.secret)), sk: KEY_SK }, UpdateExpression: 'SET revokedAt = :t', ExpressionAttributeValues: { ':t': new Date().toISOString() } }));
   expect(await accepted(old.secret)).toBe(401);
+});
+
+test('a 422 of a key stored before the pepper, which the authorizer knows: recorded in its key read\'s round trip, the key check on the item it was found under; revoked there, nothing recorded', async () => {
+  const old = await legacyKey();
+  expect(await accepted(old.secret)).toBe(503); // the authorizer knows the key from now on
+  const history = async () => (await requestHistory(teamId, { limit: 100 })).requests.filter((r) => r.keyId === old.keyId);
+  const trips = dynamoRoundTripCount();
+  const invalid = await h.call(DAILY, { unknown: 'x' }, { key: old.secret });
+  expect({ status: invalid.status, trips: dynamoRoundTripCount() - trips }).toEqual({ status: 422, trips: 1 });
+  expect((await history()).map((r) => [r.status, r.requestId])).toEqual([[422, invalid.body.error.requestId], [503, expect.any(String)]]);
+  await db().send(new UpdateCommand({ TableName: config.accountsTable, Key: { pk: keyPk(sha256(old.secret)), sk: KEY_SK }, UpdateExpression: 'SET revokedAt = :t', ExpressionAttributeValues: { ':t': new Date().toISOString() } }));
+  expect((await h.call(DAILY, { unknown: 'x' }, { key: old.secret })).status).toBe(401);
+  expect(await history()).toHaveLength(2);
 });
 
 test('a dashboard session id is stored under the peppered hash; the session cookie works', async () => {

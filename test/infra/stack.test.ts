@@ -212,13 +212,31 @@ describe('least-privilege IAM', () => {
     expect(others.flatMap(([, p]) => allows(p).flatMap(actionsOf))).not.toContain('dynamodb:Query');
   });
 
-  it('lets the authorizer read keys and team balances, and touch keys only, in the accounts table (18.7: leading keys)', () => {
+  /** The denies of every function that writes team partitions by UpdateItem (the scrapers, the authorizer). */
+  const scraperDenies = [
+    { Effect: 'Deny', Action: ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem'], Resource: accounts },
+    {
+      Effect: 'Deny',
+      Action: 'dynamodb:UpdateItem',
+      Resource: accounts,
+      Condition: { 'ForAnyValue:StringEquals': { 'dynamodb:Attributes': ['name', 'usageKey', 'usageKeyId', 'createdAt', TEAM_INDEX.partitionKey, TEAM_INDEX.sortKey] } },
+    },
+  ];
+
+  it('lets the authorizer read keys and team balances, touch keys, and record a 422 ahead: a key check, the team\'s usage and history items, the outcome counters (18.7: leading keys, the scrapers\' denies)', () => {
     const stmts = statementsOf(functionByDescription('REQUEST authorizer')).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
-    expect(stmts.map((s) => s.Resource)).toEqual([accounts, accounts]);
-    expect(stmts.map((s) => ({ actions: actionsOf(s), leading: leadingKeysOf(s) }))).toEqual([
-      { actions: ['dynamodb:GetItem'], leading: ['KEY#*', 'TEAM#*'] },
-      { actions: ['dynamodb:UpdateItem'], leading: ['KEY#*'] },
+    const allowed = stmts.filter((s) => s.Effect !== 'Deny');
+    expect(allowed.map((s) => ({ actions: actionsOf(s).sort(), resource: s.Resource, leading: leadingKeysOf(s) }))).toEqual([
+      // the key and the team's balance; lastUsedAt of the key, the 422's usage count and history item
+      { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resource: accounts, leading: ['KEY#*', 'TEAM#*'] },
+      // the record's first action: the key exists, is the team's and is not revoked
+      { actions: ['dynamodb:ConditionCheckItem'], resource: accounts, leading: ['KEY#*'] },
+      // the outcome counters of GET /v1/status, and no other item of the cache table
+      { actions: ['dynamodb:UpdateItem'], resource: cache, leading: ['OUT#*'] },
     ]);
+    // The same denies as every function that writes team partitions by UpdateItem: no Put or Delete
+    // anywhere in the accounts table, no update naming a team's name, usage key or creation time.
+    expect(stmts.filter((s) => s.Effect === 'Deny')).toEqual(scraperDenies);
   });
 
   /**
@@ -230,15 +248,6 @@ describe('least-privilege IAM', () => {
   const scrapers = () => [...routed.map((op) => functionByDescription(`GET ${op.path}`)), functionByDescription('the MCP server')];
   const resourcesOf = (st: { Resource: unknown }) => [st.Resource].flat().map((r) => JSON.stringify(r));
   const onAccounts = (st: { Resource: unknown }) => resourcesOf(st).includes(JSON.stringify(accounts));
-  const scraperDenies = [
-    { Effect: 'Deny', Action: ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem'], Resource: accounts },
-    {
-      Effect: 'Deny',
-      Action: 'dynamodb:UpdateItem',
-      Resource: accounts,
-      Condition: { 'ForAnyValue:StringEquals': { 'dynamodb:Attributes': ['name', 'usageKey', 'usageKeyId', 'createdAt', TEAM_INDEX.partitionKey, TEAM_INDEX.sortKey] } },
-    },
-  ];
 
   it('lets operation functions get/update accounts items only in team partitions (never a key, member, invitation, session or throttle item; never a team name or usage key), and get/put cache entries (18.7)', () => {
     for (const op of routed) {
