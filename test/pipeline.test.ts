@@ -573,6 +573,16 @@ describe('rate limit', () => {
     // The two keys took turns, and together passed no more than one bucket holds: they share it. (Asking
     // again with the second key is no proof: on a slow machine the bucket has refilled a token by then.)
     expect((await h.call(PATH, {}, { key: other.key })).status).toBe(422);
+
+    // The throttle sits after the authorizer, which records the 422 of a key it knows ahead of the
+    // function: it stops doing so for a team near its limit, so a 429 is never counted as a 422.
+    let answered422 = passed;
+    for (let k = 0; k < 20; k++) if ((await h.call(PATH, {}, { key })).status === 422) answered422 += 1;
+    const totals = (await usage(teamId, 1)).totals;
+    expect(totals.byCode.VALIDATION_ERROR).toBe(answered422);
+    expect(totals.requests).toBe(answered422);
+    const history = await requestHistory(teamId, { limit: 200 });
+    expect(history.requests.filter((r) => r.status === 422)).toHaveLength(Math.min(answered422, 200));
   });
 });
 

@@ -1,4 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { RATE_LIMIT } from '../config';
 import { type Log, requestScope } from '../log';
 import { loadSecrets } from '../secrets';
 import { balanceHint, recordAhead } from '../credits';
@@ -110,6 +111,32 @@ function validationRefusal(event: APIGatewayRequestAuthorizerEvent): { operation
 }
 
 /**
+ * The usage plan throttles after the authorizer: a request it refuses (429) never reaches the
+ * function, so a 422 recorded ahead for it would stay counted (and in the team's history) although
+ * the caller got a 429. The authorizer therefore records ahead only for a team this container has
+ * seen send fewer than half the team's limit in the last window; nearer the limit the function
+ * records its own 422 (one round trip more, the count exact). Bounded memory: per team, the times
+ * of at most half the limit's requests, for at most MAX_KEYS_REMEMBERED teams.
+ */
+const RECENT_LIMIT = Math.floor(RATE_LIMIT.requests / 2);
+const recentByTeam = new Map<string, number[]>();
+
+/** Counts this request for its team and says whether the team is near its limit here. */
+function teamNearLimit(teamId: string, now: number): boolean {
+  const since = now - RATE_LIMIT.windowSeconds * 1000;
+  let times = recentByTeam.get(teamId);
+  if (!times) {
+    if (recentByTeam.size >= MAX_KEYS_REMEMBERED) recentByTeam.delete(recentByTeam.keys().next().value as string);
+    recentByTeam.set(teamId, (times = []));
+  }
+  while (times.length && times[0]! <= since) times.shift();
+  const near = times.length >= RECENT_LIMIT;
+  times.push(now);
+  if (times.length > RECENT_LIMIT) times.shift();
+  return near;
+}
+
+/**
  * For a key this container knows: the request's 422, when it will be one, counted and recorded now,
  * beside the key read (the transaction checks the key itself: a revoked key records nothing). Only
  * with API Gateway's request id, the one the function takes (shared/entry.ts): the history item is
@@ -118,9 +145,10 @@ function validationRefusal(event: APIGatewayRequestAuthorizerEvent): { operation
 function recordingRefusal(event: APIGatewayRequestAuthorizerEvent, log: Log): Ahead {
   return (key) => {
     const requestId = event.requestContext?.requestId;
-    const refusal = requestId ? validationRefusal(event) : undefined;
-    if (!refusal || !requestId) return undefined;
     const time = Date.now();
+    const busy = teamNearLimit(key.teamId, time);
+    const refusal = requestId ? validationRefusal(event) : undefined;
+    if (!refusal || !requestId || busy) return undefined;
     // Decided before the function starts: 0 ms of the function's (it writes nothing for it).
     const answer: Answered = { teamId: key.teamId, keyId: key.keyId, operation: refusal.operation, requestId, status: 422, code: refusal.code, credits: 0, cached: false, ms: 0, time };
     const outcome = { operation: refusal.operation, status: 422, code: refusal.code, cached: false, live: false, ms: 0, upstreamCalls: 0, at: time };
