@@ -352,11 +352,12 @@ export async function recordAhead(keyCheck: NonNullable<TransactItem['ConditionC
  * trip after the authorizer's): one transaction counts the hit and writes its history item, on the
  * condition that the cache entry is fresh at `now` (`maxAgeSeconds`, as readCache judges it: fetched
  * recently enough, not expired, a binary body). It costs nothing and has no ledger record.
- * 'recorded': counted; 'no entry': no fresh entry, nothing written (a miss); 'failed': not counted
+ * 'recorded': counted; 'no entry': no fresh entry, nothing written (a miss); 'conflict': cancelled by
+ * a concurrent transaction, nothing written (counted by the caller with recordLateHit); 'failed': not counted
  * (logged; counting never fails a request). A hit whose entry then proves unreadable is taken back
  * by `unrecordHit`.
  */
-export async function recordHit(answer: Answered, cacheKey: string, maxAgeSeconds: number, now: number, log: Log): Promise<'recorded' | 'no entry' | 'failed'> {
+export async function recordHit(answer: Answered, cacheKey: string, maxAgeSeconds: number, now: number, log: Log): Promise<'recorded' | 'no entry' | 'conflict' | 'failed'> {
   try {
     await db().send(
       new TransactWriteCommand({
@@ -377,6 +378,10 @@ export async function recordHit(answer: Answered, cacheKey: string, maxAgeSecond
   } catch (err) {
     const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
     if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return 'no entry';
+    // Cancelled for a concurrent transaction on one of its items (the same entry, or the team's
+    // usage item, hit by another request at that instant): certainly not written, so the caller
+    // counts it without the transaction. Anything else may have landed: not counted again.
+    if (reasons?.some((r) => r.Code === 'TransactionConflict')) return 'conflict';
     log.warn('cache hit not counted', { error: (err as Error)?.name });
     return 'failed';
   }

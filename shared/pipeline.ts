@@ -160,7 +160,9 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
           { status: 200, cached: true },
         );
         if (hit) {
-          if (recorded === 'no entry') await recordLateHit(hitAnswer, log);
+          // Not written by the transaction (the entry expired in between, or a concurrent request's
+          // transaction on the same items cancelled it): counted now, one round trip more.
+          if (recorded === 'no entry' || recorded === 'conflict') await recordLateHit(hitAnswer, log);
           const remaining = shown ?? (await balance(teamId));
           await aheadTakenBack;
           const cachedAt = new Date(hit.fetchedAt).toISOString();

@@ -118,6 +118,41 @@ describe('cache', () => {
     expect(h.fake.requestsTo(FEED)).toHaveLength(1);
   });
 
+  test("a hit whose count the database cancelled for a concurrent request's transaction is still served and counted, once", async () => {
+    const { key, teamId } = await h.team(10);
+    const query = { handle: 'conflicted-hit.bsky.social', cache_max_age: '1d' };
+    expect((await h.call(PATH, query, { key })).status).toBe(200);
+    // The hit's transaction (a ConditionCheck on the cache entry first) cancelled as DynamoDB cancels
+    // one that meets another in flight on the same item: not written.
+    const name = `conflictHit-${randomUUID()}`;
+    let cancelled = 0;
+    rawDb().middlewareStack.addRelativeTo(
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the finalize step's arguments are loosely typed
+      (next: any, context: any) => async (args: any) => {
+        const check = args.input?.TransactItems?.[0]?.ConditionCheck;
+        if (context.commandName !== 'TransactWriteItemsCommand' || check?.TableName !== config.cacheTable) return next(args);
+        cancelled += 1;
+        throw Object.assign(new Error('Transaction cancelled, please refer cancellation reasons for specific reasons [None, TransactionConflict, None]'), {
+          name: 'TransactionCanceledException',
+          CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }, { Code: 'None' }],
+          $metadata: { httpStatusCode: 400 },
+        });
+      },
+      { relation: 'after', toMiddleware: 'retryMiddleware', name, override: true },
+    );
+    let hit;
+    try {
+      hit = await h.call(PATH, query, { key });
+    } finally {
+      rawDb().middlewareStack.remove(name);
+    }
+    expect(cancelled).toBe(1);
+    expect(hit.status).toBe(200);
+    expect(hit.body.meta).toMatchObject({ cached: true, creditsCharged: 0 });
+    expect((await usage(teamId, 1)).totals).toMatchObject({ requests: 2, live: 1, hits: 1 });
+    expect((await requestHistory(teamId, { limit: 10 })).requests.filter((r) => r.requestId === hit.body.meta.requestId)).toEqual([expect.objectContaining({ status: 200, cached: true })]);
+  });
+
   test('without cache_max_age a live scrape always runs, and it refreshes the cache', async () => {
     const { key } = await h.team(10);
     await h.call(PATH, { handle: 'always-live.bsky.social' }, { key });
