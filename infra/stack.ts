@@ -13,6 +13,7 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { DEFAULT_SCRAPE_DEADLINE_MS, RATE_LIMIT } from '../shared/config';
 import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/account/routes';
+import type { RecordedCode } from '../shared/auth/authorizer';
 import { ACCOUNTS, CACHE, OUTCOME_PREFIX, TEAM_INDEX, invitePk, keyPk, memberPk, sessionPk, teamPk, type TableDef } from '../shared/db/tables';
 import { ERROR_STATUS, GATEWAY_MESSAGES, GATEWAY_REFUSAL_HEADERS, RETRY_AFTER_S, type ErrorCode } from '../shared/errors';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
@@ -248,8 +249,14 @@ export class SocialDataApiStack extends Stack {
    * The REQUEST authorizer: reads the key and its team's balance (GetItem), touches lastUsedAt
    * (UpdateItem on the key). For a 422 it records ahead of the function (shared/auth/authorizer.ts),
    * one transaction: a ConditionCheckItem on the key, UpdateItem on the team's usage and history
-   * items (team partitions, under the scrapers' Deny of the team item's own attributes) and on the
-   * outcome counter items of the cache table (OUT# items only).
+   * items and on the outcome counter items of the cache table (OUT# items only).
+   *
+   * Its UpdateItem on the accounts table names only the attributes of an allow-list (IAM's
+   * dynamodb:Attributes: every attribute of the request's key, update and condition expressions):
+   * on a key item `lastUsedAt` (AUTHORIZER_KEY_ATTRIBUTES), in a team partition the 422's usage count
+   * and history item (AUTHORIZER_TEAM_ATTRIBUTES). So it can change no team's `credits` or
+   * reservation marks, no ledger record's `credits`, and no key's team, revocation or usage key.
+   * The scrapers' denies stay as well (no Put, Delete or BatchWrite; no team name or index key).
    */
   private authorizerFunction(environment: Record<string, string>): NodejsFunction {
     const fn = this.nodeFunction('Authorizer', 'functions/authorizer.ts', {
@@ -258,7 +265,9 @@ export class SocialDataApiStack extends Stack {
       timeout: AUTHORIZER_TIMEOUT,
       environment,
     });
-    this.allowItems(fn, ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [KEY_PREFIX, TEAM_PREFIX]);
+    this.allowItems(fn, ['dynamodb:GetItem'], [KEY_PREFIX, TEAM_PREFIX]);
+    this.allowAttributeUpdates(fn, KEY_PREFIX, AUTHORIZER_KEY_ATTRIBUTES);
+    this.allowAttributeUpdates(fn, TEAM_PREFIX, AUTHORIZER_TEAM_ATTRIBUTES);
     this.allowItems(fn, ['dynamodb:ConditionCheckItem'], [KEY_PREFIX]);
     this.denyTeamItemRewrites(fn);
     this.allowItems(fn, ['dynamodb:UpdateItem'], [OUTCOME_PREFIX], this.cache);
@@ -607,6 +616,27 @@ export class SocialDataApiStack extends Stack {
     );
   }
 
+  /**
+   * UpdateItem on the accounts table, only in partitions whose key starts with `prefix` and only
+   * naming attributes that match `attributes` (IAM's ForAllValues:StringLike on dynamodb:Attributes:
+   * the key's, the update expression's and the condition expression's names; `*` a wildcard), and
+   * returning no values (it could otherwise read back attributes it may not name). ForAllValues
+   * holds for a request without the key at all, so the key must be there (Null: false): fail closed.
+   */
+  private allowAttributeUpdates(fn: lambda.IFunction, prefix: string, attributes: readonly string[]) {
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:UpdateItem'],
+        resources: [this.accounts.tableArn],
+        conditions: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${prefix}*`], 'dynamodb:Attributes': [...attributes] },
+          'Null': { 'dynamodb:Attributes': 'false' },
+          'StringEqualsIfExists': { 'dynamodb:ReturnValues': ['NONE'] },
+        },
+      }),
+    );
+  }
+
   /** Query on the byTeam index, for a team's own partition only (its keys and members). */
   private allowTeamIndexQuery(fn: lambda.IFunction): void {
     fn.addToRolePolicy(
@@ -727,6 +757,29 @@ const KEY_PREFIX = keyPk('');
 const ACCOUNT_OWN_PREFIXES = [KEY_PREFIX, memberPk(''), invitePk(''), sessionPk(''), 'THROTTLE#'] as const;
 /** Attributes of a team item no function that scrapes may write (it may change `credits` and reservation marks only). */
 export const TEAM_ATTRIBUTES_NO_SCRAPER_WRITES = ['name', 'usageKey', 'usageKeyId', 'createdAt'] as const;
+/** The accounts table's key attributes: every UpdateItem names them (IAM counts them in dynamodb:Attributes). */
+const ACCOUNTS_KEY_ATTRIBUTES = [ACCOUNTS.partitionKey, ACCOUNTS.sortKey] as const;
+/** All the authorizer may name in an UpdateItem of a key item: touchKey's `lastUsedAt` (shared/auth/keys.ts). */
+export const AUTHORIZER_KEY_ATTRIBUTES = [...ACCOUNTS_KEY_ATTRIBUTES, 'lastUsedAt'] as const;
+/**
+ * All the authorizer may name in an UpdateItem in a team partition: the 422 it records ahead
+ * (shared/credits.ts, recordAheadItems): its usage count (`error:<operation>:VALIDATION_ERROR` and
+ * `expiresAt`, shared/usage.ts) and its history item (shared/history.ts, which writes a free answer's
+ * item without `credits`). Never `credits`, a reservation mark or a key's attributes.
+ */
+export const AUTHORIZER_TEAM_ATTRIBUTES = [
+  ...ACCOUNTS_KEY_ATTRIBUTES,
+  `error:*:${'VALIDATION_ERROR' satisfies RecordedCode}`,
+  'expiresAt',
+  'time',
+  'operation',
+  'keyId',
+  'status',
+  'code',
+  'cached',
+  'ms',
+  'requestId',
+] as const;
 /** Denied outright on the accounts table to every function that scrapes (it writes by UpdateItem only). */
 export const SCRAPER_DENIED_ACCOUNT_ACTIONS = ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'] as const;
 

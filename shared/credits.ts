@@ -307,10 +307,11 @@ export async function ledger(teamId: string, since?: string): Promise<LedgerEntr
 
 /**
  * The usage count and the history item of a free answer (a cache hit or an error): the two
- * UpdateItem inputs every writer of one sends (recordFreeAnswer, recordHit, recordAhead).
+ * UpdateItem inputs every writer of one sends (recordFreeAnswer, recordHit, recordAhead). `first`:
+ * the request's first write of its history item (recordAhead: see historyUpdate).
  */
-export function freeAnswerWrites(a: Answered) {
-  return [freeAnswerUpdate(a.teamId, a.operation, a.code, a.time), historyUpdate(a)] as const;
+export function freeAnswerWrites(a: Answered, history: { first?: boolean } = {}) {
+  return [freeAnswerUpdate(a.teamId, a.operation, a.code, a.time), historyUpdate(a, history)] as const;
 }
 
 /**
@@ -334,17 +335,23 @@ export async function recordFreeAnswer(a: Answered, log: Log): Promise<void> {
  */
 export async function recordAhead(keyCheck: NonNullable<TransactItem['ConditionCheck']>, answer: Answered, outcome: Outcome, log: Log): Promise<boolean> {
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [{ ConditionCheck: keyCheck }, ...[...freeAnswerWrites(answer), ...outcomeUpdates(outcome)].map((Update) => ({ Update }))],
-      }),
-    );
+    await db().send(new TransactWriteCommand({ TransactItems: recordAheadItems(keyCheck, answer, outcome) }));
     return true;
   } catch (err) {
     const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons?.map((r) => r.Code ?? 'None');
     log.info('answer not recorded ahead; the function records it', { error: (err as Error)?.name, ...(reasons ? { reasons } : {}) });
     return false;
   }
+}
+
+/**
+ * The actions of recordAhead's transaction (pure): the key check, the answer's usage count and
+ * history item, its outcome counters. The history item is the request's first (the authorizer runs
+ * before the function): it removes nothing, so these updates name only attributes the authorizer's
+ * IAM allow-list holds (infra/stack.ts; test/unit/authorizer-iam.test.ts checks every one).
+ */
+export function recordAheadItems(keyCheck: NonNullable<TransactItem['ConditionCheck']>, answer: Answered, outcome: Outcome): TransactItem[] {
+  return [{ ConditionCheck: keyCheck }, ...[...freeAnswerWrites(answer, { first: true }), ...outcomeUpdates(outcome)].map((Update) => ({ Update }))];
 }
 
 /**

@@ -16,6 +16,10 @@ import { seal, unsealJson } from './sealed';
  *
  *   TEAM#<teamId> / REQ#<time>#<requestId>   time, operation, keyId, status, code, credits, cached, ms, requestId
  *
+ * `credits` is written only when the answer cost some (a live result: 1); a free answer's item has
+ * none, and reads as 0. So the REQUEST authorizer, which records 422s, writes history items without
+ * ever naming `credits`, an attribute its IAM allow-list leaves out (infra/stack.ts).
+ *
  * Read newest first, paged by an opaque cursor (sealed with CURSOR_SECRET, bound to the team and
  * the filters), filterable by operation and status.
  */
@@ -56,7 +60,8 @@ export function historyItem(a: Answered): Record<string, unknown> {
     ...(a.keyId ? { keyId: a.keyId } : {}),
     status: a.status,
     ...(a.code ? { code: a.code } : {}),
-    credits: a.credits,
+    // Absent for a free answer (read as 0: `record`): see above.
+    ...(a.credits ? { credits: a.credits } : {}),
     cached: a.cached,
     ms: Math.max(0, Math.round(a.ms)),
     requestId: a.requestId,
@@ -64,15 +69,24 @@ export function historyItem(a: Answered): Record<string, unknown> {
   };
 }
 
+/** The attributes a history item may lack: an earlier item of the same request may carry them. */
+const OPTIONAL_ATTRIBUTES = ['keyId', 'code', 'credits'] as const;
+
 /**
  * The history item as an UpdateItem that writes it whole (a scraping function has no PutItem on the
- * accounts table: infra/stack.ts), the optional attributes the new answer lacks removed. It creates
- * the item, or replaces the one an earlier step of this very request wrote (same key: a hit recorded
- * for an entry that proved unreadable); never an item of another request or another kind.
+ * accounts table: infra/stack.ts), the optional attributes the new answer lacks removed (a free
+ * answer replacing a live one's item drops its `credits`). It creates the item, or replaces the one
+ * an earlier step of this very request wrote (same key: a hit recorded for an entry that proved
+ * unreadable, a live answer whose settle could not be confirmed); never an item of another request or
+ * another kind.
+ *
+ * `first`: the request's first write of its item (the authorizer's 422, recorded before the function
+ * runs), which can only meet an item it wrote itself (a retry whose first answer was lost): it
+ * removes nothing, so it names no attribute but those it sets and its condition's.
  */
-export function historyUpdate(a: Answered) {
+export function historyUpdate(a: Answered, { first = false }: { first?: boolean } = {}) {
   return itemUpdate(config.accountsTable, historyItem(a), {
-    absent: ['keyId', 'code'],
+    absent: first ? [] : OPTIONAL_ATTRIBUTES,
     condition: { expression: 'attribute_not_exists(pk) OR requestId = :historyRequestId', values: { ':historyRequestId': a.requestId } },
   });
 }

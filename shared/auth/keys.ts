@@ -97,22 +97,27 @@ export function validKeyCheck(hash: string, teamId: string, keyId: string) {
   };
 }
 
+/**
+ * The UpdateItem input of touchKey (pure): `lastUsedAt` of the key stored under `hash`, unless
+ * another request set it within the interval. It names only the key and `lastUsedAt`, all the
+ * authorizer may name on a key item (its IAM allow-list: infra/stack.ts).
+ */
+export function touchKeyUpdate(hash: string, now: number) {
+  return {
+    TableName: config.accountsTable,
+    Key: { pk: keyPk(hash), sk: KEY_SK },
+    UpdateExpression: 'SET lastUsedAt = :now',
+    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :stale)',
+    ExpressionAttributeValues: { ':now': new Date(now).toISOString(), ':stale': new Date(now - config.keyTouchIntervalMs).toISOString() },
+  };
+}
+
 /** lastUsedAt is written at most once per interval per key, not on every request. */
 export async function touchKey(key: KeyRecord & { hash: string }, now = Date.now()): Promise<boolean> {
   const last = key.lastUsedAt ? Date.parse(key.lastUsedAt) : 0;
   if (now - last < config.keyTouchIntervalMs) return false;
-  const nowIso = new Date(now).toISOString();
-  const staleBefore = new Date(now - config.keyTouchIntervalMs).toISOString();
   try {
-    await db().send(
-      new UpdateCommand({
-        TableName: config.accountsTable,
-        Key: { pk: keyPk(key.hash), sk: KEY_SK },
-        UpdateExpression: 'SET lastUsedAt = :now',
-        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :stale)',
-        ExpressionAttributeValues: { ':now': nowIso, ':stale': staleBefore },
-      }),
-    );
+    await db().send(new UpdateCommand(touchKeyUpdate(key.hash, now)));
     return true;
   } catch {
     return false; // another request touched it first, or a transient error: never fail a request for this

@@ -15,7 +15,7 @@
  *   TEAM#<teamId> / USAGE#<yyyy-mm-dd>#<nn>   a day's live requests, one of 16 shards: `live:<operation>`, `credits:<operation>`,
  *                                             added by the settle transaction with the ledger record; expiresAt after 400 days
  *   TEAM#<teamId> / REQ#<time>#<requestId>    one answered request (shared/history.ts): time, operation, keyId, status, code?,
- *                                             credits, cached, ms, requestId; expiresAt after 7 days
+ *                                             credits? (a live answer's: absent is 0), cached, ms, requestId; expiresAt after 7 days
  *   MEMBER#<email> / MEMBER                   a dashboard member: memberId, email, teamId, createdAt,
  *                                             passwordHash? (scrypt), passwordSetAt?
  *                                             (gsi1pk TEAM#<teamId>, gsi1sk MEMBER#<createdAt>#<email>)

@@ -7,6 +7,7 @@ import { ACCOUNTS, CACHE , TEAM_INDEX } from '../../shared/db/tables';
 import { ACCOUNT_ROUTES } from '../../shared/account/routes';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../../shared/mcp/routes';
 import { routedOperations } from '../../shared/operations';
+import { iamLike } from '../support/iam';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
@@ -66,6 +67,11 @@ const actionsOf = (s: { Action: string | string[] }) => (Array.isArray(s.Action)
 const leadingKeysOf = (s: { Condition?: Record<string, Record<string, unknown>> }) => {
   const v = s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
   return v === undefined ? undefined : [v].flat();
+};
+/** The attribute names an IAM statement's dynamodb:Attributes allow-list allows (undefined: no such condition). */
+const attributesOf = (s: { Condition?: Record<string, Record<string, unknown>> }) => {
+  const v = s.Condition?.['ForAllValues:StringLike']?.['dynamodb:Attributes'];
+  return v === undefined ? undefined : ([v].flat() as string[]);
 };
 const tableId = (logicalPrefix: string) => ofType('AWS::DynamoDB::Table').find(([id]) => id.startsWith(logicalPrefix))![0];
 
@@ -223,17 +229,40 @@ describe('least-privilege IAM', () => {
     },
   ];
 
-  it('lets the authorizer read keys and team balances, touch keys, and record a 422 ahead: a key check, the team\'s usage and history items, the outcome counters (18.7: leading keys, the scrapers\' denies)', () => {
+  it('lets the authorizer read keys and team balances, touch keys, and record a 422 ahead: a key check, the team\'s usage and history items, the outcome counters (18.7: leading keys, an allow-list of attributes, the scrapers\' denies)', () => {
     const stmts = statementsOf(functionByDescription('REQUEST authorizer')).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
     const allowed = stmts.filter((s) => s.Effect !== 'Deny');
-    expect(allowed.map((s) => ({ actions: actionsOf(s).sort(), resource: s.Resource, leading: leadingKeysOf(s) }))).toEqual([
-      // the key and the team's balance; lastUsedAt of the key, the 422's usage count and history item
-      { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resource: accounts, leading: ['KEY#*', 'TEAM#*'] },
+    // The allow-list must be there (ForAllValues holds for a request without it), and no values come back.
+    const allowListConditions = { Null: { 'dynamodb:Attributes': 'false' }, StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] } };
+    expect(allowed.map((s) => ({ actions: actionsOf(s).sort(), resource: s.Resource, leading: leadingKeysOf(s), attributes: attributesOf(s) }))).toEqual([
+      // the key and the team's balance
+      { actions: ['dynamodb:GetItem'], resource: accounts, leading: ['KEY#*', 'TEAM#*'], attributes: undefined },
+      // lastUsedAt of a key, and nothing else of it
+      { actions: ['dynamodb:UpdateItem'], resource: accounts, leading: ['KEY#*'], attributes: ['pk', 'sk', 'lastUsedAt'] },
+      // the 422's usage count and history item, and nothing else of a team partition
+      {
+        actions: ['dynamodb:UpdateItem'],
+        resource: accounts,
+        leading: ['TEAM#*'],
+        attributes: ['pk', 'sk', 'error:*:VALIDATION_ERROR', 'expiresAt', 'time', 'operation', 'keyId', 'status', 'code', 'cached', 'ms', 'requestId'],
+      },
       // the record's first action: the key exists, is the team's and is not revoked
-      { actions: ['dynamodb:ConditionCheckItem'], resource: accounts, leading: ['KEY#*'] },
+      { actions: ['dynamodb:ConditionCheckItem'], resource: accounts, leading: ['KEY#*'], attributes: undefined },
       // the outcome counters of GET /v1/status, and no other item of the cache table
-      { actions: ['dynamodb:UpdateItem'], resource: cache, leading: ['OUT#*'] },
+      { actions: ['dynamodb:UpdateItem'], resource: cache, leading: ['OUT#*'], attributes: undefined },
     ]);
+    // Every UpdateItem on the accounts table is under an allow-list, and returns no values (it could
+    // read back what it may not name); the allow-lists name nothing that is money, a reservation or
+    // a key's team, revocation or usage key (IAM's StringLike: `*` matches any run of characters).
+    const updates = allowed.filter((s) => actionsOf(s).includes('dynamodb:UpdateItem') && JSON.stringify(s.Resource) === JSON.stringify(accounts));
+    expect(updates).toHaveLength(2);
+    for (const s of updates) {
+      expect(s.Condition).toMatchObject(allowListConditions);
+      const patterns = attributesOf(s)!;
+      for (const name of ['credits', 'RESV#a-request', 'lastReservation', 'teamId', 'revokedAt', 'usageKey', 'usageKeyId', 'name', 'createdAt', 'gsi1pk', 'gsi1sk', 'live:op', 'credits:op', 'hit:op']) {
+        expect(patterns.filter((p) => iamLike(p, name))).toEqual([]);
+      }
+    }
     // The same denies as every function that writes team partitions by UpdateItem: no Put or Delete
     // anywhere in the accounts table, no update naming a team's name, usage key or creation time.
     expect(stmts.filter((s) => s.Effect === 'Deny')).toEqual(scraperDenies);

@@ -207,6 +207,29 @@ describe('the write side writes the accounts table by UpdateItem only (18.7)', (
     expect(stored).not.toHaveProperty('keyId');
   });
 
+  test('a free answer\'s history item has no credits attribute (read as 0); one that replaces a live answer\'s item removes its credits', async () => {
+    const { teamId } = await createTeam('settle-free-credits', 4, { usageKey: 'u-settle-free-credits' });
+    const { charge } = await live(teamId); // credits: 1, the request started 12 ms before its charge
+    const stored = async (a: Answered) => {
+      const { pk, sk } = historyItem(a);
+      return (await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk, sk }, ConsistentRead: true }))).Item;
+    };
+    const charged: Answered = { teamId, keyId: 'k1', operation: OP, requestId: charge.requestId, status: 200, code: null, credits: 1, cached: false, ms: 12, time: Date.parse(charge.time) };
+    expect(await stored(charged)).toMatchObject({ credits: 1 });
+    // The same request (same start), answered again as an error: its item replaced, without credits.
+    const failed: Answered = { ...charged, status: 503, code: 'PLATFORM_UNAVAILABLE', credits: 0, ms: 40, time: charged.time + 28 };
+    await settleError(failed, false, logger);
+    const item = await stored(failed);
+    expect(item).toEqual(historyItem(failed));
+    expect(item).not.toHaveProperty('credits');
+    // The reader answers 0, as before.
+    expect((await history(teamId)).requests).toEqual([expect.objectContaining({ requestId: charge.requestId, status: 503, credits: 0 })]);
+    const fresh = answer(teamId, 404, 'NOT_FOUND');
+    await settleError(fresh, false, logger);
+    expect(await stored(fresh)).not.toHaveProperty('credits');
+    expect((await history(teamId)).requests.find((r) => r.requestId === fresh.requestId)).toMatchObject({ credits: 0 });
+  });
+
   test('a history write never changes an item of another request that has its key', async () => {
     const { teamId } = await createTeam('settle-foreign', 4, { usageKey: 'u-settle-foreign' });
     const mine = answer(teamId, 404, 'NOT_FOUND');

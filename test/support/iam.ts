@@ -1,0 +1,49 @@
+/**
+ * What IAM sees of a DynamoDB write, for tests that hold the code's writes against the stack's
+ * policies (test/unit/authorizer-iam.test.ts, test/infra/stack.test.ts).
+ */
+
+/** IAM's StringLike: case-sensitive, `*` any run of characters (none too), `?` one character. */
+export function iamLike(pattern: string, value: string): boolean {
+  const re = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${re}$`, 's').test(value);
+}
+
+/** Words of an expression that are not attribute names. */
+const KEYWORDS = new Set(['SET', 'REMOVE', 'ADD', 'DELETE', 'AND', 'OR', 'NOT', 'BETWEEN', 'IN']);
+
+export interface WriteInput {
+  Key: Record<string, unknown>;
+  UpdateExpression?: string;
+  ConditionExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ReturnValues?: string;
+  ReturnValuesOnConditionCheckFailure?: string;
+}
+
+/**
+ * Every attribute name an UpdateItem (or a transaction's Update or ConditionCheck) names, as IAM's
+ * dynamodb:Attributes counts them: the key's, and the top-level names of its update and condition
+ * expressions, by placeholder (`#n`) or bare. Every ExpressionAttributeNames value is counted too,
+ * whether or not an expression uses it, and every segment of a document path (`a.b`): stricter than
+ * IAM, never laxer. A placeholder without a name throws.
+ */
+export function attributesNamed(input: WriteInput): string[] {
+  const names = input.ExpressionAttributeNames ?? {};
+  const out = new Set<string>([...Object.keys(input.Key), ...Object.values(names)]);
+  for (const expression of [input.UpdateExpression, input.ConditionExpression]) {
+    if (!expression) continue;
+    // Placeholders (#n, :v), function calls (name followed by an opening parenthesis) and bare words.
+    for (const [token] of expression.matchAll(/[#:][A-Za-z0-9_]+|[A-Za-z_][A-Za-z0-9_]*(?:\s*\()?/g)) {
+      if (token.startsWith(':') || token.endsWith('(')) continue;
+      if (token.startsWith('#')) {
+        const name = names[token];
+        if (name === undefined) throw new Error(`${token} has no ExpressionAttributeNames entry`);
+        out.add(name);
+      } else if (!KEYWORDS.has(token.toUpperCase())) {
+        out.add(token);
+      }
+    }
+  }
+  return [...out];
+}

@@ -1,0 +1,229 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { ensureTables } from '../../dev/tables';
+import { SocialDataApiStack } from '../../infra/stack';
+import { authorizerHandler } from '../../shared/auth/authorizer';
+import { createKey, touchKeyUpdate, validKeyCheck } from '../../shared/auth/keys';
+import { config } from '../../shared/config';
+import { COST, createTeam, recordAheadItems } from '../../shared/credits';
+import { db } from '../../shared/db/client';
+import { type Answered, historyUpdate } from '../../shared/history';
+import { QUERIES } from '../../shared/operation-queries';
+import { routedOperations } from '../../shared/operations';
+import { attributesNamed, iamLike, type WriteInput } from '../support/iam';
+
+/**
+ * The authorizer's DynamoDB calls against the IAM policy the stack gives it (infra/stack.ts): every
+ * call its code path makes, and every input its builders can make, must be allowed by the
+ * synthesized statements, its UpdateItem on the accounts table by the allow-list of attribute
+ * names. A change that makes the authorizer name a new attribute fails here, not in AWS with
+ * AccessDenied (where a refused record-ahead is merely logged, and the function records the 422).
+ */
+
+type Statement = { Effect?: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, string | string[]>> };
+type Resource = { Type: string; Properties: Record<string, any> };
+
+/** The stack as `cdk synth` builds it (cdk.json's context), minus esbuild bundling. */
+function synthesized(): Record<string, Resource> {
+  const cdkJson = JSON.parse(readFileSync(path.join(__dirname, '../../cdk.json'), 'utf8'));
+  const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+  return Template.fromStack(new SocialDataApiStack(app, 'SocialDataApi')).toJSON().Resources;
+}
+
+const resources = synthesized();
+const tableArn = (logicalPrefix: string) => ({ 'Fn::GetAtt': [Object.keys(resources).find((id) => id.startsWith(logicalPrefix) && resources[id]!.Type === 'AWS::DynamoDB::Table')!, 'Arn'] });
+const tables = { [config.accountsTable]: tableArn('AccountsTable'), [config.cacheTable]: tableArn('CacheTable') };
+
+/** The statements of the authorizer's role. */
+const authorizerStatements: Statement[] = (() => {
+  const fns = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Description).includes('REQUEST authorizer'));
+  expect(fns).toHaveLength(1);
+  const roleId = fns[0]!.Properties.Role['Fn::GetAtt'][0];
+  return Object.values(resources)
+    .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((x: { Ref: string }) => x.Ref === roleId))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement);
+})();
+
+/** The request context IAM evaluates a DynamoDB item action in (the condition keys the stack uses). */
+type Context = Record<string, string[] | undefined>;
+
+function holds(operator: string, values: string[] | undefined, patterns: string[]): boolean {
+  switch (operator) {
+    case 'ForAllValues:StringLike':
+      return (values ?? []).every((v) => patterns.some((p) => iamLike(p, v)));
+    case 'ForAnyValue:StringEquals':
+      return (values ?? []).some((v) => patterns.includes(v));
+    case 'Null':
+      return patterns.every((p) => (p === 'true') === (values === undefined));
+    case 'StringEqualsIfExists':
+      return values === undefined || values.every((v) => patterns.includes(v));
+    default:
+      throw new Error(`condition operator ${operator}: not modelled by this test`);
+  }
+}
+
+function applies(s: Statement, action: string, resource: unknown, ctx: Context): boolean {
+  if (![s.Action].flat().includes(action)) return false;
+  if (![s.Resource].flat().some((r) => JSON.stringify(r) === JSON.stringify(resource))) return false;
+  return Object.entries(s.Condition ?? {}).every(([operator, keys]) => Object.entries(keys).every(([key, patterns]) => holds(operator, ctx[key], [patterns].flat())));
+}
+
+/** IAM's answer: no Deny applies and an Allow does. */
+function allowed(action: string, tableName: string, input: WriteInput & { ProjectionExpression?: string }): boolean {
+  const ctx: Context = {
+    'dynamodb:LeadingKeys': [String(input.Key.pk)],
+    'dynamodb:Attributes': attributesNamed({ ...input, ConditionExpression: [input.ConditionExpression, input.ProjectionExpression].filter(Boolean).join(' AND ') || undefined }),
+    // Always present on UpdateItem (NONE unless asked); on a transaction's action, its ReturnValuesOnConditionCheckFailure.
+    'dynamodb:ReturnValues': [input.ReturnValues ?? input.ReturnValuesOnConditionCheckFailure ?? 'NONE'],
+  };
+  const resource = tables[tableName];
+  if (!resource) throw new Error(`a call to table ${tableName}, neither the accounts nor the cache table`);
+  const matching = authorizerStatements.filter((s) => applies(s, action, resource, ctx));
+  return matching.length > 0 && matching.every((s) => s.Effect !== 'Deny');
+}
+
+const ACTION_OF_TRANSACTION: Record<string, string> = { Put: 'dynamodb:PutItem', Update: 'dynamodb:UpdateItem', Delete: 'dynamodb:DeleteItem', ConditionCheck: 'dynamodb:ConditionCheckItem' };
+const ACTION_OF_COMMAND: Record<string, string> = { GetCommand: 'dynamodb:GetItem', UpdateCommand: 'dynamodb:UpdateItem', PutCommand: 'dynamodb:PutItem', DeleteCommand: 'dynamodb:DeleteItem' };
+
+/** One item action of a call: IAM's action, the table, the input; with whether the policy allows it. */
+interface Checked {
+  action: string;
+  table: string;
+  pk: string;
+  sk: string;
+  attributes: string[];
+  allowed: boolean;
+}
+
+function check(action: string, input: WriteInput & { TableName: string }): Checked {
+  return { action, table: input.TableName, pk: String(input.Key.pk), sk: String(input.Key.sk), attributes: attributesNamed(input), allowed: allowed(action, input.TableName, input) };
+}
+
+/** The item actions of one SDK command (a transaction's one by one). */
+function actionsOfCommand(name: string, input: Record<string, any>): Checked[] {
+  if (name === 'TransactWriteCommand') {
+    return (input.TransactItems as Record<string, WriteInput & { TableName: string }>[]).flatMap((item) => Object.entries(item).map(([kind, body]) => check(ACTION_OF_TRANSACTION[kind]!, body)));
+  }
+  const action = ACTION_OF_COMMAND[name];
+  if (!action) throw new Error(`${name}: a call this test does not know how IAM authorizes`);
+  return [check(action, input as WriteInput & { TableName: string })];
+}
+
+/** Every item action the authorizer sends while `run` runs. */
+async function sent(run: () => Promise<unknown>): Promise<Checked[]> {
+  const client = db();
+  const send = client.send.bind(client);
+  const seen: Checked[] = [];
+  const spy = jest.spyOn(client, 'send').mockImplementation(((command: { constructor: { name: string }; input: Record<string, any> }) => {
+    seen.push(...actionsOfCommand(command.constructor.name, command.input));
+    return send(command as never);
+  }) as never);
+  try {
+    await run();
+  } finally {
+    spy.mockRestore();
+  }
+  return seen;
+}
+
+const op = routedOperations().find((o) => Object.keys(o.params).length > 0)!;
+let teamId: string;
+let secret: string;
+let keyId: string;
+
+beforeAll(async () => {
+  await ensureTables();
+  ({ teamId } = await createTeam('authorizer-iam', 5, { usageKey: 'u-authorizer-iam' }));
+  const key = await createKey(teamId, 'iam', 'u-authorizer-iam');
+  secret = key.secret;
+  keyId = key.record.keyId;
+});
+
+/** A request to an operation whose query fails its validation (the 422 the authorizer records ahead). */
+const invalidRequest = (requestId: string) =>
+  authorizerHandler({
+    type: 'REQUEST',
+    methodArn: `arn:aws:execute-api:us-east-1:123456789012:abc123/prod/GET${op.path}`,
+    resource: op.path,
+    path: op.path,
+    httpMethod: 'GET',
+    headers: { 'x-api-key': secret },
+    queryStringParameters: { unknown: 'x' },
+    multiValueQueryStringParameters: { unknown: ['x'] },
+    requestContext: { requestId },
+  } as unknown as APIGatewayRequestAuthorizerEvent);
+
+test('every call the authorizer makes (key read, balance, touch, the 422 recorded ahead) is allowed by its synthesized policy', async () => {
+  const calls = await sent(async () => {
+    await invalidRequest('iam-first'); // unknown to this container: reads the key, touches lastUsedAt
+    const auth = await invalidRequest('iam-second'); // known: the balance, and the 422 recorded ahead
+    expect(auth.context).toMatchObject({ recorded: 'VALIDATION_ERROR' });
+  });
+  expect(calls.filter((c) => !c.allowed)).toEqual([]);
+  // Not vacuous: the touch, and the record's key check, usage count, history item and outcome counters were among them.
+  const shape = (c: Checked) => `${c.action} ${c.table === config.cacheTable ? 'cache' : 'accounts'} ${c.pk.replace(/#.*/, '#')} ${c.sk.replace(/#.*/, '#')}`;
+  expect(new Set(calls.map(shape))).toEqual(
+    new Set([
+      'dynamodb:GetItem accounts KEY# KEY',
+      'dynamodb:GetItem accounts TEAM# TEAM',
+      'dynamodb:UpdateItem accounts KEY# KEY',
+      'dynamodb:ConditionCheckItem accounts KEY# KEY',
+      'dynamodb:UpdateItem accounts TEAM# USAGE#',
+      'dynamodb:UpdateItem accounts TEAM# REQ#',
+      'dynamodb:UpdateItem cache OUT# undefined',
+    ]),
+  );
+  expect(calls.find((c) => c.action === 'dynamodb:UpdateItem' && c.pk.startsWith('KEY#'))!.attributes.sort()).toEqual(['lastUsedAt', 'pk', 'sk']);
+});
+
+test('every input the authorizer\'s builders can make, for every operation, is allowed: touchKey, and the 422 recorded ahead', () => {
+  const now = Date.now();
+  const checked: Checked[] = [];
+  // Every operation whose route the authorizer validates (queryOfRoute: the operation queries).
+  const operations = Object.keys(QUERIES);
+  for (const operation of operations) {
+    // As shared/auth/authorizer.ts builds them (recordingRefusal).
+    const answer: Answered = { teamId: 'a-team', keyId: 'a-key', operation, requestId: `req-${operation}`, status: 422, code: 'VALIDATION_ERROR', credits: 0, cached: false, ms: 0, time: now };
+    const outcome = { operation, status: 422, code: 'VALIDATION_ERROR', cached: false, live: false, ms: 0, upstreamCalls: 0, at: now };
+    for (const item of recordAheadItems(validKeyCheck('a-hash', 'a-team', 'a-key'), answer, outcome)) {
+      for (const [kind, body] of Object.entries(item)) checked.push(check(ACTION_OF_TRANSACTION[kind]!, body as WriteInput & { TableName: string }));
+    }
+  }
+  checked.push(check('dynamodb:UpdateItem', touchKeyUpdate('a-hash', now)));
+  expect(checked.filter((c) => !c.allowed)).toEqual([]);
+  // The history item the authorizer writes names no `credits` (a free answer's item has none).
+  const history = checked.filter((c) => c.sk.startsWith('REQ#'));
+  expect(history).toHaveLength(operations.length);
+  for (const c of history) expect(c.attributes).not.toContain('credits');
+});
+
+test('what the allow-list refuses: a team\'s credits or reservation mark, a ledger record\'s credits, a key\'s team or revocation, a live answer\'s history item', () => {
+  const accounts = config.accountsTable;
+  const update = (pk: string, sk: string, set: Record<string, string>): WriteInput & { TableName: string } => ({
+    TableName: accounts,
+    Key: { pk, sk },
+    UpdateExpression: `SET ${Object.keys(set).map((_, i) => `#a${i} = :v${i}`).join(', ')}`,
+    ExpressionAttributeNames: Object.fromEntries(Object.keys(set).map((name, i) => [`#a${i}`, name])),
+  });
+  const refused = [
+    update('TEAM#t', 'TEAM', { credits: 'credits' }),
+    update('TEAM#t', 'TEAM', { 'RESV#r': 'mark' }),
+    update('TEAM#t', 'TEAM', { lastReservation: 'x' }),
+    update('TEAM#t', 'LEDGER#2025-01-01T00:00:00.000Z#r', { credits: 'credits' }),
+    update('TEAM#t', 'USAGE#2025-01-01#00', { 'live:x': 'n', 'credits:x': 'n' }),
+    update('KEY#h', 'KEY', { teamId: 'another' }),
+    update('KEY#h', 'KEY', { revokedAt: 'x' }),
+    update('KEY#h', 'KEY', { expiresAt: 'x' }),
+    update('KEY#h', 'KEY', { keyId: 'x' }),
+    update('MEMBER#m', 'MEMBER', { lastUsedAt: 'x' }),
+    // A charged answer's history item (credits: 1), and a free one that replaces an earlier item (it removes `credits`).
+    historyUpdate({ teamId: 't', keyId: 'k', operation: op.id, requestId: 'r', status: 200, code: null, credits: COST, cached: false, ms: 5, time: Date.now() }),
+    historyUpdate({ teamId: 't', keyId: 'k', operation: op.id, requestId: 'r', status: 422, code: 'VALIDATION_ERROR', credits: 0, cached: false, ms: 5, time: Date.now() }),
+    // Asking for the whole item back.
+    { ...touchKeyUpdate('h', Date.now()), ReturnValues: 'ALL_NEW' },
+  ];
+  expect(refused.map((input) => check('dynamodb:UpdateItem', input)).filter((c) => c.allowed)).toEqual([]);
+});
