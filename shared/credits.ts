@@ -311,7 +311,7 @@ export async function ledger(teamId: string, since?: string): Promise<LedgerEntr
  * the request's first write of its history item (recordAhead: see historyUpdate).
  */
 export function freeAnswerWrites(a: Answered, history: { first?: boolean } = {}) {
-  return [freeAnswerUpdate(a.teamId, a.operation, a.code, a.time), historyUpdate(a, history)] as const;
+  return [freeAnswerUpdate(a.teamId, a.operation, a.code, a.time, a.requestId), historyUpdate(a, history)] as const;
 }
 
 /**
@@ -408,7 +408,7 @@ export const unrecordHit = (answer: Answered, log: Log): Promise<void> => unreco
  */
 export async function unrecordFreeAnswer(answer: Answered, log: Log): Promise<void> {
   await db()
-    .send(new UpdateCommand(freeAnswerUpdate(answer.teamId, answer.operation, answer.code, answer.time, -1)))
+    .send(new UpdateCommand(freeAnswerUpdate(answer.teamId, answer.operation, answer.code, answer.time, answer.requestId, -1)))
     .catch((err: unknown) => log.warn('an answer counted ahead of time was not taken back', { error: (err as Error)?.name, code: answer.code }));
 }
 

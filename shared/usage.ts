@@ -10,15 +10,16 @@ import { ERROR_STATUS, type ErrorCode } from './errors';
  * and errors by code (free too). Written only by the write side of shared/credits.ts; read by the
  * account API's usage report. Items in the team's partition:
  *
- *   USAGE#<day>            `hit:<op>`, `error:<op>:<CODE>`; one UpdateItem (ADD) per cache hit or
+ *   USAGE#<day>#<shard>    `hit:<op>`, `error:<op>:<CODE>`; one UpdateItem (ADD) per cache hit or
  *                          error answer, sent with the writes that answer makes anyway (for a hit,
- *                          and a 422 the authorizer records, in a small transaction of their own),
- *                          never in a settle transaction
- *   USAGE#<day>#<shard>    `live:<op>`, `credits:<op>`; added by the transaction that writes the
- *                          ledger record, so a request is counted exactly when it is charged
+ *                          and a 422 the authorizer records, in a small transaction of their own);
+ *                          `live:<op>`, `credits:<op>`, added by the settle transaction that writes
+ *                          the ledger record, so a request is counted exactly when it is charged
  *
- * Live counts are spread over SHARDS items by request id: DynamoDB cancels a transaction that
- * touches an item another transaction is writing, so concurrent settles of one team must rarely
+ * Every count goes to one of SHARDS items of the day, chosen by request id: DynamoDB cancels a
+ * transaction that touches an item another transaction is writing, so concurrent answers of one team
+ * must rarely meet on one item. (Items `USAGE#<day>` without a shard, written before hits and
+ * errors were sharded, are read too.)
  * meet on one item. The report sums every item of a day. Each expires after KEEP_DAYS.
  */
 const KEEP_DAYS = 400;
@@ -28,7 +29,8 @@ export const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 const expiry = (now: number) => Math.floor(now / 1000) + KEEP_DAYS * 86_400;
 
-function shardOf(requestId: string): string {
+/** The day's usage shard of a request (00–15). */
+export function shardOf(requestId: string): string {
   return String(createHash('sha256').update(requestId).digest()[0]! % SHARDS).padStart(2, '0');
 }
 
@@ -44,13 +46,16 @@ export function liveUsageUpdate(teamId: string, operation: string, credits: numb
 }
 
 /**
- * The UpdateItem input that counts one free answer: a cache hit (`code` null) or an error answer.
- * `by` -1 takes back a hit counted for a cache entry that proved unreadable (see recordHit).
+ * The UpdateItem input that counts one free answer: a cache hit (`code` null) or an error answer,
+ * in one of the day's 16 shards chosen by the request id (like the live counts): the hit's and the
+ * authorizer's 422 transactions carry it, and DynamoDB cancels a transaction that meets another on
+ * the same item, so concurrent answers of one team must not all meet on one item. `by` -1 takes
+ * back an answer counted ahead of time (same request id, so the same shard).
  */
-export function freeAnswerUpdate(teamId: string, operation: string, code: ErrorCode | null, now: number, by: 1 | -1 = 1) {
+export function freeAnswerUpdate(teamId: string, operation: string, code: ErrorCode | null, now: number, requestId: string, by: 1 | -1 = 1) {
   return {
     TableName: config.accountsTable,
-    Key: { pk: teamPk(teamId), sk: `${USAGE_PREFIX}${dayOf(now)}` },
+    Key: { pk: teamPk(teamId), sk: `${USAGE_PREFIX}${dayOf(now)}#${shardOf(requestId)}` },
     UpdateExpression: 'ADD #n :one SET expiresAt = if_not_exists(expiresAt, :exp)',
     ExpressionAttributeNames: { '#n': code ? `error:${operation}:${code}` : `hit:${operation}` },
     ExpressionAttributeValues: { ':one': by, ':exp': expiry(now) },

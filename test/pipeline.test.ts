@@ -303,10 +303,12 @@ describe('cache', () => {
 
   test('a failure to count never fails the answer: the usage write refused, the 422 still answered and recorded', async () => {
     const { key, teamId } = await h.team(10);
-    const { freeAnswerUpdate } = await import('../shared/usage');
-    // A team whose usage item of today holds a string where the counter is a number: ADD is refused.
-    const today = freeAnswerUpdate(teamId, 'microblog-a-user-posts', 'VALIDATION_ERROR', Date.now()).Key;
-    await db().send(new PutCommand({ TableName: config.accountsTable, Item: { ...today, 'error:microblog-a-user-posts:VALIDATION_ERROR': 'not a number' } }));
+    const { dayOf } = await import('../shared/usage');
+    // A team whose usage items of today (all 16 shards) hold a string where the counter is a number: ADD is refused.
+    for (let shard = 0; shard < 16; shard++) {
+      const sk = `USAGE#${dayOf(Date.now())}#${String(shard).padStart(2, '0')}`;
+      await db().send(new PutCommand({ TableName: config.accountsTable, Item: { pk: `TEAM#${teamId}`, sk, 'error:microblog-a-user-posts:VALIDATION_ERROR': 'not a number' } }));
+    }
     const res = await h.call(PATH, { handle: '!!' }, { key });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('VALIDATION_ERROR');

@@ -10,10 +10,10 @@
  *                                             (gsi1pk TEAM#<teamId>, gsi1sk KEY#<createdAt>#<keyId>)
  *   TEAM#<teamId> / LEDGER#<time>#<requestId> a charge: requestId, operation, credits, time
  *   TEAM#<teamId> / GRANT#<time>#<id>         credits added: credits, time
- *   TEAM#<teamId> / USAGE#<yyyy-mm-dd>        a day's cache hits and error answers (shared/usage.ts): numbers `hit:<operation>`,
- *                                             `error:<operation>:<CODE>`, one UpdateItem (ADD) per answer; expiresAt after 400 days
- *   TEAM#<teamId> / USAGE#<yyyy-mm-dd>#<nn>   a day's live requests, one of 16 shards: `live:<operation>`, `credits:<operation>`,
- *                                             added by the settle transaction with the ledger record; expiresAt after 400 days
+ *   TEAM#<teamId> / USAGE#<yyyy-mm-dd>#<nn>   a day's answers, one of 16 shards by request id (shared/usage.ts): `hit:<operation>`,
+ *                                             `error:<operation>:<CODE>` (one UpdateItem, ADD, per free answer), `live:<operation>`,
+ *                                             `credits:<operation>` (added by the settle transaction with the ledger record);
+ *                                             expiresAt after 400 days (unsharded USAGE#<day> items of earlier versions are read too)
  *   TEAM#<teamId> / REQ#<time>#<requestId>    one answered request (shared/history.ts): time, operation, keyId, status, code?,
  *                                             credits? (a live answer's: absent is 0), cached, ms, requestId; expiresAt after 7 days
  *   MEMBER#<email> / MEMBER                   a dashboard member: memberId, email, teamId, createdAt,
