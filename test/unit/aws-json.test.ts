@@ -68,7 +68,10 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => {
+  server.closeAllConnections(); // fetch keeps its connections alive: close them, or close() waits for them
+  return new Promise<void>((r) => server.close(() => r()));
+});
 
 const saved = { ...process.env };
 beforeEach(() => {
