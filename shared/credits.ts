@@ -6,7 +6,8 @@ import { LEDGER_PREFIX, RESERVATION_MARK_PREFIX, TEAM_SK, teamPk } from './db/ta
 import { ApiError, atCapacity } from './errors';
 import type { Log } from './log';
 import { type Answered, historyUpdate } from './history';
-import { type Outcome, outcomeUpdates } from './status/outcome-items';
+import { type Outcome } from './status/outcome-items';
+import { countOutcome } from './status/outcome-writes';
 import { freeAnswerUpdate, liveUsageUpdate } from './usage';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -328,30 +329,38 @@ export async function recordFreeAnswer(a: Answered, log: Log): Promise<void> {
  * An error answer recorded ahead of the function that will give it, by the REQUEST authorizer
  * (shared/auth/authorizer.ts: a 422 of a query that fails the operation's validation), in the round
  * trip of its key read: one TransactWriteItems whose first action is `keyCheck` (the key item
- * exists, is the team's and is not revoked), then the answer's usage count and history item and its
- * outcome counters (shared/status/outcome-items.ts). All or nothing: true when written; false
- * (logged) when the key check failed, the transaction was cancelled (a conflict, throttling) or the
- * call failed, and then nothing was written. Never throws.
+ * exists, is the team's and is not revoked), then the answer's usage count and history item; and,
+ * beside it, the answer's outcome counters as plain updates (shared/status/outcome-items.ts). The
+ * counters are shared by every team's answers of the operation in that minute: in a transaction
+ * they would cancel it, and fail the plain updates of other requests, whenever two met. `recorded`:
+ * the transaction was written (false, logged, when the key check failed, it was cancelled, or the
+ * call failed: then none of it was); `outcomeCounted`: the counters were. Never throws.
  */
-export async function recordAhead(keyCheck: NonNullable<TransactItem['ConditionCheck']>, answer: Answered, outcome: Outcome, log: Log): Promise<boolean> {
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: recordAheadItems(keyCheck, answer, outcome) }));
-    return true;
-  } catch (err) {
-    const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons?.map((r) => r.Code ?? 'None');
-    log.info('answer not recorded ahead; the function records it', { error: (err as Error)?.name, ...(reasons ? { reasons } : {}) });
-    return false;
-  }
+export async function recordAhead(keyCheck: NonNullable<TransactItem['ConditionCheck']>, answer: Answered, outcome: Outcome, log: Log): Promise<{ recorded: boolean; outcomeCounted: boolean }> {
+  const [recorded, outcomeCounted] = await Promise.all([
+    db()
+      .send(new TransactWriteCommand({ TransactItems: recordAheadItems(keyCheck, answer) }))
+      .then(
+        () => true,
+        (err: unknown) => {
+          const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons?.map((r) => r.Code ?? 'None');
+          log.info('answer not recorded ahead; the function records it', { error: (err as Error)?.name, ...(reasons ? { reasons } : {}) });
+          return false;
+        },
+      ),
+    countOutcome(outcome, log),
+  ]);
+  return { recorded, outcomeCounted };
 }
 
 /**
  * The actions of recordAhead's transaction (pure): the key check, the answer's usage count and
- * history item, its outcome counters. The history item is the request's first (the authorizer runs
- * before the function): it removes nothing, so these updates name only attributes the authorizer's
- * IAM allow-list holds (infra/stack.ts; test/unit/authorizer-iam.test.ts checks every one).
+ * history item. The history item is the request's first (the authorizer runs before the function):
+ * it removes nothing, so these updates name only attributes the authorizer's IAM allow-list holds
+ * (infra/stack.ts; test/unit/authorizer-iam.test.ts checks every one).
  */
-export function recordAheadItems(keyCheck: NonNullable<TransactItem['ConditionCheck']>, answer: Answered, outcome: Outcome): TransactItem[] {
-  return [{ ConditionCheck: keyCheck }, ...[...freeAnswerWrites(answer, { first: true }), ...outcomeUpdates(outcome)].map((Update) => ({ Update }))];
+export function recordAheadItems(keyCheck: NonNullable<TransactItem['ConditionCheck']>, answer: Answered): TransactItem[] {
+  return [{ ConditionCheck: keyCheck }, ...freeAnswerWrites(answer, { first: true }).map((Update) => ({ Update }))];
 }
 
 /**

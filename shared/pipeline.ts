@@ -10,7 +10,7 @@ import type { Log } from './log';
 import { emitMetrics, MetricUnit } from './metrics';
 import { type DataOf, type Operation, type OperationEntry, type OperationId, type ScraperOf, operation } from './operations';
 import { ScrapeContext } from './scrape/context';
-import { type Outcome, emitOutcome, recordOutcome } from './status/outcomes';
+import { type Outcome, recordOutcome } from './status/outcomes';
 import type { Scraper } from './scrape/scraper';
 import { CACHE_MAX_AGE_SECONDS, validateQuery } from './validation';
 import { loadSecrets } from './secrets';
@@ -106,7 +106,11 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
       const time = Date.now();
       return { teamId, keyId, operation: op.id, requestId, status, code, credits: 0, cached, ms: time - requestStart, time };
     };
-    const aheadOutcome: Outcome | undefined = ahead && { operation: op.id, status: 422, code: ahead.code, cached: false, live: false, ms: 0, upstreamCalls: 0, at: ahead.at };
+    // The 422 the authorizer counted in the outcome counters (with the record, or alone when its
+    // record failed): the first count of this request replaces it, and the same 422 writes nothing.
+    const outcomeAt = contextNumber(event.requestContext?.authorizer?.outcomeAt);
+    const aheadOutcome: Outcome | undefined =
+      outcomeAt !== undefined ? { operation: op.id, status: 422, code: 'VALIDATION_ERROR', cached: false, live: false, ms: 0, upstreamCalls: 0, at: outcomeAt } : undefined;
     let counted: Outcome | undefined = aheadOutcome;
     /** The authorizer's usage count taken back (its history item is replaced by this request's own). */
     const takeBackAhead = (teamId: string) =>
@@ -229,9 +233,9 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
       let remaining: number | undefined;
       if (ahead && teamId && !aheadTakenBack && apiError.code === ahead.code) {
         // The query's 422, counted and recorded by the authorizer in the round trip of its key read:
-        // nothing to write (its metric is this function's, as for every answer).
-        emitOutcome({ ...aheadOutcome!, ms: Date.now() - started });
-        remaining = creditsHint ?? (await balance(teamId).catch(() => undefined));
+        // nothing to write (the outcome, counted ahead too, only emits its metric; counted only now
+        // in the rare case the authorizer's record went through and its counters did not).
+        remaining = await concludeWith(creditsHint !== undefined ? Promise.resolve(creditsHint) : balance(teamId).catch(() => undefined), { status: apiError.status, code: apiError.code });
       } else if (refusalCounted && !reserved && apiError.code === 'INSUFFICIENT_CREDITS') {
         // Counted and recorded beside the reservation: nothing more to write.
         remaining = creditsHint;

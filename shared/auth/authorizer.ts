@@ -7,6 +7,7 @@ import { ApiError } from '../errors';
 import type { Answered } from '../history';
 import { queryOfRoute } from '../operation-queries';
 import { validateQuery } from '../validation';
+import { uncountOutcome } from '../status/outcome-writes';
 import { findKey, hashSecret, KEY_PATTERN, keyFromHeaders, touchKey, validKeyCheck } from './keys';
 
 /**
@@ -37,6 +38,12 @@ export interface AuthorizedContext {
   recorded?: RecordedCode;
   /** With `recorded`: when it was recorded (epoch ms), the start of the request's history item's key. */
   recordedAt?: number;
+  /**
+   * When the authorizer counted that 422 in the operation's outcome counters (epoch ms): set with
+   * `recorded`, or alone when the counters were written but the team's record was not (the function
+   * then records the 422's usage and history, and does not count it again).
+   */
+  outcomeAt?: number;
 }
 
 /** The one answer the authorizer may record ahead of the function: a query that fails validation. */
@@ -68,7 +75,7 @@ function remember(hash: string, known: KnownKey): void {
  * Writes this request may make, for a key this container knows, in the round trip of its key read
  * (`authorizerHandler`: the 422 recorded ahead). Its answer is used only if the key proves valid.
  */
-type Ahead = (key: KnownKey) => Promise<Pick<AuthorizedContext, 'recorded' | 'recordedAt'>> | undefined;
+type Ahead = (key: KnownKey) => Promise<{ context: Pick<AuthorizedContext, 'recorded' | 'recordedAt' | 'outcomeAt'>; takeBack(): Promise<void> }> | undefined;
 
 export async function authorize(headers: Record<string, string | undefined> | null | undefined, ahead?: Ahead): Promise<(AuthorizedContext & { usageKey: string }) | null> {
   const secret = keyFromHeaders(headers);
@@ -78,7 +85,10 @@ export async function authorize(headers: Record<string, string | undefined> | nu
   const hash = hashSecret(secret);
   const known = knownKeys.get(hash);
   const [key, creditsHint, recorded] = await Promise.all([findKey(secret), known ? balanceHint(known.teamId) : undefined, known ? ahead?.(known) : undefined]);
-  if (!key || key.revokedAt) return null;
+  if (!key || key.revokedAt) {
+    await recorded?.takeBack();
+    return null;
+  }
   remember(hash, { teamId: key.teamId, keyId: key.keyId, storedAs: key.hash });
   await touchKey(key);
   const sameTeam = known?.teamId === key.teamId;
@@ -87,7 +97,9 @@ export async function authorize(headers: Record<string, string | undefined> | nu
     keyId: key.keyId,
     usageKey: key.usageKey,
     ...(sameTeam && creditsHint !== undefined ? { creditsHint } : {}),
-    ...(sameTeam && recorded?.recorded ? recorded : {}),
+    // The outcome counters are the operation's, whatever the team; the usage and history are the team's.
+    ...(recorded?.context.outcomeAt !== undefined ? { outcomeAt: recorded.context.outcomeAt } : {}),
+    ...(sameTeam && recorded?.context.recorded ? { recorded: recorded.context.recorded, recordedAt: recorded.context.recordedAt } : {}),
   };
 }
 
@@ -152,7 +164,11 @@ function recordingRefusal(event: APIGatewayRequestAuthorizerEvent, log: Log): Ah
     // Decided before the function starts: 0 ms of the function's (it writes nothing for it).
     const answer: Answered = { teamId: key.teamId, keyId: key.keyId, operation: refusal.operation, requestId, status: 422, code: refusal.code, credits: 0, cached: false, ms: 0, time };
     const outcome = { operation: refusal.operation, status: 422, code: refusal.code, cached: false, live: false, ms: 0, upstreamCalls: 0, at: time };
-    return recordAhead(validKeyCheck(key.storedAs, key.teamId, key.keyId), answer, outcome, log).then((written) => (written ? { recorded: refusal.code, recordedAt: time } : {}));
+    return recordAhead(validKeyCheck(key.storedAs, key.teamId, key.keyId), answer, outcome, log).then(({ recorded, outcomeCounted }) => ({
+      context: { ...(recorded ? { recorded: refusal.code, recordedAt: time } : {}), ...(outcomeCounted ? { outcomeAt: time } : {}) },
+      // The key proved revoked or unknown (a 401 that never reaches the function): the counters go back.
+      takeBack: async () => void (outcomeCounted && (await uncountOutcome(outcome, log))),
+    }));
   };
 }
 

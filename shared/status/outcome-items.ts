@@ -90,13 +90,13 @@ function update(pk: string, add: Record<string, number>, periodStart: number, ok
 /**
  * The two UpdateItem inputs (the minute's item, the hour's) that count one answer. `replacing`: an
  * answer already counted for this request that turned out otherwise; its numbers are taken back in
- * the same writes.
+ * the same writes. `sign` -1: `o` itself taken back.
  */
-export function outcomeUpdates(o: Outcome, replacing?: Outcome) {
-  const add = increments(o, 1);
+export function outcomeUpdates(o: Outcome, replacing?: Outcome, sign: 1 | -1 = 1) {
+  const add = increments(o, sign);
   if (replacing) for (const [name, n] of Object.entries(increments(replacing, -1))) add[name] = (add[name] ?? 0) + n;
   for (const [name, n] of Object.entries(add)) if (n === 0) delete add[name];
-  const okAt = succeeded(o) ? o.at : undefined;
+  const okAt = sign === 1 && succeeded(o) ? o.at : undefined;
   const s = shard();
   const hourStart = Date.parse(`${hourOf(o.at)}:00:00.000Z`);
   const minuteStart = Date.parse(`${minuteOf(o.at)}:00.000Z`);

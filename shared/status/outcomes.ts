@@ -4,7 +4,8 @@ import { db } from '../db/client';
 import { outcomeKey } from '../db/tables';
 import type { Log } from '../log';
 import { emitMetrics, emitOutcomeMetric, MetricUnit } from '../metrics';
-import { LATENCY_BUCKETS_MS, type Outcome, hourOf, minuteOf, outcomeUpdates } from './outcome-items';
+import { LATENCY_BUCKETS_MS, type Outcome, hourOf, minuteOf } from './outcome-items';
+import { countOutcome } from './outcome-writes';
 
 /**
  * Outcome counters of real traffic, for GET /v1/status: the counter items every answer of an
@@ -29,12 +30,14 @@ export function emitOutcome(o: Outcome): void {
  */
 export async function recordOutcome(o: Outcome, log: Log, replacing?: Outcome): Promise<void> {
   emitOutcome(o);
-  try {
-    await Promise.all(outcomeUpdates(o, replacing).map((input) => db().send(new UpdateCommand(input))));
-  } catch (err) {
-    log.warn('outcome not counted', { error: (err as Error).name });
-    emitMetrics({ operation: o.operation }, [['outcomeCountFailed', MetricUnit.Count, 1]]);
-  }
+  // The same answer counted already (ahead of the function, by the authorizer): nothing to write.
+  if (replacing && sameCounters(o, replacing)) return;
+  if (!(await countOutcome(o, log, replacing))) emitMetrics({ operation: o.operation }, [['outcomeCountFailed', MetricUnit.Count, 1]]);
+}
+
+/** Whether two answers move the same counters of the same minute. */
+function sameCounters(a: Outcome, b: Outcome): boolean {
+  return a.operation === b.operation && a.status === b.status && a.code === b.code && a.cached === b.cached && a.live === b.live && !a.live && minuteOf(a.at) === minuteOf(b.at);
 }
 
 /** What the counters of one operation say over one window. */

@@ -9,6 +9,7 @@ import { authorizerHandler } from '../../shared/auth/authorizer';
 import { createKey, touchKeyUpdate, validKeyCheck } from '../../shared/auth/keys';
 import { config } from '../../shared/config';
 import { COST, createTeam, recordAheadItems } from '../../shared/credits';
+import { outcomeUpdates } from '../../shared/status/outcome-items';
 import { db } from '../../shared/db/client';
 import { type Answered, historyUpdate } from '../../shared/history';
 import { QUERIES } from '../../shared/operation-queries';
@@ -188,9 +189,11 @@ test('every input the authorizer\'s builders can make, for every operation, is a
     // As shared/auth/authorizer.ts builds them (recordingRefusal).
     const answer: Answered = { teamId: 'a-team', keyId: 'a-key', operation, requestId: `req-${operation}`, status: 422, code: 'VALIDATION_ERROR', credits: 0, cached: false, ms: 0, time: now };
     const outcome = { operation, status: 422, code: 'VALIDATION_ERROR', cached: false, live: false, ms: 0, upstreamCalls: 0, at: now };
-    for (const item of recordAheadItems(validKeyCheck('a-hash', 'a-team', 'a-key'), answer, outcome)) {
+    for (const item of recordAheadItems(validKeyCheck('a-hash', 'a-team', 'a-key'), answer)) {
       for (const [kind, body] of Object.entries(item)) checked.push(check(ACTION_OF_TRANSACTION[kind]!, body as WriteInput & { TableName: string }));
     }
+    // The outcome counters, beside the transaction (plain updates), and taken back for a revoked key.
+    for (const input of [...outcomeUpdates(outcome), ...outcomeUpdates(outcome, undefined, -1)]) checked.push(check('dynamodb:UpdateItem', input as WriteInput & { TableName: string }));
   }
   checked.push(check('dynamodb:UpdateItem', touchKeyUpdate('a-hash', now)));
   expect(checked.filter((c) => !c.allowed)).toEqual([]);
