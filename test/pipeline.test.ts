@@ -384,23 +384,27 @@ describe('a 422 recorded by the authorizer beside its key read', () => {
     return { seen, stop: () => rawDb().middlewareStack.remove(name) };
   };
 
-  test('a key the authorizer knows: 1 round trip in all, counted once in usage, history and /v1/status, by the authorizer', async () => {
-    const { key, teamId, keyId } = await knownTeam();
-    const before = await counts(teamId);
-    const watch = watchRecords();
-    let m;
+  /** One request measured (calls, trips) while the authorizer's record transactions are watched (and refused with `refuse`). */
+  const measuredWatching = async (query: Record<string, string>, key: string, refuse?: () => Error) => {
+    const watch = watchRecords(refuse);
     try {
-      m = await measured(BAD, key);
+      return { ...(await measured(query, key)), seen: watch.seen };
     } finally {
       watch.stop();
     }
-    const { res, calls, trips } = m;
+  };
+
+  test('a key the authorizer knows: 1 round trip in all, counted once in usage, history and /v1/status, by the authorizer', async () => {
+    const { key, teamId, keyId } = await knownTeam();
+    const before = await counts(teamId);
+    const m = await measuredWatching(BAD, key);
+    const { res, calls, trips, seen } = m;
     expect({ status: res.status, code: res.body.error?.code, trips }).toEqual({ status: 422, code: 'VALIDATION_ERROR', trips: 1 });
     expect(res.body.error.details).toEqual([expect.objectContaining({ path: 'handle' })]);
     // The balance the authorizer read with the key: no read of the function's own.
     expect(res.headers).toMatchObject({ 'x-credits-charged': '0', 'x-credits-remaining': '9' });
     expect(calls).toBeLessThanOrEqual(5);
-    expect(watch.seen).toEqual(['written']);
+    expect(seen).toEqual(['written']);
     expect(delta(before, await counts(teamId))).toEqual({ usage422: 1, usageRequests: 1, history: 1, status422: 1, statusAnswers: 1 });
     // Under the request id the caller saw, with its key, as the function would have recorded it.
     expect(await historyOf(teamId, res.body.error.requestId)).toEqual([expect.objectContaining({ status: 422, code: 'VALIDATION_ERROR', credits: 0, cached: false, keyId, operation: OP })]);
@@ -412,15 +416,9 @@ describe('a 422 recorded by the authorizer beside its key read', () => {
     const { hash } = (await findKey(key))!;
     await db().send(new UpdateCommand({ TableName: config.accountsTable, Key: { pk: keyPk(hash), sk: KEY_SK }, UpdateExpression: 'SET lastUsedAt = :now', ExpressionAttributeValues: { ':now': new Date().toISOString() } }));
     const before = await counts(teamId);
-    const watch = watchRecords();
-    let m;
-    try {
-      m = await measured(BAD, key);
-    } finally {
-      watch.stop();
-    }
+    const m = await measuredWatching(BAD, key);
     expect({ status: m.res.status, trips: m.trips }).toEqual({ status: 422, trips: 2 });
-    expect(watch.seen).toEqual([]);
+    expect(m.seen).toEqual([]);
     expect(delta(before, await counts(teamId))).toEqual({ usage422: 1, usageRequests: 1, history: 1, status422: 1, statusAnswers: 1 });
     // The next 422 of the key: recorded by the authorizer.
     expect((await measured(BAD, key)).trips).toBe(1);
@@ -430,15 +428,9 @@ describe('a 422 recorded by the authorizer beside its key read', () => {
     const { key, teamId, keyId } = await knownTeam();
     expect(await revokeKey(teamId, keyId)).toBe(true);
     const before = await counts(teamId);
-    const watch = watchRecords();
-    let res;
-    try {
-      res = await h.call(PATH, BAD, { key });
-    } finally {
-      watch.stop();
-    }
+    const { res, seen } = await measuredWatching(BAD, key);
     expect(res.status).toBe(401);
-    expect(watch.seen).toEqual(['TransactionCanceledException: ConditionalCheckFailed,None,None']);
+    expect(seen).toEqual(['TransactionCanceledException: ConditionalCheckFailed,None,None']);
     expect(await counts(teamId)).toEqual(before);
   });
 
@@ -451,15 +443,9 @@ describe('a 422 recorded by the authorizer beside its key read', () => {
         CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }, { Code: 'None' }],
         $metadata: { httpStatusCode: 400 },
       });
-    const watch = watchRecords(conflict);
-    let m;
-    try {
-      m = await measured(BAD, key);
-    } finally {
-      watch.stop();
-    }
+    const m = await measuredWatching(BAD, key, conflict);
     expect({ status: m.res.status, code: m.res.body.error?.code, trips: m.trips }).toEqual({ status: 422, code: 'VALIDATION_ERROR', trips: 2 });
-    expect(watch.seen).toEqual(['TransactionCanceledException: None,TransactionConflict,None']);
+    expect(m.seen).toEqual(['TransactionCanceledException: None,TransactionConflict,None']);
     expect(delta(before, await counts(teamId))).toEqual({ usage422: 1, usageRequests: 1, history: 1, status422: 1, statusAnswers: 1 });
     expect(await historyOf(teamId, m.res.body.error.requestId)).toEqual([expect.objectContaining({ status: 422, code: 'VALIDATION_ERROR' })]);
   });
