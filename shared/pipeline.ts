@@ -101,6 +101,8 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
     let refusalCounted: Answered | undefined;
     /** That refusal's count taken back, the reservation having succeeded after all (never rejects). */
     let refusalTakenBack: Promise<void> | undefined;
+    /** The balance read beside the reservation when the authorizer gave none (a 402 shows it). */
+    let balanceBeside: Promise<number | undefined> | undefined;
     const keyId = event.requestContext?.authorizer?.keyId as string | undefined;
     const answered = (teamId: string, status: number, code: ErrorCode | null, cached: boolean): Answered => {
       const time = Date.now();
@@ -190,8 +192,11 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
       // count, history item and outcome go beside the reservation instead of after it, so a 402
       // costs no round trip of its own. A reservation that succeeds after all (credits added
       // meanwhile) has them taken back while it scrapes; its own answer replaces the history item.
+      // So does a key's first use in the authorizer's container, whose balance it has not read
+      // (rare: once per key and container); its balance, for x-credits-remaining, is read beside.
       let reserving: Promise<number> = reservation;
-      if (creditsHint !== undefined && creditsHint < COST) {
+      if (creditsHint === undefined || creditsHint < COST) {
+        if (creditsHint === undefined) balanceBeside = balance(teamId).catch(() => undefined);
         const refusal = answered(teamId, 402, 'INSUFFICIENT_CREDITS', false);
         refusalCounted = refusal;
         reserving = concludeWith(
@@ -238,7 +243,7 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
         remaining = await concludeWith(creditsHint !== undefined ? Promise.resolve(creditsHint) : balance(teamId).catch(() => undefined), { status: apiError.status, code: apiError.code });
       } else if (refusalCounted && !reserved && apiError.code === 'INSUFFICIENT_CREDITS') {
         // Counted and recorded beside the reservation: nothing more to write.
-        remaining = creditsHint;
+        remaining = creditsHint ?? (await balanceBeside);
       } else {
         // Any other answer: a refusal counted ahead of time is taken back (once) beside its own count,
         // and so is a 422 the authorizer counted (its outcome by this count: `counted` replaced).

@@ -140,8 +140,10 @@ export async function usage(teamId: string, days: number, now = Date.now()): Pro
       if (!m) continue;
       const [, kind, op, code] = m;
       if ((kind === 'error') !== (code !== undefined) || (code && !KNOWN_CODES.has(code))) continue;
-      const o = (ops[op!] ??= { live: 0, hits: 0, errors: {}, credits: 0 });
       const n = Number(value);
+      // A count taken back to 0 (an answer counted ahead that turned out otherwise) is no answer.
+      if (!n) continue;
+      const o = (ops[op!] ??= { live: 0, hits: 0, errors: {}, credits: 0 });
       if (kind === 'live') o.live += n;
       else if (kind === 'hit') o.hits += n;
       else if (kind === 'credits') o.credits += n;

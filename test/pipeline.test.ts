@@ -248,6 +248,32 @@ describe('cache', () => {
     expect((after.byCode.INSUFFICIENT_CREDITS ?? 0) - (before.byCode.INSUFFICIENT_CREDITS ?? 0)).toBe(1);
   });
 
+  test("a 402 on a key's first use in the authorizer's container (no balance read with the key): 2 round trips, its balance shown, counted once", async () => {
+    const { key, teamId } = await h.team(0);
+    // Used a moment ago through another container: lastUsedAt is fresh, so no touch now (that write is once a minute per key).
+    const touched = async (k: string) => {
+      const { hash } = (await findKey(k))!;
+      await db().send(new UpdateCommand({ TableName: config.accountsTable, Key: { pk: keyPk(hash), sk: KEY_SK }, UpdateExpression: 'SET lastUsedAt = :now', ExpressionAttributeValues: { ':now': new Date().toISOString() } }));
+    };
+    await touched(key);
+    const [calls, trips] = [dynamoCallCount(), dynamoRoundTripCount()];
+    const res = await h.call(PATH, { handle: 'first-use-refused.bsky.social' }, { key });
+    expect({ status: res.status, code: res.body.error?.code, trips: dynamoRoundTripCount() - trips }).toEqual({ status: 402, code: 'INSUFFICIENT_CREDITS', trips: 2 });
+    // The key; then the reservation, the refusal's usage count and history item, the balance, the two outcome counters.
+    expect(dynamoCallCount() - calls).toBeLessThanOrEqual(7);
+    expect(res.headers['x-credits-remaining']).toBe('0');
+    expect((await usage(teamId, 1)).totals).toMatchObject({ requests: 1, byCode: { INSUFFICIENT_CREDITS: 1 } });
+    expect((await requestHistory(teamId, { limit: 10 })).requests).toEqual([expect.objectContaining({ status: 402, code: 'INSUFFICIENT_CREDITS', requestId: res.body.error.requestId })]);
+    // And a key's first live success: the refusal counted beside its reservation is taken back, nothing of it shows.
+    const rich = await h.team(5);
+    const ok = await h.call(PATH, { handle: 'first-use-served.bsky.social' }, { key: rich.key });
+    expect(ok.status).toBe(200);
+    const report = await usage(rich.teamId, 1);
+    expect(report.totals).toMatchObject({ requests: 1, live: 1, errorCount: 0 });
+    expect(report.days.at(-1)!.operations).toEqual({ 'microblog-a-user-posts': { live: 1, hits: 0, errors: {}, credits: 1 } });
+    expect((await requestHistory(rich.teamId, { limit: 10 })).requests).toEqual([expect.objectContaining({ status: 200, credits: 1 })]);
+  });
+
   test('a refusal counted ahead of time is taken back when credits arrive before the reservation: one 200, no 402 anywhere', async () => {
     const { key, teamId } = await h.team(0);
     await h.call(PATH, {}, { key }); // the authorizer now reads the balance (0) with the key
