@@ -10,7 +10,7 @@ import type { Log } from './log';
 import { emitMetrics, MetricUnit } from './metrics';
 import { type DataOf, type Operation, type OperationEntry, type OperationId, type ScraperOf, operation } from './operations';
 import { ScrapeContext } from './scrape/context';
-import { type Outcome, recordOutcome } from './status/outcomes';
+import { type Outcome, emitOutcome, recordOutcome } from './status/outcomes';
 import type { Scraper } from './scrape/scraper';
 import { CACHE_MAX_AGE_SECONDS, validateQuery } from './validation';
 import { loadSecrets } from './secrets';
@@ -124,12 +124,12 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
      * own. A count never fails the request; an outcome counted before the answer changed (a success
      * whose settle failed, a hit whose entry proved unreadable) is taken back by the next count.
      */
-    const concludeWith = async <T>(lastWrite: Promise<T>, answer: { status: number; code?: string; cached?: boolean; live?: boolean }): Promise<T> => {
+    const concludeWith = async <T>(lastWrite: Promise<T>, answer: { status: number; code?: string; cached?: boolean; live?: boolean }, beforeAnswer = false): Promise<T> => {
       const now = Date.now();
       const outcome: Outcome = { operation: op.id, cached: false, live: false, ...answer, ms: now - started, upstreamCalls, at: now };
       const replacing = counted;
       counted = outcome;
-      const [written] = await Promise.allSettled([lastWrite, recordOutcome(outcome, log, replacing)]);
+      const [written] = await Promise.allSettled([lastWrite, recordOutcome(outcome, log, replacing, !beforeAnswer)]);
       if (written.status === 'rejected') throw written.reason;
       return written.value;
     };
@@ -164,8 +164,10 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
             creditsHint ?? balance(teamId).catch(() => undefined),
           ]),
           { status: 200, cached: true },
+          true, // counted ahead of knowing it is a hit: its metric once it is
         );
         if (hit) {
+          emitOutcome({ ...counted!, ms: Date.now() - started });
           // Not written by the transaction (the entry expired in between, or a concurrent request's
           // transaction on the same items cancelled it): counted now, one round trip more.
           if (recorded === 'no entry' || recorded === 'conflict') await recordLateHit(hitAnswer, log);
@@ -203,6 +205,7 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
           // Both settled before the answer leaves (a Lambda frozen mid-write may lose the write).
           Promise.allSettled([reservation, recordFreeAnswer(refusal, log)]).then(([r]) => (r.status === 'fulfilled' ? r.value : Promise.reject(r.reason))),
           { status: 402, code: 'INSUFFICIENT_CREDITS' },
+          true, // counted ahead of the refusal: its metric once it is one
         );
       }
       const loading = scraper();
@@ -243,6 +246,7 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
         remaining = await concludeWith(creditsHint !== undefined ? Promise.resolve(creditsHint) : balance(teamId).catch(() => undefined), { status: apiError.status, code: apiError.code });
       } else if (refusalCounted && !reserved && apiError.code === 'INSUFFICIENT_CREDITS') {
         // Counted and recorded beside the reservation: nothing more to write.
+        emitOutcome({ ...counted!, ms: Date.now() - started });
         remaining = creditsHint ?? (await balanceBeside);
       } else {
         // Any other answer: a refusal counted ahead of time is taken back (once) beside its own count,

@@ -153,6 +153,33 @@ describe('cache', () => {
     expect((await requestHistory(teamId, { limit: 10 })).requests.filter((r) => r.requestId === hit.body.meta.requestId)).toEqual([expect.objectContaining({ status: 200, cached: true })]);
   });
 
+  test('one outcome metric per answer: a count sent ahead of its answer (a hit beside the read, a refusal beside the reservation) emits only once it is that answer', async () => {
+    const { metrics } = await import('../shared/metrics');
+    const outcomes: string[] = [];
+    const real = metrics.singleMetric.bind(metrics);
+    const spy = jest.spyOn(metrics, 'singleMetric').mockImplementation(() => {
+      const m = real();
+      const addDimension = m.addDimension.bind(m);
+      m.addDimension = (name: string, value: string) => {
+        if (name === 'outcome') outcomes.push(value);
+        return addDimension(name, value);
+      };
+      return m;
+    });
+    try {
+      // A key's first use here (its refusal counted beside the reservation), a miss with cache_max_age
+      // (the hit counted beside the read), then a hit. Each answer's outcome: 3 metrics (requests,
+      // upstream calls, latency) with its outcome dimension.
+      const { key } = await h.team(5);
+      const query = { handle: 'metric-once.bsky.social', cache_max_age: '1d' };
+      expect((await h.call(PATH, query, { key })).status).toBe(200);
+      expect((await h.call(PATH, query, { key })).body.meta.cached).toBe(true);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(outcomes).toEqual(['live', 'live', 'live', 'cache_hit', 'cache_hit', 'cache_hit']);
+  });
+
   test('without cache_max_age a live scrape always runs, and it refreshes the cache', async () => {
     const { key } = await h.team(10);
     await h.call(PATH, { handle: 'always-live.bsky.social' }, { key });

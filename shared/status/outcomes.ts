@@ -28,8 +28,10 @@ export function emitOutcome(o: Outcome): void {
  * its numbers are taken back in the same writes. Never throws: a failure to count is logged and
  * measured (metric `outcomeCountFailed`), and the request goes on.
  */
-export async function recordOutcome(o: Outcome, log: Log, replacing?: Outcome): Promise<void> {
-  emitOutcome(o);
+export async function recordOutcome(o: Outcome, log: Log, replacing?: Outcome, emit = true): Promise<void> {
+  // A count sent ahead of the answer (a hit beside its read, a refusal beside its reservation) emits
+  // its metric only once the answer is that one: a CloudWatch metric cannot be taken back.
+  if (emit) emitOutcome(o);
   // The same answer counted already (ahead of the function, by the authorizer): nothing to write.
   if (replacing && sameCounters(o, replacing)) return;
   if (!(await countOutcome(o, log, replacing))) emitMetrics({ operation: o.operation }, [['outcomeCountFailed', MetricUnit.Count, 1]]);
