@@ -17,8 +17,9 @@ import { outcomeKey } from '../db/tables';
  * is OUTCOME_SHARDS items and no single item takes more than its share of the writes; the reader
  * sums them. Every item expires (TTL) KEEP_SECONDS after its period began: beyond the 24-hour window.
  *
- * Plain data and key names only (no SDK command, no metrics): the authorizer puts these updates in
- * the transaction that records a 422 ahead of the function (shared/auth/authorizer.ts).
+ * Plain data and key names only (no SDK command, no metrics). Never put in a transaction: every
+ * team's answers of an operation in one minute meet on these few items (./outcome-writes.ts sends
+ * them, for the functions and for the authorizer's 422).
  */
 export const LATENCY_BUCKETS_MS = [50, 100, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 5000, 8000, 13000, 20000, 30000] as const;
 export const KEEP_SECONDS = 26 * 3600;
@@ -81,7 +82,8 @@ function update(pk: string, add: Record<string, number>, periodStart: number, ok
   return {
     TableName: config.cacheTable,
     Key: { pk },
-    UpdateExpression: `ADD ${adds.join(', ')} SET ${sets.join(', ')}`,
+    // An answer that replaces one with the same counters nets to nothing to add.
+    UpdateExpression: `${adds.length ? `ADD ${adds.join(', ')} ` : ''}SET ${sets.join(', ')}`,
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
   };

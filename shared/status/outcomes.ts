@@ -37,9 +37,12 @@ export async function recordOutcome(o: Outcome, log: Log, replacing?: Outcome, e
   if (!(await countOutcome(o, log, replacing))) emitMetrics({ operation: o.operation }, [['outcomeCountFailed', MetricUnit.Count, 1]]);
 }
 
-/** Whether two answers move the same counters of the same minute. */
+/**
+ * Whether two answers move the same counters (a live answer never counts twice: its latency differs).
+ * The first count stands in the minute it was made, even when the second falls in the next one.
+ */
 function sameCounters(a: Outcome, b: Outcome): boolean {
-  return a.operation === b.operation && a.status === b.status && a.code === b.code && a.cached === b.cached && a.live === b.live && !a.live && minuteOf(a.at) === minuteOf(b.at);
+  return a.operation === b.operation && a.status === b.status && a.code === b.code && a.cached === b.cached && !a.live && !b.live;
 }
 
 /** What the counters of one operation say over one window. */

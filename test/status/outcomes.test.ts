@@ -129,6 +129,22 @@ describe('counters, directly', () => {
     expect(f.histogram.every((n) => n === 0)).toBe(true);
   });
 
+  test('an answer counted ahead in the previous minute (the authorizer\'s 422), then given by the function: counted once, nothing logged', async () => {
+    const op = 'status-unit-op-ahead';
+    const ahead = outcome({ operation: op, status: 422, code: 'VALIDATION_ERROR', live: false, ms: 0, upstreamCalls: 0, at: Date.now() - 60_000 });
+    await recordOutcome(ahead, logger);
+    const warned = jest.spyOn(logger, 'warn');
+    try {
+      await recordOutcome({ ...ahead, at: Date.now() }, logger, ahead);
+      expect(warned).not.toHaveBeenCalled();
+    } finally {
+      warned.mockRestore();
+    }
+    const f = (await readFigures([op], '15m'))[op]!;
+    expect(f.answers).toBe(1);
+    expect(f.byCode).toEqual({ VALIDATION_ERROR: 1 });
+  });
+
   test('the histogram reads back percentiles as bucket bounds', () => {
     const hist = LATENCY_BUCKETS_MS.map(() => 0).concat(0);
     for (let i = 0; i < 90; i++) hist[bucketOf(80)]! += 1;
