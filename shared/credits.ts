@@ -343,7 +343,7 @@ export async function recordAhead(keyCheck: NonNullable<TransactItem['ConditionC
       .then(
         () => true,
         (err: unknown) => {
-          const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons?.map((r) => r.Code ?? 'None');
+          const reasons = cancellationCodes(err);
           log.info('answer not recorded ahead; the function records it', { error: (err as Error)?.name, ...(reasons ? { reasons } : {}) });
           return false;
         },
@@ -392,12 +392,12 @@ export async function recordHit(answer: Answered, cacheKey: string, maxAgeSecond
     );
     return 'recorded';
   } catch (err) {
-    const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-    if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return 'no entry';
+    const reasons = cancellationCodes(err);
+    if (reasons?.[0] === 'ConditionalCheckFailed') return 'no entry';
     // Cancelled for a concurrent transaction on one of its items (the same entry, or the team's
     // usage item, hit by another request at that instant): certainly not written, so the caller
     // counts it without the transaction. Anything else may have landed: not counted again.
-    if (reasons?.some((r) => r.Code === 'TransactionConflict')) return 'conflict';
+    if (reasons?.includes('TransactionConflict')) return 'conflict';
     log.warn('cache hit not counted', { error: (err as Error)?.name });
     return 'failed';
   }
@@ -469,11 +469,16 @@ type Cancellation = 'ledger recorded' | 'conflict' | null;
 
 /** Why DynamoDB cancelled the settle transaction, when it did (the ledger record is its first action). */
 function cancellation(err: unknown): Cancellation {
-  if ((err as { name?: string }).name !== 'TransactionCanceledException') return null;
-  const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-  if (reasons[0]?.Code === 'ConditionalCheckFailed') return 'ledger recorded';
-  if (reasons.some((r) => r.Code === 'TransactionConflict')) return 'conflict';
+  const reasons = cancellationCodes(err) ?? [];
+  if (reasons[0] === 'ConditionalCheckFailed') return 'ledger recorded';
+  if (reasons.includes('TransactionConflict')) return 'conflict';
   return null;
+}
+
+/** The per-action codes of a cancelled transaction ('None' for an action that was not the cause), or undefined for any other error. */
+function cancellationCodes(err: unknown): string[] | undefined {
+  if ((err as { name?: string }).name !== 'TransactionCanceledException') return undefined;
+  return ((err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((r) => r.Code ?? 'None');
 }
 
 async function writeSettlement(charge: Omit<LedgerEntry, 'credits'>, cacheItem: Record<string, unknown> | null, log: Log, request: Pick<Answered, 'keyId' | 'ms'>): Promise<void> {

@@ -79,10 +79,11 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
     await loadSecrets();
     const started = Date.now();
     /**
-     * A 422 the authorizer recorded already (usage count, history item, outcome counters). If this
-     * request ends in that 422, nothing more is written for it; if it ends otherwise (authorizer and
-     * function of different versions), the count is taken back and the answer recorded as usual,
-     * its history item under the same key (the request's start: the authorizer's record).
+     * A 422 the authorizer recorded already (usage count and history item; its outcome counters:
+     * `outcomeAt` below). If this request ends in that 422, nothing more is written for it; if it ends
+     * otherwise (authorizer and function of different versions), the count is taken back and the
+     * answer recorded as usual, its history item under the same key (the request's start: the
+     * authorizer's record).
      */
     const ahead = recordedAhead(event.requestContext?.authorizer);
     const requestStart = ahead?.at ?? started;
