@@ -247,9 +247,10 @@ export class SocialDataApiStack extends Stack {
 
   /**
    * The REQUEST authorizer: reads the key and its team's balance (GetItem), touches lastUsedAt
-   * (UpdateItem on the key). For a 422 it records ahead of the function (shared/auth/authorizer.ts),
-   * one transaction: a ConditionCheckItem on the key, UpdateItem on the team's usage and history
-   * items and on the outcome counter items of the cache table (OUT# items only).
+   * (UpdateItem on the key). For a 422 it records ahead of the function (shared/auth/authorizer.ts):
+   * one transaction (a ConditionCheckItem on the key, UpdateItem on the team's usage and history
+   * items) and, beside it, plain UpdateItems on the outcome counter items of the cache table (OUT#
+   * items only).
    *
    * Its UpdateItem on the accounts table names only the attributes of an allow-list (IAM's
    * dynamodb:Attributes: every attribute of the request's key, update and condition expressions):
