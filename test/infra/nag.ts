@@ -1,10 +1,8 @@
 /** Registered by test/infra/stack.test.ts (one module registry for the stack's template tests). */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { App, Validations } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { SocialDataApiStack } from '../../infra/stack';
+import { testApp } from '../support/synth';
 
 /**
  * AWS's own best-practice rules (cdk-nag v3, the AwsSolutions pack, as a CDK policy-validation
@@ -12,10 +10,8 @@ import { SocialDataApiStack } from '../../infra/stack';
  * with a one-line reason (docs/security.md lists them). An unacknowledged error or warning fails synthesis.
  */
 function findings(extraContext: Record<string, unknown> = {}): string[] {
-  const cdkJson = JSON.parse(readFileSync(path.join(__dirname, '../../cdk.json'), 'utf8'));
-  const outdir = mkdtempSync(path.join(os.tmpdir(), 'nag-'));
   try {
-    const app = new App({ outdir, context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [], ...extraContext } });
+    const app = testApp(extraContext);
     new SocialDataApiStack(app, 'SocialDataApi');
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
     app.synth();
@@ -30,8 +26,6 @@ function findings(extraContext: Record<string, unknown> = {}): string[] {
       if (/^(ERROR|WARNING) /.test(l)) out.push(`${l} @ ${lines[i + 1] ?? ''} (${(lines[i + 2] ?? '').replace(/^Acknowledge with /, '')})`);
     });
     return out.length ? out : [text.slice(0, 2000)];
-  } finally {
-    rmSync(outdir, { recursive: true, force: true });
   }
 }
 
@@ -46,7 +40,7 @@ test.each([
 });
 
 test('the checks do run: a stack with a finding fails them', () => {
-  const app = new App({ outdir: mkdtempSync(path.join(os.tmpdir(), 'nag-')), context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp({}, false);
   const stack = new SocialDataApiStack(app, 'SocialDataApi');
   // An unencrypted, unlogged queue is an AwsSolutions error nobody acknowledged.
   new (require('aws-cdk-lib/aws-sqs').Queue)(stack, 'Probe', { enforceSSL: false });
@@ -56,7 +50,7 @@ test('the checks do run: a stack with a finding fails them', () => {
 
 describe('what the fixes changed', () => {
   const { Template } = require('aws-cdk-lib/assertions') as typeof import('aws-cdk-lib/assertions');
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp({}, false);
   const template = Template.fromStack(new SocialDataApiStack(app, 'SocialDataApi')).toJSON();
   const resources = Object.entries(template.Resources as Record<string, { Type: string; Properties: Record<string, any> }>); // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -1,6 +1,3 @@
-import { readFileSync } from 'node:fs';
-import * as path from 'node:path';
-import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { SocialDataApiStack, TEAM_BURST_LIMIT, TEAM_RATE_LIMIT } from '../../infra/stack';
 import { ACCOUNTS, CACHE , TEAM_INDEX } from '../../shared/db/tables';
@@ -8,6 +5,7 @@ import { ACCOUNT_ROUTES } from '../../shared/account/routes';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../../shared/mcp/routes';
 import { routedOperations } from '../../shared/operations';
 import { iamLike } from '../support/iam';
+import { stackTemplate } from '../support/synth';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
@@ -20,10 +18,7 @@ function synth(extraContext: Record<string, unknown> = {}) {
   const id = JSON.stringify(Object.entries(extraContext).sort(([a], [b]) => a.localeCompare(b)));
   const known = synthesized.get(id);
   if (known) return known;
-  const cdkJson = JSON.parse(readFileSync(path.join(__dirname, '../../cdk.json'), 'utf8'));
-  const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [], ...extraContext } });
-  const stack = new SocialDataApiStack(app, 'SocialDataApi');
-  const template = Template.fromStack(stack);
+  const template = stackTemplate(extraContext);
   synthesized.set(id, template);
   return template;
 }

@@ -1,21 +1,12 @@
 /** Registered by test/infra/stack.test.ts (one module registry for the stack's template tests). */
-import { readFileSync } from 'node:fs';
-import * as path from 'node:path';
-import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
-import { SocialDataApiStack } from '../../infra/stack';
+import { Match } from 'aws-cdk-lib/assertions';
 import { routedOperations } from '../../shared/operations';
+import { stackTemplate } from '../support/synth';
 
 /** Items 2, 3 and 6 of issue 20 in the synthesized template: the status route, the canary schedule, the alarms, their topic, the dashboard. */
 type Resource = { Type: string; Properties: Record<string, any> };
 
-function synth(extraContext: Record<string, unknown> = {}) {
-  const cdkJson = JSON.parse(readFileSync(path.join(__dirname, '../../cdk.json'), 'utf8'));
-  const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [], ...extraContext } });
-  return Template.fromStack(new SocialDataApiStack(app, 'SocialDataApi'));
-}
-
-const template = synth({ alarmEmail: 'ops@example.com', canaryInputs: { 'livestream-clip': { url: 'https://example.test/c' } } });
+const template = stackTemplate({ alarmEmail: 'ops@example.com', canaryInputs: { 'livestream-clip': { url: 'https://example.test/c' } } });
 const resources = template.toJSON().Resources as Record<string, Resource>;
 const ofType = (type: string, t = resources) => Object.entries(t).filter(([, r]) => r.Type === type).map(([, r]) => r);
 const routed = routedOperations();
@@ -51,7 +42,7 @@ test('alarms per operation: consecutive canary failures and the EXTRACTION_FAILE
 });
 
 test('context canary=false leaves out the canary function, its schedule and its alarms', () => {
-  const off = synth({ canary: false }).toJSON().Resources as Record<string, Resource>;
+  const off = stackTemplate({ canary: false }).toJSON().Resources as Record<string, Resource>;
   expect(ofType('AWS::Events::Rule', off)).toHaveLength(0);
   expect(ofType('AWS::CloudWatch::Alarm', off).filter((a) => a.Properties.MetricName === 'canarySuccess')).toHaveLength(0);
   expect(ofType('AWS::Lambda::Function', off).filter((r) => String(r.Properties.Description).includes('The canaries'))).toHaveLength(0);
