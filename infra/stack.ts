@@ -61,7 +61,7 @@ const GATEWAY_5XX_RETRY_AFTER_S = RETRY_AFTER_S.SERVICE_UNAVAILABLE;
 
 /** API Gateway gives up on an integration at 29 s; the function must answer first. */
 const FUNCTION_TIMEOUT = Duration.seconds(28);
-/** The authorizer reads the key (and the balance), with at most one transaction beside, then at most one UpdateItem; a stuck one should fail fast (503). */
+/** The authorizer reads the key (and the balance; the key again when that batch shows no key item), with at most one transaction beside, then at most one UpdateItem; a stuck one should fail fast (503). */
 const AUTHORIZER_TIMEOUT = Duration.seconds(10);
 /**
  * Lambda's CPU share grows with memory. Parsing a whole HTML page with linkedom is CPU-bound
@@ -246,11 +246,13 @@ export class SocialDataApiStack extends Stack {
   }
 
   /**
-   * The REQUEST authorizer: reads the key and its team's balance (GetItem), touches lastUsedAt
-   * (UpdateItem on the key). For a 422 it records ahead of the function (shared/auth/authorizer.ts):
-   * one transaction (a ConditionCheckItem on the key, UpdateItem on the team's usage and history
-   * items) and, beside it, plain UpdateItems on the outcome counter items of the cache table (OUT#
-   * items only).
+   * The REQUEST authorizer: reads the key (GetItem) or, for a key it authorized before, the key and
+   * its team's balance in one BatchGetItem (shared/auth/keys.ts, findKnownKey; GetItem again when
+   * the batch shows no key item), in key and team partitions only (for a batch, IAM's
+   * dynamodb:LeadingKeys holds every key it asks); touches lastUsedAt (UpdateItem on the key). For a
+   * 422 it records ahead of the function (shared/auth/authorizer.ts): one transaction (a
+   * ConditionCheckItem on the key, UpdateItem on the team's usage and history items) and, beside
+   * it, plain UpdateItems on the outcome counter items of the cache table (OUT# items only).
    *
    * Its UpdateItem on the accounts table names only the attributes of an allow-list (IAM's
    * dynamodb:Attributes: every attribute of the request's key, update and condition expressions):
@@ -266,7 +268,7 @@ export class SocialDataApiStack extends Stack {
       timeout: AUTHORIZER_TIMEOUT,
       environment,
     });
-    this.allowItems(fn, ['dynamodb:GetItem'], [KEY_PREFIX, TEAM_PREFIX]);
+    this.allowItems(fn, ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], [KEY_PREFIX, TEAM_PREFIX]);
     this.allowAttributeUpdates(fn, KEY_PREFIX, AUTHORIZER_KEY_ATTRIBUTES);
     this.allowAttributeUpdates(fn, TEAM_PREFIX, AUTHORIZER_TEAM_ATTRIBUTES);
     this.allowItems(fn, ['dynamodb:ConditionCheckItem'], [KEY_PREFIX]);

@@ -42,7 +42,8 @@ const GATEWAY_RATE = 1e9;
 const TARGET_IMPORT_RATIO = 1.5;
 /** Functions that parse HTML bundle linkedom (the scraper behind a dynamic import, but in the bundle). */
 const TARGET_IMPORT_RATIO_HTML = 2.2;
-// DynamoDB calls, the authorizer's included: key and balance, then the path's own. Every answer
+// DynamoDB calls, the authorizer's included: key and balance (one BatchGetItem for a key it knows;
+// the targets predate it, one call above what the code now makes), then the path's own. Every answer
 // also writes its usage count and history item (with a write it makes anyway) and its two outcome
 // counters (beside its last write); a miss with cache_max_age also sends the conditional hit
 // transaction and the hit's outcome count, then takes that count back: calls more, no trip more.

@@ -104,11 +104,20 @@ export const scrapesAhead = (balanceHint: number | undefined): boolean => balanc
 export async function balanceHint(teamId: string): Promise<number | undefined> {
   try {
     const res = await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: teamPk(teamId), sk: TEAM_SK }, ProjectionExpression: 'credits' }));
-    const credits = Number(res.Item?.credits);
-    return res.Item && Number.isFinite(credits) ? credits : undefined;
+    return creditsHintOf(res.Item);
   } catch {
     return undefined; // a hint: never the reason a request fails
   }
+}
+
+/**
+ * The balance hint a read team item gives (pure): its `credits` when it is a finite number,
+ * undefined for no item or no usable balance. One reading for balanceHint and for the authorizer's
+ * batched read of the key with its team (shared/auth/keys.ts, findKnownKey).
+ */
+export function creditsHintOf(item: Record<string, unknown> | undefined): number | undefined {
+  const credits = Number(item?.credits);
+  return item && Number.isFinite(credits) ? credits : undefined;
 }
 
 interface RetryOptions {

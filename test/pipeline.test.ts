@@ -218,14 +218,14 @@ describe('cache', () => {
     expect(second.body.meta.cached).toBe(false);
   });
 
-  // The authorizer reads the key and, for a key it saw before, the team's balance together (one round
-  // trip). A hit: then the cache read, with the day's hit count and the history item beside it (the
-  // balance shown is the authorizer's). A live scrape: then the cache, the reservation, and one
-  // transaction for the ledger record, the usage count, the history item and the cache entry. A 422:
-  // the key and balance, with the 422's count, history item and outcome counters beside them (one
-  // transaction the authorizer sends, for a key it knows): the function writes nothing. Each request
-  // also sends its two outcome counters (minute and hour, shared/status/outcomes.ts) beside a write
-  // it makes anyway: calls, never trips.
+  // The authorizer reads the key and, for a key it saw before, the team's balance with it (one
+  // BatchGetItem: one call, one round trip). A hit: then the cache read, with the day's hit count
+  // and the history item beside it (the balance shown is the authorizer's). A live scrape: then the
+  // cache, the reservation, and one transaction for the ledger record, the usage count, the history
+  // item and the cache entry. A 422: the key and balance, with the 422's count, history item and
+  // outcome counters beside them (one transaction the authorizer sends, for a key it knows): the
+  // function writes nothing. Each request also sends its two outcome counters (minute and hour,
+  // shared/status/outcomes.ts) beside a write it makes anyway: calls, never trips.
   test('DynamoDB calls and sequential round trips, authorizer included: a cache hit in 2 round trips, a 422 in 1', async () => {
     const { key } = await h.team(10);
     const measure = async (query: Record<string, string>) => {
@@ -246,11 +246,11 @@ describe('cache', () => {
     });
     // A miss with cache_max_age also counts the hit's outcome speculatively (beside the read) and
     // takes it back with its own count: four calls more than a live request, no trip more.
-    expect(hit.calls).toBeLessThanOrEqual(6);
-    expect(miss.calls).toBeLessThanOrEqual(10);
-    expect(live.calls).toBeLessThanOrEqual(6);
-    // The key, the balance, the record's transaction, the outcome counters (minute and hour) beside it.
-    expect(invalid.calls).toBeLessThanOrEqual(5);
+    expect(hit.calls).toBeLessThanOrEqual(5);
+    expect(miss.calls).toBeLessThanOrEqual(9);
+    expect(live.calls).toBeLessThanOrEqual(5);
+    // The key and the balance (one batch), the record's transaction, the outcome counters (minute and hour) beside it.
+    expect(invalid.calls).toBeLessThanOrEqual(4);
   });
 
   // A team the authorizer saw without a credit: the refusal's count, history item and outcome go
@@ -263,8 +263,8 @@ describe('cache', () => {
     const [calls, trips] = [dynamoCallCount(), dynamoRoundTripCount()];
     const res = await h.call(PATH, { handle: 'refused.bsky.social' }, { key });
     expect({ status: res.status, code: res.body.error?.code, trips: dynamoRoundTripCount() - trips }).toEqual({ status: 402, code: 'INSUFFICIENT_CREDITS', trips: 2 });
-    // The key and balance, the reservation, the usage count and history item, the two outcome counters.
-    expect(dynamoCallCount() - calls).toBeLessThanOrEqual(7);
+    // The key and balance (one batch), the reservation, the usage count and history item, the two outcome counters.
+    expect(dynamoCallCount() - calls).toBeLessThanOrEqual(6);
     expect(res.headers['x-credits-remaining']).toBe('0');
     const { usage } = await import('../shared/usage');
     expect((await usage(teamId, 1)).totals).toMatchObject({ byCode: { VALIDATION_ERROR: 1, INSUFFICIENT_CREDITS: 1 } });
@@ -456,7 +456,8 @@ describe('a 422 recorded by the authorizer beside its key read', () => {
     expect(res.body.error.details).toEqual([expect.objectContaining({ path: 'handle' })]);
     // The balance the authorizer read with the key: no read of the function's own.
     expect(res.headers).toMatchObject({ 'x-credits-charged': '0', 'x-credits-remaining': '9' });
-    expect(calls).toBeLessThanOrEqual(5);
+    // The key and the balance (one batch), the record's transaction, the two outcome counters.
+    expect(calls).toBeLessThanOrEqual(4);
     expect(seen).toEqual(['written']);
     expect(delta(before, await counts(teamId))).toEqual({ usage422: 1, usageRequests: 1, history: 1, status422: 1, statusAnswers: 1 });
     // Under the request id the caller saw, with its key, as the function would have recorded it.

@@ -2,13 +2,13 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import { RATE_LIMIT } from '../config';
 import { type Log, requestScope } from '../log';
 import { loadSecrets } from '../secrets';
-import { balanceHint, recordAhead } from '../credits';
+import { recordAhead } from '../credits';
 import { ApiError } from '../errors';
 import type { Answered } from '../history';
 import { queryOfRoute } from '../operation-queries';
 import { validateQuery } from '../validation';
 import { uncountOutcome } from '../status/outcome-writes';
-import { findKey, hashSecret, KEY_PATTERN, keyFromHeaders, touchKey, validKeyCheck } from './keys';
+import { findKey, findKnownKey, hashSecret, KEY_PATTERN, keyFromHeaders, touchKey, validKeyCheck } from './keys';
 
 /**
  * The REQUEST authorizer (no identity sources, result cache TTL 0, so it runs on every request and
@@ -51,10 +51,10 @@ export type RecordedCode = 'VALIDATION_ERROR';
 
 /**
  * What this container knows of each key it authorized, by the hash of its secret (a key never
- * changes teams): the team's balance is then read together with the key, in the same round trip,
- * for every later request of the key, and a 422 recorded in that round trip too. `storedAs`: the
- * hash its item was found under (the peppered one, or the plain SHA-256 of a key made before the
- * pepper), the item the record's key check names.
+ * changes teams): for every later request of the key, its item and the team's balance are then
+ * read in one call (findKnownKey: one BatchGetItem), and a 422 recorded in that round trip too.
+ * `storedAs`: the hash its item was found under (the peppered one, or the plain SHA-256 of a key
+ * made before the pepper), the item the batched read asks for and the record's key check names.
  */
 interface KnownKey {
   teamId: string;
@@ -84,7 +84,9 @@ export async function authorize(headers: Record<string, string | undefined> | nu
   await loadSecrets();
   const hash = hashSecret(secret);
   const known = knownKeys.get(hash);
-  const [key, creditsHint, recorded] = await Promise.all([findKey(secret), known ? balanceHint(known.teamId) : undefined, known ? ahead?.(known) : undefined]);
+  // A key this container knows: its item and the team's balance in one call; otherwise the key alone.
+  const read = known ? findKnownKey(secret, known.storedAs, known.teamId) : findKey(secret).then((key) => ({ key, creditsHint: undefined }));
+  const [{ key, creditsHint }, recorded] = await Promise.all([read, known ? ahead?.(known) : undefined]);
   if (!key || key.revokedAt) {
     await recorded?.takeBack();
     return null;

@@ -196,19 +196,30 @@ describe('least-privilege IAM', () => {
   const accounts = { 'Fn::GetAtt': [tableId('AccountsTable'), 'Arn'] };
   const cache = { 'Fn::GetAtt': [tableId('CacheTable'), 'Arn'] };
 
-  it('grants no wildcard, Scan, DeleteItem, Batch action (but the status document\'s BatchGetItem on the cache) or table action anywhere, and Query only to the account API and the MCP account tools', () => {
+  it('grants no wildcard, Scan, DeleteItem, Batch action (but the status document\'s BatchGetItem on the cache and the authorizer\'s on key and team partitions) or table action anywhere, and Query only to the account API and the MCP account tools', () => {
     const readers = [functionByDescription('dashboard account API'), functionByDescription('the MCP server')].map((fn) => fn.Properties.Role['Fn::GetAtt'][0]);
     const statusRole = functionByDescription('GET /v1/status').Properties.Role['Fn::GetAtt'][0];
+    const authorizerRole = functionByDescription('REQUEST authorizer').Properties.Role['Fn::GetAtt'][0];
     const policies = ofType('AWS::IAM::Policy');
     // What is allowed (the scrapers' explicit Deny of DeleteItem and BatchWriteItem is no grant).
     const allows = (p: Resource) => p.Properties.PolicyDocument.Statement.filter((st: { Effect?: string }) => st.Effect !== 'Deny');
-    const all = policies.filter(([, p]) => !p.Properties.Roles.some((r: { Ref: string }) => r.Ref === statusRole)).flatMap(([, p]) => allows(p).flatMap(actionsOf));
+    const isAuthorizers = (p: Resource) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === authorizerRole);
+    // The authorizer's one statement with BatchGetItem, checked below; every other action of it here.
+    const authorizerBatch = (st: { Action: string | string[] }) => actionsOf(st).includes('dynamodb:BatchGetItem');
+    const all = policies
+      .filter(([, p]) => !p.Properties.Roles.some((r: { Ref: string }) => r.Ref === statusRole))
+      .flatMap(([, p]) => allows(p).filter((st: { Action: string | string[] }) => !(isAuthorizers(p) && authorizerBatch(st))).flatMap(actionsOf));
     expect(all.length).toBeGreaterThan(0);
     for (const action of all) {
       expect(action).not.toMatch(/\*|Scan|DeleteItem|Batch|DeleteTable|CreateTable|UpdateTable/);
     }
     // The status document reads its counter items by key, 100 at a time, from the cache table only.
     expect(statementsOf(functionByDescription('GET /v1/status'))).toEqual([{ Effect: 'Allow', Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], Resource: cache }]);
+    // The authorizer reads a known key with its team's balance in one BatchGetItem: on the accounts
+    // table, in key and team partitions only (the same statement as its GetItem).
+    expect(statementsOf(functionByDescription('REQUEST authorizer')).filter((st) => st.Effect !== 'Deny' && authorizerBatch(st)).map((st) => ({ actions: actionsOf(st).sort(), resource: st.Resource, leading: leadingKeysOf(st) }))).toEqual([
+      { actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], resource: accounts, leading: ['KEY#*', 'TEAM#*'] },
+    ]);
     const others = policies.filter(([, p]) => !p.Properties.Roles.some((r: { Ref: string }) => readers.includes(r.Ref)));
     expect(others.flatMap(([, p]) => allows(p).flatMap(actionsOf))).not.toContain('dynamodb:Query');
   });
@@ -230,8 +241,8 @@ describe('least-privilege IAM', () => {
     // The allow-list must be there (ForAllValues holds for a request without it), and no values come back.
     const allowListConditions = { Null: { 'dynamodb:Attributes': 'false' }, StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] } };
     expect(allowed.map((s) => ({ actions: actionsOf(s).sort(), resource: s.Resource, leading: leadingKeysOf(s), attributes: attributesOf(s) }))).toEqual([
-      // the key and the team's balance
-      { actions: ['dynamodb:GetItem'], resource: accounts, leading: ['KEY#*', 'TEAM#*'], attributes: undefined },
+      // the key, and a known key with its team's balance in one batch
+      { actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], resource: accounts, leading: ['KEY#*', 'TEAM#*'], attributes: undefined },
       // lastUsedAt of a key, and nothing else of it
       { actions: ['dynamodb:UpdateItem'], resource: accounts, leading: ['KEY#*'], attributes: ['pk', 'sk', 'lastUsedAt'] },
       // the 422's usage count and history item, and nothing else of a team partition

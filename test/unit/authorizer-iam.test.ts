@@ -72,10 +72,14 @@ function applies(s: Statement, action: string, resource: unknown, ctx: Context):
   return Object.entries(s.Condition ?? {}).every(([operator, keys]) => Object.entries(keys).every(([key, patterns]) => holds(operator, ctx[key], [patterns].flat())));
 }
 
-/** IAM's answer: no Deny applies and an Allow does. */
-function allowed(action: string, tableName: string, input: WriteInput & { ProjectionExpression?: string }): boolean {
+/**
+ * IAM's answer: no Deny applies and an Allow does. `leadingKeys`: the partition keys of every item
+ * the request asks for (one for an item action; a BatchGetItem's keys on this table, all together:
+ * IAM evaluates the request once, so ForAllValues holds only when every key matches).
+ */
+function allowed(action: string, tableName: string, input: WriteInput & { ProjectionExpression?: string }, leadingKeys = [String(input.Key.pk)]): boolean {
   const ctx: Context = {
-    'dynamodb:LeadingKeys': [String(input.Key.pk)],
+    'dynamodb:LeadingKeys': leadingKeys,
     'dynamodb:Attributes': attributesNamed({ ...input, ConditionExpression: [input.ConditionExpression, input.ProjectionExpression].filter(Boolean).join(' AND ') || undefined }),
     // Always present on UpdateItem (NONE unless asked); on a transaction's action, its ReturnValuesOnConditionCheckFailure.
     'dynamodb:ReturnValues': [input.ReturnValues ?? input.ReturnValuesOnConditionCheckFailure ?? 'NONE'],
@@ -88,6 +92,14 @@ function allowed(action: string, tableName: string, input: WriteInput & { Projec
 
 const ACTION_OF_TRANSACTION: Record<string, string> = { Put: 'dynamodb:PutItem', Update: 'dynamodb:UpdateItem', Delete: 'dynamodb:DeleteItem', ConditionCheck: 'dynamodb:ConditionCheckItem' };
 const ACTION_OF_COMMAND: Record<string, string> = { GetCommand: 'dynamodb:GetItem', UpdateCommand: 'dynamodb:UpdateItem', PutCommand: 'dynamodb:PutItem', DeleteCommand: 'dynamodb:DeleteItem' };
+
+/** A BatchGetItem's request on one table (lib-dynamodb's shape). */
+interface BatchGetRequest {
+  Keys: Record<string, unknown>[];
+  ConsistentRead?: boolean;
+  ProjectionExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+}
 
 /** One item action of a call: IAM's action, the table, the input; with whether the policy allows it. */
 interface Checked {
@@ -103,11 +115,28 @@ function check(action: string, input: WriteInput & { TableName: string }): Check
   return { action, table: input.TableName, pk: String(input.Key.pk), sk: String(input.Key.sk), attributes: attributesNamed(input), allowed: allowed(action, input.TableName, input) };
 }
 
-/** The item actions of one SDK command (a transaction's one by one). */
+/**
+ * A BatchGetItem: one request per table, which IAM allows or refuses as a whole (its LeadingKeys
+ * every requested partition key); one row per requested item, each with the request's answer.
+ */
+function checkBatchGet(requestItems: Record<string, BatchGetRequest>): Checked[] {
+  return Object.entries(requestItems).flatMap(([table, request]) => {
+    const leadingKeys = request.Keys.map((key) => String(key.pk));
+    const answer = request.Keys.length > 0 && allowed('dynamodb:BatchGetItem', table, { ...request, Key: request.Keys[0]! }, leadingKeys);
+    return request.Keys.map((Key) => {
+      const input = { ...request, Key };
+      const attributes = attributesNamed({ ...input, ConditionExpression: request.ProjectionExpression });
+      return { action: 'dynamodb:BatchGetItem', table, pk: String(Key.pk), sk: String(Key.sk), attributes, allowed: answer };
+    });
+  });
+}
+
+/** The item actions of one SDK command (a transaction's one by one, a batch's item by item). */
 function actionsOfCommand(name: string, input: Record<string, any>): Checked[] {
   if (name === 'TransactWriteCommand') {
     return (input.TransactItems as Record<string, WriteInput & { TableName: string }>[]).flatMap((item) => Object.entries(item).map(([kind, body]) => check(ACTION_OF_TRANSACTION[kind]!, body)));
   }
+  if (name === 'BatchGetCommand') return checkBatchGet(input.RequestItems as Record<string, BatchGetRequest>);
   const action = ACTION_OF_COMMAND[name];
   if (!action) throw new Error(`${name}: a call this test does not know how IAM authorizes`);
   return [check(action, input as WriteInput & { TableName: string })];
@@ -157,19 +186,20 @@ const invalidRequest = (requestId: string) =>
     requestContext: { requestId },
   } as unknown as APIGatewayRequestAuthorizerEvent);
 
-test('every call the authorizer makes (key read, balance, touch, the 422 recorded ahead) is allowed by its synthesized policy', async () => {
+test('every call the authorizer makes (key read, key and balance batched, touch, the 422 recorded ahead) is allowed by its synthesized policy', async () => {
   const calls = await sent(async () => {
     await invalidRequest('iam-first'); // unknown to this container: reads the key, touches lastUsedAt
-    const auth = await invalidRequest('iam-second'); // known: the balance, and the 422 recorded ahead
-    expect(auth.context).toMatchObject({ recorded: 'VALIDATION_ERROR' });
+    const auth = await invalidRequest('iam-second'); // known: the key and the balance in one batch, and the 422 recorded ahead
+    expect(auth.context).toMatchObject({ recorded: 'VALIDATION_ERROR', creditsHint: 5 });
   });
   expect(calls.filter((c) => !c.allowed)).toEqual([]);
-  // Not vacuous: the touch, and the record's key check, usage count, history item and outcome counters were among them.
+  // Not vacuous: the batch of the key and its team, the touch, and the record's key check, usage count, history item and outcome counters were among them.
   const shape = (c: Checked) => `${c.action} ${c.table === config.cacheTable ? 'cache' : 'accounts'} ${c.pk.replace(/#.*/, '#')} ${c.sk.replace(/#.*/, '#')}`;
   expect(new Set(calls.map(shape))).toEqual(
     new Set([
       'dynamodb:GetItem accounts KEY# KEY',
-      'dynamodb:GetItem accounts TEAM# TEAM',
+      'dynamodb:BatchGetItem accounts KEY# KEY',
+      'dynamodb:BatchGetItem accounts TEAM# TEAM',
       'dynamodb:UpdateItem accounts KEY# KEY',
       'dynamodb:ConditionCheckItem accounts KEY# KEY',
       'dynamodb:UpdateItem accounts TEAM# USAGE#',
@@ -229,4 +259,13 @@ test('what the allow-list refuses: a team\'s credits or reservation mark, a ledg
     { ...touchKeyUpdate('h', Date.now()), ReturnValues: 'ALL_NEW' },
   ];
   expect(refused.map((input) => check('dynamodb:UpdateItem', input)).filter((c) => c.allowed)).toEqual([]);
+});
+
+test('a BatchGetItem is allowed only when every key it asks is in a key or team partition of the accounts table', () => {
+  const batch = (table: string, ...pks: string[]) => checkBatchGet({ [table]: { Keys: pks.map((pk) => ({ pk, sk: pk.startsWith('KEY#') ? 'KEY' : 'TEAM' })), ConsistentRead: true } });
+  expect(batch(config.accountsTable, 'KEY#h', 'TEAM#t').map((c) => c.allowed)).toEqual([true, true]);
+  // One key outside the prefixes refuses the whole request, every item of it.
+  expect(batch(config.accountsTable, 'KEY#h', 'MEMBER#m').map((c) => c.allowed)).toEqual([false, false]);
+  expect(batch(config.accountsTable, 'SESSION#s', 'TEAM#t').map((c) => c.allowed)).toEqual([false, false]);
+  expect(batch(config.cacheTable, 'OUT#x').map((c) => c.allowed)).toEqual([false]);
 });
