@@ -1,10 +1,5 @@
-import { readFileSync } from 'node:fs';
-import * as path from 'node:path';
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import { ensureTables } from '../../dev/tables';
-import { SocialDataApiStack } from '../../infra/stack';
 import { authorizerHandler } from '../../shared/auth/authorizer';
 import { createKey, touchKeyUpdate, validKeyCheck } from '../../shared/auth/keys';
 import { config } from '../../shared/config';
@@ -15,6 +10,7 @@ import { type Answered, historyUpdate } from '../../shared/history';
 import { QUERIES } from '../../shared/operation-queries';
 import { routedOperations } from '../../shared/operations';
 import { attributesNamed, iamLike, type WriteInput } from '../support/iam';
+import { stackTemplate } from '../support/synth';
 
 /**
  * The authorizer's DynamoDB calls against the IAM policy the stack gives it (infra/stack.ts): every
@@ -28,13 +24,7 @@ type Statement = { Effect?: string; Action: string | string[]; Resource: unknown
 type Resource = { Type: string; Properties: Record<string, any> };
 
 /** The stack as `cdk synth` builds it (cdk.json's context), minus esbuild bundling. */
-function synthesized(): Record<string, Resource> {
-  const cdkJson = JSON.parse(readFileSync(path.join(__dirname, '../../cdk.json'), 'utf8'));
-  const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
-  return Template.fromStack(new SocialDataApiStack(app, 'SocialDataApi')).toJSON().Resources;
-}
-
-const resources = synthesized();
+const resources: Record<string, Resource> = stackTemplate().toJSON().Resources;
 const tableArn = (logicalPrefix: string) => ({ 'Fn::GetAtt': [Object.keys(resources).find((id) => id.startsWith(logicalPrefix) && resources[id]!.Type === 'AWS::DynamoDB::Table')!, 'Arn'] });
 const tables = { [config.accountsTable]: tableArn('AccountsTable'), [config.cacheTable]: tableArn('CacheTable') };
 
