@@ -82,9 +82,10 @@ function update(pk: string, add: Record<string, number>, periodStart: number, ok
   return {
     TableName: config.cacheTable,
     Key: { pk },
-    // An answer that replaces one with the same counters nets to nothing to add.
+    // An answer that replaces one with the same counters nets to nothing to add: then no ADD and no
+    // ExpressionAttributeNames (DynamoDB refuses an empty one, as it does an empty ADD).
     UpdateExpression: `${adds.length ? `ADD ${adds.join(', ')} ` : ''}SET ${sets.join(', ')}`,
-    ExpressionAttributeNames: names,
+    ...(adds.length ? { ExpressionAttributeNames: names } : {}),
     ExpressionAttributeValues: values,
   };
 }

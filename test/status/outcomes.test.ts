@@ -5,6 +5,7 @@ import { balance } from '../../shared/credits';
 import { db } from '../../shared/db/client';
 import { logger } from '../../shared/log';
 import { LATENCY_BUCKETS_MS, bucketOf, percentile, readFigures, recordOutcome, windowKeys, type Outcome } from '../../shared/status/outcomes';
+import { countOutcome } from '../../shared/status/outcome-writes';
 import { startHarness, type Harness } from '../support/harness';
 
 /** Items 1 and 5 of issue 20: outcome counters of real traffic, and the accounting headers. */
@@ -143,6 +144,18 @@ describe('counters, directly', () => {
     const f = (await readFigures([op], '15m'))[op]!;
     expect(f.answers).toBe(1);
     expect(f.byCode).toEqual({ VALIDATION_ERROR: 1 });
+  });
+
+  test('an update that nets to nothing (an answer replacing one with the same counters) is one DynamoDB accepts', async () => {
+    const op = 'status-unit-op-net-zero';
+    const live = outcome({ operation: op });
+    await recordOutcome(live, logger);
+    // recordOutcome skips this case (sameCounters) for free answers; the writer itself must not send
+    // what DynamoDB refuses (an empty ADD, or an empty ExpressionAttributeNames) if it is ever asked to.
+    expect(await countOutcome(live, logger, live)).toBe(true);
+    const f = (await readFigures([op], '15m'))[op]!;
+    expect(f.answers).toBe(1);
+    expect(f.live).toBe(1);
   });
 
   test('the histogram reads back percentiles as bucket bounds', () => {
