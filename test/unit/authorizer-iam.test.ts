@@ -5,11 +5,11 @@ import { createKey, touchKeyUpdate, validKeyCheck } from '../../shared/auth/keys
 import { config } from '../../shared/config';
 import { COST, createTeam, recordAheadItems } from '../../shared/credits';
 import { outcomeUpdates } from '../../shared/status/outcome-items';
-import { db } from '../../shared/db/client';
 import { type Answered, historyUpdate } from '../../shared/history';
 import { QUERIES } from '../../shared/operation-queries';
 import { routedOperations } from '../../shared/operations';
 import { attributesNamed, iamLike, type WriteInput } from '../support/iam';
+import { dbSends } from '../support/db-sends';
 import { stackTemplate } from '../support/synth';
 
 /**
@@ -134,19 +134,7 @@ function actionsOfCommand(name: string, input: Record<string, any>): Checked[] {
 
 /** Every item action the authorizer sends while `run` runs. */
 async function sent(run: () => Promise<unknown>): Promise<Checked[]> {
-  const client = db();
-  const send = client.send.bind(client);
-  const seen: Checked[] = [];
-  const spy = jest.spyOn(client, 'send').mockImplementation(((command: { constructor: { name: string }; input: Record<string, any> }) => {
-    seen.push(...actionsOfCommand(command.constructor.name, command.input));
-    return send(command as never);
-  }) as never);
-  try {
-    await run();
-  } finally {
-    spy.mockRestore();
-  }
-  return seen;
+  return (await dbSends(run)).calls.flatMap((c) => actionsOfCommand(c.name, c.input));
 }
 
 const op = routedOperations().find((o) => Object.keys(o.params).length > 0)!;

@@ -7,6 +7,7 @@ import { createKey, revokeKey } from '../../shared/auth/keys';
 import { config } from '../../shared/config';
 import { createTeam } from '../../shared/credits';
 import { db } from '../../shared/db/client';
+import { dbSends, type Rewrite, type Sent } from '../support/db-sends';
 import { KEY_SK, TEAM_SK, keyPk, teamPk } from '../../shared/db/tables';
 
 /**
@@ -36,31 +37,10 @@ async function newKey(credits = 5) {
 
 const headers = (secret: string) => ({ 'x-api-key': secret });
 
-type Sent = { name: string; input: Record<string, any> };
-type Rewrite = (sent: Sent, answer: () => Promise<any>) => Promise<any>;
-
-/** The DynamoDB commands sent while `run` runs, by name and input; `rewrite` may change a call's answer. */
-async function sent<T>(run: () => Promise<T>, rewrite?: Rewrite): Promise<{ result: T; calls: Sent[] }> {
-  const client = db();
-  const send = client.send.bind(client);
-  const calls: Sent[] = [];
-  const spy = jest.spyOn(client, 'send').mockImplementation(((command: { constructor: { name: string }; input: Record<string, any> }) => {
-    const call = { name: command.constructor.name, input: command.input };
-    calls.push(call);
-    const answer = () => send(command as never);
-    return rewrite ? rewrite(call, answer) : answer();
-  }) as never);
-  try {
-    return { result: await run(), calls };
-  } finally {
-    spy.mockRestore();
-  }
-}
-
 /** A key this container has authorized once (its first use: the key alone, and the touch). */
 async function knownKey(credits = 5) {
   const k = await newKey(credits);
-  const first = await sent(() => authorize(headers(k.secret)));
+  const first = await dbSends(() => authorize(headers(k.secret)));
   expect(first.result).toMatchObject({ teamId: k.teamId, keyId: k.keyId });
   expect(first.result).not.toHaveProperty('creditsHint');
   expect(first.calls.map((c) => c.name)).toEqual(['GetCommand', 'GetCommand', 'UpdateCommand']);
@@ -75,7 +55,7 @@ const event = (secret: string) =>
 
 test('a known key: one DynamoDB call, a strongly consistent BatchGetItem of the key item and its team; the same answer, with the balance', async () => {
   const k = await knownKey(5);
-  const { result, calls } = await sent(() => authorize(headers(k.secret)));
+  const { result, calls } = await dbSends(() => authorize(headers(k.secret)));
   expect(result).toEqual({ teamId: k.teamId, keyId: k.keyId, usageKey: 'u-known-key-read', creditsHint: 5 });
   expect(names(calls)).toEqual(['BatchGetCommand']);
   expect(calls[0]!.input).toEqual({
@@ -88,7 +68,7 @@ test('a known key: one DynamoDB call, a strongly consistent BatchGetItem of the 
 test('a key revoked after it became known: refused (401) by the batched read, in its one call', async () => {
   const k = await knownKey();
   expect(await revokeKey(k.teamId, k.keyId)).toBe(true);
-  const { result, calls } = await sent(() => authorize(headers(k.secret)));
+  const { result, calls } = await dbSends(() => authorize(headers(k.secret)));
   expect(result).toBeNull();
   expect(names(calls)).toEqual(['BatchGetCommand']);
   await expect(authorizerHandler(event(k.secret))).rejects.toThrow('Unauthorized');
@@ -99,10 +79,10 @@ test('a key re-stored under another hash since it became known: findKey decides 
   const item = (await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: keyPk(hmac(k.secret)), sk: KEY_SK }, ConsistentRead: true }))).Item!;
   await db().send(new PutCommand({ TableName: config.accountsTable, Item: { ...item, pk: keyPk(sha256(k.secret)) } }));
   await db().send(new DeleteCommand({ TableName: config.accountsTable, Key: { pk: keyPk(hmac(k.secret)), sk: KEY_SK } }));
-  const moved = await sent(() => authorize(headers(k.secret)));
+  const moved = await dbSends(() => authorize(headers(k.secret)));
   expect(moved.result).toEqual({ teamId: k.teamId, keyId: k.keyId, usageKey: 'u-known-key-read', creditsHint: 5 });
   expect(names(moved.calls)).toEqual(['BatchGetCommand', 'GetCommand', 'GetCommand']);
-  const next = await sent(() => authorize(headers(k.secret)));
+  const next = await dbSends(() => authorize(headers(k.secret)));
   expect(next.result).toMatchObject({ keyId: k.keyId, creditsHint: 5 });
   expect(names(next.calls)).toEqual(['BatchGetCommand']);
   expect(next.calls[0]!.input.RequestItems[config.accountsTable].Keys[0]).toEqual({ pk: keyPk(sha256(k.secret)), sk: KEY_SK });
@@ -111,7 +91,7 @@ test('a key re-stored under another hash since it became known: findKey decides 
 test('a known key whose item is gone: findKey decides, refused', async () => {
   const k = await knownKey();
   await db().send(new DeleteCommand({ TableName: config.accountsTable, Key: { pk: keyPk(hmac(k.secret)), sk: KEY_SK } }));
-  const { result, calls } = await sent(() => authorize(headers(k.secret)));
+  const { result, calls } = await dbSends(() => authorize(headers(k.secret)));
   expect(result).toBeNull();
   expect(names(calls)).toEqual(['BatchGetCommand', 'GetCommand', 'GetCommand']);
 });
@@ -133,14 +113,14 @@ const unprocessed =
 
 test('the key item left unprocessed: findKey decides (accepted, with the balance the batch read)', async () => {
   const k = await knownKey(7);
-  const { result, calls } = await sent(() => authorize(headers(k.secret)), unprocessed('KEY#'));
+  const { result, calls } = await dbSends(() => authorize(headers(k.secret)), unprocessed('KEY#'));
   expect(result).toEqual({ teamId: k.teamId, keyId: k.keyId, usageKey: 'u-known-key-read', creditsHint: 7 });
   expect(names(calls)).toEqual(['BatchGetCommand', 'GetCommand', 'GetCommand']);
 });
 
 test('the team item left unprocessed, or with no usable balance: no hint, the key accepted all the same', async () => {
   const k = await knownKey();
-  const left = await sent(() => authorize(headers(k.secret)), unprocessed('TEAM#'));
+  const left = await dbSends(() => authorize(headers(k.secret)), unprocessed('TEAM#'));
   expect(left.result).toEqual({ teamId: k.teamId, keyId: k.keyId, usageKey: 'u-known-key-read' });
   expect(names(left.calls)).toEqual(['BatchGetCommand']);
   await db().send(new UpdateCommand({ TableName: config.accountsTable, Key: { pk: teamPk(k.teamId), sk: TEAM_SK }, UpdateExpression: 'SET credits = :x', ExpressionAttributeValues: { ':x': 'not a number' } }));
@@ -153,7 +133,7 @@ test('the batched read failing: the authorizer fails (API Gateway answers 503 AU
   const k = await knownKey();
   const outage = Object.assign(new Error('DynamoDB is unavailable'), { name: 'InternalServerError' });
   const failing: Rewrite = async (call, answer) => (call.name === 'BatchGetCommand' ? Promise.reject(outage) : answer());
-  const { calls } = await sent(async () => {
+  const { calls } = await dbSends(async () => {
     await expect(authorize(headers(k.secret))).rejects.toBe(outage);
     await expect(authorizerHandler(event(k.secret))).rejects.toBe(outage);
   }, failing);

@@ -4,6 +4,7 @@ import { cacheItem, cacheKey } from '../../shared/cache';
 import { config } from '../../shared/config';
 import { balance, createTeam, ledger, recordHit, recordLateHit, refund, reserve, settleError, settleLive, unrecordHit } from '../../shared/credits';
 import { db } from '../../shared/db/client';
+import { dbSends } from '../support/db-sends';
 import { type Answered, historyItem, requestHistory } from '../../shared/history';
 import { logger } from '../../shared/log';
 import { usage } from '../../shared/usage';
@@ -149,24 +150,15 @@ test('counting never fails the answer: a write the database refuses is logged, t
 describe('the write side writes the accounts table by UpdateItem only (18.7)', () => {
   /** Every accounts-table write the calls in `run` send: the command's name, or the transaction action's. */
   async function accountWrites(run: () => Promise<unknown>): Promise<string[]> {
-    const client = db();
-    const send = client.send.bind(client);
     const seen: string[] = [];
-    const spy = jest.spyOn(client, 'send').mockImplementation(((command: { constructor: { name: string }; input: Record<string, any> }) => {
-      const { input } = command;
-      if (command.constructor.name === 'TransactWriteCommand') {
+    for (const { name, input } of (await dbSends(run)).calls) {
+      if (name === 'TransactWriteCommand') {
         for (const action of input.TransactItems as Record<string, { TableName: string }>[]) {
           for (const [kind, body] of Object.entries(action)) if (body.TableName === config.accountsTable && kind !== 'ConditionCheck') seen.push(kind);
         }
-      } else if (input.TableName === config.accountsTable && !/^(Get|Query|BatchGet)/.test(command.constructor.name)) {
-        seen.push(command.constructor.name);
+      } else if (input.TableName === config.accountsTable && !/^(Get|Query|BatchGet)/.test(name)) {
+        seen.push(name);
       }
-      return send(command as never);
-    }) as never);
-    try {
-      await run();
-    } finally {
-      spy.mockRestore();
     }
     return seen;
   }
