@@ -18,12 +18,12 @@
  * newest first) and `for await (const page of api.account.requestPages({ operation: '…' }))`.
  */
 import type { CreditsReport, RequestsReport } from '../shared/account/reads';
-import type { Meta } from '../shared/envelope';
-import type { ErrorCode } from '../shared/errors';
+import type { Meta } from '../shared/http/envelope';
+import type { ErrorCode } from '../shared/http/errors';
 import type { OperationStatus, StatusDocument } from '../shared/status/page';
 import type { DataOf, OperationEntry, OperationId } from '../shared/operations';
-import type { UsageReport } from '../shared/usage';
-import type { CacheMaxAge, RequiredNames } from '../shared/validation';
+import type { UsageReport } from '../shared/accounting/usage';
+import type { CacheMaxAge, RequiredNames } from '../shared/http/validation';
 import { OPERATIONS } from './operations.gen';
 
 export { OPERATIONS };

@@ -10,8 +10,8 @@ import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, T
 import { OPERATIONS } from '../client/operations.gen';
 import type { RequestsReport } from '../shared/account/reads';
 import type { StatusDocument } from '../shared/status/page';
-import { ERROR_STATUS } from '../shared/error-status';
-import type { UsageCounts, UsageReport } from '../shared/usage';
+import { ERROR_STATUS } from '../shared/http/error-status';
+import type { UsageCounts, UsageReport } from '../shared/accounting/usage';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
 

@@ -8,7 +8,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
-import { ASSET_FILES, type Assets } from '../shared/account/static';
+import { ASSET_FILES, type Assets } from '../shared/public/dashboard-assets';
 
 const HERE = __dirname;
 

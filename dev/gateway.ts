@@ -3,15 +3,15 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { Unauthorized, authorizerHandler } from '../shared/auth/authorizer';
-import { failure } from '../shared/envelope';
-import { RATE_LIMIT } from '../shared/config';
-import { ApiError, GATEWAY_MESSAGES, GATEWAY_REFUSAL_HEADERS, atCapacity } from '../shared/errors';
-import { logger } from '../shared/log';
+import { failure } from '../shared/http/envelope';
+import { RATE_LIMIT } from '../shared/runtime/config';
+import { ApiError, GATEWAY_MESSAGES, GATEWAY_REFUSAL_HEADERS, atCapacity } from '../shared/http/errors';
+import { logger } from '../shared/runtime/log';
 import { routedOperations, type Operation } from '../shared/operations';
 import { DASHBOARD_PATH, matchAccountRoute } from '../shared/account/routes';
 import { createMcpHandler } from '../shared/mcp/http';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
-import { OPENAPI_ROUTE } from '../shared/openapi';
+import { OPENAPI_ROUTE } from '../shared/public/openapi-document';
 import { STATUS_PATH } from '../shared/status/page';
 
 /**
@@ -144,7 +144,7 @@ async function accountRoute(req: http.IncomingMessage, url: URL, requestId: stri
 function dashboardRoute(): Answer {
   let handler: Promise<Handler> | undefined;
   const load = () =>
-    (handler ??= Promise.all([import('../shared/account/static'), import('../dashboard/build')]).then(([s, b]) => s.dashboardHandler(() => b.buildDashboard())));
+    (handler ??= Promise.all([import('../shared/public/dashboard-assets'), import('../dashboard/build')]).then(([s, b]) => s.dashboardHandler(() => b.buildDashboard())));
   return async (req, url, requestId) => (await load())(plainEvent(req, url, requestId, url.pathname, null, null));
 }
 

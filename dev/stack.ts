@@ -1,4 +1,4 @@
-import { envName } from '../shared/config';
+import { envName } from '../shared/runtime/config';
 import { operations } from '../shared/operations';
 import { startDynamoLocal, type LocalDynamo } from './dynamo';
 import { startGateway, type Gateway, type GatewayOptions } from './gateway';

@@ -5,7 +5,7 @@ import {
   ResourceInUseException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { config } from '../shared/config';
+import { config } from '../shared/runtime/config';
 import { rawDb } from '../shared/db/client';
 import { TABLES, type TableDef } from '../shared/db/tables';
 

@@ -1,8 +1,8 @@
 import type { Scraper } from '../shared/scrape/scraper';
-import { logger } from '../shared/log';
+import { logger } from '../shared/runtime/log';
 import type { Operation } from '../shared/operations';
 import { runCanaries } from '../shared/status/canary';
-import { loadSecrets } from '../shared/secrets';
+import { loadSecrets } from '../shared/runtime/secrets';
 
 /**
  * An operation's scraper from its own entry, functions/<id>.ts (`scraper`): every id starts with its

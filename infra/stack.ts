@@ -11,16 +11,16 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
-import { DEFAULT_SCRAPE_DEADLINE_MS, RATE_LIMIT } from '../shared/config';
+import { DEFAULT_SCRAPE_DEADLINE_MS, RATE_LIMIT } from '../shared/runtime/config';
 import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/account/routes';
 import type { RecordedCode } from '../shared/auth/authorizer';
 import { ACCOUNTS, CACHE, OUTCOME_PREFIX, TEAM_INDEX, invitePk, keyPk, memberPk, sessionPk, teamPk, type TableDef } from '../shared/db/tables';
-import { ERROR_STATUS, GATEWAY_MESSAGES, GATEWAY_REFUSAL_HEADERS, RETRY_AFTER_S, type ErrorCode } from '../shared/errors';
+import { ERROR_STATUS, GATEWAY_MESSAGES, GATEWAY_REFUSAL_HEADERS, RETRY_AFTER_S, type ErrorCode } from '../shared/http/errors';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
-import { OPENAPI_ROUTE } from '../shared/openapi';
+import { OPENAPI_ROUTE } from '../shared/public/openapi-document';
 import { handlerFile, routedOperations, type Operation } from '../shared/operations';
 import { FIELDS_VARIABLE, SOURCE_URL_VARIABLE, parseSource } from '../shared/platforms/citygame/source';
-import { KEY_PEPPER_VARIABLE } from '../shared/secrets';
+import { KEY_PEPPER_VARIABLE } from '../shared/runtime/secrets';
 import { addOperationalStatus } from './status';
 
 /**
@@ -29,7 +29,7 @@ import { addOperationalStatus } from './status';
  *
  * Context (cdk.json or `-c key=value`):
  *   scraperProxyParameter  name of an SSM SecureString parameter holding the scraper proxy URL: the
- *                          functions get only its name and read it at cold start (shared/secrets.ts),
+ *                          functions get only its name and read it at cold start (shared/runtime/secrets.ts),
  *                          so the URL never enters git, cdk.out or the Lambda configuration.
  *   scraperProxyUrl        the proxy URL itself, as plain text in the template. For a proxy without
  *                          credentials only (refused with them); scraperProxyParameter wins when both are given.
@@ -292,7 +292,7 @@ export class SocialDataApiStack extends Stack {
       // The scrape (retries included) ends by then, which leaves 8 s to refund the credit and answer.
       SCRAPE_DEADLINE_MS: String(DEFAULT_SCRAPE_DEADLINE_MS),
       ...proxy.environment,
-      // Where the secrets are, never their values: shared/secrets.ts reads them at cold start.
+      // Where the secrets are, never their values: shared/runtime/secrets.ts reads them at cold start.
       CURSOR_SECRET_ARN: cursorSecret.secretArn,
     };
     this.operationSecrets = { cursorSecretArn: cursorSecret.secretArn, proxyParameterArn: proxy.parameterArn };
@@ -335,7 +335,7 @@ export class SocialDataApiStack extends Stack {
     if (!secrets) throw new Error('operationFunctions() creates the secrets before any function is allowed them');
     this.allowOperationSecrets(fn);
     // Every write of a request on the accounts table is an UpdateItem: reserve and refund, the usage
-    // counts, and the ledger record and history item, written whole by UpdateItem (shared/credits.ts).
+    // counts, and the ledger record and history item, written whole by UpdateItem (shared/accounting/credits.ts).
     // Only in team partitions (TEAM#…): a function that parses hostile pages can neither read nor
     // write a key, member, invitation, session or sign-in throttle item.
     this.allowItems(fn, ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [TEAM_PREFIX]);
@@ -658,7 +658,7 @@ export class SocialDataApiStack extends Stack {
 
   /**
    * The scraper proxy. scraperProxyParameter names an SSM SecureString (or String) parameter: the
-   * functions get its name and read it at cold start (shared/secrets.ts), so the URL and its
+   * functions get its name and read it at cold start (shared/runtime/secrets.ts), so the URL and its
    * credentials are never in the template or the function configuration. scraperProxyUrl is a plain
    * URL in the configuration, for a proxy without credentials only (refused with them).
    */
@@ -766,8 +766,8 @@ const ACCOUNTS_KEY_ATTRIBUTES = [ACCOUNTS.partitionKey, ACCOUNTS.sortKey] as con
 export const AUTHORIZER_KEY_ATTRIBUTES = [...ACCOUNTS_KEY_ATTRIBUTES, 'lastUsedAt'] as const;
 /**
  * All the authorizer may name in an UpdateItem in a team partition: the 422 it records ahead
- * (shared/credits.ts, recordAheadItems): its usage count (`error:<operation>:VALIDATION_ERROR` and
- * `expiresAt`, shared/usage.ts) and its history item (shared/history.ts, which writes a free answer's
+ * (shared/accounting/credits.ts, recordAheadItems): its usage count (`error:<operation>:VALIDATION_ERROR` and
+ * `expiresAt`, shared/accounting/usage.ts) and its history item (shared/accounting/request-history.ts, which writes a free answer's
  * item without `credits`). Never `credits`, a reservation mark or a key's attributes.
  */
 export const AUTHORIZER_TEAM_ATTRIBUTES = [

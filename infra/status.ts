@@ -11,7 +11,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
-import { ERROR_STATUS } from '../shared/errors';
+import { ERROR_STATUS } from '../shared/http/errors';
 import type { Operation } from '../shared/operations';
 import { STATUS_PATH } from '../shared/status/page';
 

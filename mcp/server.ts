@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ApiClientError, SocialDataClient } from '../client';
-import { GATEWAY_MESSAGES } from '../shared/errors';
+import { GATEWAY_MESSAGES } from '../shared/http/errors';
 import { MCP_PATH } from '../shared/mcp/routes';
 import type { Answer, ErrorAnswer } from '../shared/mcp/render';
 import { type Executor, SERVER_INFO, createMcpServer } from '../shared/mcp/server';

@@ -72,9 +72,9 @@ export async function run(argv: string[], print: (line: string) => void = (l) =>
     process.env.DYNAMODB_ENDPOINT = readFileSync(localEndpointFile(), 'utf8').trim();
   }
   // The key pepper, when the deployment has one (KEY_PEPPER_SECRET_ARN, or KEY_PEPPER): keys are stored under it.
-  await (await import('../shared/secrets')).loadSecrets();
+  await (await import('../shared/runtime/secrets')).loadSecrets();
   const keys = await import('../shared/auth/keys');
-  const credits = await import('../shared/credits');
+  const credits = await import('../shared/accounting/credits');
   const { provisionTeam } = await import('../dev/teams');
   const [noun, verb] = words;
 

@@ -100,7 +100,7 @@ export const scenarios: Scenario[] = [
     },
     query: () => ({}),
     async prime() {
-      const [{ DeleteCommand }, { db }, { config }, { cacheKey }] = await Promise.all([import('@aws-sdk/lib-dynamodb'), import('../shared/db/client'), import('../shared/config'), import('../shared/cache')]);
+      const [{ DeleteCommand }, { db }, { config }, { cacheKey }] = await Promise.all([import('@aws-sdk/lib-dynamodb'), import('../shared/db/client'), import('../shared/runtime/config'), import('../shared/result-cache')]);
       await db().send(new DeleteCommand({ TableName: config.cacheTable, Key: { pk: cacheKey('citygame-daily', {}) } }));
     },
     note: 'one GET of the source the deployment names (a test document here): 1 upstream round trip; no inputs, so one cache entry (dropped before each live request)',

@@ -8,8 +8,8 @@
  * Without network it says so and exits 2; when any canary fails it exits 1.
  */
 import { lookup } from 'node:dns/promises';
-import { logger } from '../shared/log';
-import { upstreamOverride } from '../shared/config';
+import { logger } from '../shared/runtime/log';
+import { upstreamOverride } from '../shared/runtime/config';
 import { routedOperations } from '../shared/operations';
 import { operationScraper } from '../functions/canary';
 import { runCanaries } from '../shared/status/canary';

@@ -6,8 +6,8 @@
  */
 import { REQUESTS_PARAMS } from '../shared/account/reads';
 import { ACCOUNT_ROUTES, KEY_READABLE, type AccountRoute } from '../shared/account/routes';
-import { ERROR_STATUS } from '../shared/errors';
-import { HISTORY_PAGE } from '../shared/history';
+import { ERROR_STATUS } from '../shared/http/errors';
+import { HISTORY_PAGE } from '../shared/accounting/request-history';
 import { SESSION_COOKIE } from '../shared/account/sessions';
 
 type Json = Record<string, unknown>;

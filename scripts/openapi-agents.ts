@@ -4,7 +4,7 @@
  * above) and GET /llms.txt. Merged in by scripts/openapi.ts; test/mcp/http.test.ts checks the
  * answers of /mcp against the generated document.
  */
-import { RATE_LIMIT } from '../shared/config';
+import { RATE_LIMIT } from '../shared/runtime/config';
 import { LLMS_PATH, MCP_PATH } from '../shared/mcp/routes';
 
 type Json = Record<string, unknown>;

@@ -8,12 +8,12 @@
 import path from 'node:path';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { GATEWAY_MESSAGES, ERROR_STATUS, type ErrorCode } from '../shared/errors';
-import { RATE_LIMIT } from '../shared/config';
+import { GATEWAY_MESSAGES, ERROR_STATUS, type ErrorCode } from '../shared/http/errors';
+import { RATE_LIMIT } from '../shared/runtime/config';
 import { answeredStatuses, operations, type Operation, type Status } from '../shared/operations';
-import { OPENAPI_ROUTE } from '../shared/openapi';
-import { CACHE_MAX_AGE_SECONDS } from '../shared/validation';
-import { parameters } from '../shared/parameter-schema';
+import { OPENAPI_ROUTE } from '../shared/public/openapi-document';
+import { CACHE_MAX_AGE_SECONDS } from '../shared/http/validation';
+import { parameters } from '../shared/http/parameter-schema';
 import { accountPaths, accountSchemas, sessionScheme } from './openapi-account';
 import { agentPaths, agentSchemas } from './openapi-agents';
 import { statusPaths, statusSchemas } from './openapi-status';

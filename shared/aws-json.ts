@@ -1,11 +1,11 @@
 import { createHash, createHmac } from 'node:crypto';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { config } from './config';
+import { config } from './runtime/config';
 
 /**
  * One signed call to an AWS service that speaks the AWS JSON 1.1 protocol (Secrets Manager, SSM):
- * the two reads the functions make at cold start (shared/secrets.ts). The full SDK clients of those
+ * the two reads the functions make at cold start (shared/runtime/secrets.ts). The full SDK clients of those
  * services weigh about 230 KB of minified code in every bundle (the SSM client alone 204 KB), parsed
  * at every cold start for two calls; this reuses what the DynamoDB client already brings (SigV4
  * signing and the default credential chain), so a function loads nothing more for its secrets.

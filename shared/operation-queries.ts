@@ -5,7 +5,7 @@ import * as live from './platforms/livestream/site';
 import * as link from './platforms/linkpage/site';
 import * as pro from './platforms/professional/site';
 import * as sv from './platforms/shortvideo/site';
-import type { ParamDef, ParamSchema, ValidationRules } from './validation';
+import type { ParamDef, ParamSchema, ValidationRules } from './http/validation';
 
 /**
  * What each operation accepts: its route and its query's rules (the parameters, valibot schemas

@@ -10,7 +10,7 @@ import * as proR from './platforms/professional/resources';
 import * as svR from './platforms/shortvideo/resources';
 import { type OperationQuery, query } from './operation-queries';
 import type { Scraper } from './scrape/scraper';
-import type { ParamValues } from './validation';
+import type { ParamValues } from './http/validation';
 
 /**
  * THE table of the thirteen operations. The CDK stack, the local gateway, the docs and the contract

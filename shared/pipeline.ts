@@ -1,23 +1,23 @@
 import type { AuthorizedContext } from './auth/authorizer';
-import { cacheItem, cacheKey, readCache } from './cache';
-import { config } from './config';
-import { COST, balance, recordFreeAnswer, recordHit, recordLateHit, reserve, scrapesAhead, settleError, settleLive, unrecordFreeAnswer, unrecordHit } from './credits';
-import { entryPoint } from './entry';
-import { creditHeaders, success } from './envelope';
-import { ApiError, type ErrorCode, GATEWAY_MESSAGES, toApiError, toScrapeError } from './errors';
-import type { Answered } from './history';
-import type { Log } from './log';
-import { emitMetrics, MetricUnit } from './metrics';
+import { cacheItem, cacheKey, readCache } from './result-cache';
+import { config } from './runtime/config';
+import { COST, balance, recordFreeAnswer, recordHit, recordLateHit, reserve, scrapesAhead, settleError, settleLive, unrecordFreeAnswer, unrecordHit } from './accounting/credits';
+import { entryPoint } from './http/entry';
+import { creditHeaders, success } from './http/envelope';
+import { ApiError, type ErrorCode, GATEWAY_MESSAGES, toApiError, toScrapeError } from './http/errors';
+import type { Answered } from './accounting/request-history';
+import type { Log } from './runtime/log';
+import { emitMetrics, MetricUnit } from './runtime/metrics';
 import { type DataOf, type Operation, type OperationEntry, type OperationId, type ScraperOf, operation } from './operations';
 import { ScrapeContext } from './scrape/context';
 import { type Outcome, emitOutcome, recordOutcome } from './status/outcomes';
 import type { Scraper } from './scrape/scraper';
-import { CACHE_MAX_AGE_SECONDS, validateQuery } from './validation';
-import { loadSecrets } from './secrets';
+import { CACHE_MAX_AGE_SECONDS, validateQuery } from './http/validation';
+import { loadSecrets } from './runtime/secrets';
 
 /**
  * The one request pipeline every operation's function runs, inside the entry-point wrapper
- * (shared/entry.ts: request id, log context, error answers, headers):
+ * (shared/http/entry.ts: request id, log context, error answers, headers):
  *   authenticated team -> validate -> cache (when cache_max_age allows; recordHit beside the read) -> reserve 1
  *   credit and scrape within the deadline (concurrently when the team has credits to spare, else
  *   the scrape after the reservation) -> settleLive (ledger, usage, history, cache) -> envelope.
@@ -71,7 +71,7 @@ function recordedAhead(context: Record<string, unknown> | null | undefined): { c
 export function createHandler<Id extends OperationId>(operationId: Id, loadScraper: ScraperLoader<Id>) {
   const op = operation(operationId);
   const scraper = onceAfterIo(loadScraper);
-  // Secrets kept out of the configuration (shared/secrets.ts): the read starts with the cold start;
+  // Secrets kept out of the configuration (shared/runtime/secrets.ts): the read starts with the cold start;
   // a failed read is retried by the first request (which answers 503 if it fails again).
   loadSecrets().catch(() => undefined);
 

@@ -4,8 +4,8 @@ import path from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult } from 'aws-lambda';
 import * as esbuild from 'esbuild';
 import { createKey } from '../shared/auth/keys';
-import { envName } from '../shared/config';
-import { createTeam } from '../shared/credits';
+import { envName } from '../shared/runtime/config';
+import { createTeam } from '../shared/accounting/credits';
 import { ensureTables } from '../dev/tables';
 import { handlerFile, routedOperations } from '../shared/operations';
 import { FakeUpstream } from '../dev/upstream/fake';
@@ -93,7 +93,7 @@ test('a 422 of a key the bundled authorizer knows: recorded by the authorizer, o
   const authorize = (requestId: string) =>
     authorizer.handler({ ...request, type: 'REQUEST', methodArn: `arn:aws:execute-api:us-east-1:123456789012:abc123/prod/GET${op.path}`, requestContext: { requestId } } as unknown as APIGatewayRequestAuthorizerEvent);
   await authorize('bundle-422-known'); // the key is known to this authorizer from now on
-  const { usage } = await import('../shared/usage');
+  const { usage } = await import('../shared/accounting/usage');
   const invalid = async () => (await usage(teamId, 1)).byOperation[op.id]?.byCode.VALIDATION_ERROR ?? 0;
   const before = await invalid();
   const auth = await authorize('bundle-422');
@@ -102,7 +102,7 @@ test('a 422 of a key the bundled authorizer knows: recorded by the authorizer, o
   expect(res.statusCode).toBe(422);
   expect(JSON.parse(res.body).error).toMatchObject({ code: 'VALIDATION_ERROR', requestId: 'bundle-422' });
   expect((await invalid()) - before).toBe(1);
-  const { requestHistory } = await import('../shared/history');
+  const { requestHistory } = await import('../shared/accounting/request-history');
   expect((await requestHistory(teamId, { limit: 100 })).requests.filter((r) => r.requestId === 'bundle-422')).toEqual([expect.objectContaining({ status: 422, code: 'VALIDATION_ERROR', operation: op.id })]);
 });
 

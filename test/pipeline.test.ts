@@ -3,15 +3,15 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { authorizerHandler } from '../shared/auth/authorizer';
 import { findKey, listKeys, revokeKey } from '../shared/auth/keys';
-import { cacheItem, cacheKey } from '../shared/cache';
-import { config } from '../shared/config';
-import { addCredits, balance, ledger } from '../shared/credits';
+import { cacheItem, cacheKey } from '../shared/result-cache';
+import { config } from '../shared/runtime/config';
+import { addCredits, balance, ledger } from '../shared/accounting/credits';
 import { db, dynamoCallCount, dynamoRoundTripCount, rawDb } from '../shared/db/client';
 import { KEY_SK, keyPk } from '../shared/db/tables';
-import { requestHistory } from '../shared/history';
+import { requestHistory } from '../shared/accounting/request-history';
 import { readFigures } from '../shared/status/outcomes';
-import { usage } from '../shared/usage';
-import { logger } from '../shared/log';
+import { usage } from '../shared/accounting/usage';
+import { logger } from '../shared/runtime/log';
 import { fixture } from '../dev/upstream/fake';
 import { startHarness, type Harness } from './support/harness';
 
@@ -154,7 +154,7 @@ describe('cache', () => {
   });
 
   test('one outcome metric per answer: a count sent ahead of its answer (a hit beside the read, a refusal beside the reservation) emits only once it is that answer', async () => {
-    const { metrics } = await import('../shared/metrics');
+    const { metrics } = await import('../shared/runtime/metrics');
     const outcomes: string[] = [];
     const real = metrics.singleMetric.bind(metrics);
     const spy = jest.spyOn(metrics, 'singleMetric').mockImplementation(() => {
@@ -266,9 +266,9 @@ describe('cache', () => {
     // The key and balance (one batch), the reservation, the usage count and history item, the two outcome counters.
     expect(dynamoCallCount() - calls).toBeLessThanOrEqual(6);
     expect(res.headers['x-credits-remaining']).toBe('0');
-    const { usage } = await import('../shared/usage');
+    const { usage } = await import('../shared/accounting/usage');
     expect((await usage(teamId, 1)).totals).toMatchObject({ byCode: { VALIDATION_ERROR: 1, INSUFFICIENT_CREDITS: 1 } });
-    const { requestHistory } = await import('../shared/history');
+    const { requestHistory } = await import('../shared/accounting/request-history');
     const items = (await requestHistory(teamId, { limit: 100 })).requests.filter((i) => i.requestId === res.body.error.requestId);
     expect(items).toEqual([expect.objectContaining({ status: 402, code: 'INSUFFICIENT_CREDITS', credits: 0 })]);
     const after = (await readFigures([op], '15m'))[op]!;
@@ -327,11 +327,11 @@ describe('cache', () => {
     }
     expect(res.status).toBe(200);
     expect(res.body.meta).toMatchObject({ creditsCharged: 1, creditsRemaining: 4 });
-    const { usage } = await import('../shared/usage');
+    const { usage } = await import('../shared/accounting/usage');
     const totals = (await usage(teamId, 1)).totals;
     expect(totals).toMatchObject({ live: 1, credits: 1, byCode: { VALIDATION_ERROR: 1 } });
     expect(totals.byCode.INSUFFICIENT_CREDITS ?? 0).toBe(0);
-    const { requestHistory } = await import('../shared/history');
+    const { requestHistory } = await import('../shared/accounting/request-history');
     const items = (await requestHistory(teamId, { limit: 100 })).requests.filter((i) => i.requestId === res.body.meta.requestId);
     expect(items).toEqual([expect.objectContaining({ status: 200, credits: 1 })]);
     const after = (await readFigures([op], '15m'))[op]!;
@@ -345,7 +345,7 @@ describe('cache', () => {
     await h.call(PATH, { handle: 'usage-count.bsky.social', cache_max_age: '1d' }, { key });
     await h.call(PATH, { handle: 'usage-count.bsky.social', cache_max_age: '1d' }, { key });
     await h.call(PATH, { handle: '!!' }, { key }); // 422, free
-    const { usage } = await import('../shared/usage');
+    const { usage } = await import('../shared/accounting/usage');
     const report = await usage(teamId, 30);
     expect(report.days).toHaveLength(30);
     expect(report.days.at(-1)!.operations).toEqual({ 'microblog-a-user-posts': { live: 1, hits: 2, errors: { VALIDATION_ERROR: 1 }, credits: 1 } });
@@ -356,7 +356,7 @@ describe('cache', () => {
 
   test('a failure to count never fails the answer: the usage write refused, the 422 still answered and recorded', async () => {
     const { key, teamId } = await h.team(10);
-    const { dayOf } = await import('../shared/usage');
+    const { dayOf } = await import('../shared/accounting/usage');
     // A team whose usage items of today (all 16 shards) hold a string where the counter is a number: ADD is refused.
     for (let shard = 0; shard < 16; shard++) {
       const sk = `USAGE#${dayOf(Date.now())}#${String(shard).padStart(2, '0')}`;
@@ -366,7 +366,7 @@ describe('cache', () => {
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('VALIDATION_ERROR');
     expect(await balance(teamId)).toBe(10);
-    const { requestHistory } = await import('../shared/history');
+    const { requestHistory } = await import('../shared/accounting/request-history');
     expect((await requestHistory(teamId, { limit: 5 })).requests).toMatchObject([{ status: 422, code: 'VALIDATION_ERROR', requestId: res.body.error.requestId }]);
   });
 });

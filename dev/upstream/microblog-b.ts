@@ -1,5 +1,5 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../../shared/config';
+import { config } from '../../shared/runtime/config';
 import { db } from '../../shared/db/client';
 import { credentialKey } from '../../shared/db/tables';
 import { STATIC_QUERY_IDS, type GqlOperation } from '../../shared/platforms/microblog-b/client';

@@ -1,12 +1,12 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { authorize } from '../auth/authorizer';
 import { createKey, keyFromHeaders, listKeys, renameKey, revokeKey, type KeyRecord } from '../auth/keys';
-import { config } from '../config';
-import { getTeam } from '../credits';
-import { entryPoint } from '../entry';
-import { loadSecrets } from '../secrets';
-import { jsonAnswer } from '../envelope';
-import { ApiError, GATEWAY_MESSAGES, notFound } from '../errors';
+import { config } from '../runtime/config';
+import { getTeam } from '../accounting/credits';
+import { entryPoint } from '../http/entry';
+import { loadSecrets } from '../runtime/secrets';
+import { jsonAnswer } from '../http/envelope';
+import { ApiError, GATEWAY_MESSAGES, notFound } from '../http/errors';
 import { NOT_SIGNED_IN, invalid, notSignedIn, session, type Ctx, type Reply } from './context';
 import { setPassword } from './members';
 import { passwordProblem } from './passwords';

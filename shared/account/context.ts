@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { ApiError, type ValidationDetail } from '../errors';
-import type { Log } from '../log';
+import { ApiError, type ValidationDetail } from '../http/errors';
+import type { Log } from '../runtime/log';
 import { clearedSessionCookie, findSession, sessionIdFromCookies, type Session } from './sessions';
 
 /** What every account-API handler gets (api.ts builds it) and answers. */

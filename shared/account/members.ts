@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config';
+import { config } from '../runtime/config';
 import { conditionally, db, isConditionalFailure, teamItems } from '../db/client';
 import { INVITE_SK, MEMBER_SK, TEAM_INDEX, invitePk, memberPk, teamPk } from '../db/tables';
 import { findHashed, storedHash } from '../auth/hashing';

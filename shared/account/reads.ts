@@ -1,9 +1,9 @@
 import { listKeys } from '../auth/keys';
-import { getTeam, recentCharges } from '../credits';
-import { ApiError, type ValidationDetail } from '../errors';
-import { HISTORY_PAGE, type HistoryPage, type HistoryRecord, type RequestsQuery, requestHistory } from '../history';
+import { getTeam, recentCharges } from '../accounting/credits';
+import { ApiError, type ValidationDetail } from '../http/errors';
+import { HISTORY_PAGE, type HistoryPage, type HistoryRecord, type RequestsQuery, requestHistory } from '../accounting/request-history';
 import { routedOperations } from '../operations';
-import { usage, type UsageReport } from '../usage';
+import { usage, type UsageReport } from '../accounting/usage';
 
 /**
  * What a team may read about its own account: the balance with the latest charges, the daily

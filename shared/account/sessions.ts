@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config';
+import { config } from '../runtime/config';
 import { conditionally, db, teamItems } from '../db/client';
 import { MEMBER_SK, SESSION_SK, TEAM_INDEX, memberPk, sessionPk, teamPk } from '../db/tables';
 import { findHashed, storedHash } from '../auth/hashing';

@@ -1,5 +1,5 @@
-import { config } from '../config';
-import { ApiError } from '../errors';
+import { config } from '../runtime/config';
+import { ApiError } from '../http/errors';
 import type { Ctx, Reply } from './context';
 import { getMember, isEmail, normalizeEmail, upgradePasswordHash, type Member } from './members';
 import { MAX_PASSWORD_LENGTH, decoyHash, hashPassword, needsRehash, verifyPassword } from './passwords';

@@ -1,4 +1,4 @@
-import { ApiError, notFound } from '../errors';
+import { ApiError, notFound } from '../http/errors';
 import { invalid, session, type Ctx, type Reply } from './context';
 import { endAllSessions, getMember, listMembers, memberOfTeam, removeMember, type Member } from './members';
 import { hashPassword, passwordProblem } from './passwords';

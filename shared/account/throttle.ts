@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config';
+import { config } from '../runtime/config';
 import { conditionally, db } from '../db/client';
 import { THROTTLE_SK, throttlePk } from '../db/tables';
 

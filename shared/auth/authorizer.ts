@@ -1,13 +1,13 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { RATE_LIMIT } from '../config';
-import { type Log, requestScope } from '../log';
-import { loadSecrets } from '../secrets';
-import { recordAhead } from '../credits';
-import { ApiError } from '../errors';
-import type { Answered } from '../history';
+import { RATE_LIMIT } from '../runtime/config';
+import { type Log, requestScope } from '../runtime/log';
+import { loadSecrets } from '../runtime/secrets';
+import { recordAhead } from '../accounting/credits';
+import { ApiError } from '../http/errors';
+import type { Answered } from '../accounting/request-history';
 import { queryOfRoute } from '../operation-queries';
-import { validateQuery } from '../validation';
-import { uncountOutcome } from '../status/outcome-writes';
+import { validateQuery } from '../http/validation';
+import { uncountOutcome } from '../accounting/outcome-writes';
 import { findKey, findKnownKey, hashSecret, KEY_PATTERN, keyFromHeaders, touchKey, validKeyCheck } from './keys';
 
 /**
@@ -27,7 +27,7 @@ export interface AuthorizedContext {
   keyId: string;
   /**
    * The team's balance when this request was authorized, when known: it decides whether the scrape
-   * may go out before the reservation answers (shared/credits.ts, scrapesAhead). Absent for the
+   * may go out before the reservation answers (shared/accounting/credits.ts, scrapesAhead). Absent for the
    * first request of a key in this container.
    */
   creditsHint?: number;
@@ -153,7 +153,7 @@ function teamNearLimit(teamId: string, now: number): boolean {
 /**
  * For a key this container knows: the request's 422, when it will be one, counted and recorded now,
  * beside the key read (the transaction checks the key itself: a revoked key records nothing). Only
- * with API Gateway's request id, the one the function takes (shared/entry.ts): the history item is
+ * with API Gateway's request id, the one the function takes (shared/http/entry.ts): the history item is
  * keyed by it.
  */
 function recordingRefusal(event: APIGatewayRequestAuthorizerEvent, log: Log): Ahead {

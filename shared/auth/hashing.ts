@@ -1,13 +1,13 @@
 import { createHash, createHmac } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config';
+import { config } from '../runtime/config';
 import { db } from '../db/client';
-import { loaded } from '../secrets';
+import { loaded } from '../runtime/secrets';
 
 /**
  * How the secrets callers hold (API keys, dashboard session ids, invitation tokens) are stored:
  * never themselves, only a hash. With a pepper (deployed: the Secrets Manager secret
- * KEY_PEPPER_SECRET_ARN names, read at cold start by shared/secrets.ts; locally KEY_PEPPER) the
+ * KEY_PEPPER_SECRET_ARN names, read at cold start by shared/runtime/secrets.ts; locally KEY_PEPPER) the
  * hash is HMAC-SHA256 keyed with it, so a
  * copy of the table alone (a backup, an export, a read-only leak) cannot be used to test guesses.
  * Without one (npm start, most tests) it is the plain SHA-256 every item was stored under before.

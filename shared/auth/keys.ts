@@ -1,7 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { BatchGetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config';
-import { creditsHintOf } from '../credits';
+import { config } from '../runtime/config';
+import { creditsHintOf } from '../accounting/credits';
 import { db, teamItems } from '../db/client';
 import { KEY_SK, TEAM_INDEX, TEAM_SK, keyPk, teamPk } from '../db/tables';
 import { findHashed, storedHash } from './hashing';

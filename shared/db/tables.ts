@@ -5,16 +5,16 @@
  * accounts (pk, sk; GSI byTeam on gsi1pk, gsi1sk; TTL on expiresAt):
  *   TEAM#<teamId> / TEAM                      team: name, credits, createdAt, usageKeyId?, usageKey; and one
  *                                             attribute RESV#<requestId> (epoch ms) per reservation in flight
- *                                             (shared/credits.ts: what makes reserve and refund idempotent)
+ *                                             (shared/accounting/credits.ts: what makes reserve and refund idempotent)
  *   KEY#<hash(secret)> / KEY                  key: keyId, teamId, name, createdAt, lastUsedAt?, revokedAt?, usageKey
  *                                             (gsi1pk TEAM#<teamId>, gsi1sk KEY#<createdAt>#<keyId>)
  *   TEAM#<teamId> / LEDGER#<time>#<requestId> a charge: requestId, operation, credits, time
  *   TEAM#<teamId> / GRANT#<time>#<id>         credits added: credits, time
- *   TEAM#<teamId> / USAGE#<yyyy-mm-dd>#<nn>   a day's answers, one of 16 shards by request id (shared/usage.ts): `hit:<operation>`,
+ *   TEAM#<teamId> / USAGE#<yyyy-mm-dd>#<nn>   a day's answers, one of 16 shards by request id (shared/accounting/usage.ts): `hit:<operation>`,
  *                                             `error:<operation>:<CODE>` (one UpdateItem, ADD, per free answer), `live:<operation>`,
  *                                             `credits:<operation>` (added by the settle transaction with the ledger record);
  *                                             expiresAt after 400 days (unsharded USAGE#<day> items of earlier versions are read too)
- *   TEAM#<teamId> / REQ#<time>#<requestId>    one answered request (shared/history.ts): time, operation, keyId, status, code?,
+ *   TEAM#<teamId> / REQ#<time>#<requestId>    one answered request (shared/accounting/request-history.ts): time, operation, keyId, status, code?,
  *                                             credits? (a live answer's: absent is 0), cached, ms, requestId; expiresAt after 7 days
  *   MEMBER#<email> / MEMBER                   a dashboard member: memberId, email, teamId, createdAt,
  *                                             passwordHash? (scrypt), passwordSetAt?

@@ -1,4 +1,4 @@
-import type { ErrorCode, ValidationDetail } from '../errors';
+import type { ErrorCode, ValidationDetail } from '../http/errors';
 import type { ResponseFormat, ToolDef } from './tools';
 
 /**

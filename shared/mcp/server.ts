@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { atCapacity } from '../errors';
+import { atCapacity } from '../http/errors';
 import { type Answer, type ErrorAnswer, errorResult, toolResult } from './render';
 import { INSTRUCTIONS, RESPONSE_FORMAT, RESPONSE_FORMATS, type ResponseFormat, type ToolDef, findTool, listed, splitArguments, tools } from './tools';
 

@@ -1,11 +1,11 @@
 import * as v from 'valibot';
-import { RATE_LIMIT } from '../config';
-import { COST } from '../credits';
+import { RATE_LIMIT } from '../runtime/config';
+import { COST } from '../accounting/credits';
 import { routedOperations, type Operation } from '../operations';
-import { parameter, parameters } from '../parameter-schema';
+import { parameter, parameters } from '../http/parameter-schema';
 import { REQUESTS_PARAMS, USAGE_DAYS } from '../account/reads';
-import { HISTORY_PAGE } from '../history';
-import type { ParamDef } from '../validation';
+import { HISTORY_PAGE } from '../accounting/request-history';
+import type { ParamDef } from '../http/validation';
 
 /**
  * The MCP tools, from the operation table: one per routed operation (named by its id, its input

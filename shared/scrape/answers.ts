@@ -1,4 +1,4 @@
-import { ApiError, badCursor, blocked, extractionFailed, notFound, unavailable } from '../errors';
+import { ApiError, badCursor, blocked, extractionFailed, notFound, unavailable } from '../http/errors';
 import { isSignInPage, looksLikeHtml, pageTitle, upstreamRetryAfter } from './antibot';
 
 /**

@@ -1,4 +1,4 @@
-import { config } from '../config';
+import { config } from '../runtime/config';
 
 /** Per-request state: the deadline every attempt must respect and a count of upstream calls. */
 export class ScrapeContext {

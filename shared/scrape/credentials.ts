@@ -1,10 +1,10 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { config } from '../config';
+import { config } from '../runtime/config';
 import { db, isConditionalFailure } from '../db/client';
 import { credentialKey } from '../db/tables';
-import { unavailable } from '../errors';
-import type { Log } from '../log';
+import { unavailable } from '../http/errors';
+import type { Log } from '../runtime/log';
 import type { ScrapeContext } from './context';
 import { keptWarm } from './warm';
 

@@ -1,4 +1,4 @@
-import { extractionFailed } from '../errors';
+import { extractionFailed } from '../http/errors';
 /**
  * Small typed coercers for mapping upstream JSON to our resources, in the spirit of yt-dlp's
  * traverse_obj / int_or_none / url_or_none: a missing or mistyped upstream field becomes null,

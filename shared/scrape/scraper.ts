@@ -1,4 +1,4 @@
-import type { Log } from '../log';
+import type { Log } from '../runtime/log';
 import type { ScrapeContext } from './context';
 
 /**

@@ -2,7 +2,7 @@
  * How a platform describes its upstream: plain data, no HTTP library, so the operation table and the
  * parameter parsers (which name the platforms' hosts) never pull the HTTP client into a bundle.
  */
-import { upstreamOverride } from '../config';
+import { upstreamOverride } from '../runtime/config';
 
 /** A current desktop Chrome; platforms add Referer / Origin / Sec-Fetch-* of their own. */
 export const BROWSER_USER_AGENT =

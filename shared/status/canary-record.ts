@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config';
+import { config } from '../runtime/config';
 import { db } from '../db/client';
 import { canaryKey } from '../db/tables';
 

@@ -1,13 +1,13 @@
 import type * as v from 'valibot';
 import { safeParse } from 'valibot';
-import { config } from '../config';
-import { toScrapeError } from '../errors';
-import type { Log } from '../log';
-import { emitMetrics, MetricUnit } from '../metrics';
+import { config } from '../runtime/config';
+import { toScrapeError } from '../http/errors';
+import type { Log } from '../runtime/log';
+import { emitMetrics, MetricUnit } from '../runtime/metrics';
 import { routedOperations, type Operation } from '../operations';
 import { ScrapeContext } from '../scrape/context';
 import type { Scraper } from '../scrape/scraper';
-import { validateQuery } from '../validation';
+import { validateQuery } from '../http/validation';
 import { readCanaryRecord, writeCanaryRecord, type CanaryRecord } from './canary-record';
 import { CANARY_INPUTS } from './canary-inputs';
 

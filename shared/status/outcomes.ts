@@ -1,18 +1,18 @@
 import { BatchGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config';
+import { config } from '../runtime/config';
 import { db } from '../db/client';
 import { outcomeKey } from '../db/tables';
-import type { Log } from '../log';
-import { emitMetrics, emitOutcomeMetric, MetricUnit } from '../metrics';
-import { LATENCY_BUCKETS_MS, type Outcome, hourOf, minuteOf } from './outcome-items';
-import { countOutcome } from './outcome-writes';
+import type { Log } from '../runtime/log';
+import { emitMetrics, emitOutcomeMetric, MetricUnit } from '../runtime/metrics';
+import { LATENCY_BUCKETS_MS, type Outcome, hourOf, minuteOf } from '../accounting/outcome-counts';
+import { countOutcome } from '../accounting/outcome-writes';
 
 /**
  * Outcome counters of real traffic, for GET /v1/status: the counter items every answer of an
  * operation adds to (./outcome-items.ts: their layout and the updates that write them), written by
  * `recordOutcome` beside a write the answer makes anyway, and read here for the status page.
  */
-export { KEEP_SECONDS, LATENCY_BUCKETS_MS, type Outcome, bucketOf } from './outcome-items';
+export { KEEP_SECONDS, LATENCY_BUCKETS_MS, type Outcome, bucketOf } from '../accounting/outcome-counts';
 export const WINDOWS = { '15m': { minutes: 15, grain: 'm' }, '24h': { minutes: 24 * 60, grain: 'h' } } as const;
 export type WindowName = keyof typeof WINDOWS;
 

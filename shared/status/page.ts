@@ -1,6 +1,6 @@
-import { config } from '../config';
+import { config } from '../runtime/config';
 import { canaryKey } from '../db/tables';
-import { entryPoint } from '../entry';
+import { entryPoint } from '../http/entry';
 import { type Operation, operations } from '../operations';
 import { asCanaryRecord, type CanaryRecord } from './canary-record';
 import { getMany, percentile, readFigures, type Figures, type WindowName } from './outcomes';

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import * as v from 'valibot';
-import { ERROR_STATUS } from '../../shared/errors';
+import { ERROR_STATUS } from '../../shared/http/errors';
 import { operations, type Operation } from '../../shared/operations';
-import { CACHE_MAX_AGE_SECONDS } from '../../shared/validation';
+import { CACHE_MAX_AGE_SECONDS } from '../../shared/http/validation';
 import { BEGIN, END, NOT_WRITTEN, PAGES_WITH_TABLE, deviations, generatedDocs, operationPagePath, renderDocs, renderOperationPage, renderWithTable } from '../../scripts/docs';
 
 const ROOT = path.join(__dirname, '..', '..');

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ERROR_STATUS, type ErrorCode } from '../../shared/errors';
+import { ERROR_STATUS, type ErrorCode } from '../../shared/http/errors';
 import { boolean, integer, string, utcDateTime } from '../../shared/scrape/resource';
 
 /**

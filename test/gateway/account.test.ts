@@ -4,7 +4,7 @@ import { BAD_ORIGIN, BAD_TOKEN, NOT_SIGNED_IN, SIGN_IN_FAILED, SIGN_IN_THROTTLED
 import { invite } from '../../shared/account/members';
 import { currentParams, hashPassword } from '../../shared/account/passwords';
 import { findKey, listKeys } from '../../shared/auth/keys';
-import { config } from '../../shared/config';
+import { config } from '../../shared/runtime/config';
 import { db } from '../../shared/db/client';
 import { operation } from '../../shared/operations';
 import { scenarios } from '../contract/scenarios';

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { balance, ledger } from '../../shared/credits';
+import { balance, ledger } from '../../shared/accounting/credits';
 import { LogCapture } from '../support/logs';
 import { type Harness, withGateway } from '../support/harness';
 

@@ -1,6 +1,6 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../../shared/config';
-import { balance, ledger } from '../../shared/credits';
+import { config } from '../../shared/runtime/config';
+import { balance, ledger } from '../../shared/accounting/credits';
 import { db } from '../../shared/db/client';
 import { credentialKey } from '../../shared/db/tables';
 import { fixture } from '../../dev/upstream/fake';

@@ -1,4 +1,4 @@
-import { balance, ledger } from '../../shared/credits';
+import { balance, ledger } from '../../shared/accounting/credits';
 import { fixture, fixtureText } from '../../dev/upstream/fake';
 import { type Harness, withGateway } from '../support/harness';
 import { expect503, upstreamFailures } from '../support/upstream-failures';

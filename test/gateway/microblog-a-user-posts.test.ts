@@ -1,5 +1,5 @@
-import { balance, ledger } from '../../shared/credits';
-import type { ErrorCode } from '../../shared/errors';
+import { balance, ledger } from '../../shared/accounting/credits';
+import type { ErrorCode } from '../../shared/http/errors';
 import { fixture, type FakeReply } from '../../dev/upstream/fake';
 import { type Harness, withGateway } from '../support/harness';
 import { MICROBLOG_A, microblogA } from '../../dev/upstream/replay';

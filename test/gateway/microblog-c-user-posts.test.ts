@@ -1,4 +1,4 @@
-import { balance, ledger } from '../../shared/credits';
+import { balance, ledger } from '../../shared/accounting/credits';
 import { startCold } from '../../shared/scrape/warm';
 import { fixture, fixtureText, type FakeReply } from '../../dev/upstream/fake';
 import { type Harness, withGateway } from '../support/harness';

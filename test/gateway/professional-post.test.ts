@@ -1,4 +1,4 @@
-import { balance, ledger } from '../../shared/credits';
+import { balance, ledger } from '../../shared/accounting/credits';
 import { SIGN_IN_MESSAGE } from '../../shared/platforms/professional/site';
 import { fixtureText } from '../../dev/upstream/fake';
 import { startHarness, type Harness } from '../support/harness';

@@ -1,4 +1,4 @@
-import { balance } from '../../shared/credits';
+import { balance } from '../../shared/accounting/credits';
 import { MAX_SEEN, encodeHashtagCursor, fingerprint } from '../../shared/platforms/shortvideo/cursor';
 import { fixture, fixtureText, type FakeReply, type RecordedRequest } from '../../dev/upstream/fake';
 import { type ExpectError, type Harness, withReplayGateway } from '../support/harness';
@@ -184,10 +184,10 @@ describe('errors cost nothing', () => {
 });
 
 test('an omitted region is the default region: the same request and the same cache entry as region=NG', async () => {
-  const { validateQuery } = await import('../../shared/validation');
+  const { validateQuery } = await import('../../shared/http/validation');
   const { operation } = await import('../../shared/operations');
   const op = operation('shortvideo-search-hashtag');
-  const { cacheKey } = await import('../../shared/cache');
+  const { cacheKey } = await import('../../shared/result-cache');
   const omitted = validateQuery(op, { hashtag: 'football' }).values;
   const given = validateQuery(op, { hashtag: '#Football', region: 'ng' }).values;
   expect(omitted).toEqual(given);

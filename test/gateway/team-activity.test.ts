@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { KEY_READABLE, type AccountRoute } from '../../shared/account/routes';
 import { renameKey, revokeKey } from '../../shared/auth/keys';
-import { config } from '../../shared/config';
+import { config } from '../../shared/runtime/config';
 import { db } from '../../shared/db/client';
 import { operation } from '../../shared/operations';
 import { scenarios } from '../contract/scenarios';

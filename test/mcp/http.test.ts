@@ -1,9 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { addCredits, balance, ledger } from '../../shared/credits';
-import { GATEWAY_MESSAGES } from '../../shared/errors';
+import { addCredits, balance, ledger } from '../../shared/accounting/credits';
+import { GATEWAY_MESSAGES } from '../../shared/http/errors';
 import { routedOperations } from '../../shared/operations';
-import { parameters } from '../../shared/parameter-schema';
+import { parameters } from '../../shared/http/parameter-schema';
 import { fixture } from '../../dev/upstream/fake';
 import { scenarios } from '../contract/scenarios';
 import { type Harness, startHarness, withGateway } from '../support/harness';

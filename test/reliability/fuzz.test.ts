@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { balance, ledger } from '../../shared/credits';
-import { ApiError } from '../../shared/errors';
+import { balance, ledger } from '../../shared/accounting/credits';
+import { ApiError } from '../../shared/http/errors';
 import type { Operation } from '../../shared/operations';
-import { validateQuery } from '../../shared/validation';
+import { validateQuery } from '../../shared/http/validation';
 import { startHarness, type Harness } from '../support/harness';
 import { liveOps, type LiveOp } from './table';
 

@@ -1,4 +1,4 @@
-import { SCRAPE_AHEAD_MIN_CREDITS, addCredits, balance, ledger } from '../../shared/credits';
+import { SCRAPE_AHEAD_MIN_CREDITS, addCredits, balance, ledger } from '../../shared/accounting/credits';
 import { startHarness, type Harness } from '../support/harness';
 import { liveOps } from './table';
 

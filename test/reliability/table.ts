@@ -1,9 +1,9 @@
 import { DeleteCommand, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { cacheKey } from '../../shared/cache';
-import { config } from '../../shared/config';
+import { cacheKey } from '../../shared/result-cache';
+import { config } from '../../shared/runtime/config';
 import { db } from '../../shared/db/client';
 import { routedOperations, type Operation } from '../../shared/operations';
-import { validateQuery } from '../../shared/validation';
+import { validateQuery } from '../../shared/http/validation';
 import { scenarios, type Query, type Scenario } from '../contract/scenarios';
 import type { Harness } from '../support/harness';
 

@@ -1,5 +1,5 @@
-import { balance, ledger } from '../../shared/credits';
-import { envName } from '../../shared/config';
+import { balance, ledger } from '../../shared/accounting/credits';
+import { envName } from '../../shared/runtime/config';
 import { startBlackhole, type Blackhole } from '../support/blackhole';
 import { FakeUpstream, fixtureText, type FakeReply } from '../../dev/upstream/fake';
 import { startHarness, type CallResult, type Harness } from '../support/harness';

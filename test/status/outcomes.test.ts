@@ -1,11 +1,11 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { fixture } from '../../dev/upstream/fake';
-import { config } from '../../shared/config';
-import { balance } from '../../shared/credits';
+import { config } from '../../shared/runtime/config';
+import { balance } from '../../shared/accounting/credits';
 import { db } from '../../shared/db/client';
-import { logger } from '../../shared/log';
+import { logger } from '../../shared/runtime/log';
 import { LATENCY_BUCKETS_MS, bucketOf, percentile, readFigures, recordOutcome, windowKeys, type Outcome } from '../../shared/status/outcomes';
-import { countOutcome } from '../../shared/status/outcome-writes';
+import { countOutcome } from '../../shared/accounting/outcome-writes';
 import { startHarness, type Harness } from '../support/harness';
 
 /** Items 1 and 5 of issue 20: outcome counters of real traffic, and the accounting headers. */

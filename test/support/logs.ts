@@ -1,4 +1,4 @@
-import { logger } from '../../shared/log';
+import { logger } from '../../shared/runtime/log';
 
 /**
  * Every log line the process writes while capturing (Powertools writes JSON lines to stdout and

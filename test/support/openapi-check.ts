@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { OPENAPI_FILE } from '../../scripts/openapi';
-import { OPENAPI_ROUTE } from '../../shared/openapi';
+import { OPENAPI_ROUTE } from '../../shared/public/openapi-document';
 
 /**
  * Every response the gateway tests produce is checked against docs/openapi.json (the committed,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 // The environment is set before any project module loads: the logger reads its level when it is
-// created (shared/log.ts), so an import above these lines would log every request at INFO.
+// created (shared/runtime/log.ts), so an import above these lines would log every request at INFO.
 // Each test file works on its own tables in the shared DynamoDB Local, so files never see each other's data.
 const suffix = randomUUID().slice(0, 8);
 process.env.ACCOUNTS_TABLE = `accounts-${suffix}`;
@@ -10,7 +10,7 @@ process.env.AWS_REGION = 'us-east-1';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 process.env.POWERTOOLS_LOG_LEVEL = process.env.TEST_LOG_LEVEL || 'SILENT';
-// The service's own time limits (shared/config.ts): a healthy request must never fail because the
+// The service's own time limits (shared/runtime/config.ts): a healthy request must never fail because the
 // machine is busy. The tests of the limits themselves (upstream-faults, database-faults, the
 // scrape-foundation deadline case) set short ones of their own.
 process.env.SCRAPE_DEADLINE_MS = process.env.SCRAPE_DEADLINE_MS || '20000';
@@ -27,7 +27,7 @@ process.env.PASSWORD_HASH_TEST_LOG2N = process.env.PASSWORD_HASH_TEST_LOG2N || '
 // Never let a test reach a real proxy or a real site by accident.
 delete process.env.SCRAPER_PROXY_URL;
 // Loaded only now, for the reason above.
-const { envName } = require('../../shared/config') as typeof import('../../shared/config');
+const { envName } = require('../../shared/runtime/config') as typeof import('../../shared/runtime/config');
 const { operations } = require('../../shared/operations') as typeof import('../../shared/operations');
 // Every upstream defaults to a closed local port; a test that wants one points it at its fake upstream.
 for (const op of operations) process.env[`UPSTREAM_${envName(op.platform)}_URL`] = 'http://127.0.0.1:9';

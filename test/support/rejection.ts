@@ -1,4 +1,4 @@
-import { ApiError, type ErrorCode } from '../../shared/errors';
+import { ApiError, type ErrorCode } from '../../shared/http/errors';
 
 /** The ApiError a promise rejects with (fails the test if it resolves or throws something else). */
 export async function rejection(p: Promise<unknown>, code: ErrorCode): Promise<ApiError> {

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../shared/errors';
+import type { ErrorCode } from '../../shared/http/errors';
 import type { FakeReply } from '../../dev/upstream/fake';
 import type { CallResult } from './harness';
 

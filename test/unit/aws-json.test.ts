@@ -2,7 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AwsCallError, SECRETS_MANAGER, SSM, awsJsonCall, endpointOf } from '../../shared/aws-json';
-import { loadSecrets, loaded, resetSecrets } from '../../shared/secrets';
+import { loadSecrets, loaded, resetSecrets } from '../../shared/runtime/secrets';
 
 /**
  * The signed AWS JSON call that replaced the Secrets Manager and SSM SDK clients (shared/aws-json.ts),

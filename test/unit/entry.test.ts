@@ -1,16 +1,16 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { ensureTables } from '../../dev/tables';
 import { accountHandler } from '../../shared/account/api';
-import { dashboardHandler } from '../../shared/account/static';
+import { dashboardHandler } from '../../shared/public/dashboard-assets';
 import { Unauthorized, authorizerHandler } from '../../shared/auth/authorizer';
-import { balance, createTeam } from '../../shared/credits';
-import { openApiHandler } from '../../shared/openapi';
+import { balance, createTeam } from '../../shared/accounting/credits';
+import { openApiHandler } from '../../shared/public/openapi-document';
 import { createHandler } from '../../shared/pipeline';
 import { scenarios } from '../contract/scenarios';
 import { LogCapture } from '../support/logs';
 
 /**
- * The entry-point wrapper (shared/entry.ts), through the real entry points: an operation
+ * The entry-point wrapper (shared/http/entry.ts), through the real entry points: an operation
  * (shared/pipeline.ts), the account API, the dashboard and the OpenAPI document. One error mapping,
  * one request-id rule, one set of headers, one log context.
  */

@@ -1,7 +1,7 @@
 import { ensureTables } from '../../dev/tables';
-import { balance, createTeam, refund, reserve, settleLive } from '../../shared/credits';
+import { balance, createTeam, refund, reserve, settleLive } from '../../shared/accounting/credits';
 import { dynamoCallCount } from '../../shared/db/client';
-import { logger } from '../../shared/log';
+import { logger } from '../../shared/runtime/log';
 
 /**
  * A reservation is idempotent per request id, whatever else the team does meanwhile (issue 18.11):
@@ -67,7 +67,7 @@ test('a request refunded and then its reservation retried: still the one credit,
 test('marks older than any request and the attribute of the earlier scheme are removed by a later reservation', async () => {
   const { UpdateCommand, GetCommand } = await import('@aws-sdk/lib-dynamodb');
   const { db } = await import('../../shared/db/client');
-  const { config } = await import('../../shared/config');
+  const { config } = await import('../../shared/runtime/config');
   const teamId = await team(10);
   const Key = { pk: `TEAM#${teamId}`, sk: 'TEAM' };
   // Left by a container that went away mid-request an hour ago, and by the code before marks.
@@ -100,7 +100,7 @@ test('one DynamoDB call per reservation and per refund, settled requests leave n
   await reserve(teamId, 'after');
   const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
   const { db } = await import('../../shared/db/client');
-  const { config } = await import('../../shared/config');
+  const { config } = await import('../../shared/runtime/config');
   const item = (await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: `TEAM#${teamId}`, sk: 'TEAM' }, ConsistentRead: true }))).Item!;
   expect(Object.keys(item).filter((k) => k.startsWith('RESV#'))).toEqual(['RESV#after']);
 });

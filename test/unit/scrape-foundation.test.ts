@@ -1,7 +1,7 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { ApiError } from '../../shared/errors';
-import { redactValue } from '../../shared/log';
+import { ApiError } from '../../shared/http/errors';
+import { redactValue } from '../../shared/runtime/log';
 import { isChallengePage, looksLikeHtml, upstreamRetryAfter } from '../../shared/scrape/antibot';
 import { htmlToText, jsonLd, metaContent, parseDocument, scriptJson } from '../../shared/scrape/html';
 import { ScrapeContext, upstreamClient } from '../../shared/scrape/http';

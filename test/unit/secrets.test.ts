@@ -1,7 +1,7 @@
-import { proxyUrl } from '../../shared/config';
+import { proxyUrl } from '../../shared/runtime/config';
 import { createHash, createHmac } from 'node:crypto';
 import { lookupHashes, pepper, storedHash } from '../../shared/auth/hashing';
-import { loadSecrets, loaded, resetSecrets, type SecretClients } from '../../shared/secrets';
+import { loadSecrets, loaded, resetSecrets, type SecretClients } from '../../shared/runtime/secrets';
 
 /** Issue 18.8: the cold-start loader of the secrets kept out of the function configuration, with a fake client (no AWS). */
 const PROXY = 'http://user:pa55word@proxy.internal:3128';

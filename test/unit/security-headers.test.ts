@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { accountHandler } from '../../shared/account/api';
-import { dashboardHandler } from '../../shared/account/static';
-import { openApiHandler } from '../../shared/openapi';
+import { dashboardHandler } from '../../shared/public/dashboard-assets';
+import { openApiHandler } from '../../shared/public/openapi-document';
 
 /**
  * Issue 18.10: every answer of every entry point says nosniff, and the dashboard's answers (its pages,

@@ -1,16 +1,16 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTables } from '../../dev/tables';
-import { cacheItem, cacheKey } from '../../shared/cache';
-import { config } from '../../shared/config';
-import { balance, createTeam, ledger, recordHit, recordLateHit, refund, reserve, settleError, settleLive, unrecordHit } from '../../shared/credits';
+import { cacheItem, cacheKey } from '../../shared/result-cache';
+import { config } from '../../shared/runtime/config';
+import { balance, createTeam, ledger, recordHit, recordLateHit, refund, reserve, settleError, settleLive, unrecordHit } from '../../shared/accounting/credits';
 import { db } from '../../shared/db/client';
 import { dbSends } from '../support/db-sends';
-import { type Answered, historyItem, requestHistory } from '../../shared/history';
-import { logger } from '../../shared/log';
-import { usage } from '../../shared/usage';
+import { type Answered, historyItem, requestHistory } from '../../shared/accounting/request-history';
+import { logger } from '../../shared/runtime/log';
+import { usage } from '../../shared/accounting/usage';
 
 /**
- * The write side of a request (shared/credits.ts): a live answer's ledger record, usage count,
+ * The write side of a request (shared/accounting/credits.ts): a live answer's ledger record, usage count,
  * history item and cache entry are written together; a cache hit's count and history item only on a
  * fresh cache entry; an error's with its refund.
  */

@@ -1,4 +1,4 @@
-import { extractionFailed } from '../../errors';
+import { extractionFailed } from '../../http/errors';
 import type { DailyData } from './resources';
 import { BULLETIN_FIELDS, type BulletinField } from './source';
 

@@ -1,4 +1,4 @@
-import { ApiError } from '../../errors';
+import { ApiError } from '../../http/errors';
 import type { Scraper } from '../../scrape/scraper';
 import { fetchBulletin } from './client';
 import { mapJsonBulletin } from './map';

@@ -1,4 +1,4 @@
-import { logger } from '../../log';
+import { logger } from '../../runtime/log';
 import type { PlatformUpstream } from '../../scrape/upstream';
 
 /**

@@ -1,5 +1,5 @@
-import { extractionFailed } from '../../errors';
-import type { Log } from '../../log';
+import { extractionFailed } from '../../http/errors';
+import type { Log } from '../../runtime/log';
 import type { AnswerRules, Signal } from '../../scrape/answers';
 import { SharedCredential } from '../../scrape/credentials';
 import { type ScrapeContext, upstreamClient } from '../../scrape/http';

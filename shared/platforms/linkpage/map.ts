@@ -1,4 +1,4 @@
-import { notFound } from '../../errors';
+import { notFound } from '../../http/errors';
 import { arr, bool, count, get, int, isObject, list, need, num, str, text, url, type Json } from '../../scrape/map';
 import type * as R from './resources';
 import { IMAGE_BASE, isReferralLink } from './site';

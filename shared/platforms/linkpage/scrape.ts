@@ -1,4 +1,4 @@
-import { notFound } from '../../errors';
+import { notFound } from '../../http/errors';
 import { RememberedIds } from '../../scrape/remembered';
 import type { Scraper } from '../../scrape/scraper';
 import { PAGE_QUERY, RESOLVE_QUERY, graphql, likeLiteral } from './client';

@@ -1,5 +1,5 @@
 import { type PlatformUpstream } from '../../scrape/upstream';
-import { parseHostUrl, parsedBy } from '../../validation';
+import { parseHostUrl, parsedBy } from '../../http/validation';
 
 /**
  * linkpage: the link-in-bio page builder (identified as Pillar, pillar.io, with high confidence;

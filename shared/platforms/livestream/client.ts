@@ -1,5 +1,5 @@
-import { ApiError, extractionFailed } from '../../errors';
-import type { Log } from '../../log';
+import { ApiError, extractionFailed } from '../../http/errors';
+import type { Log } from '../../runtime/log';
 import type { AnswerRules } from '../../scrape/answers';
 import { type ScrapeContext, upstreamClient } from '../../scrape/http';
 import { get, isObject, str } from '../../scrape/map';

@@ -1,4 +1,4 @@
-import { notFound } from '../../errors';
+import { notFound } from '../../http/errors';
 import type { Scraper } from '../../scrape/scraper';
 import { fetchClip } from './client';
 import { VISIBLE_PRIVACY, mapClip, normalizePrivacy } from './map';

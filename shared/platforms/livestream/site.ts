@@ -1,5 +1,5 @@
 import { type PlatformUpstream, sameOriginApiHeaders } from '../../scrape/upstream';
-import { parseHostUrl, parsedBy } from '../../validation';
+import { parseHostUrl, parsedBy } from '../../http/validation';
 
 /**
  * livestream: clip metadata from the web app's v2 API, behind Cloudflare.

@@ -1,5 +1,5 @@
 import type * as v from 'valibot';
-import { extractionFailed, notFound } from '../../errors';
+import { extractionFailed, notFound } from '../../http/errors';
 import { arr, get, isObject, str } from '../../scrape/map';
 import type { Scraper } from '../../scrape/scraper';
 import { getAuthorFeed, getProfile } from './client';

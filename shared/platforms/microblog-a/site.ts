@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { sameOriginApiHeaders, type PlatformUpstream } from '../../scrape/upstream';
-import { matching, opaqueToken, parseHostUrl, parsedBy } from '../../validation';
+import { matching, opaqueToken, parseHostUrl, parsedBy } from '../../http/validation';
 
 /**
  * microblog-a: the decentralized network's public AppView (XRPC over HTTPS, JSON, no key).

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { extractionFailed } from '../../errors';
-import type { Log } from '../../log';
+import { extractionFailed } from '../../http/errors';
+import type { Log } from '../../runtime/log';
 import type { AnswerRules, ParsedAnswer, Signal } from '../../scrape/answers';
 import { SharedCredential } from '../../scrape/credentials';
 import { type Repair, type Retry, type ScrapeContext, upstreamClient } from '../../scrape/http';

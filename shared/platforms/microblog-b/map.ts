@@ -1,4 +1,4 @@
-import { extractionFailed, notFound } from '../../errors';
+import { extractionFailed, notFound } from '../../http/errors';
 import { bool, count, get, int, isObject, isoDate, list, need, str, text, url, type Json } from '../../scrape/map';
 import type * as R from './resources';
 import { noteUrl, profileUrl } from './site';

@@ -1,5 +1,5 @@
-import { ApiError, notFound } from '../../errors';
-import type { Log } from '../../log';
+import { ApiError, notFound } from '../../http/errors';
+import type { Log } from '../../runtime/log';
 import { allInOrder } from '../../scrape/concurrent';
 import type { ScrapeContext } from '../../scrape/context';
 import { RememberedIds } from '../../scrape/remembered';

@@ -1,6 +1,6 @@
 import { type PlatformUpstream, sameOriginApiHeaders } from '../../scrape/upstream';
 import * as v from 'valibot';
-import { booleanParam, parseHostUrl, parsedBy } from '../../validation';
+import { booleanParam, parseHostUrl, parsedBy } from '../../http/validation';
 
 /**
  * microblog-b: the short-text network, read logged out through its web GraphQL API with a guest token.

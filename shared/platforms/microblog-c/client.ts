@@ -1,4 +1,4 @@
-import { extractionFailed, notFound } from '../../errors';
+import { extractionFailed, notFound } from '../../http/errors';
 import type { AnswerRules, UpstreamAnswer } from '../../scrape/answers';
 import { type ScrapeContext, upstreamClient } from '../../scrape/http';
 import { get, isObject, str } from '../../scrape/map';

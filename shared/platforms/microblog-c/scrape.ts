@@ -1,6 +1,6 @@
 import type * as v from 'valibot';
-import { ApiError, extractionFailed, validationError } from '../../errors';
-import type { Log } from '../../log';
+import { ApiError, extractionFailed, validationError } from '../../http/errors';
+import type { Log } from '../../runtime/log';
 import { allInOrder } from '../../scrape/concurrent';
 import type { ScrapeContext } from '../../scrape/context';
 import { get, str } from '../../scrape/map';

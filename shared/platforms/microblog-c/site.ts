@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { sameOriginApiHeaders, type PlatformUpstream } from '../../scrape/upstream';
-import { matching, parseHostUrl, parsedBy } from '../../validation';
+import { matching, parseHostUrl, parsedBy } from '../../http/validation';
 
 /**
  * microblog-c: a Mastodon-style API behind Cloudflare.

@@ -1,4 +1,4 @@
-import { ApiError, extractionFailed } from '../../errors';
+import { ApiError, extractionFailed } from '../../http/errors';
 import { elementText, jsonLd, metaContent, parseDocument } from '../../scrape/html';
 import { arr, count, get, isObject, isoDate, list, need, str, url, type Json } from '../../scrape/map';
 import type * as R from './resources';

@@ -1,5 +1,5 @@
 import { NAVIGATION_HEADERS, type PlatformUpstream } from '../../scrape/upstream';
-import { parseHostUrl, parsedBy } from '../../validation';
+import { parseHostUrl, parsedBy } from '../../http/validation';
 
 /**
  * professional: the professional network's logged-out post and article pages.

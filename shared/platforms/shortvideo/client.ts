@@ -1,6 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { blocked, extractionFailed } from '../../errors';
-import type { Log } from '../../log';
+import { blocked, extractionFailed } from '../../http/errors';
+import type { Log } from '../../runtime/log';
 import type { AnswerRules, ParsedAnswer, Signal } from '../../scrape/answers';
 import { CookieJar } from '../../scrape/cookies';
 import { type Repair, type ScrapeContext, upstreamClient } from '../../scrape/http';

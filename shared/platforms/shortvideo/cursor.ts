@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { seal, unsealJson } from '../../sealed';
+import { seal, unsealJson } from '../../http/cursor-seal';
 
 /**
  * The cursor of operation 13 (hashtag videos): opaque to callers, authenticated, and carrying what
@@ -11,7 +11,7 @@ import { seal, unsealJson } from '../../sealed';
  *     the MAX_SEEN (600) videos of a whole chain take 2.4 KB (a cursor stays under MAX_CURSOR_CHARS,
  *     4.6 KB, whatever the hashtag); a false match (a new video taken for a returned one) has odds
  *     of about 1 in 14 million per video.
- * Sealed (HMAC with CURSOR_SECRET) by shared/sealed.ts.
+ * Sealed (HMAC with CURSOR_SECRET) by shared/http/cursor-seal.ts.
  */
 export interface HashtagCursor {
   hashtag: string;

@@ -1,4 +1,4 @@
-import { extractionFailed } from '../../errors';
+import { extractionFailed } from '../../http/errors';
 import { arr, bool, count, get, int, isObject, isoDate, list, need, num, str, text, url, type Json } from '../../scrape/map';
 import type * as R from './resources';
 import { liveUrl, musicUrl, profileUrl, tagUrl, videoUrl } from './site';

@@ -1,5 +1,5 @@
-import { ApiError, badCursor, extractionFailed, notFound } from '../../errors';
-import type { Log } from '../../log';
+import { ApiError, badCursor, extractionFailed, notFound } from '../../http/errors';
+import type { Log } from '../../runtime/log';
 import type * as v from 'valibot';
 import type { Scraper } from '../../scrape/scraper';
 import type { ScrapeContext } from '../../scrape/context';

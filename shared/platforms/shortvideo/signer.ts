@@ -1,4 +1,4 @@
-import { blocked, unavailable } from '../../errors';
+import { blocked, unavailable } from '../../http/errors';
 import type { ScrapeContext } from '../../scrape/context';
 import { xBogus } from './xbogus';
 

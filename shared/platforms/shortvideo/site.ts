@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { PlatformUpstream } from '../../scrape/upstream';
-import { matching, parseHostUrl, parsedBy } from '../../validation';
+import { matching, parseHostUrl, parsedBy } from '../../http/validation';
 import { createHash } from 'node:crypto';
 import { type HashtagCursor, MAX_CURSOR_CHARS, decodeHashtagCursor } from './cursor';
 

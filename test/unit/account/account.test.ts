@@ -2,8 +2,8 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { hashPassword, passwordProblem, verifyPassword } from '../../../shared/account/passwords';
 import { matchAccountRoute } from '../../../shared/account/routes';
 import { sessionIdFromCookies } from '../../../shared/account/sessions';
-import { usage } from '../../../shared/usage';
-import { config } from '../../../shared/config';
+import { usage } from '../../../shared/accounting/usage';
+import { config } from '../../../shared/runtime/config';
 import { db } from '../../../shared/db/client';
 import { ensureTables } from '../../../dev/tables';
 

@@ -1,4 +1,4 @@
-import { ApiError } from '../../../shared/errors';
+import { ApiError } from '../../../shared/http/errors';
 import { atPointer, isCalendarDate, mapJsonBulletin } from '../../../shared/platforms/citygame/map';
 import { mapHtmlBulletin } from '../../../shared/platforms/citygame/page';
 import { SourceConfigError } from '../../../shared/platforms/citygame/source';

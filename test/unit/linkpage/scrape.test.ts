@@ -1,9 +1,9 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTables } from '../../../dev/tables';
-import { config } from '../../../shared/config';
+import { config } from '../../../shared/runtime/config';
 import { db } from '../../../shared/db/client';
 import { credentialKey } from '../../../shared/db/tables';
-import { logger } from '../../../shared/log';
+import { logger } from '../../../shared/runtime/log';
 import { GRAPHQL_ACCESS } from '../../../shared/platforms/linkpage/client';
 import { scrapePage } from '../../../shared/platforms/linkpage/scrape';
 import { startCold } from '../../../shared/scrape/warm';

@@ -1,4 +1,4 @@
-import { logger } from '../../../shared/log';
+import { logger } from '../../../shared/runtime/log';
 import { ScrapeContext } from '../../../shared/scrape/http';
 import { mapClip, normalizePrivacy } from '../../../shared/platforms/livestream/map';
 import { scrapeClip } from '../../../shared/platforms/livestream/scrape';

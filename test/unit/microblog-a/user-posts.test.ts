@@ -1,4 +1,4 @@
-import { logger } from '../../../shared/log';
+import { logger } from '../../../shared/runtime/log';
 import type { ParamsOf } from '../../../shared/operations';
 import type { Post, UserPostsData } from '../../../shared/platforms/microblog-a/resources';
 import { scrapeUserPosts } from '../../../shared/platforms/microblog-a/scrape';

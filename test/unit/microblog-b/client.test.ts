@@ -1,5 +1,5 @@
 import { ensureTables } from '../../../dev/tables';
-import { logger } from '../../../shared/log';
+import { logger } from '../../../shared/runtime/log';
 import { STATIC_QUERY_IDS, fetchUser, guestToken, queryIds, queryIdsIn } from '../../../shared/platforms/microblog-b/client';
 import { scrapeProfile } from '../../../shared/platforms/microblog-b/scrape';
 import { ScrapeContext } from '../../../shared/scrape/http';

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ApiError } from '../../../shared/errors';
+import { ApiError } from '../../../shared/http/errors';
 import {
   directReplies, focalNoteOf, fullSizeAvatar, mapProfile, mapThreadNote, mapUserNote, monthYear, trimNote, trimUserNote, userOf, userTimeline,
 } from '../../../shared/platforms/microblog-b/map';

@@ -1,5 +1,5 @@
 import { ensureTables } from '../../../dev/tables';
-import { logger } from '../../../shared/log';
+import { logger } from '../../../shared/runtime/log';
 import { rememberHandle, scrapeNote, scrapeProfile, scrapeUserNotes } from '../../../shared/platforms/microblog-b/scrape';
 import type { ThreadNote, UserNote } from '../../../shared/platforms/microblog-b/resources';
 import { ScrapeContext } from '../../../shared/scrape/http';

@@ -1,8 +1,8 @@
-import { cacheKey } from '../../../shared/cache';
+import { cacheKey } from '../../../shared/result-cache';
 import { operation } from '../../../shared/operations';
 import { UPSTREAM, parseHandle, parseNoteUrl } from '../../../shared/platforms/microblog-b/site';
 import { isPlatformHost, resolveUpstream } from '../../../shared/scrape/upstream';
-import { validateQuery } from '../../../shared/validation';
+import { validateQuery } from '../../../shared/http/validation';
 
 function rejection(f: () => unknown): unknown {
   try {

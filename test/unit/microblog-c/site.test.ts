@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { operation } from '../../../shared/operations';
 import { cursorParam, handleParam, isPlausibleCursor, parseUsername, userIdParam } from '../../../shared/platforms/microblog-c/site';
-import { validateQuery } from '../../../shared/validation';
+import { validateQuery } from '../../../shared/http/validation';
 import { rejection } from '../../support/rejection';
 
 /** microblog-c parameters: usernames, account ids and cursors (operation 9). */

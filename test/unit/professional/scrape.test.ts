@@ -1,4 +1,4 @@
-import { logger } from '../../../shared/log';
+import { logger } from '../../../shared/runtime/log';
 import { ScrapeContext } from '../../../shared/scrape/http';
 import { scrapePost } from '../../../shared/platforms/professional/scrape';
 import { SIGN_IN_MESSAGE } from '../../../shared/platforms/professional/site';

@@ -1,4 +1,4 @@
-import type { ApiError } from '../../../shared/errors';
+import type { ApiError } from '../../../shared/http/errors';
 import { type AnswerRules, type Expectation, classify, parseAnswer } from '../../../shared/scrape/answers';
 import { get, str } from '../../../shared/scrape/map';
 

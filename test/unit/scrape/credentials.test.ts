@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ensureTables } from '../../../dev/tables';
-import { logger } from '../../../shared/log';
+import { logger } from '../../../shared/runtime/log';
 import { ScrapeContext } from '../../../shared/scrape/context';
 import { SharedCredential } from '../../../shared/scrape/credentials';
 

@@ -1,5 +1,5 @@
 import type { LookupAddress } from 'node:dns';
-import type { ApiError } from '../../../shared/errors';
+import type { ApiError } from '../../../shared/http/errors';
 import { isPublicAddress, resolveNamesWith, type Resolver } from '../../../shared/scrape/address';
 import { CookieJar } from '../../../shared/scrape/cookies';
 import { ScrapeContext, upstreamClient } from '../../../shared/scrape/http';

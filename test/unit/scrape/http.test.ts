@@ -1,4 +1,4 @@
-import type { ApiError } from '../../../shared/errors';
+import type { ApiError } from '../../../shared/http/errors';
 import type { AnswerRules, Signal } from '../../../shared/scrape/answers';
 import { CookieJar } from '../../../shared/scrape/cookies';
 import { type Repair, ScrapeContext, upstreamClient } from '../../../shared/scrape/http';

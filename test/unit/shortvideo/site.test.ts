@@ -1,10 +1,10 @@
 import * as v from 'valibot';
-import { cacheKey } from '../../../shared/cache';
-import { ApiError } from '../../../shared/errors';
+import { cacheKey } from '../../../shared/result-cache';
+import { ApiError } from '../../../shared/http/errors';
 import { operation } from '../../../shared/operations';
 import { MAX_CURSOR_CHARS, MAX_SEEN, decodeHashtagCursor, encodeHashtagCursor, fingerprint } from '../../../shared/platforms/shortvideo/cursor';
 import { HashtagCursorRef, VideoRef, commentsCursorParam, hashtagCursorParam, hashtagParam, regionName, regionParam, videoUrlParam } from '../../../shared/platforms/shortvideo/site';
-import { validateQuery } from '../../../shared/validation';
+import { validateQuery } from '../../../shared/http/validation';
 
 const ID = '7301234567890123456';
 

@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client';
-import type { Log } from '../log';
-import { type Outcome, outcomeUpdates } from './outcome-items';
+import type { Log } from '../runtime/log';
+import { type Outcome, outcomeUpdates } from './outcome-counts';
 
 /**
  * The outcome counters' writes (plain UpdateItems, never in a transaction: every team's answers of

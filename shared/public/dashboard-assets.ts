@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { entryPoint } from '../entry';
-import { ApiError } from '../errors';
-import { DASHBOARD_PATH } from './routes';
+import { entryPoint } from '../http/entry';
+import { ApiError } from '../http/errors';
+import { DASHBOARD_PATH } from '../account/routes';
 
 /**
  * The dashboard's single-page app: index.html for each page path, and the bundled script and
@@ -26,7 +26,7 @@ export function assetsFromDir(dir: string): Assets {
   return out;
 }
 
-/** With the headers every answer has (shared/envelope.ts baseHeaders: nosniff, x-request-id). */
+/** With the headers every answer has (shared/http/envelope.ts baseHeaders: nosniff, x-request-id). */
 const SECURITY_HEADERS = {
   'referrer-policy': 'no-referrer', // the set-password link carries its token in the query
   'x-frame-options': 'DENY',

@@ -1,13 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { RATE_LIMIT, config } from './config';
-import { db, isConditionalFailure, itemUpdate, teamRange } from './db/client';
-import { LEDGER_PREFIX, RESERVATION_MARK_PREFIX, TEAM_SK, teamPk } from './db/tables';
-import { ApiError, atCapacity } from './errors';
-import type { Log } from './log';
-import { type Answered, historyUpdate } from './history';
-import { type Outcome } from './status/outcome-items';
-import { countOutcome } from './status/outcome-writes';
+import { RATE_LIMIT, config } from '../runtime/config';
+import { db, isConditionalFailure, itemUpdate, teamRange } from '../db/client';
+import { LEDGER_PREFIX, RESERVATION_MARK_PREFIX, TEAM_SK, teamPk } from '../db/tables';
+import { ApiError, atCapacity } from '../http/errors';
+import type { Log } from '../runtime/log';
+import { type Answered, historyUpdate } from './request-history';
+import { type Outcome } from './outcome-counts';
+import { countOutcome } from './outcome-writes';
 import { freeAnswerUpdate, liveUsageUpdate } from './usage';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -339,7 +339,7 @@ export async function recordFreeAnswer(a: Answered, log: Log): Promise<void> {
  * (shared/auth/authorizer.ts: a 422 of a query that fails the operation's validation), in the round
  * trip of its key read: one TransactWriteItems whose first action is `keyCheck` (the key item
  * exists, is the team's and is not revoked), then the answer's usage count and history item; and,
- * beside it, the answer's outcome counters as plain updates (shared/status/outcome-items.ts). The
+ * beside it, the answer's outcome counters as plain updates (shared/accounting/outcome-counts.ts). The
  * counters are shared by every team's answers of the operation in that minute: in a transaction
  * they would cancel it, and fail the plain updates of other requests, whenever two met. `recorded`:
  * the transaction was written (false, logged, when the key check failed, it was cancelled, or the

@@ -1,10 +1,10 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { loaded } from './secrets';
+import { loaded } from '../runtime/secrets';
 
 /**
  * Opaque, authenticated tokens: the cursors the service issues (shortvideo hashtag videos, a team's
  * request history). Form: base64url(text) "." base64url(HMAC-SHA256(CURSOR_SECRET, text)[0..16]).
- * Deployed, the secret is read at cold start from CURSOR_SECRET_ARN (shared/secrets.ts); CURSOR_SECRET
+ * Deployed, the secret is read at cold start from CURSOR_SECRET_ARN (shared/runtime/secrets.ts); CURSOR_SECRET
  * sets it locally; without either (npm start, tests) a random secret
  * of this process is used, so tokens stay valid for the life of the process only.
  */

@@ -1,4 +1,4 @@
-import { entryPoint } from './entry';
+import { entryPoint } from '../http/entry';
 
 /** Where the OpenAPI document is served, without a key: the stack, the local gateway and the document itself use this path. */
 export const OPENAPI_ROUTE = '/v1/openapi.json';

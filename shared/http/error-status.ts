@@ -1,5 +1,5 @@
 /**
- * The HTTP status of each error code of the spec: the one table (shared/errors.ts re-exports it).
+ * The HTTP status of each error code of the spec: the one table (shared/http/errors.ts re-exports it).
  * A module of its own, importing nothing, so that the dashboard's browser bundle can read it too.
  */
 export const ERROR_STATUS = {

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { baseHeaders, failure } from './envelope';
 import { toApiError } from './errors';
-import { requestScope, type RequestScope } from './log';
+import { requestScope, type RequestScope } from '../runtime/log';
 
 /**
  * The one wrapper of every HTTP entry point (the operations through shared/pipeline.ts, the account

@@ -10,7 +10,7 @@ export interface Meta {
 }
 
 /**
- * What every answer of every entry point carries, whatever its body (shared/entry.ts adds them):
+ * What every answer of every entry point carries, whatever its body (shared/http/entry.ts adds them):
  * nosniff, and HSTS (the stage is https-only; the dashboard and its session cookie must never be
  * reached over plain http again; browsers ignore it on the local gateway's http).
  */

@@ -58,7 +58,7 @@ export function resetSecrets() {
 
 /** The two reads, as signed AWS JSON calls (shared/aws-json.ts): no SDK client of these services is bundled. */
 async function awsClients(): Promise<SecretClients> {
-  const { awsJsonCall, SECRETS_MANAGER, SSM } = await import('./aws-json');
+  const { awsJsonCall, SECRETS_MANAGER, SSM } = await import('../aws-json');
   return {
     async secret(arn) {
       const out = await awsJsonCall<{ SecretString?: string }>(SECRETS_MANAGER, 'GetSecretValue', { SecretId: arn }, regionOf(arn));

@@ -1,4 +1,4 @@
-import { config } from '../config';
+import { config } from '../runtime/config';
 import { outcomeKey } from '../db/tables';
 
 /**

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
-import { config } from './config';
-import { teamRange } from './db/client';
-import { USAGE_PREFIX, teamPk } from './db/tables';
-import { ERROR_STATUS, type ErrorCode } from './errors';
+import { config } from '../runtime/config';
+import { teamRange } from '../db/client';
+import { USAGE_PREFIX, teamPk } from '../db/tables';
+import { ERROR_STATUS, type ErrorCode } from '../http/errors';
 
 /**
  * The daily usage of each team: per UTC day and operation, every answered request, by what it
  * answered: live results (and the credits they cost), cache hits (free, so absent from the ledger)
- * and errors by code (free too). Written only by the write side of shared/credits.ts; read by the
+ * and errors by code (free too). Written only by the write side of shared/accounting/credits.ts; read by the
  * account API's usage report. Items in the team's partition:
  *
  *   USAGE#<day>#<shard>    `hit:<op>`, `error:<op>:<CODE>`; one UpdateItem (ADD) per cache hit or

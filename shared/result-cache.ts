@@ -1,6 +1,6 @@
 import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'node:zlib';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from './config';
+import { config } from './runtime/config';
 import { db } from './db/client';
 
 /**

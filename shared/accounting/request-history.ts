@@ -1,14 +1,14 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from './config';
-import { db, itemUpdate } from './db/client';
-import { REQUEST_PREFIX, teamPk } from './db/tables';
-import { ERROR_STATUS, type ErrorCode, badCursor } from './errors';
-import { seal, unsealJson } from './sealed';
+import { config } from '../runtime/config';
+import { db, itemUpdate } from '../db/client';
+import { REQUEST_PREFIX, teamPk } from '../db/tables';
+import { ERROR_STATUS, type ErrorCode, badCursor } from '../http/errors';
+import { seal, unsealJson } from '../http/cursor-seal';
 
 /**
  * A team's request history: one item per request that reached an operation's function with a
  * known team, whatever it answered (live result, cache hit, error), kept 7 days (TTL; readers skip
- * older ones too, as TTL deletes late). Written by the write side of shared/credits.ts: a live
+ * older ones too, as TTL deletes late). Written by the write side of shared/accounting/credits.ts: a live
  * result's item is one action of its settle transaction (it exists exactly when the charge does);
  * a cache hit's or an error's is sent with the writes that answer makes anyway (a 422 of a key the
  * authorizer knows: by the authorizer, beside its key read, under the request id the function takes),

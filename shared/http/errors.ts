@@ -1,9 +1,9 @@
-import { RATE_LIMIT } from './config';
+import { RATE_LIMIT } from '../runtime/config';
 import { ERROR_STATUS } from './error-status';
 
 /**
  * The spec's error model: one class, one code per condition, one place that knows each status.
- * Everything thrown behind an entry point (shared/entry.ts) is turned into one of these by
+ * Everything thrown behind an entry point (shared/http/entry.ts) is turned into one of these by
  * `toApiError`; a scraper's own failures first by `toScrapeError`.
  */
 export { ERROR_STATUS };

@@ -1,5 +1,5 @@
 import { toJsonSchema } from '@valibot/to-json-schema';
-import type { Operation } from './operations';
+import type { Operation } from '../operations';
 import { CACHE_MAX_AGE_SECONDS, type ParamDef } from './validation';
 
 /**
