@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { APIGatewayClient, CreateApiKeyCommand, CreateUsagePlanKeyCommand } from '@aws-sdk/client-api-gateway';
 import { createKey, generateSecret } from '../shared/auth/keys';
 import { config } from '../shared/runtime/config';
-import { createTeam, type Team } from '../shared/accounting/credits';
+import { createTeam, type Team } from '../shared/accounting/teams';
 
 /**
  * Creating a team: in AWS (USAGE_PLAN_ID set) it also gets its own API Gateway usage-plan key,

@@ -13,8 +13,7 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { DEFAULT_SCRAPE_DEADLINE_MS, RATE_LIMIT } from '../shared/runtime/config';
 import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/account/routes';
-import type { RecordedCode } from '../shared/auth/authorizer';
-import { ACCOUNTS, CACHE, OUTCOME_PREFIX, TEAM_INDEX, invitePk, keyPk, memberPk, sessionPk, teamPk, type TableDef } from '../shared/db/tables';
+import { ACCOUNTS, CACHE, TEAM_INDEX, invitePk, keyPk, memberPk, sessionPk, teamPk, type TableDef } from '../shared/db/tables';
 import { ERROR_STATUS, GATEWAY_MESSAGES, GATEWAY_REFUSAL_HEADERS, RETRY_AFTER_S, type ErrorCode } from '../shared/http/errors';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
 import { OPENAPI_ROUTE } from '../shared/public/openapi-document';
@@ -95,7 +94,7 @@ export class SocialDataApiStack extends Stack {
       ACCOUNTS_TABLE: this.accounts.tableName,
       CACHE_TABLE: this.cache.tableName,
       // Writers and the status page's reader must agree on it (shared/status/outcomes.ts).
-      OUTCOME_SHARDS: String(numberContext(this, 'outcomeShards', 4)),
+      OUTCOME_SHARDS: String(numberContext(this, 'outcomeShards', 2)),
     };
     this.keyPepper = this.keyPepperSecret();
     const authorizerFn = this.authorizerFunction(environment);
@@ -246,20 +245,13 @@ export class SocialDataApiStack extends Stack {
   }
 
   /**
-   * The REQUEST authorizer: reads the key (GetItem) or, for a key it authorized before, the key and
-   * its team's balance in one BatchGetItem (shared/auth/keys.ts, findKnownKey; GetItem again when
-   * the batch shows no key item), in key and team partitions only (for a batch, IAM's
-   * dynamodb:LeadingKeys holds every key it asks); touches lastUsedAt (UpdateItem on the key). For a
-   * 422 it records ahead of the function (shared/auth/authorizer.ts): one transaction (a
-   * ConditionCheckItem on the key, UpdateItem on the team's usage and history items) and, beside
-   * it, plain UpdateItems on the outcome counter items of the cache table (OUT# items only).
-   *
-   * Its UpdateItem on the accounts table names only the attributes of an allow-list (IAM's
-   * dynamodb:Attributes: every attribute of the request's key, update and condition expressions):
-   * on a key item `lastUsedAt` (AUTHORIZER_KEY_ATTRIBUTES), in a team partition the 422's usage count
-   * and history item (AUTHORIZER_TEAM_ATTRIBUTES). So it can change no team's `credits` or
-   * reservation marks, no ledger record's `credits`, and no key's team, revocation or usage key.
-   * The scrapers' denies stay as well (no Put, Delete or BatchWrite; no team name or index key).
+   * The REQUEST authorizer only reads: the key (GetItem) or, for a key it authorized before, the key
+   * and its team's balance in one BatchGetItem (shared/auth/keys.ts, findKnownKey; GetItem again
+   * when the batch shows no key item), in key and team partitions only (for a batch, IAM's
+   * dynamodb:LeadingKeys holds every key it asks). Its one write is the key's `lastUsedAt`, at most
+   * once a minute (touchKey): an UpdateItem on key items naming that attribute alone (IAM's
+   * dynamodb:Attributes allow-list, AUTHORIZER_KEY_ATTRIBUTES). Nothing on the cache table, no write
+   * in a team partition: it can change no balance, no ledger, no usage and no history.
    */
   private authorizerFunction(environment: Record<string, string>): NodejsFunction {
     const fn = this.nodeFunction('Authorizer', 'functions/authorizer.ts', {
@@ -270,10 +262,6 @@ export class SocialDataApiStack extends Stack {
     });
     this.allowItems(fn, ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], [KEY_PREFIX, TEAM_PREFIX]);
     this.allowAttributeUpdates(fn, KEY_PREFIX, AUTHORIZER_KEY_ATTRIBUTES);
-    this.allowAttributeUpdates(fn, TEAM_PREFIX, AUTHORIZER_TEAM_ATTRIBUTES);
-    this.allowItems(fn, ['dynamodb:ConditionCheckItem'], [KEY_PREFIX]);
-    this.denyTeamItemRewrites(fn);
-    this.allowItems(fn, ['dynamodb:UpdateItem'], [OUTCOME_PREFIX], this.cache);
     this.withPepper(fn);
     return fn;
   }
@@ -335,15 +323,16 @@ export class SocialDataApiStack extends Stack {
     if (!secrets) throw new Error('operationFunctions() creates the secrets before any function is allowed them');
     this.allowOperationSecrets(fn);
     // Every write of a request on the accounts table is an UpdateItem: reserve and refund, the usage
-    // counts, and the ledger record and history item, written whole by UpdateItem (shared/accounting/credits.ts).
+    // count, and the ledger record and history item, written whole by UpdateItem (shared/accounting/).
+    // BatchGetItem: the ledger records of old reservation marks (shared/accounting/reservation.ts).
     // Only in team partitions (TEAM#…): a function that parses hostile pages can neither read nor
     // write a key, member, invitation, session or sign-in throttle item.
-    this.allowItems(fn, ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [TEAM_PREFIX]);
+    this.allowItems(fn, ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'], [TEAM_PREFIX]);
     this.denyTeamItemRewrites(fn);
-    // Cache reads, the hit's condition check (recordHit) and the settle transaction's put; shared
-    // upstream credentials (CRED# items) are read, leased with a conditional UpdateItem and written
-    // with PutItem.
-    this.allow(fn, this.cache, 'dynamodb:GetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
+    // Cache reads and the settle transaction's put; the outcome counts (OUT# items, UpdateItem);
+    // shared upstream credentials (CRED# items) are read, leased with a conditional UpdateItem and
+    // written with PutItem.
+    this.allow(fn, this.cache, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
   }
 
   /**
@@ -764,25 +753,6 @@ export const TEAM_ATTRIBUTES_NO_SCRAPER_WRITES = ['name', 'usageKey', 'usageKeyI
 const ACCOUNTS_KEY_ATTRIBUTES = [ACCOUNTS.partitionKey, ACCOUNTS.sortKey] as const;
 /** All the authorizer may name in an UpdateItem of a key item: touchKey's `lastUsedAt` (shared/auth/keys.ts). */
 export const AUTHORIZER_KEY_ATTRIBUTES = [...ACCOUNTS_KEY_ATTRIBUTES, 'lastUsedAt'] as const;
-/**
- * All the authorizer may name in an UpdateItem in a team partition: the 422 it records ahead
- * (shared/accounting/credits.ts, recordAheadItems): its usage count (`error:<operation>:VALIDATION_ERROR` and
- * `expiresAt`, shared/accounting/usage.ts) and its history item (shared/accounting/request-history.ts, which writes a free answer's
- * item without `credits`). Never `credits`, a reservation mark or a key's attributes.
- */
-export const AUTHORIZER_TEAM_ATTRIBUTES = [
-  ...ACCOUNTS_KEY_ATTRIBUTES,
-  `error:*:${'VALIDATION_ERROR' satisfies RecordedCode}`,
-  'expiresAt',
-  'time',
-  'operation',
-  'keyId',
-  'status',
-  'code',
-  'cached',
-  'ms',
-  'requestId',
-] as const;
 /** Denied outright on the accounts table to every function that scrapes (it writes by UpdateItem only). */
 export const SCRAPER_DENIED_ACCOUNT_ACTIONS = ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'] as const;
 

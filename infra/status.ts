@@ -11,6 +11,8 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { outcomeHourKey } from '../shared/db/tables';
 import { ERROR_STATUS } from '../shared/http/errors';
 import type { Operation } from '../shared/operations';
 import { STATUS_PATH } from '../shared/status/page';
@@ -64,6 +66,14 @@ export function addOperationalStatus(stack: Stack, deps: StatusDeps) {
     environment: { ...deps.baseEnvironment, ...sourceVariables(deps.operationEnvironment), STATUS_MAX_AGE_S: '30' },
   });
   deps.allow(statusFn, cache, 'dynamodb:BatchGetItem', 'dynamodb:GetItem');
+  // Its one write: a finished hour's outcome counts, summed once into that hour's item (shared/status/outcomes.ts).
+  statusFn.addToRolePolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:PutItem'],
+      resources: [cache.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [outcomeHourKey('*', '*')] } },
+    }),
+  );
   const method = api.root.resourceForPath(STATUS_PATH).addMethod('GET', new apigateway.LambdaIntegration(statusFn, { proxy: true, allowTestInvoke: false }), {
     authorizationType: apigateway.AuthorizationType.NONE,
     apiKeyRequired: false,
@@ -170,11 +180,15 @@ export function addOperationalStatus(stack: Stack, deps: StatusDeps) {
     });
   const dashboard = new cloudwatch.Dashboard(stack, 'OperationsDashboard', { dashboardName: `${deps.serviceName}-operations` });
   dashboard.addWidgets(
-    new cloudwatch.GraphWidget({ title: 'Refunds that failed (a reserved credit not given back)', left: [metric('refundFailed', {}, 'Sum', Duration.minutes(5), 'refundFailed')], width: 8 }),
+    new cloudwatch.GraphWidget({
+      title: 'Refunds that failed (a reserved credit left to the sweep of old reservations)',
+      left: deps.operations.map(({ op }) => metric('refundFailed', { operation: op.id }, 'Sum', Duration.minutes(5), op.id)),
+      width: 8,
+    }),
     new cloudwatch.GraphWidget({ title: 'DynamoDB throttled requests', left: [throttles(deps.accounts, 'accounts'), throttles(cache, 'cache')], width: 8 }),
     new cloudwatch.GraphWidget({
-      title: 'Outcome counts that failed (status page figures missing)',
-      left: deps.operations.map(({ op }) => metric('outcomeCountFailed', { operation: op.id }, 'Sum', Duration.minutes(5), op.id)),
+      title: 'Answers not fully recorded (usage, history or status figures missing)',
+      left: deps.operations.map(({ op }) => metric('recordFailed', { operation: op.id }, 'Sum', Duration.minutes(5), op.id)),
       width: 8,
     }),
   );

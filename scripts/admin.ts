@@ -74,7 +74,7 @@ export async function run(argv: string[], print: (line: string) => void = (l) =>
   // The key pepper, when the deployment has one (KEY_PEPPER_SECRET_ARN, or KEY_PEPPER): keys are stored under it.
   await (await import('../shared/runtime/secrets')).loadSecrets();
   const keys = await import('../shared/auth/keys');
-  const credits = await import('../shared/accounting/credits');
+  const credits = { ...(await import('../shared/accounting/teams')), ...(await import('../shared/accounting/ledger')) };
   const { provisionTeam } = await import('../dev/teams');
   const [noun, verb] = words;
 

@@ -59,7 +59,8 @@ async function main() {
   const { startLocalStack } = await import('../dev/stack');
   const { teamWithKey } = await import('../dev/teams');
   const { RECORDED } = await import('../dev/upstream/replay');
-  const { balance, ledger } = await import('../shared/accounting/credits');
+  const { balance } = await import('../shared/accounting/teams');
+  const { ledger } = await import('../shared/accounting/ledger');
   const { routedOperations } = await import('../shared/operations');
 
   const stack = await startLocalStack({ upstream: 'replay', gateway: { host: '127.0.0.1', ratePerMinute: 1e9, burst: 1e9 } });

@@ -47,7 +47,7 @@ export function stopOnSignal(stop: () => Promise<void>): void {
 
 /** The dev team of .local/ (its id and key files), or a new one when either is missing or the team is gone. */
 async function devTeam(): Promise<{ teamId: string; newKey?: string }> {
-  const { getTeam } = await import('../shared/accounting/credits');
+  const { getTeam } = await import('../shared/accounting/teams');
   const { teamWithKey } = await import('../dev/teams');
   const known = existsSync(TEAM_FILE) ? readFileSync(TEAM_FILE, 'utf8').trim() : '';
   if (known && existsSync(KEY_FILE) && (await getTeam(known))) return { teamId: known };

@@ -13,7 +13,7 @@ import { RATE_LIMIT } from '../shared/runtime/config';
 import { answeredStatuses, operations, type Operation, type Status } from '../shared/operations';
 import { OPENAPI_ROUTE } from '../shared/public/openapi-document';
 import { CACHE_MAX_AGE_SECONDS } from '../shared/http/validation';
-import { parameters } from '../shared/http/parameter-schema';
+import { parameters } from '../shared/public/parameter-schema';
 import { accountPaths, accountSchemas, sessionScheme } from './openapi-account';
 import { agentPaths, agentSchemas } from './openapi-agents';
 import { statusPaths, statusSchemas } from './openapi-status';

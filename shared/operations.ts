@@ -8,9 +8,15 @@ import * as liveR from './platforms/livestream/resources';
 import * as linkR from './platforms/linkpage/resources';
 import * as proR from './platforms/professional/resources';
 import * as svR from './platforms/shortvideo/resources';
-import { type OperationQuery, query } from './operation-queries';
+import * as a from './platforms/microblog-a/site';
+import * as b from './platforms/microblog-b/site';
+import * as c from './platforms/microblog-c/site';
+import * as live from './platforms/livestream/site';
+import * as link from './platforms/linkpage/site';
+import * as pro from './platforms/professional/site';
+import * as sv from './platforms/shortvideo/site';
+import type { ParamDef, ParamSchema, ParamValues } from './http/validation';
 import type { Scraper } from './scrape/scraper';
-import type { ParamValues } from './http/validation';
 
 /**
  * THE table of the thirteen operations. The CDK stack, the local gateway, the docs and the contract
@@ -20,12 +26,19 @@ import type { ParamValues } from './http/validation';
  * Each entry is a typed contract: `params` (valibot schemas from the platform's site.ts) and `data`
  * (the resource schema from the platform's resources.ts). `ScraperOf<id>` derives the scraper's
  * type from both, so a function file's scraper, and every mapper under it, is checked against the
- * contract by the compiler. An entry's id, path and query rules (`params`, `oneOf`) are written in
- * shared/operation-queries.ts and spread here (`...query(id)`): that part alone is what the REQUEST
- * authorizer bundles, to validate a query as the operation's function will.
+ * contract by the compiler. The query rules (`params`, `oneOf`) are what the operation's function
+ * validates a request by (shared/http/validation.ts).
  */
 export type Platform = 'microblog-a' | 'microblog-b' | 'microblog-c' | 'shortvideo' | 'livestream' | 'professional' | 'linkpage' | 'citygame';
 export type Status = 200 | 400 | 401 | 402 | 404 | 422 | 429 | 503;
+
+/** What an operation accepts: its route and its query's rules. */
+export interface OperationQuery {
+  path: `/v1/${string}`;
+  params: Record<string, ParamDef>;
+  /** Exactly one of each pair must be present. */
+  oneOf?: readonly (readonly [string, string])[];
+}
 
 export interface Operation extends OperationQuery {
   /** Stable id: names the Lambda function, the handler file and the cache key prefix. */
@@ -54,12 +67,21 @@ export interface Operation extends OperationQuery {
   parsesHtml: boolean;
 }
 
+const cursor = <S extends ParamSchema>(schema: S, description: string) => ({ schema, cursor: true, description }) as const satisfies ParamDef<S>;
+
 const ALL: readonly Status[] = [200, 400, 401, 402, 404, 422, 429, 503];
 const NO_400: readonly Status[] = [200, 401, 402, 404, 422, 429, 503];
 
 export const operations = [
   {
-    ...query('microblog-a-user-posts'),
+    id: 'microblog-a-user-posts',
+    path: '/v1/microblog-a/user/posts',
+    params: {
+      handle: { schema: a.handleParam, description: 'Handle, @handle, bare name (read as <name>.bsky.social), or profile URL', example: 'alice.bsky.social' },
+      userId: { schema: a.userIdParam, description: 'Decentralized identifier, did:plc:<24 base32 chars>', example: 'did:plc:abcdefghijklmnopqrstuvwx' },
+      cursor: cursor(a.cursorParam, 'The cursor of the previous page'),
+    },
+    oneOf: [['handle', 'userId']],
     number: 1,
     platform: 'microblog-a',
     summary: "An account's posts, newest first, as on its profile's Posts tab (posts, reposts, own threads; pinned post first on page 1).",
@@ -70,7 +92,11 @@ export const operations = [
     parsesHtml: false,
   },
   {
-    ...query('livestream-clip'),
+    id: 'livestream-clip',
+    path: '/v1/livestream/clip',
+    params: {
+      url: { schema: live.urlParam, required: true, description: 'Public clip URL: https://kick.com/<channel>/clips/clip_<id> or https://kick.com/<channel>?clip=clip_<id>', example: 'https://kick.com/somechannel/clips/clip_01JQ7ZK3M8W4TYV5R2N6P9XBCD' },
+    },
     number: 2,
     platform: 'livestream',
     summary: 'A clip: title, counts, duration, thumbnail, HLS playlist, source stream/VOD, category, channel and creator.',
@@ -80,7 +106,9 @@ export const operations = [
     parsesHtml: false,
   },
   {
-    ...query('microblog-b-profile'),
+    id: 'microblog-b-profile',
+    path: '/v1/microblog-b/profile',
+    params: { handle: { schema: b.handleParam, required: true, description: 'Handle (1-15 letters, digits, _), @handle, or profile URL on x.com / twitter.com', example: 'nasa' } },
     number: 3,
     platform: 'microblog-b',
     summary: 'Profile information, stats and metadata (no posts).',
@@ -90,7 +118,9 @@ export const operations = [
     parsesHtml: false,
   },
   {
-    ...query('citygame-daily'),
+    id: 'citygame-daily',
+    path: '/v1/citygame/daily',
+    params: {},
     number: 4,
     platform: 'citygame',
     sourceVariable: CITYGAME_SOURCE,
@@ -105,7 +135,14 @@ export const operations = [
     parsesHtml: true,
   },
   {
-    ...query('shortvideo-user-following'),
+    id: 'shortvideo-user-following',
+    path: '/v1/shortvideo/user/following',
+    params: {
+      handle: { schema: sv.handleParam, description: 'Username, @username, or profile URL', example: 'someuser' },
+      userId: { schema: sv.userIdParam, description: 'Numeric user id, ^\\d{1,20}$', example: '6745191554350760966' },
+      cursor: cursor(sv.followingCursorParam, 'The cursor of the previous page, ^\\d{1,13}$'),
+    },
+    oneOf: [['handle', 'userId']],
     number: 5,
     platform: 'shortvideo',
     summary: 'Accounts a user follows, most recently followed first, 30 per page.',
@@ -116,7 +153,9 @@ export const operations = [
     parsesHtml: false,
   },
   {
-    ...query('linkpage-page'),
+    id: 'linkpage-page',
+    path: '/v1/linkpage/page',
+    params: { url: { schema: link.pageUrlParam, required: true, description: 'Public page URL', example: 'https://pillar.io/somecreator' } },
     number: 6,
     platform: 'linkpage',
     summary: 'A creator page: profile, socials, theme and content blocks with click counts.',
@@ -126,7 +165,12 @@ export const operations = [
     parsesHtml: false,
   },
   {
-    ...query('shortvideo-video-comments'),
+    id: 'shortvideo-video-comments',
+    path: '/v1/shortvideo/video/comments',
+    params: {
+      url: { schema: sv.videoUrlParam, required: true, description: 'Public video (or photo-post) URL, <site>/@<user>/video/<id> or /photo/<id>', example: 'https://www.tiktok.com/@someuser/video/7301234567890123456' },
+      cursor: cursor(sv.commentsCursorParam, 'The cursor of the previous page (1-10 digits)'),
+    },
     number: 7,
     platform: 'shortvideo',
     summary: "A video's top-level comments in the source's relevance order, about 40 per page.",
@@ -137,7 +181,9 @@ export const operations = [
     parsesHtml: false,
   },
   {
-    ...query('professional-post'),
+    id: 'professional-post',
+    path: '/v1/professional/post',
+    params: { url: { schema: pro.contentUrlParam, required: true, description: 'Post (.../posts/<slug>) or article (.../pulse/<slug>) URL', example: 'https://www.linkedin.com/pulse/some-article-slug' } },
     number: 8,
     platform: 'professional',
     summary: 'A post or article as a logged-out visitor sees it.',
@@ -147,7 +193,14 @@ export const operations = [
     parsesHtml: true,
   },
   {
-    ...query('microblog-c-user-posts'),
+    id: 'microblog-c-user-posts',
+    path: '/v1/microblog-c/user/posts',
+    params: {
+      handle: { schema: c.handleParam, description: 'Username, @username, or profile URL', example: 'alice' },
+      userId: { schema: c.userIdParam, description: 'Numeric account id', example: '107780257626128497' },
+      cursor: cursor(c.cursorParam, 'The cursor of the previous page'),
+    },
+    oneOf: [['handle', 'userId']],
     number: 9,
     platform: 'microblog-c',
     summary: "An account's posts newest first, 20 per page: own posts, quotes and reposts (as the original with repostedBy); no replies.",
@@ -158,7 +211,12 @@ export const operations = [
     parsesHtml: true,
   },
   {
-    ...query('microblog-b-user-notes'),
+    id: 'microblog-b-user-notes',
+    path: '/v1/microblog-b/user-notes',
+    params: {
+      handle: { schema: b.handleParam, required: true, description: 'Handle (1-15 letters, digits, _), @handle, or profile URL on x.com / twitter.com', example: 'nasa' },
+      trim: { schema: b.trimParam, description: 'true or false (default): true keeps only the essential fields of each note (id, url, text, dates, counts, views, flags, lang, media URLs)' },
+    },
     number: 10,
     platform: 'microblog-b',
     summary: 'The notes shown on the initial profile load: pinned first, then newest to oldest.',
@@ -168,7 +226,9 @@ export const operations = [
     parsesHtml: false,
   },
   {
-    ...query('shortvideo-user-live'),
+    id: 'shortvideo-user-live',
+    path: '/v1/shortvideo/user/live',
+    params: { handle: { schema: sv.handleParam, required: true, description: 'Username, @username, or profile URL', example: 'someuser' } },
     number: 11,
     platform: 'shortvideo',
     summary: 'Whether a user is live now, with stream details, or the most recent live.',
@@ -178,7 +238,12 @@ export const operations = [
     parsesHtml: false,
   },
   {
-    ...query('microblog-b-note'),
+    id: 'microblog-b-note',
+    path: '/v1/microblog-b/note',
+    params: {
+      url: { schema: b.noteUrlParam, required: true, description: 'Note permalink on x.com / twitter.com: https://x.com/<handle>/status/<id>', example: 'https://x.com/nasa/status/1841206275088290279' },
+      trim: { schema: b.trimParam, description: 'true or false (default): true returns only the focal note with the essential fields, in one upstream call' },
+    },
     number: 12,
     platform: 'microblog-b',
     summary: 'A note with its reply thread.',
@@ -190,7 +255,13 @@ export const operations = [
     parsesHtml: false,
   },
   {
-    ...query('shortvideo-search-hashtag'),
+    id: 'shortvideo-search-hashtag',
+    path: '/v1/shortvideo/search/hashtag',
+    params: {
+      hashtag: { schema: sv.hashtagParam, required: true, description: 'The hashtag, with or without #: 1-100 letters, digits or _, no spaces', example: 'football' },
+      region: { schema: sv.regionParam, description: 'ISO 3166-1 alpha-2 region code, case-insensitive; default NG', example: 'NG', default: sv.DEFAULT_REGION },
+      cursor: cursor(sv.hashtagCursorParam, 'The opaque cursor returned by the previous page (authenticated; a tampered or foreign one is a 400)'),
+    },
     number: 13,
     platform: 'shortvideo',
     summary: 'Videos shown for a hashtag in a region (default NG), up to 30 per page.',

@@ -5,7 +5,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuth
 import * as esbuild from 'esbuild';
 import { createKey } from '../shared/auth/keys';
 import { envName } from '../shared/runtime/config';
-import { createTeam } from '../shared/accounting/credits';
+import { createTeam } from '../shared/accounting/teams';
 import { ensureTables } from '../dev/tables';
 import { handlerFile, routedOperations } from '../shared/operations';
 import { FakeUpstream } from '../dev/upstream/fake';
@@ -83,7 +83,7 @@ test.each(routedOperations().map((op) => [op.id, op] as const))('%s: the bundled
   expect(res.headers?.['x-request-id']).toBe(`bundle-${op.id}`);
 });
 
-test('a 422 of a key the bundled authorizer knows: recorded by the authorizer, once; the bundled function answers it and writes nothing', async () => {
+test('a 422 through the bundled authorizer and function: the authorizer only reads (key and balance), the function answers and records it once', async () => {
   const op = routedOperations().find((o) => Object.keys(o.params).length > 0)!;
   const authorizer = require(bundle('functions/authorizer.ts')) as { handler: (e: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult> };
   const fn = require(bundle(handlerFile(op))) as { handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> };
@@ -97,7 +97,7 @@ test('a 422 of a key the bundled authorizer knows: recorded by the authorizer, o
   const invalid = async () => (await usage(teamId, 1)).byOperation[op.id]?.byCode.VALIDATION_ERROR ?? 0;
   const before = await invalid();
   const auth = await authorize('bundle-422');
-  expect(auth.context).toMatchObject({ recorded: 'VALIDATION_ERROR' });
+  expect(auth.context).toEqual({ teamId, keyId: expect.any(String), creditsHint: expect.any(Number) });
   const res = await fn.handler({ ...request, multiValueHeaders: {}, pathParameters: null, stageVariables: null, body: null, isBase64Encoded: false, requestContext: { requestId: 'bundle-422', authorizer: auth.context } } as unknown as APIGatewayProxyEvent);
   expect(res.statusCode).toBe(422);
   expect(JSON.parse(res.body).error).toMatchObject({ code: 'VALIDATION_ERROR', requestId: 'bundle-422' });

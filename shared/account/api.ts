@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { authorize } from '../auth/authorizer';
 import { createKey, keyFromHeaders, listKeys, renameKey, revokeKey, type KeyRecord } from '../auth/keys';
 import { config } from '../runtime/config';
-import { getTeam } from '../accounting/credits';
+import { getTeam } from '../accounting/teams';
 import { entryPoint } from '../http/entry';
 import { loadSecrets } from '../runtime/secrets';
 import { jsonAnswer } from '../http/envelope';

@@ -1,5 +1,6 @@
 import { listKeys } from '../auth/keys';
-import { getTeam, recentCharges } from '../accounting/credits';
+import { getTeam } from '../accounting/teams';
+import { recentCharges } from '../accounting/ledger';
 import { ApiError, type ValidationDetail } from '../http/errors';
 import { HISTORY_PAGE, type HistoryPage, type HistoryRecord, type RequestsQuery, requestHistory } from '../accounting/request-history';
 import { routedOperations } from '../operations';

@@ -2,24 +2,25 @@ import { config } from '../runtime/config';
 import { outcomeKey } from '../db/tables';
 
 /**
- * The write side of the outcome counters of real traffic (GET /v1/status; read by ./outcomes.ts):
- * every request that reaches an operation's function adds one answer to two items of the cache
- * table (the result cache's table: nothing here is money, everything expires), by one UpdateItem
- * each, sent together:
+ * The outcome counts of real traffic, per operation, for GET /v1/status (read by
+ * shared/status/outcomes.ts): every answer of an operation adds to ONE item of the cache table, by
+ * one plain UpdateItem (never in a transaction: every team's answers of an operation meet on
+ * these few items):
  *
- *   OUT#<operation>#m#<yyyy-mm-ddThh:mm>#<shard>   the minute: read for the 15-minute window
- *   OUT#<operation>#h#<yyyy-mm-ddThh>#<shard>      the hour: read for the 24-hour window
+ *   OUT#<operation>#m#<yyyy-mm-ddThh:mm>#<shard>   the answers of one minute
  *
  * Each item holds numbers: `n` (answers), `s<status>` (answers by status), `c_<CODE>` (errors by
- * code), `hit` (cache hits), `live` (live answers: scraped and served) and `b<i>` (the live answers'
- * latency histogram, bucket i of LATENCY_BUCKETS_MS), and `okAt` (ms of the latest success written
- * to it). A request picks its shard at random among OUTCOME_SHARDS, so one minute of one operation
- * is OUTCOME_SHARDS items and no single item takes more than its share of the writes; the reader
- * sums them. Every item expires (TTL) KEEP_SECONDS after its period began: beyond the 24-hour window.
+ * code), `hit` (cache hits), `live` (live answers: scraped and served), `b<i>` (the live answers'
+ * latency histogram, bucket i of LATENCY_BUCKETS_MS), `drop` (list items dropped for a missing
+ * required value: drift), and `okAt` (ms of the latest success written to it). A request picks its
+ * shard at random among OUTCOME_SHARDS (docs/status.md: 2 items take 1,000 answers a second on one
+ * operation at half of DynamoDB's per-item limit). The status function sums the minutes of the
+ * last 15 minutes, and folds each finished hour into one item of its own, once (shared/status/outcomes.ts).
+ * Every item expires (TTL) KEEP_SECONDS after its period began: beyond the 24-hour window.
  *
- * Plain data and key names only (no SDK command, no metrics). Never put in a transaction: every
- * team's answers of an operation in one minute meet on these few items (./outcome-writes.ts sends
- * them, for the functions and for the authorizer's 422).
+ * Why the cache table: these items are shared by all teams, short-lived (TTL) and never money, like
+ * the cache entries, the shared upstream credentials and the canary records beside them; the
+ * accounts table holds what is a team's.
  */
 export const LATENCY_BUCKETS_MS = [50, 100, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 5000, 8000, 13000, 20000, 30000] as const;
 export const KEEP_SECONDS = 26 * 3600;
@@ -29,12 +30,14 @@ export interface Outcome {
   operation: string;
   status: number;
   /** The error code of an error answer. */
-  code?: string;
+  code?: string | null;
   cached: boolean;
   /** A live answer: scraped and served (its latency goes into the histogram). */
   live: boolean;
   ms: number;
   upstreamCalls: number;
+  /** Items of the answer's list dropped for a missing required value (drift). */
+  dropped?: number;
   /** When the answer was decided (ms). */
   at: number;
 }
@@ -47,61 +50,40 @@ export const bucketOf = (ms: number): number => {
   return i === -1 ? LATENCY_BUCKETS_MS.length : i;
 };
 
-/** A success for the status page: served (a 2xx). */
-const succeeded = (o: Outcome) => o.status < 300;
-
-/** The numbers one answer adds (or, negated, takes back). */
-function increments(o: Outcome, sign: 1 | -1): Record<string, number> {
-  const add: Record<string, number> = { n: sign, [`s${o.status}`]: sign };
-  if (o.code) add[`c_${o.code}`] = sign;
-  if (o.cached) add.hit = sign;
+/** The numbers one answer adds. */
+export function increments(o: Outcome): Record<string, number> {
+  const add: Record<string, number> = { n: 1, [`s${o.status}`]: 1 };
+  if (o.code) add[`c_${o.code}`] = 1;
+  if (o.cached) add.hit = 1;
   if (o.live) {
-    add.live = sign;
-    add[`b${bucketOf(o.ms)}`] = sign;
+    add.live = 1;
+    add[`b${bucketOf(o.ms)}`] = 1;
   }
+  if (o.dropped) add.drop = o.dropped;
   return add;
 }
 
-function shard(): number {
-  return Math.floor(Math.random() * Math.max(1, config.outcomeShards));
-}
-
-function update(pk: string, add: Record<string, number>, periodStart: number, okAt: number | undefined) {
+/** The one UpdateItem input that counts an answer in its minute. */
+export function outcomeUpdate(o: Outcome) {
+  const add = increments(o);
   const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':exp': Math.floor(periodStart / 1000) + KEEP_SECONDS };
+  const values: Record<string, unknown> = { ':exp': Math.floor(Date.parse(`${minuteOf(o.at)}:00.000Z`) / 1000) + KEEP_SECONDS };
   const adds = Object.entries(add).map(([name, n], i) => {
     names[`#a${i}`] = name;
     values[`:a${i}`] = n;
     return `#a${i} :a${i}`;
   });
   const sets = ['expiresAt = if_not_exists(expiresAt, :exp)'];
-  if (okAt !== undefined) {
+  if (o.status < 300) {
     sets.push('okAt = :ok');
-    values[':ok'] = okAt;
+    values[':ok'] = o.at;
   }
+  const shard = Math.floor(Math.random() * config.outcomeShards);
   return {
     TableName: config.cacheTable,
-    Key: { pk },
-    // An answer that replaces one with the same counters nets to nothing to add: then no ADD and no
-    // ExpressionAttributeNames (DynamoDB refuses an empty one, as it does an empty ADD).
-    UpdateExpression: `${adds.length ? `ADD ${adds.join(', ')} ` : ''}SET ${sets.join(', ')}`,
-    ...(adds.length ? { ExpressionAttributeNames: names } : {}),
+    Key: { pk: outcomeKey(o.operation, minuteOf(o.at), shard) },
+    UpdateExpression: `ADD ${adds.join(', ')} SET ${sets.join(', ')}`,
+    ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
   };
-}
-
-/**
- * The two UpdateItem inputs (the minute's item, the hour's) that count one answer. `replacing`: an
- * answer already counted for this request that turned out otherwise; its numbers are taken back in
- * the same writes. `sign` -1: `o` itself taken back.
- */
-export function outcomeUpdates(o: Outcome, replacing?: Outcome, sign: 1 | -1 = 1) {
-  const add = increments(o, sign);
-  if (replacing) for (const [name, n] of Object.entries(increments(replacing, -1))) add[name] = (add[name] ?? 0) + n;
-  for (const [name, n] of Object.entries(add)) if (n === 0) delete add[name];
-  const okAt = sign === 1 && succeeded(o) ? o.at : undefined;
-  const s = shard();
-  const hourStart = Date.parse(`${hourOf(o.at)}:00:00.000Z`);
-  const minuteStart = Date.parse(`${minuteOf(o.at)}:00.000Z`);
-  return [update(outcomeKey(o.operation, 'm', minuteOf(o.at), s), add, minuteStart, okAt), update(outcomeKey(o.operation, 'h', hourOf(o.at), s), add, hourStart, okAt)] as const;
 }

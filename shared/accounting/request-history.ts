@@ -8,17 +8,15 @@ import { seal, unsealJson } from '../http/cursor-seal';
 /**
  * A team's request history: one item per request that reached an operation's function with a
  * known team, whatever it answered (live result, cache hit, error), kept 7 days (TTL; readers skip
- * older ones too, as TTL deletes late). Written by the write side of shared/accounting/credits.ts: a live
- * result's item is one action of its settle transaction (it exists exactly when the charge does);
- * a cache hit's or an error's is sent with the writes that answer makes anyway (a 422 of a key the
- * authorizer knows: by the authorizer, beside its key read, under the request id the function takes),
- * and a failure to write it never fails the request.
+ * older ones too, as TTL deletes late). Written once per request, after its answer is decided: a
+ * live result's item rides in its settle transaction (./ledger.ts: it exists exactly when the
+ * charge does), any other answer's is one of the plain writes of its record (./record.ts), and a
+ * failure to write it never fails the request.
  *
- *   TEAM#<teamId> / REQ#<time>#<requestId>   time, operation, keyId, status, code, credits, cached, ms, requestId
+ *   TEAM#<teamId> / REQ#<start time>#<requestId>   time, operation, keyId, status, code, credits, cached, ms, requestId
  *
  * `credits` is written only when the answer cost some (a live result: 1); a free answer's item has
- * none, and reads as 0. So the REQUEST authorizer, which records 422s, writes history items without
- * ever naming `credits`, an attribute its IAM allow-list leaves out (infra/stack.ts).
+ * none, and reads as 0.
  *
  * Read newest first, paged by an opaque cursor (sealed with CURSOR_SECRET, bound to the team and
  * the filters), filterable by operation and status.
@@ -38,17 +36,13 @@ export interface Answered {
   code: ErrorCode | null;
   credits: number;
   cached: boolean;
-  /** From the function's start until the answer was ready (its last write not included). */
+  /** From the function's start until the answer was decided (its record not included). */
   ms: number;
   /** When it was answered (epoch ms). */
   time: number;
 }
 
-/**
- * Keyed by the time the request started and its id: one item per request, whichever settle step
- * writes it last (a cache hit recorded beside the cache read, for an entry that then proves
- * unreadable, is replaced by the live answer's item).
- */
+/** Keyed by the time the request started and its id: one item per request. */
 const historySk = (a: Pick<Answered, 'time' | 'ms' | 'requestId'>) => `${REQUEST_PREFIX}${new Date(a.time - Math.max(0, Math.round(a.ms))).toISOString()}#${a.requestId}`;
 
 export function historyItem(a: Answered): Record<string, unknown> {
@@ -69,24 +63,17 @@ export function historyItem(a: Answered): Record<string, unknown> {
   };
 }
 
-/** The attributes a history item may lack: an earlier item of the same request may carry them. */
+/** The attributes a history item may lack (a retried request's earlier item may carry them). */
 const OPTIONAL_ATTRIBUTES = ['keyId', 'code', 'credits'] as const;
 
 /**
  * The history item as an UpdateItem that writes it whole (a scraping function has no PutItem on the
- * accounts table: infra/stack.ts), the optional attributes the new answer lacks removed (a free
- * answer replacing a live one's item drops its `credits`). It creates the item, or replaces the one
- * an earlier step of this very request wrote (same key: a hit recorded for an entry that proved
- * unreadable, a live answer whose settle could not be confirmed); never an item of another request or
- * another kind.
- *
- * `first`: the request's first write of its item (the authorizer's 422, recorded before the function
- * runs), which can only meet an item it wrote itself (a retry whose first answer was lost): it
- * removes nothing, so it names no attribute but those it sets and its condition's.
+ * accounts table: infra/stack.ts), creating it or replacing this very request's earlier item (a
+ * retry), never an item of another request.
  */
-export function historyUpdate(a: Answered, { first = false }: { first?: boolean } = {}) {
+export function historyUpdate(a: Answered) {
   return itemUpdate(config.accountsTable, historyItem(a), {
-    absent: first ? [] : OPTIONAL_ATTRIBUTES,
+    absent: OPTIONAL_ATTRIBUTES,
     condition: { expression: 'attribute_not_exists(pk) OR requestId = :historyRequestId', values: { ':historyRequestId': a.requestId } },
   });
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { config } from '../runtime/config';
 import { teamRange } from '../db/client';
 import { USAGE_PREFIX, teamPk } from '../db/tables';
@@ -7,58 +6,50 @@ import { ERROR_STATUS, type ErrorCode } from '../http/errors';
 /**
  * The daily usage of each team: per UTC day and operation, every answered request, by what it
  * answered: live results (and the credits they cost), cache hits (free, so absent from the ledger)
- * and errors by code (free too). Written only by the write side of shared/accounting/credits.ts; read by the
- * account API's usage report. Items in the team's partition:
+ * and errors by code (free too). Written by the record of each answer (./record.ts), read by the
+ * account API's usage report. One item per team and day, in the team's partition:
  *
- *   USAGE#<day>#<shard>    `hit:<op>`, `error:<op>:<CODE>`; one UpdateItem (ADD) per cache hit or
- *                          error answer, sent with the writes that answer makes anyway (for a hit,
- *                          and a 422 the authorizer records, in a small transaction of their own);
- *                          `live:<op>`, `credits:<op>`, added by the settle transaction that writes
- *                          the ledger record, so a request is counted exactly when it is charged
+ *   USAGE#<day>    `live:<op>` and `credits:<op>`, `hit:<op>`, `error:<op>:<CODE>`: one plain
+ *                  UpdateItem (ADD) per answer, never in a transaction, so concurrent answers of a
+ *                  team never cancel each other (a team is capped at 100 requests a minute: far
+ *                  below the 1,000 writes a second one item takes)
  *
- * Every count goes to one of SHARDS items of the day, chosen by request id: DynamoDB cancels a
- * transaction that touches an item another transaction is writing, so concurrent answers of one team
- * must rarely meet on one item. (Items `USAGE#<day>` without a shard, written before hits and
- * errors were sharded, are read too.)
- * meet on one item. The report sums every item of a day. Each expires after KEEP_DAYS.
+ * (Items `USAGE#<day>#<nn>`, the 16 shards per day of earlier versions, are summed in too.) The
+ * report sums every item of a day. Each expires after KEEP_DAYS.
  */
 const KEEP_DAYS = 400;
-const SHARDS = 16;
 
 export const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 const expiry = (now: number) => Math.floor(now / 1000) + KEEP_DAYS * 86_400;
 
-/** The day's usage shard of a request (00–15). */
-export function shardOf(requestId: string): string {
-  return String(createHash('sha256').update(requestId).digest()[0]! % SHARDS).padStart(2, '0');
+/** What an answer adds to its team's day. */
+export interface UsageAnswer {
+  teamId: string;
+  operation: string;
+  /** The error code; null for a result (live or cached). */
+  code: ErrorCode | null;
+  cached: boolean;
+  credits: number;
+  time: number;
 }
 
-/** The Update action, for the settle transaction, that counts one live request and its credits. */
-export function liveUsageUpdate(teamId: string, operation: string, credits: number, requestId: string, now: number) {
+/** The UpdateItem input that counts one answer in its team's day: a live result (with its credits), a cache hit or an error. */
+export function usageUpdate(a: UsageAnswer) {
+  const counts: [string, number][] = a.code
+    ? [[`error:${a.operation}:${a.code}`, 1]]
+    : a.cached
+      ? [[`hit:${a.operation}`, 1]]
+      : [
+          [`live:${a.operation}`, 1],
+          [`credits:${a.operation}`, a.credits],
+        ];
   return {
     TableName: config.accountsTable,
-    Key: { pk: teamPk(teamId), sk: `${USAGE_PREFIX}${dayOf(now)}#${shardOf(requestId)}` },
-    UpdateExpression: 'ADD #n :one, #c :c SET expiresAt = if_not_exists(expiresAt, :exp)',
-    ExpressionAttributeNames: { '#n': `live:${operation}`, '#c': `credits:${operation}` },
-    ExpressionAttributeValues: { ':one': 1, ':c': credits, ':exp': expiry(now) },
-  };
-}
-
-/**
- * The UpdateItem input that counts one free answer: a cache hit (`code` null) or an error answer,
- * in one of the day's 16 shards chosen by the request id (like the live counts): the hit's and the
- * authorizer's 422 transactions carry it, and DynamoDB cancels a transaction that meets another on
- * the same item, so concurrent answers of one team must not all meet on one item. `by` -1 takes
- * back an answer counted ahead of time (same request id, so the same shard).
- */
-export function freeAnswerUpdate(teamId: string, operation: string, code: ErrorCode | null, now: number, requestId: string, by: 1 | -1 = 1) {
-  return {
-    TableName: config.accountsTable,
-    Key: { pk: teamPk(teamId), sk: `${USAGE_PREFIX}${dayOf(now)}#${shardOf(requestId)}` },
-    UpdateExpression: 'ADD #n :one SET expiresAt = if_not_exists(expiresAt, :exp)',
-    ExpressionAttributeNames: { '#n': code ? `error:${operation}:${code}` : `hit:${operation}` },
-    ExpressionAttributeValues: { ':one': by, ':exp': expiry(now) },
+    Key: { pk: teamPk(a.teamId), sk: `${USAGE_PREFIX}${dayOf(a.time)}` },
+    UpdateExpression: `ADD ${counts.map((_, i) => `#n${i} :n${i}`).join(', ')} SET expiresAt = if_not_exists(expiresAt, :exp)`,
+    ExpressionAttributeNames: Object.fromEntries(counts.map(([name], i) => [`#n${i}`, name])),
+    ExpressionAttributeValues: { ...Object.fromEntries(counts.map(([, n], i) => [`:n${i}`, n])), ':exp': expiry(a.time) },
   };
 }
 
@@ -141,7 +132,7 @@ export async function usage(teamId: string, days: number, now = Date.now()): Pro
       const [, kind, op, code] = m;
       if ((kind === 'error') !== (code !== undefined) || (code && !KNOWN_CODES.has(code))) continue;
       const n = Number(value);
-      // A count taken back to 0 (an answer counted ahead that turned out otherwise) is no answer.
+      // A count of 0 (taken back by an earlier version) is no answer.
       if (!n) continue;
       const o = (ops[op!] ??= { live: 0, hits: 0, errors: {}, credits: 0 });
       if (kind === 'live') o.live += n;

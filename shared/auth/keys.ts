@@ -1,7 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { BatchGetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../runtime/config';
-import { creditsHintOf } from '../accounting/credits';
+import { creditsOf } from '../accounting/teams';
 import { db, teamItems } from '../db/client';
 import { KEY_SK, TEAM_INDEX, TEAM_SK, keyPk, teamPk } from '../db/tables';
 import { findHashed, storedHash } from './hashing';
@@ -95,7 +95,7 @@ export async function findKey(secret: string): Promise<(KeyRecord & { hash: stri
  * consistent so a revocation holds from the very next request; BatchGetItem's consistency is per
  * table, so the team item is read strongly consistent too: a fresher hint, at twice the read units
  * of balanceHint's eventually consistent read), and `creditsHint` as balanceHint gives it
- * (creditsHintOf). No projection: the key item is wanted whole, and a projection would name its
+ * (creditsOf). No projection: the key item is wanted whole, and a projection would name its
  * attributes here a second time (read units are billed by item size anyway).
  *
  * The key item is the answer; the balance only a hint. When the call fails, it fails as findKey
@@ -112,22 +112,9 @@ export async function findKnownKey(secret: string, storedAs: string, teamId: str
   // Matched by key: a BatchGetItem answers its items in no particular order, and leaves out the absent and the unprocessed.
   const item = (at: { pk: string; sk: string }) => res.Responses?.[table]?.find((i) => i.pk === at.pk && i.sk === at.sk);
   const keyItem = item(keyAt);
-  const creditsHint = creditsHintOf(item(teamAt));
+  const creditsHint = creditsOf(item(teamAt));
   const key = keyItem ? { ...(keyItem as unknown as KeyRecord), hash: storedAs } : await findKey(secret);
   return { key, creditsHint };
-}
-
-/**
- * The ConditionCheck action that holds only while the key stored under `hash` is the team's key
- * `keyId` and not revoked: a write put in one transaction with it happens only for a valid key.
- */
-export function validKeyCheck(hash: string, teamId: string, keyId: string) {
-  return {
-    TableName: config.accountsTable,
-    Key: { pk: keyPk(hash), sk: KEY_SK },
-    ConditionExpression: 'attribute_exists(pk) AND teamId = :team AND keyId = :keyId AND attribute_not_exists(revokedAt)',
-    ExpressionAttributeValues: { ':team': teamId, ':keyId': keyId },
-  };
 }
 
 /**

@@ -162,3 +162,19 @@ export async function teamRange(teamId: string, from: string, to: string): Promi
   } while (start);
   return out;
 }
+
+/**
+ * Our own retries of a write that must not be lost (a reservation, a refund, a settle), past the
+ * SDK's (whose retry quota runs dry exactly during a brown-out): `again(n)` says whether attempt n
+ * may run, after a jittered backoff (so attempts that met part); attempt 0 always runs. Bounded in
+ * count and in time: each attempt is already retried by the SDK with its own timeouts.
+ */
+export function retryPolicy({ attempts = 3, baseDelayMs = 50, budgetMs = 2 * config.dynamoTimeoutMs } = {}) {
+  const started = Date.now();
+  return async (attempt: number): Promise<boolean> => {
+    if (attempt === 0) return true;
+    if (attempt >= attempts || Date.now() - started > budgetMs) return false;
+    await new Promise((r) => setTimeout(r, baseDelayMs * 3 ** (attempt - 1) * (0.5 + Math.random() / 2)));
+    return true;
+  };
+}

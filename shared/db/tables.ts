@@ -4,16 +4,15 @@
  *
  * accounts (pk, sk; GSI byTeam on gsi1pk, gsi1sk; TTL on expiresAt):
  *   TEAM#<teamId> / TEAM                      team: name, credits, createdAt, usageKeyId?, usageKey; and one
- *                                             attribute RESV#<requestId> (epoch ms) per reservation in flight
- *                                             (shared/accounting/credits.ts: what makes reserve and refund idempotent)
+ *                                             attribute HOLD#<requestId> (epoch ms) per reservation in flight
+ *                                             (shared/accounting/reservation.ts: what makes reserve and refund idempotent)
  *   KEY#<hash(secret)> / KEY                  key: keyId, teamId, name, createdAt, lastUsedAt?, revokedAt?, usageKey
  *                                             (gsi1pk TEAM#<teamId>, gsi1sk KEY#<createdAt>#<keyId>)
- *   TEAM#<teamId> / LEDGER#<time>#<requestId> a charge: requestId, operation, credits, time
+ *   TEAM#<teamId> / LEDGER#<time>#<requestId> a charge, keyed by its reservation time: requestId, operation, credits, time (the charge's)
  *   TEAM#<teamId> / GRANT#<time>#<id>         credits added: credits, time
- *   TEAM#<teamId> / USAGE#<yyyy-mm-dd>#<nn>   a day's answers, one of 16 shards by request id (shared/accounting/usage.ts): `hit:<operation>`,
- *                                             `error:<operation>:<CODE>` (one UpdateItem, ADD, per free answer), `live:<operation>`,
- *                                             `credits:<operation>` (added by the settle transaction with the ledger record);
- *                                             expiresAt after 400 days (unsharded USAGE#<day> items of earlier versions are read too)
+ *   TEAM#<teamId> / USAGE#<yyyy-mm-dd>        a day's answers (shared/accounting/usage.ts): `live:<operation>`, `credits:<operation>`,
+ *                                             `hit:<operation>`, `error:<operation>:<CODE>`, one plain UpdateItem (ADD) per answer;
+ *                                             expiresAt after 400 days (the USAGE#<day>#<nn> shards of earlier versions are read too)
  *   TEAM#<teamId> / REQ#<time>#<requestId>    one answered request (shared/accounting/request-history.ts): time, operation, keyId, status, code?,
  *                                             credits? (a live answer's: absent is 0), cached, ms, requestId; expiresAt after 7 days
  *   MEMBER#<email> / MEMBER                   a dashboard member: memberId, email, teamId, createdAt,
@@ -30,8 +29,10 @@
  * cache (pk; TTL on expiresAt):
  *   <operation>#<normalized input>            body (brotli JSON), fetchedAt (ms), expiresAt (TTL, s)
  *   CRED#<platform>#<kind>                    a shared upstream credential (shared/scrape/credentials.ts)
- *   OUT#<operation>#m#<minute>#<shard>        answers of one minute (one of OUTCOME_SHARDS items), for
- *   OUT#<operation>#h#<hour>#<shard>          and of one hour: GET /v1/status (shared/status/outcomes.ts); 26 h TTL
+ *   OUT#<operation>#m#<minute>#<shard>        answers of one minute (one of OUTCOME_SHARDS items; one plain
+ *                                             UpdateItem per answer: shared/accounting/outcome-counts.ts)
+ *   OUT#<operation>#h#<hour>#all              a finished hour's minutes summed, written once by the status
+ *                                             function (shared/status/outcomes.ts); both 26 h TTL
  *   CANARY#<operation>                        the last canary run and the fields of its last good answer
  *                                             (shared/status/canary.ts)
  */
@@ -72,14 +73,14 @@ export const TEAM_SK = 'TEAM';
 export const keyPk = (hash: string) => `KEY#${hash}`;
 export const KEY_SK = 'KEY';
 export const LEDGER_PREFIX = 'LEDGER#';
-/** The attribute of the team item that marks one request's reservation. */
-export const RESERVATION_MARK_PREFIX = 'RESV#';
 export const credentialKey = (name: string) => `CRED#${name}`;
 export const USAGE_PREFIX = 'USAGE#';
 export const REQUEST_PREFIX = 'REQ#';
 export const OUTCOME_PREFIX = 'OUT#';
-/** An outcome counter item (cache table): one operation, one minute (`m`) or hour (`h`), one shard. */
-export const outcomeKey = (operation: string, grain: 'm' | 'h', period: string, shard: number) => `${OUTCOME_PREFIX}${operation}#${grain}#${period}#${shard}`;
+/** An outcome count item (cache table): one operation, one minute, one shard. */
+export const outcomeKey = (operation: string, minute: string, shard: number) => `${OUTCOME_PREFIX}${operation}#m#${minute}#${shard}`;
+/** A finished hour of an operation's outcome counts, summed by the status function. */
+export const outcomeHourKey = (operation: string, hour: string) => `${OUTCOME_PREFIX}${operation}#h#${hour}#all`;
 export const canaryKey = (operation: string) => `CANARY#${operation}`;
 export const memberPk = (email: string) => `MEMBER#${email}`;
 export const MEMBER_SK = 'MEMBER';

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { RATE_LIMIT } from '../runtime/config';
-import { COST } from '../accounting/credits';
+import { COST } from '../accounting/teams';
 import { routedOperations, type Operation } from '../operations';
-import { parameter, parameters } from '../http/parameter-schema';
+import { parameter, parameters } from '../public/parameter-schema';
 import { REQUESTS_PARAMS, USAGE_DAYS } from '../account/reads';
 import { HISTORY_PAGE } from '../accounting/request-history';
 import type { ParamDef } from '../http/validation';

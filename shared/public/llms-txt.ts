@@ -1,12 +1,12 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { COST } from '../accounting/credits';
+import { COST } from '../accounting/teams';
 import { RATE_LIMIT } from '../runtime/config';
 import { entryPoint } from '../http/entry';
 import { LLMS_PATH, MCP_PATH } from '../mcp/routes';
 import { OPENAPI_ROUTE } from './openapi-document';
 import { tools } from '../mcp/tools';
 import { routedOperations } from '../operations';
-import { parameters } from '../http/parameter-schema';
+import { parameters } from './parameter-schema';
 
 /**
  * GET /llms.txt, without a key: the API for agents, in the llms.txt form (markdown: a title, a

@@ -89,12 +89,12 @@ export const config = {
     return num('SIGN_IN_ATTEMPTS_PER_ADDRESS', 50);
   },
   /**
-   * Items each minute (and hour) of an operation's outcome counters is spread over
-   * (shared/status/outcomes.ts): each takes about 1,000 writes/s, so the counters hold about
-   * OUTCOME_SHARDS x 1,000 requests/s per operation; GET /v1/status reads every shard.
+   * Items each minute of an operation's outcome counts is spread over (shared/accounting/outcome-counts.ts):
+   * one item takes about 1,000 writes/s, so 2 hold 1,000 answers/s of one operation at half that
+   * (docs/status.md); GET /v1/status reads every shard.
    */
   get outcomeShards() {
-    return Math.max(1, Math.min(64, Math.floor(num('OUTCOME_SHARDS', 4))));
+    return Math.max(1, Math.min(64, Math.floor(num('OUTCOME_SHARDS', 2))));
   },
   /** GET /v1/status is kept in the function and cacheable this long (the stack sets 30; at most 30). */
   get statusMaxAgeSeconds() {

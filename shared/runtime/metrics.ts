@@ -1,33 +1,48 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 
-/** CloudWatch metrics in embedded metric format; POWERTOOLS_METRICS_DISABLED=true turns them off locally. */
-export const metrics = new Metrics({
+/**
+ * CloudWatch metrics in embedded metric format (Powertools Metrics): one EMF record per answer,
+ * flushed once, with every figure of that answer in it. POWERTOOLS_METRICS_DISABLED=true turns
+ * them off locally. A record of its own per answer (not the module's shared instance) because the
+ * MCP function answers several tool calls in one invocation, concurrently.
+ */
+const options = () => ({
   namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || 'SocialDataApi',
   serviceName: process.env.POWERTOOLS_SERVICE_NAME || 'social-data-api',
 });
 
 export { MetricUnit };
+type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
 
 /**
- * Metrics with their dimensions (Powertools adds `service`). One single metric each: a single
- * metric is written, and its dimensions cleared, by its first addMetric, so a second value added to
- * it would go out without them.
+ * Publishes one record: `values` under each of `dimensionSets` (Powertools adds `service` to each).
+ * Never throws: a metric never fails a request.
  */
-export function emitMetrics(dimensions: Record<string, string>, values: readonly (readonly [name: string, unit: (typeof MetricUnit)[keyof typeof MetricUnit], value: number])[]): void {
-  for (const [name, unit, value] of values) {
-    const m = metrics.singleMetric();
-    for (const [key, dim] of Object.entries(dimensions)) m.addDimension(key, dim);
-    m.addMetric(name, unit, value);
+export function publishMetrics(dimensionSets: readonly Record<string, string>[], values: readonly (readonly [name: string, unit: Unit, value: number])[]): void {
+  try {
+    const m = new Metrics(options());
+    for (const dims of dimensionSets) m.addDimensions(dims);
+    for (const [name, unit, value] of values) m.addMetric(name, unit, value);
+    m.publishStoredMetrics();
+  } catch {
+    /* a metric is never the reason a request fails */
   }
 }
 
-/** One answer of an operation: `outcome` is `live`, `cache_hit` or the error code (shared/status/outcomes.ts calls it). */
-export function emitOutcomeMetric(operation: string, outcome: string, upstreamCalls: number, ms: number) {
-  emitMetrics({ operation, outcome }, [
-    ['requests', MetricUnit.Count, 1],
-    ['upstreamCalls', MetricUnit.Count, upstreamCalls],
-    ['latency', MetricUnit.Milliseconds, ms],
-  ]);
-  // The same answer counted by operation alone: the denominator of the alarms' error shares.
-  emitMetrics({ operation }, [['answers', MetricUnit.Count, 1]]);
+/**
+ * One answer of an operation: `outcome` is `live`, `cache_hit` or the error code. By operation and
+ * outcome (the dashboards), and by operation alone (`answers`: the alarms' denominator), in one
+ * record; `extra` counts what went wrong beside the answer (a failed record, a failed refund).
+ */
+export function answerMetrics(operation: string, outcome: string, upstreamCalls: number, ms: number, extra: readonly string[] = []): void {
+  publishMetrics(
+    [{ operation, outcome }, { operation }],
+    [
+      ['requests', MetricUnit.Count, 1],
+      ['answers', MetricUnit.Count, 1],
+      ['upstreamCalls', MetricUnit.Count, upstreamCalls],
+      ['latency', MetricUnit.Milliseconds, ms],
+      ...extra.map((name) => [name, MetricUnit.Count, 1] as const),
+    ],
+  );
 }

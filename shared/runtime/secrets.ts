@@ -8,8 +8,9 @@
  *   KEY_PEPPER_SECRET_ARN     -> keyPepper (the HMAC key API keys, session ids and invitation tokens are hashed with: shared/auth/hashing.ts)
  *
  * Locally and in tests the plain variables (CURSOR_SECRET, SCRAPER_PROXY_URL[_...], KEY_PEPPER) still win: no AWS call
- * is made when no location is set. The reads are signed AWS JSON calls (shared/aws-json.ts), loaded only
- * when a location is set: no Secrets Manager or SSM SDK client is in any bundle.
+ * is made when no location is set. The reads go through Powertools Parameters with the AWS SDK's
+ * Secrets Manager and SSM clients, imported only when a location is set (so local runs and a cache
+ * hit's cold start never evaluate them; `npm run bench` prints what they cost a cold start).
  */
 export interface SecretClients {
   secret(arn: string): Promise<string>;
@@ -56,19 +57,30 @@ export function resetSecrets() {
   delete loaded.keyPepper;
 }
 
-/** The two reads, as signed AWS JSON calls (shared/aws-json.ts): no SDK client of these services is bundled. */
+/** The two reads, through Powertools Parameters and the SDK clients (a secret in its ARN's region). */
 async function awsClients(): Promise<SecretClients> {
-  const { awsJsonCall, SECRETS_MANAGER, SSM } = await import('../aws-json');
+  const [{ SecretsProvider }, { SSMProvider }, { SecretsManagerClient }] = await Promise.all([
+    import('@aws-lambda-powertools/parameters/secrets'),
+    import('@aws-lambda-powertools/parameters/ssm'),
+    import('@aws-sdk/client-secrets-manager'),
+  ]);
+  const ssm = new SSMProvider();
+  const secretsIn = new Map<string | undefined, InstanceType<typeof SecretsProvider>>();
+  const secrets = (region: string | undefined) => {
+    let provider = secretsIn.get(region);
+    if (!provider) secretsIn.set(region, (provider = new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient(region ? { region } : {}) })));
+    return provider;
+  };
   return {
     async secret(arn) {
-      const out = await awsJsonCall<{ SecretString?: string }>(SECRETS_MANAGER, 'GetSecretValue', { SecretId: arn }, regionOf(arn));
-      if (!out.SecretString) throw Object.assign(new Error('empty secret'), { name: 'EmptySecret' });
-      return out.SecretString;
+      const value = await secrets(regionOf(arn)).get(arn);
+      if (typeof value !== 'string' || !value) throw Object.assign(new Error('empty secret'), { name: 'EmptySecret' });
+      return value;
     },
     async parameter(name) {
-      const out = await awsJsonCall<{ Parameter?: { Value?: string } }>(SSM, 'GetParameter', { Name: name, WithDecryption: true });
-      if (!out.Parameter?.Value) throw Object.assign(new Error('empty parameter'), { name: 'EmptyParameter' });
-      return out.Parameter.Value;
+      const value = await ssm.get(name, { decrypt: true });
+      if (typeof value !== 'string' || !value) throw Object.assign(new Error('empty parameter'), { name: 'EmptyParameter' });
+      return value;
     },
   };
 }

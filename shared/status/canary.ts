@@ -3,7 +3,7 @@ import { safeParse } from 'valibot';
 import { config } from '../runtime/config';
 import { toScrapeError } from '../http/errors';
 import type { Log } from '../runtime/log';
-import { emitMetrics, MetricUnit } from '../runtime/metrics';
+import { MetricUnit, publishMetrics } from '../runtime/metrics';
 import { routedOperations, type Operation } from '../operations';
 import { ScrapeContext } from '../scrape/context';
 import type { Scraper } from '../scrape/scraper';
@@ -110,7 +110,7 @@ export async function runCanary(op: Operation, query: Record<string, string> | n
 
 function measure(run: CanaryRun) {
   if (run.result === 'no input') return;
-  emitMetrics({ operation: run.operation }, [
+  publishMetrics([{ operation: run.operation }], [
     ['canarySuccess', MetricUnit.Count, run.result === 'failed' ? 0 : 1],
     ['canaryDrift', MetricUnit.Count, run.missing.length + run.newlyNull.length],
     ['canaryLatency', MetricUnit.Milliseconds, run.ms],

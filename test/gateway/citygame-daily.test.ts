@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { balance, ledger } from '../../shared/accounting/credits';
+import { balance } from '../../shared/accounting/teams';
+import { ledger } from '../../shared/accounting/ledger';
 import { LogCapture } from '../support/logs';
 import { type Harness, withGateway } from '../support/harness';
 

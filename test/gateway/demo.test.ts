@@ -1,5 +1,5 @@
 import { DEMO_CREDITS, NOT_RECORDED, demoBanner, startDemo, type Demo } from '../../dev/demo';
-import { balance } from '../../shared/accounting/credits';
+import { balance } from '../../shared/accounting/teams';
 import { routedOperations, type OperationId } from '../../shared/operations';
 import { callGateway } from '../support/harness';
 

@@ -74,13 +74,13 @@ test('a key stored before the pepper (plain SHA-256) still works, and its revoca
   expect(await accepted(old.secret)).toBe(401);
 });
 
-test('a 422 of a key stored before the pepper, which the authorizer knows: recorded in its key read\'s round trip, the key check on the item it was found under; revoked there, nothing recorded', async () => {
+test('a 422 of a key stored before the pepper, which the authorizer knows: its key and balance in one round trip under the hash it was found under, the 422 recorded once by the function; revoked there, nothing recorded', async () => {
   const old = await legacyKey();
   expect(await accepted(old.secret)).toBe(503); // the authorizer knows the key from now on
   const history = async () => (await requestHistory(teamId, { limit: 100 })).requests.filter((r) => r.keyId === old.keyId);
   const trips = dynamoRoundTripCount();
   const invalid = await h.call(DAILY, { unknown: 'x' }, { key: old.secret });
-  expect({ status: invalid.status, trips: dynamoRoundTripCount() - trips }).toEqual({ status: 422, trips: 1 });
+  expect({ status: invalid.status, trips: dynamoRoundTripCount() - trips }).toEqual({ status: 422, trips: 2 });
   expect((await history()).map((r) => [r.status, r.requestId])).toEqual([[422, invalid.body.error.requestId], [503, expect.any(String)]]);
   await db().send(new UpdateCommand({ TableName: config.accountsTable, Key: { pk: keyPk(sha256(old.secret)), sk: KEY_SK }, UpdateExpression: 'SET revokedAt = :t', ExpressionAttributeValues: { ':t': new Date().toISOString() } }));
   expect((await h.call(DAILY, { unknown: 'x' }, { key: old.secret })).status).toBe(401);

@@ -1,6 +1,7 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../shared/runtime/config';
-import { balance, ledger } from '../../shared/accounting/credits';
+import { balance } from '../../shared/accounting/teams';
+import { ledger } from '../../shared/accounting/ledger';
 import { db } from '../../shared/db/client';
 import { credentialKey } from '../../shared/db/tables';
 import { fixture } from '../../dev/upstream/fake';

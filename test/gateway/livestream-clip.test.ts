@@ -1,4 +1,5 @@
-import { balance, ledger } from '../../shared/accounting/credits';
+import { balance } from '../../shared/accounting/teams';
+import { ledger } from '../../shared/accounting/ledger';
 import { fixture, fixtureText } from '../../dev/upstream/fake';
 import { type Harness, withGateway } from '../support/harness';
 import { expect503, upstreamFailures } from '../support/upstream-failures';

@@ -1,4 +1,5 @@
-import { balance, ledger } from '../../shared/accounting/credits';
+import { balance } from '../../shared/accounting/teams';
+import { ledger } from '../../shared/accounting/ledger';
 import type { ErrorCode } from '../../shared/http/errors';
 import { fixture, type FakeReply } from '../../dev/upstream/fake';
 import { type Harness, withGateway } from '../support/harness';

@@ -1,4 +1,4 @@
-import { balance } from '../../shared/accounting/credits';
+import { balance } from '../../shared/accounting/teams';
 import { fixture } from '../../dev/upstream/fake';
 import type { Harness } from '../support/harness';
 import { withMicroblogB } from '../support/microblog-b';

@@ -1,4 +1,5 @@
-import { balance, ledger } from '../../shared/accounting/credits';
+import { balance } from '../../shared/accounting/teams';
+import { ledger } from '../../shared/accounting/ledger';
 import { SIGN_IN_MESSAGE } from '../../shared/platforms/professional/site';
 import { fixtureText } from '../../dev/upstream/fake';
 import { startHarness, type Harness } from '../support/harness';

@@ -1,4 +1,4 @@
-import { balance } from '../../shared/accounting/credits';
+import { balance } from '../../shared/accounting/teams';
 import { MAX_SEEN, encodeHashtagCursor, fingerprint } from '../../shared/platforms/shortvideo/cursor';
 import { fixture, fixtureText, type FakeReply, type RecordedRequest } from '../../dev/upstream/fake';
 import { type ExpectError, type Harness, withReplayGateway } from '../support/harness';

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { balance } from '../../shared/accounting/credits';
+import { balance } from '../../shared/accounting/teams';
 import { LiveData } from '../../shared/platforms/shortvideo/resources';
 import { fixture, type FakeReply } from '../../dev/upstream/fake';
 import { answeredTogether } from '../support/together';

@@ -1,4 +1,4 @@
-import { balance } from '../../shared/accounting/credits';
+import { balance } from '../../shared/accounting/teams';
 import { startCold } from '../../shared/scrape/warm';
 import { fixture, fixtureText, type FakeReply } from '../../dev/upstream/fake';
 import { SHORTVIDEO_ITEM_AUTHOR, SHORTVIDEO_ITEM_DETAIL, itemDetail, itemDetailReply } from '../../dev/upstream/shortvideo';

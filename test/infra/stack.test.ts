@@ -4,7 +4,6 @@ import { ACCOUNTS, CACHE , TEAM_INDEX } from '../../shared/db/tables';
 import { ACCOUNT_ROUTES } from '../../shared/account/routes';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../../shared/mcp/routes';
 import { routedOperations } from '../../shared/operations';
-import { iamLike } from '../support/iam';
 import { stackTemplate } from '../support/synth';
 
 type Resource = { Type: string; Properties: Record<string, any> };
@@ -196,7 +195,7 @@ describe('least-privilege IAM', () => {
   const accounts = { 'Fn::GetAtt': [tableId('AccountsTable'), 'Arn'] };
   const cache = { 'Fn::GetAtt': [tableId('CacheTable'), 'Arn'] };
 
-  it('grants no wildcard, Scan, DeleteItem, Batch action (but the status document\'s BatchGetItem on the cache and the authorizer\'s on key and team partitions) or table action anywhere, and Query only to the account API and the MCP account tools', () => {
+  it('grants no wildcard, Scan, DeleteItem, Batch action (but the status document\'s BatchGetItem on the cache, the authorizer\'s on key and team partitions, the operations\' on team partitions) or table action anywhere, and Query only to the account API and the MCP account tools', () => {
     const readers = [functionByDescription('dashboard account API'), functionByDescription('the MCP server')].map((fn) => fn.Properties.Role['Fn::GetAtt'][0]);
     const statusRole = functionByDescription('GET /v1/status').Properties.Role['Fn::GetAtt'][0];
     const authorizerRole = functionByDescription('REQUEST authorizer').Properties.Role['Fn::GetAtt'][0];
@@ -206,15 +205,22 @@ describe('least-privilege IAM', () => {
     const isAuthorizers = (p: Resource) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === authorizerRole);
     // The authorizer's one statement with BatchGetItem, checked below; every other action of it here.
     const authorizerBatch = (st: { Action: string | string[] }) => actionsOf(st).includes('dynamodb:BatchGetItem');
+    // An operation's BatchGetItem (the ledger records of old reservation marks), in team partitions of the accounts table only.
+    const teamBatch = (st: { Action: string | string[]; Resource: unknown }) =>
+      authorizerBatch(st) && JSON.stringify(st.Resource) === JSON.stringify(accounts) && JSON.stringify(leadingKeysOf(st as Parameters<typeof leadingKeysOf>[0])) === JSON.stringify(['TEAM#*']);
     const all = policies
       .filter(([, p]) => !p.Properties.Roles.some((r: { Ref: string }) => r.Ref === statusRole))
-      .flatMap(([, p]) => allows(p).filter((st: { Action: string | string[] }) => !(isAuthorizers(p) && authorizerBatch(st))).flatMap(actionsOf));
+      .flatMap(([, p]) => allows(p).filter((st: { Action: string | string[]; Resource: unknown }) => !(isAuthorizers(p) && authorizerBatch(st)) && !teamBatch(st)).flatMap(actionsOf));
     expect(all.length).toBeGreaterThan(0);
     for (const action of all) {
       expect(action).not.toMatch(/\*|Scan|DeleteItem|Batch|DeleteTable|CreateTable|UpdateTable/);
     }
-    // The status document reads its counter items by key, 100 at a time, from the cache table only.
-    expect(statementsOf(functionByDescription('GET /v1/status'))).toEqual([{ Effect: 'Allow', Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], Resource: cache }]);
+    // The status document reads its count items by key, 100 at a time, from the cache table only,
+    // and writes one kind of item: a finished hour's counts, summed.
+    expect(statementsOf(functionByDescription('GET /v1/status'))).toEqual([
+      { Effect: 'Allow', Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], Resource: cache },
+      { Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: cache, Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUT#*#h#*#all'] } } },
+    ]);
     // The authorizer reads a known key with its team's balance in one BatchGetItem: on the accounts
     // table, in key and team partitions only (the same statement as its GetItem).
     expect(statementsOf(functionByDescription('REQUEST authorizer')).filter((st) => st.Effect !== 'Deny' && authorizerBatch(st)).map((st) => ({ actions: actionsOf(st).sort(), resource: st.Resource, leading: leadingKeysOf(st) }))).toEqual([
@@ -235,43 +241,18 @@ describe('least-privilege IAM', () => {
     },
   ];
 
-  it('lets the authorizer read keys and team balances, touch keys, and record a 422 ahead: a key check, the team\'s usage and history items, the outcome counters (18.7: leading keys, an allow-list of attributes, the scrapers\' denies)', () => {
+  it('lets the authorizer only read keys and team balances, and touch a key\'s lastUsedAt: no other write on either table (issue 28)', () => {
     const stmts = statementsOf(functionByDescription('REQUEST authorizer')).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
     const allowed = stmts.filter((s) => s.Effect !== 'Deny');
-    // The allow-list must be there (ForAllValues holds for a request without it), and no values come back.
-    const allowListConditions = { Null: { 'dynamodb:Attributes': 'false' }, StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] } };
     expect(allowed.map((s) => ({ actions: actionsOf(s).sort(), resource: s.Resource, leading: leadingKeysOf(s), attributes: attributesOf(s) }))).toEqual([
       // the key, and a known key with its team's balance in one batch
       { actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], resource: accounts, leading: ['KEY#*', 'TEAM#*'], attributes: undefined },
       // lastUsedAt of a key, and nothing else of it
       { actions: ['dynamodb:UpdateItem'], resource: accounts, leading: ['KEY#*'], attributes: ['pk', 'sk', 'lastUsedAt'] },
-      // the 422's usage count and history item, and nothing else of a team partition
-      {
-        actions: ['dynamodb:UpdateItem'],
-        resource: accounts,
-        leading: ['TEAM#*'],
-        attributes: ['pk', 'sk', 'error:*:VALIDATION_ERROR', 'expiresAt', 'time', 'operation', 'keyId', 'status', 'code', 'cached', 'ms', 'requestId'],
-      },
-      // the record's first action: the key exists, is the team's and is not revoked
-      { actions: ['dynamodb:ConditionCheckItem'], resource: accounts, leading: ['KEY#*'], attributes: undefined },
-      // the outcome counters of GET /v1/status, and no other item of the cache table
-      { actions: ['dynamodb:UpdateItem'], resource: cache, leading: ['OUT#*'], attributes: undefined },
     ]);
-    // Every UpdateItem on the accounts table is under an allow-list, and returns no values (it could
-    // read back what it may not name); the allow-lists name nothing that is money, a reservation or
-    // a key's team, revocation or usage key (IAM's StringLike: `*` matches any run of characters).
-    const updates = allowed.filter((s) => actionsOf(s).includes('dynamodb:UpdateItem') && JSON.stringify(s.Resource) === JSON.stringify(accounts));
-    expect(updates).toHaveLength(2);
-    for (const s of updates) {
-      expect(s.Condition).toMatchObject(allowListConditions);
-      const patterns = attributesOf(s)!;
-      for (const name of ['credits', 'RESV#a-request', 'lastReservation', 'teamId', 'revokedAt', 'usageKey', 'usageKeyId', 'name', 'createdAt', 'gsi1pk', 'gsi1sk', 'live:op', 'credits:op', 'hit:op']) {
-        expect(patterns.filter((p) => iamLike(p, name))).toEqual([]);
-      }
-    }
-    // The same denies as every function that writes team partitions by UpdateItem: no Put or Delete
-    // anywhere in the accounts table, no update naming a team's name, usage key or creation time.
-    expect(stmts.filter((s) => s.Effect === 'Deny')).toEqual(scraperDenies);
+    // The allow-list must be there (ForAllValues holds for a request without it), and no values come back.
+    expect(allowed[1]!.Condition).toMatchObject({ Null: { 'dynamodb:Attributes': 'false' }, StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] } });
+    expect(stmts.filter((s) => s.Effect === 'Deny')).toEqual([]);
   });
 
   /**
@@ -290,10 +271,10 @@ describe('least-privilege IAM', () => {
       // CDK merges statements with the same actions into one listing both tables.
       const allowed = (arn: unknown) => stmts.filter((st) => st.Effect !== 'Deny' && resourcesOf(st).includes(JSON.stringify(arn)));
       expect(allowed(accounts).map((st) => ({ actions: actionsOf(st).sort(), leading: leadingKeysOf(st) }))).toEqual([
-        { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], leading: ['TEAM#*'] },
+        { actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], leading: ['TEAM#*'] },
       ]);
       // The cache keeps its PutItem (entries, shared upstream credentials).
-      expect(allowed(cache).flatMap(actionsOf).sort()).toEqual(['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+      expect(allowed(cache).flatMap(actionsOf).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
       expect(stmts.filter((st) => st.Effect === 'Deny')).toEqual(scraperDenies);
       const dynamo = stmts.filter((st) => actionsOf(st).some((a) => a.startsWith('dynamodb:')));
       expect(new Set(dynamo.flatMap(resourcesOf))).toEqual(new Set([JSON.stringify(accounts), JSON.stringify(cache)]));
@@ -309,7 +290,7 @@ describe('least-privilege IAM', () => {
       expect(allowedOnAccounts).toContain('dynamodb:UpdateItem');
       expect(allowedOnAccounts).not.toContain('dynamodb:PutItem');
       expect(allowedOnAccounts).not.toContain('dynamodb:DeleteItem');
-      expect(allowedOnAccounts.filter((a) => !/^dynamodb:(GetItem|UpdateItem|Query)$/.test(a))).toEqual([]);
+      expect(allowedOnAccounts.filter((a) => !/^dynamodb:(GetItem|BatchGetItem|UpdateItem|Query)$/.test(a))).toEqual([]);
       const denies = stmts.filter((st) => st.Effect === 'Deny');
       expect(denies).toEqual(scraperDenies);
       // The outright Deny has no condition: it holds for every item, a team item first.
@@ -538,11 +519,11 @@ describe('routes for agents', () => {
     const arn = (prefix: string) => JSON.stringify({ 'Fn::GetAtt': [tableId(prefix), 'Arn'] });
     const byTable = (prefix: string) => stmts.filter((st) => resources(st).includes(arn(prefix))).flatMap(actionsOf).sort();
     const allowedOn = (prefix: string) => stmts.filter((st) => st.Effect !== 'Deny' && resources(st).includes(arn(prefix)));
-    expect(allowedOn('AccountsTable').flatMap(actionsOf).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    expect(allowedOn('AccountsTable').flatMap(actionsOf).sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
     // Every allowed action on the accounts table only in team partitions; the scrapers' denies are there too.
     for (const st of allowedOn('AccountsTable')) expect(leadingKeysOf(st)).toEqual(['TEAM#*']);
     expect(stmts.filter((st) => st.Effect === 'Deny')).toHaveLength(2);
-    expect(byTable('CacheTable')).toEqual(['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    expect(byTable('CacheTable')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     // Besides the tables and the byTeam index (account-requests names each request's key), only what
     // every operation function has: reading the cursor secret.
     const secretRef = JSON.stringify(op.Properties.Environment.Variables.CURSOR_SECRET_ARN);

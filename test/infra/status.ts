@@ -16,7 +16,7 @@ test('GET /v1/status: a public method on its own function, cached 30 s, reading 
   const statusResource = Object.entries(resources).find(([, r]) => r.Type === 'AWS::ApiGateway::Resource' && r.Properties.PathPart === 'status')![0];
   template.hasResourceProperties('AWS::ApiGateway::Method', { HttpMethod: 'GET', AuthorizationType: 'NONE', ApiKeyRequired: false, ResourceId: { Ref: statusResource } });
   const [fn] = fnByDescription('GET /v1/status');
-  expect(fn!.Properties.Environment.Variables).toMatchObject({ STATUS_MAX_AGE_S: '30', OUTCOME_SHARDS: '4' });
+  expect(fn!.Properties.Environment.Variables).toMatchObject({ STATUS_MAX_AGE_S: '30', OUTCOME_SHARDS: '2' });
 });
 
 test('the canaries: a function run by an EventBridge schedule every 10 minutes, with the inputs from context', () => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import * as esbuild from 'esbuild';
-import { balance, createTeam } from '../../shared/accounting/credits';
+import { balance, createTeam } from '../../shared/accounting/teams';
 import { envName } from '../../shared/runtime/config';
 import { ensureTables } from '../../dev/tables';
 import { handlerFile, routedOperations } from '../../shared/operations';

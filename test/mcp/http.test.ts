@@ -1,9 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { addCredits, balance, ledger } from '../../shared/accounting/credits';
+import { addCredits, balance } from '../../shared/accounting/teams';
+import { ledger } from '../../shared/accounting/ledger';
 import { GATEWAY_MESSAGES } from '../../shared/http/errors';
 import { routedOperations } from '../../shared/operations';
-import { parameters } from '../../shared/http/parameter-schema';
+import { parameters } from '../../shared/public/parameter-schema';
 import { fixture } from '../../dev/upstream/fake';
 import { scenarios } from '../contract/scenarios';
 import { type Harness, startHarness, withGateway } from '../support/harness';

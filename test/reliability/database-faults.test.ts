@@ -1,12 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { brotliCompressSync } from 'node:zlib';
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import { freePort } from '../../dev/dynamo';
 import { config } from '../../shared/runtime/config';
-import { balance, ledger } from '../../shared/accounting/credits';
+import { balance } from '../../shared/accounting/teams';
+import { ledger } from '../../shared/accounting/ledger';
 import { usage } from '../../shared/accounting/usage';
+import { requestHistory } from '../../shared/accounting/request-history';
 import { db, rawDb } from '../../shared/db/client';
 import { startBlackhole, type Blackhole } from '../support/blackhole';
 import { startHarness, type Harness } from '../support/harness';
@@ -211,20 +213,27 @@ test.each(cases)('%s (%#)', async (_name, step, fault, live) => {
     expect(res.body.error.requestId).toEqual(expect.any(String));
     expect(await cachedItem(live.op, live.scenario.query)).toBeUndefined();
   }
-  // No credit lost, none created: the balance dropped by what was delivered, and the ledger and the
-  // day's usage count agree (a settle that failed left no count behind).
-  expect(await balance(teamId)).toBe(before - delivered);
-  expect((await ledger(teamId)).length).toBe(delivered);
-  expect((await usage(teamId, 1)).totals).toMatchObject({ live: delivered, credits: delivered });
+  // No credit lost, none created: granted = ledger + balance; the balance dropped by what was
+  // delivered, and the day's usage count agrees. The answer is recorded once (a failed key lookup
+  // never reaches the function: nothing to record for a team).
+  await expectExact(teamId, before, delivered, step === 'key lookup' ? 0 : 1);
 });
+
+/** Credits granted = ledger + balance, what was delivered charged once, and the answer recorded `answers` times. */
+async function expectExact(teamId: string, granted: number, delivered: number, answers = 1) {
+  const entries = await ledger(teamId);
+  expect(entries.reduce((sum, e) => sum + e.credits, 0) + (await balance(teamId))).toBe(granted);
+  expect(entries).toHaveLength(delivered);
+  expect((await usage(teamId, 1)).totals).toMatchObject({ requests: answers, live: delivered, credits: delivered });
+  expect((await requestHistory(teamId, { limit: 10 })).requests).toHaveLength(answers);
+}
 
 /** A delivered live answer of a team that had 50 credits: charged, recorded, counted and cached exactly once. */
 async function expectSettledOnce(res: Awaited<ReturnType<typeof faultyCall>>['res'], teamId: string, live: LiveOp) {
   expect(res.status).toBe(200);
   expect(res.body.meta).toMatchObject({ creditsCharged: 1, cached: false });
   expect(await balance(teamId)).toBe(49);
-  expect(await ledger(teamId)).toHaveLength(1);
-  expect((await usage(teamId, 1)).totals).toMatchObject({ live: 1, credits: 1 });
+  await expectExact(teamId, 50, 1);
   expect(await cachedItem(live.op, live.scenario.query)).toBeDefined();
 }
 
@@ -247,8 +256,7 @@ test.each(spread(2, 3).map((l) => [l.op.id, l] as const))('%s: settle fails and 
   const { key, teamId } = await h.team(50);
   const { res } = await faultyCall(live, 'settle', 'connection refused', key, [{ step: 'refund', fault: 'ThrottlingException', times: 2 }]);
   expect({ status: res.status, code: res.body.error?.code }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
-  expect(await balance(teamId)).toBe(50);
-  expect(await ledger(teamId)).toHaveLength(0);
+  await expectExact(teamId, 50, 0);
 });
 
 test.each(spread(3, 3).map((l) => [l.op.id, l] as const))('%s: settle fails and the refund lands but its answer is lost: the credit comes back once, not twice', async (_id, live) => {
@@ -257,8 +265,7 @@ test.each(spread(3, 3).map((l) => [l.op.id, l] as const))('%s: settle fails and 
   // once more; the request's reservation mark is gone by then, so it adds no second credit.
   const { res } = await faultyCall(live, 'settle', 'connection refused', key, [{ step: 'refund', fault: 'answer lost after the write', times: 4 }]);
   expect({ status: res.status, code: res.body.error?.code }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
-  expect(await balance(teamId)).toBe(50);
-  expect(await ledger(teamId)).toHaveLength(0);
+  await expectExact(teamId, 50, 0);
 });
 
 test('settle fails and the refund is refused 3 times (more than the SDK retries once its retry quota is spent): the refund keeps trying', async () => {
@@ -274,8 +281,35 @@ test.each(spread(4, 3).map((l) => [l.op.id, l] as const))('%s: a reservation tha
   const { res } = await faultyCall(live, 'reservation', 'answer lost after the write', key, [], 4);
   expect(res.status).toBe(200);
   expect(res.body.meta).toMatchObject({ creditsCharged: 1, creditsRemaining: 49 });
+  await expectExact(teamId, 50, 1);
+});
+
+test.each(spread(5, 3).map((l) => [l.op.id, l] as const))('%s: a reservation whose every answer is lost (its outcome unknown, but it landed): 503, and its credit given back', async (_id, live) => {
+  const { key, teamId } = await h.team(50);
+  // It lands, its answer is lost, and every attempt after it fails: its outcome stays unknown.
+  const { res } = await faultyCall(live, 'reservation', 'answer lost after the write', key, [{ step: 'reservation', fault: 'connection refused' }], 1);
+  expect({ status: res.status, code: res.body.error?.code }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+  expect(h.fake.requests).toHaveLength(0);
+  await expectExact(teamId, 50, 0);
+});
+
+test('a reservation whose outcome is unknown and whose refund fails too: the mark is swept into a refund by a later reservation', async () => {
+  const live = OPS[1]!;
+  const { key, teamId } = await h.team(50);
+  const { res } = await faultyCall(live, 'reservation', 'answer lost after the write', key, [{ step: 'reservation', fault: 'connection refused' }, { step: 'refund', fault: 'connection refused' }], 1);
+  expect(res.status).toBe(503);
+  // The credit is held by the request's mark, with no ledger record: lost until the sweep.
   expect(await balance(teamId)).toBe(49);
-  expect(await ledger(teamId)).toHaveLength(1);
+  // Ten minutes later (the mark's time moved back, as a clock would), any reservation of the team sweeps it.
+  const item = (await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: `TEAM#${teamId}`, sk: 'TEAM' }, ConsistentRead: true }))).Item!;
+  const marks = Object.keys(item).filter((k) => k.startsWith('HOLD#'));
+  expect(marks).toHaveLength(1);
+  await db().send(
+    new UpdateCommand({ TableName: config.accountsTable, Key: { pk: `TEAM#${teamId}`, sk: 'TEAM' }, UpdateExpression: 'SET #m = :t', ExpressionAttributeNames: { '#m': marks[0]! }, ExpressionAttributeValues: { ':t': Date.now() - 11 * 60_000 } }),
+  );
+  const next = await h.call(live.op.path, { ...live.scenario.query }, { key });
+  expect(next.status).toBe(200);
+  await expectExact(teamId, 50, 1, 2);
 });
 
 describe('a corrupt or undecodable cache item is a miss, not an error', () => {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { balance, ledger } from '../../shared/accounting/credits';
+import { balance } from '../../shared/accounting/teams';
+import { ledger } from '../../shared/accounting/ledger';
 import { ApiError } from '../../shared/http/errors';
 import type { Operation } from '../../shared/operations';
 import { validateQuery } from '../../shared/http/validation';

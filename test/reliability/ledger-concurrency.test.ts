@@ -1,4 +1,6 @@
-import { SCRAPE_AHEAD_MIN_CREDITS, addCredits, balance, ledger } from '../../shared/accounting/credits';
+import { SCRAPE_AHEAD_MIN_CREDITS } from '../../shared/accounting/reservation';
+import { addCredits, balance } from '../../shared/accounting/teams';
+import { ledger } from '../../shared/accounting/ledger';
 import { startHarness, type Harness } from '../support/harness';
 import { liveOps } from './table';
 

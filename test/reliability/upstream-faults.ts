@@ -1,4 +1,5 @@
-import { balance, ledger } from '../../shared/accounting/credits';
+import { balance } from '../../shared/accounting/teams';
+import { ledger } from '../../shared/accounting/ledger';
 import { envName } from '../../shared/runtime/config';
 import { startBlackhole, type Blackhole } from '../support/blackhole';
 import { FakeUpstream, fixtureText, type FakeReply } from '../../dev/upstream/fake';

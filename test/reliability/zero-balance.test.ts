@@ -1,4 +1,4 @@
-import { addCredits, balance } from '../../shared/accounting/credits';
+import { addCredits, balance } from '../../shared/accounting/teams';
 import { rawDb } from '../../shared/db/client';
 import { startHarness, type Harness } from '../support/harness';
 import { liveOps } from './table';

@@ -2,7 +2,7 @@ import type { Gateway, GatewayOptions } from '../../dev/gateway';
 import { startLocalStack } from '../../dev/stack';
 import { teamWithKey } from '../../dev/teams';
 import type { FakeUpstream } from '../../dev/upstream/fake';
-import { balance } from '../../shared/accounting/credits';
+import { balance } from '../../shared/accounting/teams';
 import { openApiMismatch } from './openapi-check';
 
 /**

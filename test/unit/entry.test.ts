@@ -3,7 +3,7 @@ import { ensureTables } from '../../dev/tables';
 import { accountHandler } from '../../shared/account/api';
 import { dashboardHandler } from '../../shared/public/dashboard-assets';
 import { Unauthorized, authorizerHandler } from '../../shared/auth/authorizer';
-import { balance, createTeam } from '../../shared/accounting/credits';
+import { balance, createTeam } from '../../shared/accounting/teams';
 import { openApiHandler } from '../../shared/public/openapi-document';
 import { createHandler } from '../../shared/pipeline';
 import { scenarios } from '../contract/scenarios';

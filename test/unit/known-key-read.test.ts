@@ -5,7 +5,7 @@ import { ensureTables } from '../../dev/tables';
 import { authorize, authorizerHandler } from '../../shared/auth/authorizer';
 import { createKey, revokeKey } from '../../shared/auth/keys';
 import { config } from '../../shared/runtime/config';
-import { createTeam } from '../../shared/accounting/credits';
+import { createTeam } from '../../shared/accounting/teams';
 import { db } from '../../shared/db/client';
 import { dbSends, type Rewrite, type Sent } from '../support/db-sends';
 import { KEY_SK, TEAM_SK, keyPk, teamPk } from '../../shared/db/tables';

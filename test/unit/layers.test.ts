@@ -28,6 +28,67 @@ const within = (rel: string, dir: string) => rel === dir || rel.startsWith(`${di
 const violations = (dir: string, forbidden: string[]) =>
   files(path.join(ROOT, dir)).flatMap((f) => importsOf(f).filter((i) => forbidden.some((x) => within(i, x))).map((i) => `${path.relative(ROOT, f)} imports ${i}`));
 
+/**
+ * Every module of shared/ and functions/ has a layer (docs/architecture.md), and imports only its own
+ * layer or those below it: the entry points, the table, the platforms, the scraping core, the
+ * accounting (money, usage, history, outcome counts) beside the keys and the result cache, then the
+ * HTTP base (entry, envelope, errors, validation, cursor seal), the database, the runtime.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ['functions'],
+  ['shared/pipeline.ts', 'shared/mcp', 'shared/account', 'shared/status', 'shared/public'],
+  ['shared/operations.ts'],
+  ['shared/platforms'],
+  ['shared/scrape'],
+  ['shared/accounting', 'shared/auth', 'shared/result-cache.ts'],
+  ['shared/http'],
+  ['shared/db'],
+  ['shared/runtime'],
+];
+const layerOf = (rel: string) => LAYERS.findIndex((layer) => layer.some((d) => within(rel, d) || within(`${rel}.ts`, d)));
+
+test('every module of shared/ and functions/ has a layer, and imports only its own layer or those below', () => {
+  const all = [...files(path.join(ROOT, 'shared')), ...files(path.join(ROOT, 'functions'))];
+  expect(all.length).toBeGreaterThan(100);
+  const unplaced = all.map((f) => path.relative(ROOT, f)).filter((rel) => layerOf(rel) < 0);
+  expect(unplaced).toEqual([]);
+  const upward = all.flatMap((f) => {
+    const rel = path.relative(ROOT, f);
+    return importsOf(f)
+      .filter((i) => !i.startsWith('docs/'))
+      .filter((i) => layerOf(i) < 0 || layerOf(i) < layerOf(rel))
+      .map((i) => `${rel} imports ${i}`);
+  });
+  expect(upward).toEqual([]);
+});
+
+test('no import circle anywhere in shared/, not even a type-only one', () => {
+  const graph = new Map(files(path.join(ROOT, 'shared')).map((f) => [path.relative(ROOT, f).replace(/\.ts$/, ''), importsOf(f).filter((i) => within(i, 'shared')).map((i) => i.replace(/\.ts$/, ''))]));
+  const circles = new Set<string>();
+  const done = new Set<string>();
+  const visit = (node: string, trail: string[]) => {
+    if (trail.includes(node)) return void circles.add([...trail.slice(trail.indexOf(node)), node].join(' -> '));
+    if (done.has(node)) return;
+    for (const next of graph.get(node) ?? []) visit(next, [...trail, node]);
+    done.add(node);
+  };
+  for (const node of graph.keys()) visit(node, []);
+  expect([...circles]).toEqual([]);
+});
+
+test('the authorizer imports no platform module and no query validation', () => {
+  const seen = new Set<string>();
+  const walk = (rel: string) => {
+    if (seen.has(rel)) return;
+    seen.add(rel);
+    const file = path.join(ROOT, `${rel}.ts`);
+    for (const i of importsOf(file)) if (within(i, 'shared')) walk(i.replace(/\.ts$/, ''));
+  };
+  walk('functions/authorizer');
+  expect(seen.size).toBeGreaterThan(3);
+  expect([...seen].filter((m) => within(m, 'shared/platforms') || within(m, 'shared/scrape') || m === 'shared/http/validation' || m === 'shared/operations')).toEqual([]);
+});
+
 test('shared/ (what Lambda runs) never imports local-only code', () => {
   expect(violations('shared', ['dev', 'scripts', 'test', 'infra', 'client', 'mcp', 'functions'])).toEqual([]);
 });

@@ -1,5 +1,7 @@
 import { ensureTables } from '../../dev/tables';
-import { balance, createTeam, refund, reserve, settleLive } from '../../shared/accounting/credits';
+import { balance, createTeam } from '../../shared/accounting/teams';
+import { refund, reservationSettled, reserve } from '../../shared/accounting/reservation';
+import { settleLive } from '../../shared/accounting/ledger';
 import { dynamoCallCount } from '../../shared/db/client';
 import { logger } from '../../shared/runtime/log';
 
@@ -17,10 +19,10 @@ const team = async (credits: number) => (await createTeam('resv', credits, { usa
 
 test('A applied (answer lost), then B, then A sent again: one credit for A', async () => {
   const teamId = await team(10);
-  expect(await reserve(teamId, 'req-A')).toBe(9); // applied; the caller never saw this answer
-  expect(await reserve(teamId, 'req-B')).toBe(8);
+  expect((await reserve(teamId, 'req-A')).remaining).toBe(9); // applied; the caller never saw this answer
+  expect((await reserve(teamId, 'req-B')).remaining).toBe(8);
   // A is sent again: it took its credit already; the balance it reports is today's.
-  expect(await reserve(teamId, 'req-A')).toBe(8);
+  expect((await reserve(teamId, 'req-A')).remaining).toBe(8);
   expect(await balance(teamId)).toBe(8);
 });
 
@@ -35,9 +37,9 @@ test('many requests interleaved, each retried several times in any order: one cr
 
 test('a retried reservation at balance 0 is the one that took the last credit: not a 402', async () => {
   const teamId = await team(1);
-  expect(await reserve(teamId, 'last-A')).toBe(0);
+  expect((await reserve(teamId, 'last-A')).remaining).toBe(0);
   await expect(reserve(teamId, 'last-B')).rejects.toMatchObject({ code: 'INSUFFICIENT_CREDITS' });
-  expect(await reserve(teamId, 'last-A')).toBe(0);
+  expect((await reserve(teamId, 'last-A')).remaining).toBe(0);
   expect(await balance(teamId)).toBe(0);
 });
 
@@ -60,27 +62,44 @@ test('a request refunded and then its reservation retried: still the one credit,
   await reserve(teamId, 'x-A');
   await reserve(teamId, 'x-B');
   await refund(teamId, 'x-B');
-  expect(await reserve(teamId, 'x-A')).toBe(4);
+  expect((await reserve(teamId, 'x-A')).remaining).toBe(4);
   expect(await balance(teamId)).toBe(4);
 });
 
-test('marks older than any request and the attribute of the earlier scheme are removed by a later reservation', async () => {
+test('old marks: a charged request\'s is removed, an uncharged one\'s credit given back, the earlier scheme\'s removed', async () => {
   const { UpdateCommand, GetCommand } = await import('@aws-sdk/lib-dynamodb');
   const { db } = await import('../../shared/db/client');
   const { config } = await import('../../shared/runtime/config');
   const teamId = await team(10);
   const Key = { pk: `TEAM#${teamId}`, sk: 'TEAM' };
-  // Left by a container that went away mid-request an hour ago, and by the code before marks.
-  await db().send(new UpdateCommand({ TableName: config.accountsTable, Key, UpdateExpression: 'SET #old = :t, lastReservation = :r', ExpressionAttributeNames: { '#old': 'RESV#gone' }, ExpressionAttributeValues: { ':t': Date.now() - 3600_000, ':r': 'legacy' } }));
-  await reserve(teamId, 'sees-them'); // sees them
-  await reserve(teamId, 'removes-them'); // removes them
+  const hourAgo = Date.now() - 3600_000;
+  // An hour ago: a request that was charged (its ledger record under its reservation time), one
+  // whose function died before its settle (its credit taken, no ledger record), and a mark of the
+  // earlier scheme. Both HOLD# reservations took their credit then: the balance is 8.
+  const charged = await reserve(teamId, 'old-charged');
+  await settleLive({ ...charged, at: hourAgo }, { teamId, operation: 'livestream-clip', requestId: 'old-charged', status: 200, code: null, credits: 1, cached: false, ms: 1, time: hourAgo }, null, logger);
+  await reserve(teamId, 'old-lost');
+  await db().send(
+    new UpdateCommand({
+      TableName: config.accountsTable,
+      Key,
+      UpdateExpression: 'SET #c = :t, #l = :t, #legacy = :t',
+      ExpressionAttributeNames: { '#c': 'HOLD#old-charged', '#l': 'HOLD#old-lost', '#legacy': 'RESV#gone' },
+      ExpressionAttributeValues: { ':t': hourAgo },
+    }),
+  );
+  await reserve(teamId, 'sees-them'); // sees them: the lost credit back, the others to remove
+  await reserve(teamId, 'removes-them');
   const item = (await db().send(new GetCommand({ TableName: config.accountsTable, Key, ConsistentRead: true }))).Item!;
-  expect(Object.keys(item).filter((k) => k.startsWith('RESV#') || k === 'lastReservation').sort()).toEqual(['RESV#removes-them', 'RESV#sees-them']);
-  expect(item.credits).toBe(8);
+  expect(Object.keys(item).filter((k) => k.startsWith('HOLD#') || k.startsWith('RESV#')).sort()).toEqual(['HOLD#removes-them', 'HOLD#sees-them']);
+  // 10 - 2 (the old ones) + 1 (the lost one given back) - 2 (the new ones).
+  expect(item.credits).toBe(7);
 });
 
-test('a refund for a team that no longer exists gives nothing back', async () => {
-  expect(await refund('no-such-team', 'nobody')).toBe(false);
+test('a refund without a reservation changes nothing', async () => {
+  const teamId = await team(3);
+  expect(await refund(teamId, 'nobody')).toBe(true);
+  expect(await balance(teamId)).toBe(3);
 });
 
 test('one DynamoDB call per reservation and per refund, settled requests leave no marks behind for long', async () => {
@@ -94,15 +113,16 @@ test('one DynamoDB call per reservation and per refund, settled requests leave n
 
   // Settled requests: their marks are removed by the team's next reservation from this container.
   for (let i = 0; i < 5; i++) {
-    await reserve(teamId, `settled-${i}`);
-    await settleLive({ teamId, requestId: `settled-${i}`, operation: 'livestream-clip', time: new Date().toISOString() }, null, logger, { keyId: undefined, ms: 1 });
+    const r = await reserve(teamId, `settled-${i}`);
+    await settleLive(r, { teamId, operation: 'livestream-clip', requestId: r.requestId, status: 200, code: null, credits: 1, cached: false, ms: 1, time: r.at }, null, logger);
+    reservationSettled(r);
   }
   await reserve(teamId, 'after');
   const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
   const { db } = await import('../../shared/db/client');
   const { config } = await import('../../shared/runtime/config');
   const item = (await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: `TEAM#${teamId}`, sk: 'TEAM' }, ConsistentRead: true }))).Item!;
-  expect(Object.keys(item).filter((k) => k.startsWith('RESV#'))).toEqual(['RESV#after']);
+  expect(Object.keys(item).filter((k) => k.startsWith('HOLD#'))).toEqual(['HOLD#after']);
 });
 
 test('through the SDK: A applied, its answer lost, B reserved meanwhile, then the SDK sends A again: one credit each', async () => {
@@ -114,7 +134,7 @@ test('through the SDK: A applied, its answer lost, B reserved meanwhile, then th
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the finalize step's arguments are loosely typed
     (next: any, context: any) => async (args: any) => {
       const input = args.input as { ExpressionAttributeNames?: Record<string, string> };
-      if (context.commandName !== 'UpdateItemCommand' || lostOnce || input.ExpressionAttributeNames?.['#mark'] !== 'RESV#sdk-A') return next(args);
+      if (context.commandName !== 'UpdateItemCommand' || lostOnce || input.ExpressionAttributeNames?.['#mark'] !== 'HOLD#sdk-A') return next(args);
       lostOnce = true;
       await next(args); // applied by DynamoDB
       await reserve(teamId, 'sdk-B'); // another request of the team comes in between
@@ -123,7 +143,7 @@ test('through the SDK: A applied, its answer lost, B reserved meanwhile, then th
     { relation: 'after', toMiddleware: 'retryMiddleware', name, override: true },
   );
   try {
-    expect(await reserve(teamId, 'sdk-A')).toBe(8);
+    expect((await reserve(teamId, 'sdk-A')).remaining).toBe(8);
   } finally {
     rawDb().middlewareStack.remove(name);
   }

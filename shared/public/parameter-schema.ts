@@ -1,6 +1,6 @@
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type { Operation } from '../operations';
-import { CACHE_MAX_AGE_SECONDS, type ParamDef } from './validation';
+import { CACHE_MAX_AGE_SECONDS, type ParamDef } from '../http/validation';
 
 /**
  * An operation's query parameters as OpenAPI parameter objects with JSON Schemas, from the operation
