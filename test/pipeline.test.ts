@@ -290,6 +290,48 @@ describe('cache', () => {
   });
 });
 
+describe('every answer recorded once (issue 28)', () => {
+  test('live 200, hit, 400, 402, 404, 422 and 503: each exactly once in usage, request history and status; money only for the live one', async () => {
+    const op = 'microblog-a-user-posts';
+    const { key, teamId } = await h.team(2);
+    const before = (await readFigures([op], '15m'))[op]!;
+    const ids: [string, number][] = [];
+    const ask = async (query: Record<string, string>, expected: number) => {
+      const res = await h.call(PATH, query, { key });
+      expect(res.status).toBe(expected);
+      ids.push([res.body.meta?.requestId ?? res.body.error.requestId, expected]);
+      return res;
+    };
+    await ask({ handle: 'every-kind.bsky.social', cache_max_age: '1d' }, 200); // live
+    await ask({ handle: 'every-kind.bsky.social', cache_max_age: '1d' }, 200); // hit
+    h.fake.on(FEED, (req) => (req.query.cursor ? { status: 400, body: { error: 'InvalidRequest', message: 'Malformed cursor' } } : { body: fixture('microblog-a/feed-page1.json') }));
+    await ask({ handle: 'every-kind.bsky.social', cursor: '3lzzzzzzzzz2a' }, 400);
+    h.fake.on(FEED, { body: fixture('microblog-a/feed-page1.json') });
+    h.fake.on(PROFILE, (req) => (req.query.actor === 'nobody-there.bsky.social' ? { status: 400, body: fixture('microblog-a/error-not-found.json') } : { body: fixture('microblog-a/profile.json') }));
+    await ask({ handle: 'nobody-there.bsky.social' }, 404);
+    await ask({ handle: '!!' }, 422);
+    h.fake.on(FEED, { status: 502, body: { error: 'InternalServerError' } });
+    await ask({ handle: 'every-kind-down.bsky.social' }, 503);
+    // The one credit left went to nobody (every error gave its reservation back): spend it, then a 402.
+    h.fake.on(FEED, { body: fixture('microblog-a/feed-page1.json') });
+    await ask({ handle: 'every-kind-3.bsky.social' }, 200);
+    await ask({ handle: 'every-kind-4.bsky.social' }, 402);
+
+    const report = (await usage(teamId, 1)).totals;
+    expect(report).toMatchObject({ requests: 8, live: 2, hits: 1, credits: 2, byStatus: { '200': 3, '400': 1, '402': 1, '404': 1, '422': 1, '503': 1 } });
+    const history = (await requestHistory(teamId, { limit: 100 })).requests;
+    expect(history.map((r) => [r.requestId, r.status]).sort()).toEqual([...ids].sort());
+    expect(history.filter((r) => r.credits > 0).map((r) => r.status)).toEqual([200, 200]);
+    const after = (await readFigures([op], '15m'))[op]!;
+    const delta = (s: string) => (after.byStatus[s] ?? 0) - (before.byStatus[s] ?? 0);
+    expect(after.answers - before.answers).toBe(8);
+    expect(['200', '400', '402', '404', '422', '503'].map(delta)).toEqual([3, 1, 1, 1, 1, 1]);
+    expect(after.cacheHits - before.cacheHits).toBe(1);
+    expect(await balance(teamId)).toBe(0);
+    expect(await ledger(teamId)).toHaveLength(2);
+  });
+});
+
 describe('credits', () => {
   test('402 at zero balance, but a cache hit is still served for 0', async () => {
     const rich = await h.team(5);

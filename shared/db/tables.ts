@@ -26,7 +26,10 @@
  *   THROTTLE#addr#<address> / <window start>  sign-in attempts from one address in a 15-minute window: attempts, expiresAt
  *   (hash: HMAC-SHA256 with the key pepper, or the plain SHA-256 of items stored before it: shared/auth/hashing.ts)
  *   (expiresAt: the table's TTL attribute, epoch seconds; readers also check it, as TTL deletes late)
- * cache (pk; TTL on expiresAt):
+ * cache (pk; TTL on expiresAt): what all teams share, expires and is never money. Besides the cache
+ * entries it holds the shared upstream credentials, the outcome counts and the canary records: like
+ * the entries, short-lived (TTL), written by the functions that scrape, read by any of them; a table
+ * of their own each would add provisioning and IAM for no isolation gained (none of it is a team's).
  *   <operation>#<normalized input>            body (brotli JSON), fetchedAt (ms), expiresAt (TTL, s)
  *   CRED#<platform>#<kind>                    a shared upstream credential (shared/scrape/credentials.ts)
  *   OUT#<operation>#m#<minute>#<shard>        answers of one minute (one of OUTCOME_SHARDS items; one plain
