@@ -1,6 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client';
-import type { ErrorCode } from '../http/errors';
 import type { Log } from '../runtime/log';
 import { answerMetrics } from '../runtime/metrics';
 import { outcomeUpdate } from './outcome-counts';
@@ -15,40 +14,18 @@ import { usageUpdate } from './usage';
  * An answer without a known team (401) has only its outcome count and metrics. A failure to record
  * is logged and counted (metric `recordFailed`), never the reason an answer fails.
  */
-export interface Answer {
+export interface Answer extends Omit<Answered, 'teamId'> {
   /** Absent when no team is known (the request never passed the authorizer). */
   teamId?: string;
-  keyId?: string;
-  operation: string;
-  requestId: string;
-  status: number;
-  code: ErrorCode | null;
-  credits: number;
-  cached: boolean;
   /** Scraped and served. */
   live: boolean;
-  /** From the function's start until the answer was decided. */
-  ms: number;
-  /** When it was decided (epoch ms). */
-  time: number;
   upstreamCalls: number;
   /** List items dropped for a missing required value (drift). */
   dropped?: number;
 }
 
-/** The history item's view of an answer (a team's). */
-export const answered = (a: Omit<Answer, 'live' | 'upstreamCalls' | 'dropped'> & { teamId: string }): Answered => ({
-  teamId: a.teamId,
-  keyId: a.keyId,
-  operation: a.operation,
-  requestId: a.requestId,
-  status: a.status,
-  code: a.code,
-  credits: a.credits,
-  cached: a.cached,
-  ms: a.ms,
-  time: a.time,
-});
+/** The history item's view of an answer of a team. */
+export const answered = ({ live: _live, upstreamCalls: _calls, dropped: _dropped, ...a }: Omit<Answer, 'live' | 'upstreamCalls'> & Partial<Pick<Answer, 'live' | 'upstreamCalls'>> & { teamId: string }): Answered => a;
 
 export async function recordAnswer(a: Answer, log: Log, { historyWritten = false, refundFailed = false } = {}): Promise<void> {
   const team = a.teamId !== undefined ? { ...a, teamId: a.teamId } : undefined;
