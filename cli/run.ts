@@ -123,6 +123,9 @@ async function run(opts: RunOptions, isStopping: () => boolean, signal: AbortSig
   const stateFile = opts.out ? statePath(opts.out) : undefined;
   const state: RunState = opts.out ? startingState(opts.out, fingerprintOf(opts), opts.resume) : freshState('');
   const resumed = state.outputBytes > 0 || Object.keys(state.inProgress).length > 0 || state.next > 0;
+  // Whether the pages the stopped run was to ask next may have been asked (and charged) already.
+  const mayHaveBeenAsked = !state.clean;
+  delete state.clean;
   if (errorsFile && !resumed && existsSync(errorsFile)) unlinkSync(errorsFile);
 
   const enc = encoder(opts.format, batch ? [{ name: 'input', path: ['input'], json: false }, ...command.columns] : command.columns, { bom: opts.out !== undefined });
@@ -204,7 +207,7 @@ async function run(opts: RunOptions, isStopping: () => boolean, signal: AbortSig
       if (isStopping()) return;
       const query = { ...task.query, ...(at.cursor !== null && command.cursorParam ? { [command.cursorParam]: at.cursor } : {}) };
       // The page in flight when an earlier run stopped may have been charged: its cache entry, if so, is free.
-      const cacheMaxAge = opts.cacheMaxAge ?? (firstRequest && wasInProgress ? '1d' : undefined);
+      const cacheMaxAge = opts.cacheMaxAge ?? (firstRequest && wasInProgress && mayHaveBeenAsked ? '1d' : undefined);
       firstRequest = false;
       let answer: { data: Record<string, unknown>; meta: Meta };
       try {
@@ -282,6 +285,10 @@ async function run(opts: RunOptions, isStopping: () => boolean, signal: AbortSig
   if (complete) {
     await sink.write(enc.end(state.records));
     if (stateFile) removeState(stateFile);
+  } else if (stateFile && !signal.aborted) {
+    // Every request sent was answered and written: none is in flight.
+    state.clean = true;
+    saveState(stateFile, state);
   }
   await sink.close();
   progress.stop();

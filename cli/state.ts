@@ -9,9 +9,10 @@ import { UsageError } from './usage-error';
  * (atomically: a temporary file renamed over it) after every page and before every input's first
  * request, so that a run stopped at any moment, even killed, can be continued with --resume:
  *   - the inputs finished (succeeded or failed), as a watermark and the few finished beyond it;
- *   - each input in progress and the cursor of its next page: that page's request may have been sent
- *     (and charged) when the run stopped, so the resumed run asks for it with cache_max_age=1d (unless
- *     the run sets its own), which the service answers from its cache for free when it was scraped;
+ *   - each input in progress and the cursor of its next page: unless the run stopped cleanly (see
+ *     `clean`), that page's request may have been sent (and charged) when it stopped, so the resumed
+ *     run asks for it with cache_max_age=1d (unless the run sets its own), which the service answers
+ *     from its cache for free when it was scraped;
  *   - the length of the output at the last page written: anything after it is cut off, so a page is
  *     never written twice;
  *   - the totals, so that the closing summary covers the whole run.
@@ -47,6 +48,11 @@ export interface RunState {
   /** Finished inputs at or beyond `next`. */
   finished: number[];
   inProgress: Record<string, Progress>;
+  /**
+   * Set when the run stopped with no request in flight (Ctrl-C once, or a 401/402 that stopped it):
+   * the next pages were never asked, so the resumed run asks them live, not from the cache.
+   */
+  clean?: boolean;
   totals: Totals;
 }
 
