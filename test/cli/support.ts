@@ -26,8 +26,8 @@ export function cliEnv(apiUrl: string, apiKey?: string): NodeJS.ProcessEnv {
   return env;
 }
 
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv, cwd?: string): { child: ChildProcess; result: Promise<CliResult> } {
-  const child = spawn(process.execPath, [BIN, ...args], { env, cwd: cwd ?? tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv, opts: { cwd?: string; nodeArgs?: string[] } = {}): { child: ChildProcess; result: Promise<CliResult> } {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), BIN, ...args], { env, cwd: opts.cwd ?? tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));
@@ -36,7 +36,7 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv, cwd?: string): 
   return { child, result };
 }
 
-export const runCli = (args: string[], env: NodeJS.ProcessEnv, cwd?: string) => spawnCli(args, env, cwd).result;
+export const runCli = (args: string[], env: NodeJS.ProcessEnv, opts?: { cwd?: string; nodeArgs?: string[] }) => spawnCli(args, env, opts).result;
 
 export const tempDir = () => mkdtempSync(path.join(tmpdir(), 'social-data-cli-'));
 
