@@ -1,10 +1,12 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import { columnsOf, rowOf } from '../../cli/columns';
 import { readInputs } from '../../cli/inputs';
 import { encoder, type OutputRecord } from '../../cli/output';
+import { progressBar, summaryLine } from '../../cli/progress';
 import { RateGate } from '../../cli/rate-gate';
 import { freshState, itemKey, markFinished, seenIds } from '../../cli/state';
 import { commandById, operationCommands } from '../../cli/table';
@@ -185,5 +187,41 @@ describe('inputs, duplicates and the state of a run', () => {
       expect([...seen.get(0)!]).toEqual(['1', '3']);
     }
     expect(readFileSync(path.join(dir, 'out.json'), 'utf8')).toBe('[\n{"input":"a","id":"1"},\n{"input":"b","id":"2"},\n{"input":"a","id":"3"}');
+  });
+});
+
+describe('progress on standard error', () => {
+  const totals = { pages: 2, items: 30, credits: 1, cacheHits: 1, failed: 1, duplicates: 0, morePages: 0 };
+  const terminal = (isTTY: boolean) => {
+    const stream = Object.assign(new PassThrough(), { isTTY, columns: 200 });
+    let written = '';
+    stream.on('data', (d) => (written += d));
+    return { stream: stream as unknown as NodeJS.WriteStream, written: () => written };
+  };
+
+  test('a bar on a terminal: inputs, pages, items, credits, cache hits, errors and the rate', async () => {
+    const t = terminal(true);
+    const bar = progressBar(3, { quiet: false, stream: t.stream });
+    bar.update(1, totals);
+    bar.stop();
+    await new Promise((r) => setImmediate(r));
+    expect(t.written()).toMatch(/1\/3 inputs \| 2 pages \| 30 items \| 1 credits \| 1 cache hits \| 1 errors \| \d+ req\/min/);
+  });
+
+  test('nothing when not a terminal, or with --quiet', async () => {
+    for (const [isTTY, quiet] of [[false, false], [true, true]] as const) {
+      const t = terminal(isTTY);
+      const bar = progressBar(3, { quiet, stream: t.stream });
+      bar.update(1, totals);
+      bar.stop();
+      await new Promise((r) => setImmediate(r));
+      expect(t.written()).toBe('');
+    }
+  });
+
+  test('the closing line: items, pages, credits, cache hits, failed inputs and where their errors are', () => {
+    expect(summaryLine({ ...totals, duplicates: 2 }, 3, { errorsFile: 'out.csv.errors.jsonl' })).toBe(
+      'social-data: 30 items, 2 pages, 1 credit charged, 1 cache hit, 1 of 3 inputs failed, 2 duplicates removed; errors in out.csv.errors.jsonl',
+    );
   });
 });
