@@ -7,7 +7,8 @@ import type { Totals } from './state';
  * closing summary line is written whatever the terminal, unless --quiet.
  */
 export interface ProgressView {
-  update(done: number, totals: Totals): void;
+  /** `requests`: every request this process sent (retries and errors included), for the rate. */
+  update(done: number, totals: Totals, requests?: number): void;
   stop(): void;
 }
 
@@ -25,13 +26,13 @@ export function progressBar(total: number, opts: { quiet: boolean; stream?: Node
     },
     cliProgress.Presets.shades_classic,
   );
-  const payload = (t: Totals) => {
+  const payload = (t: Totals, requests = 0) => {
     const minutes = Math.max((Date.now() - started) / 60_000, 1 / 60);
-    return { pages: t.pages, items: t.items, credits: t.credits, hits: t.cacheHits, failed: t.failed, rate: Math.round(t.pages / minutes) };
+    return { pages: t.pages, items: t.items, credits: t.credits, hits: t.cacheHits, failed: t.failed, rate: Math.round(requests / minutes) };
   };
   bar.start(total, 0, payload({ pages: 0, items: 0, credits: 0, cacheHits: 0, failed: 0, duplicates: 0, morePages: 0 }));
   return {
-    update: (done, totals) => bar.update(done, payload(totals)),
+    update: (done, totals, requests) => bar.update(done, payload(totals, requests)),
     stop: () => bar.stop(),
   };
 }

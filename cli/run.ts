@@ -138,12 +138,16 @@ async function run(opts: RunOptions, isStopping: () => boolean, signal: AbortSig
   const seen = opts.out ? await seenIds(opts.out, opts.format, inProgress) : new Map<number, Set<string>>();
 
   const gate = new RateGate({ perMinute: opts.rate });
+  let requests = 0;
   const client = new SocialDataClient({
     baseUrl: opts.apiUrl,
     apiKey: opts.apiKey,
     retry: { attempts: opts.retries + 1, maxDelayMs: 120_000 },
     beforeRequest: (_url, s) => gate.turn(s),
-    onResponse: (res) => gate.observe(res.status, res.headers),
+    onResponse: (res) => {
+      requests += 1;
+      gate.observe(res.status, res.headers);
+    },
     fetch: opts.fetch,
   });
   const progress = progressBar(tasks.length, { quiet: opts.quiet });
@@ -160,7 +164,7 @@ async function run(opts: RunOptions, isStopping: () => boolean, signal: AbortSig
   };
   const save = () => {
     if (stateFile) saveState(stateFile, state);
-    progress.update(doneCount(), state.totals);
+    progress.update(doneCount(), state.totals, requests);
   };
 
   const fail = (task: Task, error: { status?: number; code: string; message: string; requestId?: string; details?: unknown }, at?: Progress) =>

@@ -202,7 +202,7 @@ describe('progress on standard error', () => {
   test('a bar on a terminal: inputs, pages, items, credits, cache hits, errors and the rate', async () => {
     const t = terminal(true);
     const bar = progressBar(3, { quiet: false, stream: t.stream });
-    bar.update(1, totals);
+    bar.update(1, totals, 3);
     bar.stop();
     await new Promise((r) => setImmediate(r));
     expect(t.written()).toMatch(/1\/3 inputs \| 2 pages \| 30 items \| 1 credits \| 1 cache hits \| 1 errors \| \d+ req\/min/);
