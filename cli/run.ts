@@ -297,8 +297,8 @@ async function run(opts: RunOptions, isStopping: () => boolean, signal: AbortSig
   await sink.close();
   progress.stop();
 
-  const again = opts.out ? '; run again with --resume to continue' : '';
-  const stopped = complete ? undefined : fatal ? `stopped: ${fatal.code} (${fatal.status}): ${fatal.message}${again && `${again} once that is solved`}` : `interrupted${again}`;
+  const again = opts.out ? 'run again with --resume to continue' : undefined;
+  const stopped = complete ? undefined : fatal ? `stopped: ${fatal.code} (${fatal.status}): ${fatal.message}${again ? `; ${again} once that is solved` : ''}` : `interrupted${again ? `: ${again}` : ''}`;
   // Errors are written whatever --quiet says; the summary is not.
   if (singleError) process.stderr.write(`social-data ${command.op.id}: ${singleError}\n`);
   if (fatal && opts.quiet) process.stderr.write(`social-data ${command.op.id}: ${stopped}\n`);
