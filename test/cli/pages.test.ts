@@ -175,6 +175,22 @@ test('--help on every level: the parameters, the page size and the cost rule, fr
   expect(top.stdout).toMatch(/shortvideo-user-following +--handle or --userId \(exactly one\), --cursor; 30 a page/);
 });
 
+test('credits, usage, requests and status read the account API and the public status', async () => {
+  const vars = { SOCIAL_DATA_API_URL: h.gateway.url, SOCIAL_DATA_API_KEY: key };
+  expect((await callGateway(h.gateway.url, '/v1/shortvideo/search/hashtag', { hashtag: HASHTAG }, { key })).status).toBe(200);
+  const credits = await inThisProcess(['credits'], vars);
+  expect(credits.code).toBe(0);
+  expect(JSON.parse(credits.stdout).balance).toBe(await balance(teamId));
+  const usage = JSON.parse((await inThisProcess(['usage', '--days', '1'], vars)).stdout);
+  expect(usage.byOperation['shortvideo-search-hashtag'].requests).toBeGreaterThan(0);
+  const history = jsonLines((await inThisProcess(['requests', '--all', '--operation', 'shortvideo-search-hashtag'], vars)).stdout);
+  expect(history.length).toBeGreaterThan(0);
+  expect(history.every((r) => r.operation === 'shortvideo-search-hashtag')).toBe(true);
+  // The public status needs no key.
+  const status = await inThisProcess(['status'], { SOCIAL_DATA_API_URL: h.gateway.url });
+  expect(JSON.parse(status.stdout).operations.map((o: { path: string }) => o.path)).toEqual(operationCommands().map((c) => c.op.path));
+});
+
 /** main() in this process, its standard output and error captured. */
 async function inThisProcess(args: string[], vars: Record<string, string | undefined>) {
   const names = ['SOCIAL_DATA_API_URL', 'SOCIAL_DATA_API_KEY'];
