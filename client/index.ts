@@ -94,6 +94,16 @@ export interface ClientOptions {
   /** Default for every call. */
   cacheMaxAge?: CacheMaxAge;
   fetch?: typeof fetch;
+  /**
+   * Awaited before every attempt, retries included: where a caller that runs many requests waits
+   * for its turn (a rate limiter shared by its requests, as the `social-data` command line does).
+   */
+  beforeRequest?: (url: URL, signal?: AbortSignal) => Promise<void> | void;
+  /**
+   * Called with every answer, before its body is read: its status and headers (`Retry-After`, the
+   * local gateway's `RateLimit-*`), for a caller that paces itself on them.
+   */
+  onResponse?: (response: Response, url: URL) => void;
 }
 
 /** An error answer of the API, typed. */
@@ -189,7 +199,9 @@ export class SocialDataClient {
     const headers: Record<string, string> = this.options.bearer ? { authorization: `Bearer ${this.options.apiKey}` } : { 'x-api-key': this.options.apiKey };
     const retry = this.options.retry === false ? { attempts: 1, maxDelayMs: 0 } : { attempts: 3, maxDelayMs: 30_000, ...this.options.retry };
     for (let attempt = 1; ; attempt++) {
+      await this.options.beforeRequest?.(url, opts.signal);
       const res = await this.send(url, headers, opts.signal);
+      this.options.onResponse?.(res, url);
       const body = (await res.json().catch(() => null)) as { error?: { code: ErrorCode; message: string; requestId: string; details?: [] } } | null;
       if (res.ok) return body as R;
       const retryAfter = Number(res.headers.get('retry-after')) || undefined;

@@ -68,6 +68,35 @@ test('429 and 503 are retried after Retry-After (bounded); retry: false gives th
   expect(calls).toBe(1);
 });
 
+test('beforeRequest is awaited before every attempt (retries included) and onResponse sees every answer with its headers', async () => {
+  scenarios['livestream-clip']!.routes(h.fake);
+  const url = scenarios['livestream-clip']!.query.url!;
+  let calls = 0;
+  const flaky: typeof fetch = async (input, init) => {
+    calls += 1;
+    if (calls === 1) return new Response(JSON.stringify({ error: { code: 'RATE_LIMITED', message: 'slow down', requestId: 'r1' } }), { status: 429, headers: { 'retry-after': '1' } });
+    return fetch(input, init);
+  };
+  const events: string[] = [];
+  const hooked = new SocialDataClient({
+    baseUrl: h.gateway.url,
+    apiKey: key,
+    fetch: flaky,
+    beforeRequest: async (target) => {
+      events.push(`before ${target.pathname} (fetches so far: ${calls})`);
+    },
+    onResponse: (res) => events.push(`answer ${res.status} retry-after=${res.headers.get('retry-after')} ratelimit-remaining=${res.headers.get('ratelimit-remaining') !== null}`),
+  });
+  await hooked.livestreamClip({ url });
+  expect(events).toEqual([
+    'before /v1/livestream/clip (fetches so far: 0)',
+    'answer 429 retry-after=1 ratelimit-remaining=false',
+    'before /v1/livestream/clip (fetches so far: 1)',
+    // The local gateway's own limiter sends RateLimit-* with its answers.
+    'answer 200 retry-after=null ratelimit-remaining=true',
+  ]);
+});
+
 test('for await walks every page of a cursor operation and stops at the last', async () => {
   const s = scenarios['microblog-c-user-posts']!;
   s.routes(h.fake);

@@ -13,6 +13,7 @@ const SLOW = [
   [/test\/reliability\//, 15],
   [/test\/bundle\.test\.ts$/, 12],
   [/test\/(e2e|client|mcp)\//, 8],
+  [/test\/cli\/(?!units)/, 30],
 ];
 
 class LongestFirst extends Sequencer {

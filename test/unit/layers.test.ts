@@ -129,3 +129,7 @@ test('scripts and the local stack never import the tests', () => {
 test('the MCP server never imports the scripts', () => {
   expect(violations('mcp', ['scripts'])).toEqual([]);
 });
+
+test('the command line is a client of the API: it never imports the scripts, the tests, the local stack or the functions', () => {
+  expect(violations('cli', ['scripts', 'test', 'dev', 'infra', 'functions', 'mcp'])).toEqual([]);
+});
