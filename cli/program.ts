@@ -1,7 +1,7 @@
 import { Command as Cli, InvalidArgumentError, Option } from 'commander';
 import type { CacheMaxAge } from '../client';
-import { RATE_LIMIT } from '../shared/config';
-import type { ParamDef, ValidationRules } from '../shared/validation';
+import { RATE_LIMIT } from '../shared/runtime/config';
+import type { ParamDef, ValidationRules } from '../shared/http/validation';
 import { accountRead, type AccountRead } from './account';
 import { dryRun } from './dry-run';
 import { readInputs } from './inputs';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, unlinkSync } from 'node:fs';
 import { ApiClientError, SocialDataClient, type CacheMaxAge, type Meta } from '../client';
-import { ApiError } from '../shared/errors';
-import { validateQuery } from '../shared/validation';
+import { ApiError } from '../shared/http/errors';
+import { validateQuery } from '../shared/http/validation';
 import { encoder, fileSink, stdoutSink, type Format, type OutputRecord, type Sink } from './output';
 import { progressBar, summaryLine } from './progress';
 import { RateGate } from './rate-gate';

@@ -1,8 +1,8 @@
 import type * as v from 'valibot';
 import { OPERATIONS } from '../client';
-import { COST } from '../shared/credits';
+import { COST } from '../shared/accounting/teams';
 import { routedOperations, type Operation } from '../shared/operations';
-import type { ParamDef } from '../shared/validation';
+import type { ParamDef } from '../shared/http/validation';
 import { columnsOf, type Column } from './columns';
 
 /**

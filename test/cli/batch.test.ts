@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { startGateway, type Gateway } from '../../dev/gateway';
 import { RECORDED, replayAll } from '../../dev/upstream/replay';
-import { balance } from '../../shared/credits';
+import { balance } from '../../shared/accounting/teams';
 import { startHarness, type Harness } from '../support/harness';
 import { cliEnv, countingProxy, readJsonLines, runCli, tempDir, type Proxy } from './support';
 

@@ -5,7 +5,7 @@ import { main } from '../../cli/main';
 import { COST_RULE, commandById, operationCommands } from '../../cli/table';
 import { fixture, fixtureText } from '../../dev/upstream/fake';
 import { RECORDED, SHORTVIDEO, replayAll } from '../../dev/upstream/replay';
-import { balance } from '../../shared/credits';
+import { balance } from '../../shared/accounting/teams';
 import { startServer, type TestServer } from '../client/servers';
 import { callGateway, startHarness, type Harness } from '../support/harness';
 import { cliEnv, jsonLines, runCli, tempDir } from './support';
