@@ -128,6 +128,34 @@ describe('sign-in failures and throttling', () => {
     }
   });
 
+  test('a wrong password of a member, any password of an unknown e-mail or of a member without one: the same scrypt work (issue 30.4)', async () => {
+    const m = await signedInMember(h);
+    const team = await h.team(1);
+    const pending = `pending-${Date.now()}@example.com`;
+    await invite(team.teamId, pending);
+    const scrypt = jest.spyOn(crypto, 'scrypt');
+    // What the answer's time is made of: each scrypt call's output length and cost parameters.
+    const work = async (email: string) => {
+      scrypt.mockClear();
+      const answer = await from('198.51.100.30', 'POST', '/v1/account/sign-in', { email, password: 'a wrong password, long enough' });
+      expect(answer.status).toBe(401);
+      return scrypt.mock.calls.map((call) => {
+        const options = call[3] as { N: number; r: number; p: number };
+        return { bytes: call[2], N: options.N, r: options.r, p: options.p };
+      });
+    };
+    try {
+      const member = await work(m.email);
+      const { N, r, p } = currentParams();
+      expect(member).toEqual([{ bytes: 32, N, r, p }]);
+      expect(await work(`nobody-${Date.now()}@example.com`)).toEqual(member);
+      expect(await work(pending)).toEqual(member);
+      expect(await work('not an e-mail at all')).toEqual(member);
+    } finally {
+      scrypt.mockRestore();
+    }
+  });
+
   test('50 parallel wrong guesses through the gateway: at most the limit (10) are evaluated, the rest are 429 with Retry-After', async () => {
     const m = await signedInMember(h);
     const scrypt = jest.spyOn(crypto, 'scrypt');
