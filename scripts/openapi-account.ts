@@ -197,7 +197,7 @@ const ERROR_TEXT: Record<number, string> = {
   401: 'Not signed in (no, expired or ended session), an unknown or revoked API key where one is accepted, or sign-in failed: one message for every sign-in failure (UNAUTHORIZED)',
   404: 'The team has no such key, member or live session (NOT_FOUND)',
   422: 'Invalid body or query (VALIDATION_ERROR, with details)',
-  429: 'Too many sign-in attempts for this e-mail from this address, or from this address; the same answer for every e-mail (RATE_LIMITED, with Retry-After)',
+  429: 'Too many sign-in attempts for this e-mail (from this address, or from addresses it never signed in from), or from this address; the same answer for every e-mail (RATE_LIMITED, with Retry-After)',
   503: 'The service is at capacity (SERVICE_UNAVAILABLE)',
 };
 

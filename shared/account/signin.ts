@@ -14,7 +14,7 @@ import { admitSignIn, signInSucceeded } from './throttle';
  * one of today's after the password proved right.
  */
 export const SIGN_IN_FAILED = 'Sign-in failed: the e-mail or password is wrong';
-export const SIGN_IN_THROTTLED = 'Too many sign-in attempts for this e-mail from this address, or from this address; try again after Retry-After seconds';
+export const SIGN_IN_THROTTLED = 'Too many sign-in attempts for this e-mail or from this address; try again after Retry-After seconds';
 
 /** The client's address as API Gateway saw it (the local gateway fills it from the socket). */
 export const sourceAddress = (ctx: Pick<Ctx, 'event'>) => ctx.event.requestContext?.identity?.sourceIp || 'unknown';

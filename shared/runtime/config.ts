@@ -74,7 +74,9 @@ export const config = {
   /**
    * Dashboard sign-in throttling (shared/account/throttle.ts): attempts per e-mail from one client
    * address before a backoff starts; the first wait, doubling per further attempt, up to the longest;
-   * and attempts per client address, whatever the e-mail, in a 15-minute window.
+   * attempts per client address, whatever the e-mail, in a 15-minute window; and evaluated attempts
+   * per e-mail, whatever the address, in a 1-hour window (not counted from an address the e-mail
+   * signed in from within 30 days).
    */
   get signInAttemptsPerPair() {
     return num('SIGN_IN_ATTEMPTS_PER_PAIR', 10);
@@ -87,6 +89,9 @@ export const config = {
   },
   get signInAttemptsPerAddress() {
     return num('SIGN_IN_ATTEMPTS_PER_ADDRESS', 50);
+  },
+  get signInAttemptsPerEmail() {
+    return num('SIGN_IN_ATTEMPTS_PER_EMAIL', 30);
   },
   /**
    * Items each minute (and hour) of an operation's outcome counters is spread over

@@ -156,6 +156,26 @@ describe('sign-in failures and throttling', () => {
     }
   });
 
+  test('a member signs in again days after their last sign-in, and changes their password (issue 30.3: the clock moved by the test)', async () => {
+    const m = await signedInMember(h);
+    const address = '198.51.100.31';
+    const first = await from(address, 'POST', '/v1/account/sign-in', { email: m.email, password: m.password });
+    expect(first.status).toBe(200);
+    const t0 = Date.now();
+    const now = jest.spyOn(Date, 'now').mockReturnValue(t0 + 3 * 24 * 3600_000);
+    try {
+      const again = await from(address, 'POST', '/v1/account/sign-in', { email: m.email, password: m.password });
+      expect(again.status).toBe(200);
+      const cookie = String(again.headers['set-cookie']).split(';')[0]!;
+      const changed = await from(address, 'POST', '/v1/account/me/password', { currentPassword: m.password, password: 'another long password' }, cookie);
+      expect(changed.status).toBe(200);
+      now.mockReturnValue(t0 + 6 * 24 * 3600_000);
+      expect((await from(address, 'POST', '/v1/account/sign-in', { email: m.email, password: 'another long password' })).status).toBe(200);
+    } finally {
+      now.mockRestore();
+    }
+  });
+
   test('50 parallel wrong guesses through the gateway: at most the limit (10) are evaluated, the rest are 429 with Retry-After', async () => {
     const m = await signedInMember(h);
     const scrypt = jest.spyOn(crypto, 'scrypt');
