@@ -86,10 +86,21 @@ const unknownRoute = (requestId: string) => failure(new ApiError('NOT_FOUND', GA
 export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
   const answer = router(opts);
   const server = http.createServer((req, res) => {
-    void answer(req).then((result) => {
-      res.writeHead(result.statusCode, result.headers as http.OutgoingHttpHeaders);
-      res.end(result.body);
-    });
+    void answer(req)
+      .then((result) => send(res, result))
+      // An answer node refuses to write (a header name or value it rejects, a status out of range) is
+      // the gateway failing for that request alone, as API Gateway's DEFAULT_5XX: never the server's end.
+      .catch((err: unknown) => {
+        const requestId = randomUUID();
+        logger.error('local gateway could not write an answer', { requestId, error: String(err) });
+        if (res.headersSent) return void res.destroy();
+        for (const name of res.getHeaderNames()) res.removeHeader(name);
+        try {
+          send(res, failure(atCapacity(`local gateway could not write an answer: ${String(err)}`), requestId));
+        } catch {
+          res.destroy();
+        }
+      });
   });
   // A client (fetch keeps idle sockets 4 s) must never reuse a socket the server is closing at that
   // moment: on a busy machine the two timers cross and the request dies with ECONNRESET. The server
@@ -97,6 +108,11 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   return listen(server, opts);
+}
+
+function send(res: http.ServerResponse, result: APIGatewayProxyResult): void {
+  res.writeHead(result.statusCode, result.headers as http.OutgoingHttpHeaders);
+  res.end(result.body);
 }
 
 /**
