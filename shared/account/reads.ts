@@ -1,6 +1,7 @@
 import { listKeys } from '../auth/keys';
 import { getTeam, recentCharges } from '../accounting/credits';
 import { ApiError, type ValidationDetail } from '../http/errors';
+import { boundedDetails } from '../http/validation';
 import { HISTORY_PAGE, type HistoryPage, type HistoryRecord, type RequestsQuery, requestHistory } from '../accounting/request-history';
 import { routedOperations } from '../operations';
 import { usage, type UsageReport } from '../accounting/usage';
@@ -80,7 +81,7 @@ export async function requestsReport(teamId: string, query: Record<string, strin
     } else if (value) q.cursor = value;
     else details.push({ path: name, message: 'An empty cursor; leave it out for the first page' });
   }
-  if (details.length) throw invalidQuery(details);
+  if (details.length) throw invalidQuery(boundedDetails(details));
   const [page, keys] = await Promise.all([requestHistory(teamId, q), listKeys(teamId)]);
   const names = new Map(keys.map((k) => [k.keyId, k.name]));
   return { ...page, requests: page.requests.map((r) => ({ ...r, keyName: r.keyId ? (names.get(r.keyId) ?? null) : null })) };

@@ -5,6 +5,7 @@ import { creditsReport, requestsReport, usageReport } from '../account/reads';
 import { type ProxyHandler, entryPoint } from '../http/entry';
 import { failure, jsonAnswer } from '../http/envelope';
 import { ApiError, GATEWAY_MESSAGES, atCapacity, toApiError } from '../http/errors';
+import { boundedDetails } from '../http/validation';
 import type { Log } from '../runtime/log';
 import type { Operation } from '../operations';
 import type { Answer, ErrorAnswer } from './render';
@@ -142,7 +143,7 @@ async function accountAnswer(target: Extract<ToolDef['target'], { account: Accou
     if (unknown.length) {
       const takes = Object.keys(target.params);
       const message = takes.length ? `Unknown argument; this tool takes ${takes.join(', ')}` : 'Unknown argument; this tool takes none';
-      throw new ApiError('VALIDATION_ERROR', 'Invalid arguments', { details: unknown.map((path) => ({ path, message })) });
+      throw new ApiError('VALIDATION_ERROR', 'Invalid arguments', { details: boundedDetails(unknown.map((path) => ({ path, message }))) });
     }
     const data = (await ACCOUNT_READS[target.account](teamId, query)) as Record<string, unknown>;
     return { data, meta: { requestId, creditsCharged: 0 } };
