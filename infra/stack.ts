@@ -18,6 +18,7 @@ import { ACCOUNTS, CACHE, OUTCOME_PREFIX, TEAM_INDEX, invitePk, keyPk, memberPk,
 import { ERROR_STATUS, GATEWAY_MESSAGES, GATEWAY_REFUSAL_HEADERS, RETRY_AFTER_S, type ErrorCode } from '../shared/http/errors';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
 import { OPENAPI_ROUTE } from '../shared/public/openapi-document';
+import { configuredBase } from '../shared/public/llms-txt';
 import { handlerFile, routedOperations, type Operation } from '../shared/operations';
 import { FIELDS_VARIABLE, SOURCE_URL_VARIABLE, parseSource } from '../shared/platforms/citygame/source';
 import { KEY_PEPPER_VARIABLE } from '../shared/runtime/secrets';
@@ -34,6 +35,8 @@ import { addOperationalStatus } from './status';
  *   scraperProxyUrl        the proxy URL itself, as plain text in the template. For a proxy without
  *                          credentials only (refused with them); scraperProxyParameter wins when both are given.
  *   stageRateLimit, stageBurstLimit  whole-stage throttle (all teams together), default 100 rps / 200.
+ *   publicUrl             the API's public address when it is not the stage's execute-api URL (a custom
+ *                          domain and base path, https): the links of GET /llms.txt are written with it.
  *   dashboardOrigin       the origin browsers see the dashboard at (https://host), when it is not the
  *                          API's own host (a CDN or proxy in front that rewrites Host); the account API
  *                          checks the Origin of state-changing requests against it.
@@ -59,6 +62,8 @@ const THROTTLE_RETRY_AFTER_S = 1;
 /** The handlers' own SERVICE_UNAVAILABLE Retry-After. */
 const GATEWAY_5XX_RETRY_AFTER_S = RETRY_AFTER_S.SERVICE_UNAVAILABLE;
 
+/** The deployed stage (the first path segment of the execute-api URL). */
+const STAGE_NAME = 'prod';
 /** API Gateway gives up on an integration at 29 s; the function must answer first. */
 const FUNCTION_TIMEOUT = Duration.seconds(28);
 /** The authorizer reads the key (and the balance; the key again when that batch shows no key item), with at most one transaction beside, then at most one UpdateItem; a stuck one should fail fast (503). */
@@ -376,7 +381,7 @@ export class SocialDataApiStack extends Stack {
       // The account-level role API Gateway needs to write access and execution logs.
       cloudWatchRole: true,
       deployOptions: {
-        stageName: 'prod',
+        stageName: STAGE_NAME,
         throttlingRateLimit: numberContext(this, 'stageRateLimit', 100),
         throttlingBurstLimit: numberContext(this, 'stageBurstLimit', 200),
         // One access-log line per request; never the key, the query string or a header.
@@ -432,8 +437,8 @@ export class SocialDataApiStack extends Stack {
   }
 
   /** GET `route` without a key, on a small function that reads no table: a description of the API. */
-  private publicDocument(id: string, entry: string, route: string, description: string, whyPublic: string) {
-    const fn = this.nodeFunction(id, entry, { description, memorySize: 256, timeout: Duration.seconds(5), environment: { NODE_OPTIONS: '--enable-source-maps' } });
+  private publicDocument(id: string, entry: string, route: string, description: string, whyPublic: string, environment: Record<string, string> = {}) {
+    const fn = this.nodeFunction(id, entry, { description, memorySize: 256, timeout: Duration.seconds(5), environment: { NODE_OPTIONS: '--enable-source-maps', ...environment } });
     const method = this.api.root.resourceForPath(route).addMethod('GET', new apigateway.LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }), {
       authorizationType: apigateway.AuthorizationType.NONE,
       apiKeyRequired: false,
@@ -466,7 +471,25 @@ export class SocialDataApiStack extends Stack {
       mcp.addMethod(method, mcpIntegration, { authorizer, authorizationType: apigateway.AuthorizationType.CUSTOM, apiKeyRequired: true });
     }
 
-    this.publicDocument('LlmsTxt', 'functions/llms.ts', LLMS_PATH, `GET ${LLMS_PATH}: the operations, their parameters and the MCP URL, for agents`, 'The public description of the API for agents (llms.txt): no data, no credits, like the OpenAPI document.');
+    // Its links (the MCP URL agents send keys to among them) come from configuration, never from the request's Host.
+    this.publicDocument('LlmsTxt', 'functions/llms.ts', LLMS_PATH, `GET ${LLMS_PATH}: the operations, their parameters and the MCP URL, for agents`, 'The public description of the API for agents (llms.txt): no data, no credits, like the OpenAPI document.', {
+      PUBLIC_BASE_URL: this.publicUrl(),
+    });
+  }
+
+  /**
+   * The API's public address: context publicUrl (a custom domain and its base path, https), else the
+   * stage's own execute-api URL (built from the API's id, not from the stage, which depends on the
+   * methods and so on the functions).
+   */
+  private publicUrl(): string {
+    const given = this.node.tryGetContext('publicUrl') as unknown;
+    if (given !== undefined && given !== '') {
+      const base = typeof given === 'string' ? configuredBase(given) : '';
+      if (!base.startsWith('https://')) throw new Error('context publicUrl must be an https URL without credentials, query or fragment (https://api.example.com or https://example.com/api)');
+      return base;
+    }
+    return `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${STAGE_NAME}`;
   }
 
   private addOutputs() {

@@ -67,6 +67,13 @@ export const config = {
   get keyTouchIntervalMs() {
     return num('KEY_TOUCH_INTERVAL_S', 60) * 1000;
   },
+  /**
+   * The API's public address (scheme, host, stage or base path), as links to it are written
+   * (GET /llms.txt): the stack sets the stage's URL, or context publicUrl. Never taken from a request.
+   */
+  get publicBaseUrl() {
+    return process.env.PUBLIC_BASE_URL || undefined;
+  },
   /** A dashboard session ends this long after sign-in (or at sign-out). */
   get sessionTtlSeconds() {
     return num('SESSION_TTL_S', 8 * 3600);

@@ -564,6 +564,17 @@ describe('routes for agents', () => {
     expect(m).toMatchObject({ HttpMethod: 'GET', AuthorizationType: 'NONE', ApiKeyRequired: false });
     expect(statementsOf(functionByDescription(`GET ${LLMS_PATH}`))).toEqual([]);
   });
+
+  it('GET /llms.txt writes its links with the configured public address: the stage URL, or context publicUrl (issue 30.9)', () => {
+    const env = functionByDescription(`GET ${LLMS_PATH}`).Properties.Environment.Variables;
+    const [apiId] = ofType('AWS::ApiGateway::RestApi')[0]!;
+    expect(JSON.stringify(env.PUBLIC_BASE_URL)).toContain(JSON.stringify({ Ref: apiId }));
+    expect(JSON.stringify(env.PUBLIC_BASE_URL)).toMatch(/\/prod"\]\]\}$/);
+    const custom = synth({ publicUrl: 'https://api.example.com/social/' }).toJSON() as { Resources: Record<string, Resource> };
+    const fn = Object.values(custom.Resources).find((r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Description).startsWith(`GET ${LLMS_PATH}`))!;
+    expect(fn.Properties.Environment.Variables.PUBLIC_BASE_URL).toBe('https://api.example.com/social');
+    for (const bad of ['http://api.example.com', 'https://user:pw@api.example.com', 'not a url']) expect(() => stackTemplate({ publicUrl: bad })).toThrow(/publicUrl/);
+  });
 });
 
 /** The stage's throttle and its per-method settings (issue 18.1). */

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { addCredits, balance, ledger } from '../../shared/accounting/credits';
@@ -339,6 +340,50 @@ describe('GET /llms.txt, without a key', () => {
     for (const op of routedOperations()) {
       expect(body).toContain(`[GET ${op.path}](${h.gateway.url}${op.path}) (tool \`${op.id}\`): ${op.summary}`);
       for (const p of parameters(op)) expect(body).toContain(`  - \`${p.name}\`${p.required ? ' (required)' : ''}: ${p.description}`);
+    }
+  });
+});
+
+describe('GET /llms.txt links from the configured address, never the request (issue 30.9)', () => {
+  /** A GET with the Host and X-Forwarded-* headers a caller (or a poisoning attempt) chooses. */
+  const get = (path: string, headers: Record<string, string>) =>
+    new Promise<{ status: number; body: string; cacheControl?: string }>((resolve, reject) => {
+      const u = new URL(h.gateway.url);
+      const req = http.request({ host: u.hostname, port: u.port, path, headers }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body, cacheControl: res.headers['cache-control'] }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  test('through the gateway: a forged Host and X-Forwarded-Proto change no link', async () => {
+    const res = await get('/llms.txt', { host: 'attacker.example', 'x-forwarded-proto': 'http', 'x-forwarded-host': 'attacker.example' });
+    expect(res.status).toBe(200);
+    expect(res.cacheControl).toMatch(/public/);
+    expect(res.body).not.toContain('attacker');
+    expect(res.body).toContain(`[MCP server](${h.gateway.url}/mcp)`);
+  });
+
+  test('deployed: PUBLIC_BASE_URL (the stage URL, or context publicUrl), else relative links', async () => {
+    const { llmsHandler } = await import('../../shared/public/llms-txt');
+    const event = (headers: Record<string, string>) =>
+      ({ httpMethod: 'GET', path: '/llms.txt', resource: '/llms.txt', headers, multiValueHeaders: {}, queryStringParameters: null, body: null, isBase64Encoded: false, requestContext: { requestId: 'r', path: '/prod/llms.txt' } }) as never;
+    const saved = process.env.PUBLIC_BASE_URL;
+    try {
+      process.env.PUBLIC_BASE_URL = 'https://api.example.com/prod/';
+      const forged = await llmsHandler(event({ Host: 'attacker.example', 'X-Forwarded-Proto': 'http' }));
+      expect(forged.body).not.toContain('attacker');
+      expect(forged.body).toContain('[MCP server](https://api.example.com/prod/mcp)');
+      delete process.env.PUBLIC_BASE_URL;
+      const unset = await llmsHandler(event({ Host: 'attacker.example' }));
+      expect(unset.body).not.toContain('attacker');
+      expect(unset.body).toContain('[MCP server](/mcp)');
+    } finally {
+      if (saved === undefined) delete process.env.PUBLIC_BASE_URL;
+      else process.env.PUBLIC_BASE_URL = saved;
     }
   });
 });
