@@ -2,7 +2,9 @@ import http from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { addCredits, balance, ledger } from '../../shared/accounting/credits';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { GATEWAY_MESSAGES } from '../../shared/http/errors';
+import { MAX_BATCH, ONE_TOOL_CALL_PER_POST, createMcpHandler } from '../../shared/mcp/http';
 import { routedOperations } from '../../shared/operations';
 import { parameters } from '../../shared/http/parameter-schema';
 import { fixture } from '../../dev/upstream/fake';
@@ -341,6 +343,72 @@ describe('GET /llms.txt, without a key', () => {
       expect(body).toContain(`[GET ${op.path}](${h.gateway.url}${op.path}) (tool \`${op.id}\`): ${op.summary}`);
       for (const p of parameters(op)) expect(body).toContain(`  - \`${p.name}\`${p.required ? ' (required)' : ''}: ${p.description}`);
     }
+  });
+});
+
+describe('one tool call per POST, and no balance hint a tool call did not read (issue 30.2)', () => {
+  const toolCall = (id: number, name = 'livestream-clip', args: Record<string, unknown> = clip.query) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+  const post = (body: unknown) =>
+    fetch(mcpUrl(), {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26' },
+      body: JSON.stringify(body),
+    });
+
+  test('a batch of several tool calls is refused before any runs: no scrape, no credit, no account read', async () => {
+    clip.routes(h.fake);
+    const before = await balance(teamId);
+    for (const batch of [
+      [toolCall(1), toolCall(2), toolCall(3)],
+      [toolCall(1, 'account-credits', {}), toolCall(2, 'account-usage', {})],
+      Array.from({ length: MAX_BATCH + 1 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/list' })),
+    ]) {
+      const res = await post(batch);
+      expect(res.status).toBe(400);
+      expect(await documented(res)).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: ONE_TOOL_CALL_PER_POST }, id: null });
+    }
+    expect(h.fake.requests).toHaveLength(0);
+    expect(await balance(teamId)).toBe(before);
+  });
+
+  test('a batch with one tool call runs it, charged once', async () => {
+    clip.routes(h.fake);
+    const before = await balance(teamId);
+    const res = await post([toolCall(1), { jsonrpc: '2.0', id: 2, method: 'tools/list' }]);
+    expect(res.status).toBe(200);
+    const answers = (await res.json()) as { id: number; result: ToolAnswer }[];
+    expect(answers.find((a) => a.id === 1)!.result.structuredContent.meta).toMatchObject({ creditsCharged: 1 });
+    expect(await balance(teamId)).toBe(before - 1);
+  });
+
+  test("a tool call keeps only the caller's team and key of the authorizer's context: a team without credit causes no upstream request, whatever hint the POST carried", async () => {
+    const broke = await h.team(0);
+    clip.routes(h.fake);
+    const seen: APIGatewayProxyEvent[] = [];
+    const handler = createMcpHandler(async (op, event) => {
+      seen.push(event);
+      return ((await import(`../../functions/${op.id}`)) as { handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> }).handler(event);
+    });
+    const res = await handler({
+      httpMethod: 'POST',
+      path: '/mcp',
+      resource: '/mcp',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      multiValueHeaders: {},
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      pathParameters: null,
+      stageVariables: null,
+      body: JSON.stringify(toolCall(1)),
+      isBase64Encoded: false,
+      // What the authorizer said of the POST: a balance hint high enough to scrape ahead, a 422 recorded ahead.
+      requestContext: { requestId: 'post-1', path: '/prod/mcp', identity: { sourceIp: '198.51.100.1' }, authorizer: { teamId: broke.teamId, keyId: broke.keyId, principalId: broke.teamId, creditsHint: 1000, recorded: 'VALIDATION_ERROR', recordedAt: 1, outcomeAt: 1 } },
+    } as unknown as APIGatewayProxyEvent);
+    expect(seen.map((e) => e.requestContext.authorizer)).toEqual([{ teamId: broke.teamId, keyId: broke.keyId, principalId: broke.teamId }]);
+    const answer = JSON.parse(res.body) as { result: ToolAnswer };
+    expect(answer.result.structuredContent.error.code).toBe('INSUFFICIENT_CREDITS');
+    expect(h.fake.requests).toHaveLength(0);
+    expect(await balance(broke.teamId)).toBe(0);
   });
 });
 
