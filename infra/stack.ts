@@ -13,6 +13,7 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { DEFAULT_SCRAPE_DEADLINE_MS, RATE_LIMIT } from '../shared/runtime/config';
 import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/account/routes';
+import { KEY_NAME_ATTRIBUTES } from '../shared/account/reads';
 import type { RecordedCode } from '../shared/auth/authorizer';
 import { ACCOUNTS, CACHE, OUTCOME_PREFIX, TEAM_INDEX, invitePk, keyPk, memberPk, sessionPk, teamPk, type TableDef } from '../shared/db/tables';
 import { ERROR_STATUS, GATEWAY_MESSAGES, GATEWAY_REFUSAL_HEADERS, RETRY_AFTER_S, type ErrorCode } from '../shared/http/errors';
@@ -451,8 +452,9 @@ export class SocialDataApiStack extends Stack {
    * and usage plan as the operations, and GET /llms.txt, public like the OpenAPI document. The MCP
    * function runs every operation's handler in process (functions/mcp.ts), so it has what they
    * have: their environment, their memory (some parse HTML), their timeout and their table access,
-   * plus Query on the accounts table and its byTeam index for the read-only account tools (latest
-   * charges, daily usage, request history with its keys' names).
+   * plus Query on the accounts table's team partitions for the read-only account tools (latest
+   * charges, daily usage, request history) and, through its byTeam index, on key ids and names only
+   * (the history's key names): never a member, password hash or session the index also holds.
    */
   private addAgentRoutes(authorizer: apigateway.IAuthorizer, environment: Record<string, string>) {
     const mcpFn = this.nodeFunction('Mcp', 'functions/mcp.ts', {
@@ -463,8 +465,9 @@ export class SocialDataApiStack extends Stack {
     });
     this.allowOperation(mcpFn);
     this.allowItems(mcpFn, ['dynamodb:Query'], [TEAM_PREFIX]);
-    // account-requests names each request's key: the team's keys through the byTeam index.
-    this.allowTeamIndexQuery(mcpFn);
+    // account-requests names each request's key: through the byTeam index, but only keyId and name
+    // (never a member's e-mail or password hash, a session, or anything else the index holds).
+    this.allowKeyNamesQuery(mcpFn);
     const mcpIntegration = new apigateway.LambdaIntegration(mcpFn, { proxy: true, allowTestInvoke: false });
     const mcp = this.api.root.resourceForPath(MCP_PATH);
     for (const method of MCP_METHODS) {
@@ -670,6 +673,25 @@ export class SocialDataApiStack extends Stack {
         actions: ['dynamodb:Query'],
         resources: [`${this.accounts.tableArn}/index/${TEAM_INDEX.name}`],
         conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TEAM_PREFIX}*`] } },
+      }),
+    );
+  }
+
+  /**
+   * Query on the byTeam index for a team's partition, reading only the attributes KEY_NAME_ATTRIBUTES
+   * names (IAM's dynamodb:Attributes, with dynamodb:Select required to be SPECIFIC_ATTRIBUTES: a Query
+   * without a projection, or of all the projected attributes, is refused).
+   */
+  private allowKeyNamesQuery(fn: lambda.IFunction): void {
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: [`${this.accounts.tableArn}/index/${TEAM_INDEX.name}`],
+        conditions: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TEAM_PREFIX}*`] },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...KEY_NAME_ATTRIBUTES] },
+          'StringEquals': { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+        },
       }),
     );
   }

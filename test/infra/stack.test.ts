@@ -550,6 +550,14 @@ describe('routes for agents', () => {
     expect(new Set(stmts.flatMap(resources))).toEqual(new Set([arn('AccountsTable'), arn('CacheTable'), secretRef, index]));
     expect(stmts.filter((st) => resources(st).includes(secretRef)).flatMap(actionsOf)).toEqual(['secretsmanager:GetSecretValue']);
     expect(stmts.filter((st) => resources(st).includes(index)).flatMap(actionsOf)).toEqual(['dynamodb:Query']);
+    // Through the index, key ids and names only (issue 30.5; the calls themselves: test/unit/mcp-iam.test.ts).
+    expect(stmts.filter((st) => resources(st).includes(index)).map((st) => st.Condition)).toEqual([
+      {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TEAM#*'] },
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [TEAM_INDEX.partitionKey, 'keyId', 'name'] },
+        'StringEquals': { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+      },
+    ]);
   });
 
   it('the account function seals the history cursors with the operations\' cursor secret, read at cold start', () => {
