@@ -13,6 +13,7 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { DEFAULT_SCRAPE_DEADLINE_MS, RATE_LIMIT } from '../shared/runtime/config';
 import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/account/routes';
+import { NOT_SIGNED_IN } from '../shared/account/context';
 import { KEY_NAME_ATTRIBUTES } from '../shared/account/reads';
 import type { RecordedCode } from '../shared/auth/authorizer';
 import { ACCOUNTS, CACHE, OUTCOME_PREFIX, TEAM_INDEX, invitePk, keyPk, memberPk, sessionPk, teamPk, type TableDef } from '../shared/db/tables';
@@ -23,6 +24,7 @@ import { configuredBase } from '../shared/public/llms-txt';
 import { handlerFile, routedOperations, type Operation } from '../shared/operations';
 import { FIELDS_VARIABLE, SOURCE_URL_VARIABLE, parseSource } from '../shared/platforms/citygame/source';
 import { KEY_PEPPER_VARIABLE } from '../shared/runtime/secrets';
+import { ROUTE_GROUPS, groupOf, groupScope, methodShare, openPaths, routesNeeding, waf } from './edge';
 import { addOperationalStatus } from './status';
 
 /**
@@ -35,7 +37,11 @@ import { addOperationalStatus } from './status';
  *                          so the URL never enters git, cdk.out or the Lambda configuration.
  *   scraperProxyUrl        the proxy URL itself, as plain text in the template. For a proxy without
  *                          credentials only (refused with them); scraperProxyParameter wins when both are given.
- *   stageRateLimit, stageBurstLimit  whole-stage throttle (all teams together), default 100 rps / 200.
+ *   stageRateLimit, stageBurstLimit  the stage's default throttle, which API Gateway applies to each key-authorised
+ *                          method (all teams together), default 100 rps / 1200: at least the share of a method
+ *                          of that route group (infra/edge.ts), else the synthesis fails.
+ *   gatewayCache           false: no API Gateway cache; default: a 0.5 GB cache for the dashboard's
+ *                          page and assets and the public documents (the same answer for every caller).
  *   publicUrl             the API's public address when it is not the stage's execute-api URL (a custom
  *                          domain and base path, https): the links of GET /llms.txt are written with it.
  *   dashboardOrigin       the origin browsers see the dashboard at (https://host), when it is not the
@@ -85,11 +91,14 @@ export class SocialDataApiStack extends Stack {
   readonly dataKey?: kms.Key;
   /** The HMAC key API keys, session ids and invitation tokens are hashed with (KEY_PEPPER_SECRET_ARN; shared/auth/hashing.ts). */
   private keyPepper!: secretsmanager.Secret;
+  /** API Gateway's cache for the answers that are the same for every caller (context gatewayCache, default on). */
+  private readonly gatewayCache: boolean;
   /** Where the operations' secrets are (set by operationFunctions), for every function that runs an operation. */
   private operationSecrets?: { cursorSecretArn: string; proxyParameterArn?: string };
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
+    this.gatewayCache = booleanContext(this, 'gatewayCache', true);
     this.dataKey = this.customerKey();
     // Both tables from their one definition (shared/db/tables.ts), which the local set-up reads too.
     this.accounts = this.table('AccountsTable', ACCOUNTS);
@@ -134,7 +143,7 @@ export class SocialDataApiStack extends Stack {
       apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
     });
     this.addGatewayResponses();
-    this.throttleOpenMethods();
+    this.edgeMethodSettings();
     this.addRateLimitAcl();
     this.addOutputs();
   }
@@ -150,37 +159,50 @@ export class SocialDataApiStack extends Stack {
   }
 
   /**
-   * Every method without the key authorizer (the OpenAPI document, the dashboard and its account API,
-   * and whatever open route is added later) gets its own stage throttle. Together they take at most
-   * OPEN_METHODS_SHARE of the stage's rate and burst, so a flood of anonymous requests is refused
-   * at its method and key-authorised traffic keeps the rest of the stage limit.
+   * Every method's share of API Gateway, from its route group (infra/edge.ts): the open groups' methods
+   * each get a throttle of their own, sized from the group's per-address limit (so one address at its
+   * limit drains at most a quarter of a method's burst and a twentieth of its rate), and, where the
+   * answer is the same for every caller, API Gateway's cache; the key-authorised methods share the
+   * stage's default throttle (stageRateLimit/stageBurstLimit, applied to each method), which must be at
+   * least their group's share. A method in no group, or whose authorizer contradicts its group, fails
+   * the synthesis: the step walks the API's methods after every route exists.
    */
-  private throttleOpenMethods() {
+  private edgeMethodSettings() {
     const stage = this.api.deploymentStage.node.defaultChild as apigateway.CfnStage;
-    const open = this.api.methods.filter((m) => (m.node.defaultChild as apigateway.CfnMethod).authorizationType === apigateway.AuthorizationType.NONE);
-    const stageRate = numberContext(this, 'stageRateLimit', 100);
-    const stageBurst = numberContext(this, 'stageBurstLimit', 200);
-    // Rates are doubles (two decimals kept); bursts are integers of at least 1.
-    const rate = Math.floor((stageRate * OPEN_METHODS_SHARE * 100) / open.length) / 100;
-    const burst = Math.max(1, Math.floor((stageBurst * OPEN_METHODS_SHARE) / open.length));
-    if (rate <= 0 || burst * open.length > stageBurst / 2) {
-      throw new Error(`stageRateLimit/stageBurstLimit (${stageRate}/${stageBurst}) too small for ${open.length} unauthenticated methods`);
+    const stageRate = numberContext(this, 'stageRateLimit', STAGE_RATE_LIMIT);
+    const stageBurst = numberContext(this, 'stageBurstLimit', STAGE_BURST_LIMIT);
+    const settings: apigateway.CfnStage.MethodSettingProperty[] = [];
+    for (const m of this.api.methods) {
+      const route = { method: m.httpMethod, path: m.resource.path };
+      const group = groupOf(route);
+      if (!group) throw new Error(`${route.method} ${route.path} belongs to no route group (infra/edge.ts ROUTE_GROUPS): every route needs a per-address limit and a per-method share`);
+      const keyed = (m.node.defaultChild as apigateway.CfnMethod).authorizationType !== apigateway.AuthorizationType.NONE;
+      if (keyed !== (group.credential(route) === 'key')) throw new Error(`${route.method} ${route.path}: group ${group.name} says it needs ${group.credential(route)}, but its method ${keyed ? 'has' : 'has no'} key authorizer`);
+      const share = methodShare(group);
+      if (keyed) {
+        if (stageRate < share.rate || stageBurst < share.burst) {
+          throw new Error(`stageRateLimit/stageBurstLimit (${stageRate}/${stageBurst}) are below the share of a key-authorised method (${share.rate}/${share.burst}): one address under its WAF limit could drain it`);
+        }
+        continue;
+      }
+      const ttl = this.gatewayCache ? group.cacheTtlSeconds?.(route) : undefined;
+      settings.push({
+        resourcePath: `/${route.path.replace(/\//g, '~1')}`,
+        httpMethod: route.method,
+        throttlingRateLimit: share.rate,
+        throttlingBurstLimit: share.burst,
+        ...(ttl ? { cachingEnabled: true, cacheTtlInSeconds: ttl, cacheDataEncrypted: true } : {}),
+      });
     }
     const existing = (stage.methodSettings ?? []) as apigateway.CfnStage.MethodSettingProperty[];
-    stage.methodSettings = [
-      ...existing,
-      ...open.map((m) => ({
-        resourcePath: `/${m.resource.path.replace(/\//g, '~1')}`,
-        httpMethod: m.httpMethod,
-        throttlingRateLimit: rate,
-        throttlingBurstLimit: burst,
-      })),
-    ];
+    stage.methodSettings = [...existing, ...settings];
   }
 
   /**
-   * A WAFv2 web ACL on the stage that blocks an address sending more than wafRateLimitPer5Min requests
-   * in WAF's 5-minute window (whatever the route, keyed or not). Context wafRateLimit=false leaves it out.
+   * A WAFv2 web ACL on the stage: it blocks an address sending more than wafRateLimitPer5Min requests
+   * in WAF's 5-minute window (whatever the route), refuses a request without the credential its route
+   * needs (401) before API Gateway counts it, and holds each address to its route group's limit
+   * (infra/edge.ts). Context wafRateLimit=false leaves it out.
    */
   private addRateLimitAcl() {
     if (!booleanContext(this, 'wafRateLimit', true)) {
@@ -189,31 +211,36 @@ export class SocialDataApiStack extends Stack {
     }
     const limit = numberContext(this, 'wafRateLimitPer5Min', 2000);
     const visibility = (name: string) => ({ cloudWatchMetricsEnabled: true, metricName: name, sampledRequestsEnabled: true });
+    const nosniff = { name: 'x-content-type-options', value: 'nosniff' };
+    const rateLimited = { block: { customResponse: { responseCode: ERROR_STATUS.RATE_LIMITED, customResponseBodyKey: 'RateLimited', responseHeaders: [{ name: 'retry-after', value: '60' }, nosniff] } } };
+    const refused = (body: string) => ({ block: { customResponse: { responseCode: ERROR_STATUS.UNAUTHORIZED, customResponseBodyKey: body, responseHeaders: [nosniff, ...Object.entries(GATEWAY_REFUSAL_HEADERS).map(([name, value]) => ({ name, value }))] } } });
+    const rule = (name: string, priority: number, action: object, statement: object): wafv2.CfnWebACL.RuleProperty => ({ name, priority, action, statement, visibilityConfig: visibility(name) });
     const acl = new wafv2.CfnWebACL(this, 'ApiWebAcl', {
       scope: 'REGIONAL',
-      description: `Per-address rate limit in front of the API: ${limit} requests per 5 minutes`,
+      description: `In front of the API: ${limit} requests per address per 5 minutes; a credential before the routes that need one; a per-address limit per route group`,
       defaultAction: { allow: {} },
       visibilityConfig: visibility('SocialDataApiAcl'),
       // The service's error envelope (WAF cannot add the request id).
       customResponseBodies: {
         RateLimited: { contentType: 'APPLICATION_JSON', content: JSON.stringify({ error: { code: 'RATE_LIMITED', message: GATEWAY_MESSAGES.RATE_LIMITED } }) },
+        Unauthorized: { contentType: 'APPLICATION_JSON', content: JSON.stringify({ error: { code: 'UNAUTHORIZED', message: GATEWAY_MESSAGES.UNAUTHORIZED } }) },
+        NotSignedIn: { contentType: 'APPLICATION_JSON', content: JSON.stringify({ error: { code: 'UNAUTHORIZED', message: NOT_SIGNED_IN } }) },
       },
       rules: [
-        {
-          name: 'RateLimitPerAddress',
-          priority: 0,
-          action: {
-            block: {
-              customResponse: {
-                responseCode: ERROR_STATUS.RATE_LIMITED,
-                customResponseBodyKey: 'RateLimited',
-                responseHeaders: [{ name: 'retry-after', value: '60' }, { name: 'x-content-type-options', value: 'nosniff' }],
-              },
-            },
-          },
-          statement: { rateBasedStatement: { aggregateKeyType: 'IP', limit, evaluationWindowSec: 300 } },
-          visibilityConfig: visibility('RateLimitPerAddress'),
-        },
+        // Every route, whatever the group: the overall cap of one address.
+        rule('RateLimitPerAddress', 0, rateLimited, { rateBasedStatement: { aggregateKeyType: 'IP', limit, evaluationWindowSec: 300 } }),
+        // A request without a credential never reaches API Gateway, so it draws on no method's share:
+        // no key to a key-authorised route (or to any path that is not an open route's), no session
+        // (or key, for the three reads) to the account API.
+        rule('KeyRequired', 1, refused('Unauthorized'), waf.and(waf.not(openPaths()), waf.not(waf.hasKey()))),
+        rule('SessionRequired', 2, refused('NotSignedIn'), waf.and(waf.paths(routesNeeding('session')), waf.not(waf.hasSession()))),
+        rule('SessionOrKeyRequired', 3, refused('NotSignedIn'), waf.and(waf.paths(routesNeeding('key-or-session')), waf.not(waf.hasSession()), waf.not(waf.hasKey()))),
+        // Each group's per-address limit, well under each of its methods' share (infra/edge.ts).
+        ...ROUTE_GROUPS.map((group, i) =>
+          rule(`PerAddress-${group.name}`, 10 + i, rateLimited, {
+            rateBasedStatement: { aggregateKeyType: 'IP', limit: group.perAddress.limit, evaluationWindowSec: group.perAddress.windowSeconds, scopeDownStatement: groupScope(group) },
+          }),
+        ),
       ],
     });
     const association = new wafv2.CfnWebACLAssociation(this, 'ApiWebAclAssociation', {
@@ -383,8 +410,12 @@ export class SocialDataApiStack extends Stack {
       cloudWatchRole: true,
       deployOptions: {
         stageName: STAGE_NAME,
-        throttlingRateLimit: numberContext(this, 'stageRateLimit', 100),
-        throttlingBurstLimit: numberContext(this, 'stageBurstLimit', 200),
+        throttlingRateLimit: numberContext(this, 'stageRateLimit', STAGE_RATE_LIMIT),
+        throttlingBurstLimit: numberContext(this, 'stageBurstLimit', STAGE_BURST_LIMIT),
+        // The cache serves the dashboard's assets and the public documents without a Lambda per
+        // request (edgeMethodSettings turns it on for those methods alone); nothing else is cached.
+        ...(this.gatewayCache ? { cacheClusterEnabled: true, cacheClusterSize: '0.5' } : {}),
+        cachingEnabled: false,
         // One access-log line per request; never the key, the query string or a header.
         accessLogDestination: new apigateway.LogGroupLogDestination(
           new logs.LogGroup(this, 'ApiAccessLogs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
@@ -578,8 +609,13 @@ export class SocialDataApiStack extends Stack {
       acknowledge(method, 'AwsSolutions-APIG4', "Authorised by the dashboard session (HttpOnly cookie) or, for the three account reads, an API key, checked by the function for the caller's own team; sign-in and set-password must be reachable without one.");
     }
     const dashboardIntegration = new apigateway.LambdaIntegration(dashboardFn, { proxy: true, allowTestInvoke: false });
+    // Cached per asset: the proxy path is the cache key (without it every asset would share one entry).
+    const assetIntegration = new apigateway.LambdaIntegration(dashboardFn, { proxy: true, allowTestInvoke: false, cacheKeyParameters: [DASHBOARD_CACHE_KEY] });
     const pages = this.api.root.resourceForPath(DASHBOARD_PATH);
-    const pageMethods = [pages.addMethod('GET', dashboardIntegration, open), pages.addResource('{proxy+}').addMethod('GET', dashboardIntegration, open)];
+    const pageMethods = [
+      pages.addMethod('GET', dashboardIntegration, open),
+      pages.addResource('{proxy+}').addMethod('GET', assetIntegration, { ...open, requestParameters: { [DASHBOARD_CACHE_KEY]: true } }),
+    ];
     for (const m of pageMethods) acknowledge(m, 'AwsSolutions-APIG4', 'The static assets of the dashboard page: no data; every data call the page makes goes to the session-authorised account API.');
   }
 
@@ -831,8 +867,11 @@ export const AUTHORIZER_TEAM_ATTRIBUTES = [
 /** Denied outright on the accounts table to every function that scrapes (it writes by UpdateItem only). */
 export const SCRAPER_DENIED_ACCOUNT_ACTIONS = ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'] as const;
 
-/** The part of the stage's rate and burst all unauthenticated methods together may take. */
-export const OPEN_METHODS_SHARE = 0.4;
+/** The stage's default throttle, applied to each key-authorised method: at least their route group's share (infra/edge.ts). */
+export const STAGE_RATE_LIMIT = 100;
+export const STAGE_BURST_LIMIT = 1200;
+/** The method request parameter the dashboard's assets are cached by. */
+const DASHBOARD_CACHE_KEY = 'method.request.path.proxy';
 
 /** A context flag: true/false as JSON or as the `-c key=value` string. */
 function booleanContext(scope: Construct, key: string, fallback: boolean): boolean {
