@@ -24,6 +24,7 @@ const PAGE_ROOT = `${BASE}/dashboard`;
 interface Me {
   email: string;
   memberId: string;
+  role: 'owner' | 'member';
   team: { teamId: string; name: string };
   sessionExpiresAt: string;
 }
@@ -40,6 +41,7 @@ interface Key {
 interface TeamMember {
   memberId: string;
   email: string;
+  role: 'owner' | 'member';
   invitedAt: string;
   passwordSetAt: string | null;
   status: 'invited' | 'active';
@@ -473,7 +475,7 @@ async function membersPage() {
   );
   show(
     'Members',
-    h('p', { class: 'hint' }, 'The operator invites new members (admin CLI). Removing a member ends their sessions at once.'),
+    h('p', { class: 'hint' }, "The operator invites new members and names the team's owners (admin CLI). Owners remove members: their sessions end at once and the API keys they hold are revoked."),
     h('section', { 'aria-label': 'Members' }, table),
     shown ? sessionsSection(shown, sessions) : null,
     passwordSection(),
@@ -482,10 +484,14 @@ async function membersPage() {
 }
 
 function memberRow(m: TeamMember): HTMLTableRowElement {
+  // Another member's sessions and removal are an owner's (the account API refuses them to members).
+  const owner = me?.role === 'owner';
   const actions = h(
     'td',
     { 'data-label': 'Actions', class: 'actions' },
-    h(
+    !owner && !m.you
+      ? null
+      : h(
       'button',
       {
         type: 'button',
@@ -499,7 +505,7 @@ function memberRow(m: TeamMember): HTMLTableRowElement {
       },
       'Sessions',
     ),
-    m.you
+    m.you || !owner
       ? null
       : h(
           'button',
@@ -508,9 +514,9 @@ function memberRow(m: TeamMember): HTMLTableRowElement {
             class: 'danger',
             'aria-label': `Remove ${m.email}`,
             onclick: () =>
-              confirmDanger(`Remove ${m.email}?`, 'Their sessions end at once and their invitation links stop working. The operator can invite them again.', 'Remove member', async () => {
-                await api('DELETE', `/members/${encodeURIComponent(m.memberId)}`);
-                notice = `${m.email} is removed: their sessions have ended.`;
+              confirmDanger(`Remove ${m.email}?`, 'Their sessions end at once, the API keys they hold are revoked and their invitation links stop working. The operator can invite them again.', 'Remove member', async () => {
+                const { keys } = await api<{ keys: { revoked: string[] } }>('DELETE', `/members/${encodeURIComponent(m.memberId)}`);
+                notice = `${m.email} is removed: their sessions have ended${keys.revoked.length ? ` and their ${keys.revoked.length === 1 ? 'key is' : `${keys.revoked.length} keys are`} revoked` : ''}.`;
                 await membersPage();
               }),
           },
@@ -521,7 +527,7 @@ function memberRow(m: TeamMember): HTMLTableRowElement {
     'tr',
     { 'data-member': m.memberId },
     h('td', { 'data-label': 'E-mail' }, h('span', {}, m.email, m.you ? h('span', { class: 'hint' }, ' (you)') : null)),
-    h('td', { 'data-label': 'Status' }, m.status === 'active' ? `Active since ${when(m.passwordSetAt)}` : 'Invited, no password yet'),
+    h('td', { 'data-label': 'Status' }, `${m.role === 'owner' ? 'Owner. ' : ''}${m.status === 'active' ? `Active since ${when(m.passwordSetAt)}` : 'Invited, no password yet'}`),
     h('td', { 'data-label': 'Invited' }, time(m.invitedAt)),
     actions,
   );

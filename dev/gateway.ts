@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { Unauthorized, authorizerHandler } from '../shared/auth/authorizer';
 import { failure } from '../shared/http/envelope';
-import { RATE_LIMIT } from '../shared/runtime/config';
+import { RATE_LIMIT, config } from '../shared/runtime/config';
 import { ApiError, GATEWAY_MESSAGES, GATEWAY_REFUSAL_HEADERS, atCapacity } from '../shared/http/errors';
 import { logger } from '../shared/runtime/log';
 import { routedOperations, type Operation } from '../shared/operations';
@@ -12,6 +12,7 @@ import { DASHBOARD_PATH, matchAccountRoute } from '../shared/account/routes';
 import { createMcpHandler } from '../shared/mcp/http';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
 import { OPENAPI_ROUTE } from '../shared/public/openapi-document';
+import { llmsTxtHandler } from '../shared/public/llms-txt';
 import { STATUS_PATH } from '../shared/status/page';
 
 /**
@@ -84,19 +85,40 @@ type Answer = (req: http.IncomingMessage, url: URL, requestId: string) => Promis
 const unknownRoute = (requestId: string) => failure(new ApiError('NOT_FOUND', GATEWAY_MESSAGES.NOT_FOUND), requestId);
 
 export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
-  const answer = router(opts);
+  // The public address links are written with (llms.txt): PUBLIC_BASE_URL, else this gateway's own
+  // URL, known once it listens; never the request's Host.
+  let ownUrl = '';
+  const answer = router(opts, () => config.publicBaseUrl ?? ownUrl);
   const server = http.createServer((req, res) => {
-    void answer(req).then((result) => {
-      res.writeHead(result.statusCode, result.headers as http.OutgoingHttpHeaders);
-      res.end(result.body);
-    });
+    void answer(req)
+      .then((result) => send(res, result))
+      // An answer node refuses to write (a header name or value it rejects, a status out of range) is
+      // the gateway failing for that request alone, as API Gateway's DEFAULT_5XX: never the server's end.
+      .catch((err: unknown) => {
+        const requestId = randomUUID();
+        logger.error('local gateway could not write an answer', { requestId, error: String(err) });
+        if (res.headersSent) return void res.destroy();
+        for (const name of res.getHeaderNames()) res.removeHeader(name);
+        try {
+          send(res, failure(atCapacity(`local gateway could not write an answer: ${String(err)}`), requestId));
+        } catch {
+          res.destroy();
+        }
+      });
   });
   // A client (fetch keeps idle sockets 4 s) must never reuse a socket the server is closing at that
   // moment: on a busy machine the two timers cross and the request dies with ECONNRESET. The server
   // keeps idle sockets far longer than any client does, as a load balancer in front of a fleet would.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
-  return listen(server, opts);
+  const gateway = await listen(server, opts);
+  ownUrl = gateway.url;
+  return gateway;
+}
+
+function send(res: http.ServerResponse, result: APIGatewayProxyResult): void {
+  res.writeHead(result.statusCode, result.headers as http.OutgoingHttpHeaders);
+  res.end(result.body);
 }
 
 /**
@@ -104,9 +126,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
  * API and the dashboard (no API-key authorizer: the session cookie is their credential), then the
  * operations. A failure of the gateway itself is a 503, as API Gateway's DEFAULT_5XX.
  */
-function router(opts: GatewayOptions): (req: http.IncomingMessage) => Promise<APIGatewayProxyResult> {
+function router(opts: GatewayOptions, publicUrl: () => string): (req: http.IncomingMessage) => Promise<APIGatewayProxyResult> {
   const operation = operationRoutes(opts);
   const dashboard = dashboardRoute();
+  const llms = llmsTxtHandler(publicUrl);
   return async (req) => {
     const requestId = randomUUID();
     try {
@@ -114,7 +137,7 @@ function router(opts: GatewayOptions): (req: http.IncomingMessage) => Promise<AP
       const get = req.method === 'GET';
       if (url.pathname === OPENAPI_ROUTE && get) return (await import('../functions/openapi')).handler(plainEvent(req, url, requestId, OPENAPI_ROUTE, null, null));
       if (url.pathname === STATUS_PATH && get) return (await import('../functions/status')).handler(plainEvent(req, url, requestId, STATUS_PATH, null, null));
-      if (url.pathname === LLMS_PATH && get) return (await import('../functions/llms')).handler(plainEvent(req, url, requestId, LLMS_PATH, null, null));
+      if (url.pathname === LLMS_PATH && get) return llms(plainEvent(req, url, requestId, LLMS_PATH, null, null));
       if (url.pathname.startsWith('/v1/account/')) return await accountRoute(req, url, requestId);
       if ((url.pathname === DASHBOARD_PATH || url.pathname.startsWith(`${DASHBOARD_PATH}/`)) && get) return await dashboard(req, url, requestId);
       return await operation(req, url, requestId);

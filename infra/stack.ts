@@ -13,13 +13,17 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { DEFAULT_SCRAPE_DEADLINE_MS, RATE_LIMIT } from '../shared/runtime/config';
 import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/account/routes';
+import { NOT_SIGNED_IN } from '../shared/account/context';
+import { KEY_NAME_ATTRIBUTES } from '../shared/account/reads';
 import { ACCOUNTS, CACHE, TEAM_INDEX, invitePk, keyPk, memberPk, sessionPk, teamPk, type TableDef } from '../shared/db/tables';
 import { ERROR_STATUS, GATEWAY_MESSAGES, GATEWAY_REFUSAL_HEADERS, RETRY_AFTER_S, type ErrorCode } from '../shared/http/errors';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
 import { OPENAPI_ROUTE } from '../shared/public/openapi-document';
+import { configuredBase } from '../shared/public/llms-txt';
 import { handlerFile, routedOperations, type Operation } from '../shared/operations';
 import { FIELDS_VARIABLE, SOURCE_URL_VARIABLE, parseSource } from '../shared/platforms/citygame/source';
 import { KEY_PEPPER_VARIABLE } from '../shared/runtime/secrets';
+import { ROUTE_GROUPS, groupOf, groupScope, methodShare, openPaths, routesNeeding, waf } from './edge';
 import { addOperationalStatus } from './status';
 
 /**
@@ -32,7 +36,13 @@ import { addOperationalStatus } from './status';
  *                          so the URL never enters git, cdk.out or the Lambda configuration.
  *   scraperProxyUrl        the proxy URL itself, as plain text in the template. For a proxy without
  *                          credentials only (refused with them); scraperProxyParameter wins when both are given.
- *   stageRateLimit, stageBurstLimit  whole-stage throttle (all teams together), default 100 rps / 200.
+ *   stageRateLimit, stageBurstLimit  the stage's default throttle, which API Gateway applies to each key-authorised
+ *                          method (all teams together), default 100 rps / 1200: at least the share of a method
+ *                          of that route group (infra/edge.ts), else the synthesis fails.
+ *   gatewayCache           false: no API Gateway cache; default: a 0.5 GB cache for the dashboard's
+ *                          page and assets and the public documents (the same answer for every caller).
+ *   publicUrl             the API's public address when it is not the stage's execute-api URL (a custom
+ *                          domain and base path, https): the links of GET /llms.txt are written with it.
  *   dashboardOrigin       the origin browsers see the dashboard at (https://host), when it is not the
  *                          API's own host (a CDN or proxy in front that rewrites Host); the account API
  *                          checks the Origin of state-changing requests against it.
@@ -58,6 +68,8 @@ const THROTTLE_RETRY_AFTER_S = 1;
 /** The handlers' own SERVICE_UNAVAILABLE Retry-After. */
 const GATEWAY_5XX_RETRY_AFTER_S = RETRY_AFTER_S.SERVICE_UNAVAILABLE;
 
+/** The deployed stage (the first path segment of the execute-api URL). */
+const STAGE_NAME = 'prod';
 /** API Gateway gives up on an integration at 29 s; the function must answer first. */
 const FUNCTION_TIMEOUT = Duration.seconds(28);
 /** The authorizer reads the key (and the balance; the key again when that batch shows no key item), with at most one transaction beside, then at most one UpdateItem; a stuck one should fail fast (503). */
@@ -78,11 +90,14 @@ export class SocialDataApiStack extends Stack {
   readonly dataKey?: kms.Key;
   /** The HMAC key API keys, session ids and invitation tokens are hashed with (KEY_PEPPER_SECRET_ARN; shared/auth/hashing.ts). */
   private keyPepper!: secretsmanager.Secret;
+  /** API Gateway's cache for the answers that are the same for every caller (context gatewayCache, default on). */
+  private readonly gatewayCache: boolean;
   /** Where the operations' secrets are (set by operationFunctions), for every function that runs an operation. */
   private operationSecrets?: { cursorSecretArn: string; proxyParameterArn?: string };
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
+    this.gatewayCache = booleanContext(this, 'gatewayCache', true);
     this.dataKey = this.customerKey();
     // Both tables from their one definition (shared/db/tables.ts), which the local set-up reads too.
     this.accounts = this.table('AccountsTable', ACCOUNTS);
@@ -127,7 +142,7 @@ export class SocialDataApiStack extends Stack {
       apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
     });
     this.addGatewayResponses();
-    this.throttleOpenMethods();
+    this.edgeMethodSettings();
     this.addRateLimitAcl();
     this.addOutputs();
   }
@@ -143,37 +158,50 @@ export class SocialDataApiStack extends Stack {
   }
 
   /**
-   * Every method without the key authorizer (the OpenAPI document, the dashboard and its account API,
-   * and whatever open route is added later) gets its own stage throttle. Together they take at most
-   * OPEN_METHODS_SHARE of the stage's rate and burst, so a flood of anonymous requests is refused
-   * at its method and key-authorised traffic keeps the rest of the stage limit.
+   * Every method's share of API Gateway, from its route group (infra/edge.ts): the open groups' methods
+   * each get a throttle of their own, sized from the group's per-address limit (so one address at its
+   * limit drains at most a quarter of a method's burst and a twentieth of its rate), and, where the
+   * answer is the same for every caller, API Gateway's cache; the key-authorised methods share the
+   * stage's default throttle (stageRateLimit/stageBurstLimit, applied to each method), which must be at
+   * least their group's share. A method in no group, or whose authorizer contradicts its group, fails
+   * the synthesis: the step walks the API's methods after every route exists.
    */
-  private throttleOpenMethods() {
+  private edgeMethodSettings() {
     const stage = this.api.deploymentStage.node.defaultChild as apigateway.CfnStage;
-    const open = this.api.methods.filter((m) => (m.node.defaultChild as apigateway.CfnMethod).authorizationType === apigateway.AuthorizationType.NONE);
-    const stageRate = numberContext(this, 'stageRateLimit', 100);
-    const stageBurst = numberContext(this, 'stageBurstLimit', 200);
-    // Rates are doubles (two decimals kept); bursts are integers of at least 1.
-    const rate = Math.floor((stageRate * OPEN_METHODS_SHARE * 100) / open.length) / 100;
-    const burst = Math.max(1, Math.floor((stageBurst * OPEN_METHODS_SHARE) / open.length));
-    if (rate <= 0 || burst * open.length > stageBurst / 2) {
-      throw new Error(`stageRateLimit/stageBurstLimit (${stageRate}/${stageBurst}) too small for ${open.length} unauthenticated methods`);
+    const stageRate = numberContext(this, 'stageRateLimit', STAGE_RATE_LIMIT);
+    const stageBurst = numberContext(this, 'stageBurstLimit', STAGE_BURST_LIMIT);
+    const settings: apigateway.CfnStage.MethodSettingProperty[] = [];
+    for (const m of this.api.methods) {
+      const route = { method: m.httpMethod, path: m.resource.path };
+      const group = groupOf(route);
+      if (!group) throw new Error(`${route.method} ${route.path} belongs to no route group (infra/edge.ts ROUTE_GROUPS): every route needs a per-address limit and a per-method share`);
+      const keyed = (m.node.defaultChild as apigateway.CfnMethod).authorizationType !== apigateway.AuthorizationType.NONE;
+      if (keyed !== (group.credential(route) === 'key')) throw new Error(`${route.method} ${route.path}: group ${group.name} says it needs ${group.credential(route)}, but its method ${keyed ? 'has' : 'has no'} key authorizer`);
+      const share = methodShare(group);
+      if (keyed) {
+        if (stageRate < share.rate || stageBurst < share.burst) {
+          throw new Error(`stageRateLimit/stageBurstLimit (${stageRate}/${stageBurst}) are below the share of a key-authorised method (${share.rate}/${share.burst}): one address under its WAF limit could drain it`);
+        }
+        continue;
+      }
+      const ttl = this.gatewayCache ? group.cacheTtlSeconds?.(route) : undefined;
+      settings.push({
+        resourcePath: `/${route.path.replace(/\//g, '~1')}`,
+        httpMethod: route.method,
+        throttlingRateLimit: share.rate,
+        throttlingBurstLimit: share.burst,
+        ...(ttl ? { cachingEnabled: true, cacheTtlInSeconds: ttl, cacheDataEncrypted: true } : {}),
+      });
     }
     const existing = (stage.methodSettings ?? []) as apigateway.CfnStage.MethodSettingProperty[];
-    stage.methodSettings = [
-      ...existing,
-      ...open.map((m) => ({
-        resourcePath: `/${m.resource.path.replace(/\//g, '~1')}`,
-        httpMethod: m.httpMethod,
-        throttlingRateLimit: rate,
-        throttlingBurstLimit: burst,
-      })),
-    ];
+    stage.methodSettings = [...existing, ...settings];
   }
 
   /**
-   * A WAFv2 web ACL on the stage that blocks an address sending more than wafRateLimitPer5Min requests
-   * in WAF's 5-minute window (whatever the route, keyed or not). Context wafRateLimit=false leaves it out.
+   * A WAFv2 web ACL on the stage: it blocks an address sending more than wafRateLimitPer5Min requests
+   * in WAF's 5-minute window (whatever the route), refuses a request without the credential its route
+   * needs (401) before API Gateway counts it, and holds each address to its route group's limit
+   * (infra/edge.ts). Context wafRateLimit=false leaves it out.
    */
   private addRateLimitAcl() {
     if (!booleanContext(this, 'wafRateLimit', true)) {
@@ -182,31 +210,36 @@ export class SocialDataApiStack extends Stack {
     }
     const limit = numberContext(this, 'wafRateLimitPer5Min', 2000);
     const visibility = (name: string) => ({ cloudWatchMetricsEnabled: true, metricName: name, sampledRequestsEnabled: true });
+    const nosniff = { name: 'x-content-type-options', value: 'nosniff' };
+    const rateLimited = { block: { customResponse: { responseCode: ERROR_STATUS.RATE_LIMITED, customResponseBodyKey: 'RateLimited', responseHeaders: [{ name: 'retry-after', value: '60' }, nosniff] } } };
+    const refused = (body: string) => ({ block: { customResponse: { responseCode: ERROR_STATUS.UNAUTHORIZED, customResponseBodyKey: body, responseHeaders: [nosniff, ...Object.entries(GATEWAY_REFUSAL_HEADERS).map(([name, value]) => ({ name, value }))] } } });
+    const rule = (name: string, priority: number, action: object, statement: object): wafv2.CfnWebACL.RuleProperty => ({ name, priority, action, statement, visibilityConfig: visibility(name) });
     const acl = new wafv2.CfnWebACL(this, 'ApiWebAcl', {
       scope: 'REGIONAL',
-      description: `Per-address rate limit in front of the API: ${limit} requests per 5 minutes`,
+      description: `In front of the API: ${limit} requests per address per 5 minutes; a credential before the routes that need one; a per-address limit per route group`,
       defaultAction: { allow: {} },
       visibilityConfig: visibility('SocialDataApiAcl'),
       // The service's error envelope (WAF cannot add the request id).
       customResponseBodies: {
         RateLimited: { contentType: 'APPLICATION_JSON', content: JSON.stringify({ error: { code: 'RATE_LIMITED', message: GATEWAY_MESSAGES.RATE_LIMITED } }) },
+        Unauthorized: { contentType: 'APPLICATION_JSON', content: JSON.stringify({ error: { code: 'UNAUTHORIZED', message: GATEWAY_MESSAGES.UNAUTHORIZED } }) },
+        NotSignedIn: { contentType: 'APPLICATION_JSON', content: JSON.stringify({ error: { code: 'UNAUTHORIZED', message: NOT_SIGNED_IN } }) },
       },
       rules: [
-        {
-          name: 'RateLimitPerAddress',
-          priority: 0,
-          action: {
-            block: {
-              customResponse: {
-                responseCode: ERROR_STATUS.RATE_LIMITED,
-                customResponseBodyKey: 'RateLimited',
-                responseHeaders: [{ name: 'retry-after', value: '60' }, { name: 'x-content-type-options', value: 'nosniff' }],
-              },
-            },
-          },
-          statement: { rateBasedStatement: { aggregateKeyType: 'IP', limit, evaluationWindowSec: 300 } },
-          visibilityConfig: visibility('RateLimitPerAddress'),
-        },
+        // Every route, whatever the group: the overall cap of one address.
+        rule('RateLimitPerAddress', 0, rateLimited, { rateBasedStatement: { aggregateKeyType: 'IP', limit, evaluationWindowSec: 300 } }),
+        // A request without a credential never reaches API Gateway, so it draws on no method's share:
+        // no key to a key-authorised route (or to any path that is not an open route's), no session
+        // (or key, for the three reads) to the account API.
+        rule('KeyRequired', 1, refused('Unauthorized'), waf.and(waf.not(openPaths()), waf.not(waf.hasKey()))),
+        rule('SessionRequired', 2, refused('NotSignedIn'), waf.and(waf.paths(routesNeeding('session')), waf.not(waf.hasSession()))),
+        rule('SessionOrKeyRequired', 3, refused('NotSignedIn'), waf.and(waf.paths(routesNeeding('key-or-session')), waf.not(waf.hasSession()), waf.not(waf.hasKey()))),
+        // Each group's per-address limit, well under each of its methods' share (infra/edge.ts).
+        ...ROUTE_GROUPS.map((group, i) =>
+          rule(`PerAddress-${group.name}`, 10 + i, rateLimited, {
+            rateBasedStatement: { aggregateKeyType: 'IP', limit: group.perAddress.limit, evaluationWindowSec: group.perAddress.windowSeconds, scopeDownStatement: groupScope(group) },
+          }),
+        ),
       ],
     });
     const association = new wafv2.CfnWebACLAssociation(this, 'ApiWebAclAssociation', {
@@ -365,9 +398,13 @@ export class SocialDataApiStack extends Stack {
       // The account-level role API Gateway needs to write access and execution logs.
       cloudWatchRole: true,
       deployOptions: {
-        stageName: 'prod',
-        throttlingRateLimit: numberContext(this, 'stageRateLimit', 100),
-        throttlingBurstLimit: numberContext(this, 'stageBurstLimit', 200),
+        stageName: STAGE_NAME,
+        throttlingRateLimit: numberContext(this, 'stageRateLimit', STAGE_RATE_LIMIT),
+        throttlingBurstLimit: numberContext(this, 'stageBurstLimit', STAGE_BURST_LIMIT),
+        // The cache serves the dashboard's assets and the public documents without a Lambda per
+        // request (edgeMethodSettings turns it on for those methods alone); nothing else is cached.
+        ...(this.gatewayCache ? { cacheClusterEnabled: true, cacheClusterSize: '0.5' } : {}),
+        cachingEnabled: false,
         // One access-log line per request; never the key, the query string or a header.
         accessLogDestination: new apigateway.LogGroupLogDestination(
           new logs.LogGroup(this, 'ApiAccessLogs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
@@ -421,8 +458,8 @@ export class SocialDataApiStack extends Stack {
   }
 
   /** GET `route` without a key, on a small function that reads no table: a description of the API. */
-  private publicDocument(id: string, entry: string, route: string, description: string, whyPublic: string) {
-    const fn = this.nodeFunction(id, entry, { description, memorySize: 256, timeout: Duration.seconds(5), environment: { NODE_OPTIONS: '--enable-source-maps' } });
+  private publicDocument(id: string, entry: string, route: string, description: string, whyPublic: string, environment: Record<string, string> = {}) {
+    const fn = this.nodeFunction(id, entry, { description, memorySize: 256, timeout: Duration.seconds(5), environment: { NODE_OPTIONS: '--enable-source-maps', ...environment } });
     const method = this.api.root.resourceForPath(route).addMethod('GET', new apigateway.LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }), {
       authorizationType: apigateway.AuthorizationType.NONE,
       apiKeyRequired: false,
@@ -435,8 +472,9 @@ export class SocialDataApiStack extends Stack {
    * and usage plan as the operations, and GET /llms.txt, public like the OpenAPI document. The MCP
    * function runs every operation's handler in process (functions/mcp.ts), so it has what they
    * have: their environment, their memory (some parse HTML), their timeout and their table access,
-   * plus Query on the accounts table and its byTeam index for the read-only account tools (latest
-   * charges, daily usage, request history with its keys' names).
+   * plus Query on the accounts table's team partitions for the read-only account tools (latest
+   * charges, daily usage, request history) and, through its byTeam index, on key ids and names only
+   * (the history's key names): never a member, password hash or session the index also holds.
    */
   private addAgentRoutes(authorizer: apigateway.IAuthorizer, environment: Record<string, string>) {
     const mcpFn = this.nodeFunction('Mcp', 'functions/mcp.ts', {
@@ -447,15 +485,34 @@ export class SocialDataApiStack extends Stack {
     });
     this.allowOperation(mcpFn);
     this.allowItems(mcpFn, ['dynamodb:Query'], [TEAM_PREFIX]);
-    // account-requests names each request's key: the team's keys through the byTeam index.
-    this.allowTeamIndexQuery(mcpFn);
+    // account-requests names each request's key: through the byTeam index, but only keyId and name
+    // (never a member's e-mail or password hash, a session, or anything else the index holds).
+    this.allowKeyNamesQuery(mcpFn);
     const mcpIntegration = new apigateway.LambdaIntegration(mcpFn, { proxy: true, allowTestInvoke: false });
     const mcp = this.api.root.resourceForPath(MCP_PATH);
     for (const method of MCP_METHODS) {
       mcp.addMethod(method, mcpIntegration, { authorizer, authorizationType: apigateway.AuthorizationType.CUSTOM, apiKeyRequired: true });
     }
 
-    this.publicDocument('LlmsTxt', 'functions/llms.ts', LLMS_PATH, `GET ${LLMS_PATH}: the operations, their parameters and the MCP URL, for agents`, 'The public description of the API for agents (llms.txt): no data, no credits, like the OpenAPI document.');
+    // Its links (the MCP URL agents send keys to among them) come from configuration, never from the request's Host.
+    this.publicDocument('LlmsTxt', 'functions/llms.ts', LLMS_PATH, `GET ${LLMS_PATH}: the operations, their parameters and the MCP URL, for agents`, 'The public description of the API for agents (llms.txt): no data, no credits, like the OpenAPI document.', {
+      PUBLIC_BASE_URL: this.publicUrl(),
+    });
+  }
+
+  /**
+   * The API's public address: context publicUrl (a custom domain and its base path, https), else the
+   * stage's own execute-api URL (built from the API's id, not from the stage, which depends on the
+   * methods and so on the functions).
+   */
+  private publicUrl(): string {
+    const given = this.node.tryGetContext('publicUrl') as unknown;
+    if (given !== undefined && given !== '') {
+      const base = typeof given === 'string' ? configuredBase(given) : '';
+      if (!base.startsWith('https://')) throw new Error('context publicUrl must be an https URL without credentials, query or fragment (https://api.example.com or https://example.com/api)');
+      return base;
+    }
+    return `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${STAGE_NAME}`;
   }
 
   private addOutputs() {
@@ -541,8 +598,13 @@ export class SocialDataApiStack extends Stack {
       acknowledge(method, 'AwsSolutions-APIG4', "Authorised by the dashboard session (HttpOnly cookie) or, for the three account reads, an API key, checked by the function for the caller's own team; sign-in and set-password must be reachable without one.");
     }
     const dashboardIntegration = new apigateway.LambdaIntegration(dashboardFn, { proxy: true, allowTestInvoke: false });
+    // Cached per asset: the proxy path is the cache key (without it every asset would share one entry).
+    const assetIntegration = new apigateway.LambdaIntegration(dashboardFn, { proxy: true, allowTestInvoke: false, cacheKeyParameters: [DASHBOARD_CACHE_KEY] });
     const pages = this.api.root.resourceForPath(DASHBOARD_PATH);
-    const pageMethods = [pages.addMethod('GET', dashboardIntegration, open), pages.addResource('{proxy+}').addMethod('GET', dashboardIntegration, open)];
+    const pageMethods = [
+      pages.addMethod('GET', dashboardIntegration, open),
+      pages.addResource('{proxy+}').addMethod('GET', assetIntegration, { ...open, requestParameters: { [DASHBOARD_CACHE_KEY]: true } }),
+    ];
     for (const m of pageMethods) acknowledge(m, 'AwsSolutions-APIG4', 'The static assets of the dashboard page: no data; every data call the page makes goes to the session-authorised account API.');
   }
 
@@ -636,6 +698,25 @@ export class SocialDataApiStack extends Stack {
         actions: ['dynamodb:Query'],
         resources: [`${this.accounts.tableArn}/index/${TEAM_INDEX.name}`],
         conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TEAM_PREFIX}*`] } },
+      }),
+    );
+  }
+
+  /**
+   * Query on the byTeam index for a team's partition, reading only the attributes KEY_NAME_ATTRIBUTES
+   * names (IAM's dynamodb:Attributes, with dynamodb:Select required to be SPECIFIC_ATTRIBUTES: a Query
+   * without a projection, or of all the projected attributes, is refused).
+   */
+  private allowKeyNamesQuery(fn: lambda.IFunction): void {
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: [`${this.accounts.tableArn}/index/${TEAM_INDEX.name}`],
+        conditions: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TEAM_PREFIX}*`] },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...KEY_NAME_ATTRIBUTES] },
+          'StringEquals': { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+        },
       }),
     );
   }
@@ -756,8 +837,11 @@ export const AUTHORIZER_KEY_ATTRIBUTES = [...ACCOUNTS_KEY_ATTRIBUTES, 'lastUsedA
 /** Denied outright on the accounts table to every function that scrapes (it writes by UpdateItem only). */
 export const SCRAPER_DENIED_ACCOUNT_ACTIONS = ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'] as const;
 
-/** The part of the stage's rate and burst all unauthenticated methods together may take. */
-export const OPEN_METHODS_SHARE = 0.4;
+/** The stage's default throttle, applied to each key-authorised method: at least their route group's share (infra/edge.ts). */
+export const STAGE_RATE_LIMIT = 100;
+export const STAGE_BURST_LIMIT = 1200;
+/** The method request parameter the dashboard's assets are cached by. */
+const DASHBOARD_CACHE_KEY = 'method.request.path.proxy';
 
 /** A context flag: true/false as JSON or as the `-c key=value` string. */
 function booleanContext(scope: Construct, key: string, fallback: boolean): boolean {

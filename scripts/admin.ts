@@ -8,12 +8,17 @@
  *   key list --team ID                         name, created (and by whom), last used, revoked (never the secret)
  *   key revoke --team ID --key KEYID           takes effect on the next request
  *   usage --team ID [--days 7] [--recent 20]   recent ledger records and daily counts
- *   member invite --team ID --email E [--base URL]
+ *   member invite --team ID --email E [--role owner|member] [--base URL]
  *                                              dashboard member (created if new) and a one-time link to set
  *                                              the password, valid 24 h; inviting again issues a new link and
- *                                              revokes the older ones
- *   member list --team ID                      the team's dashboard members
- *   member remove --team ID --email E          removes the member: their sessions end at once, their links stop working
+ *                                              revokes the older ones. A new member is an owner when the team
+ *                                              has none yet, else a member, unless --role says
+ *   member role --team ID --email E --role owner|member
+ *                                              the member's role (owners remove members and manage any key)
+ *   member list --team ID                      the team's dashboard members and their roles
+ *   member remove --team ID --email E [--transfer-keys-to EMAIL]
+ *                                              removes the member: their sessions end at once, their links stop
+ *                                              working, the keys they hold are revoked (or go to another member)
  *   member sessions --team ID --email E        the member's live sessions
  *   member end-sessions --team ID --email E [--session SID]
  *                                              ends one session of the member, or (without --session) all of them
@@ -138,23 +143,37 @@ export async function run(argv: string[], print: (line: string) => void = (l) =>
       const team = await credits.getTeam(teamId);
       if (!team) throw new Error(`no team ${teamId}`);
       const base = baseUrl(flags);
-      const { invite } = await import('../shared/account/members');
-      const { member, token, expiresAt } = await invite(teamId, need(flags, 'email'));
-      print(`member ${member.email} of team ${teamId} "${team.name}". One-time link to set the password (valid until ${expiresAt}):\n\n    ${inviteLink(base, token)}\n`);
+      const { invite, roleOf, setRole } = await import('../shared/account/members');
+      const role = roleFlag(flags);
+      let { member, token, expiresAt } = await invite(teamId, need(flags, 'email'), Date.now(), role);
+      if (role && roleOf(member) !== role && (await setRole(member, role))) member = { ...member, role };
+      print(`${roleOf(member)} ${member.email} of team ${teamId} "${team.name}". One-time link to set the password (valid until ${expiresAt}):\n\n    ${inviteLink(base, token)}\n`);
+      return;
+    }
+    case 'member role': {
+      const { setRole } = await import('../shared/account/members');
+      const m = await teamMember(flags);
+      const role = roleFlag(flags);
+      if (!role) throw new Error('--role owner|member is required');
+      if (!(await setRole(m, role))) throw new Error(`no member ${m.email} in team ${m.teamId}`);
+      print(`member ${m.email} of team ${m.teamId} is now ${role === 'owner' ? 'an owner' : 'a member'}`);
       return;
     }
     case 'member list': {
       const { listMembers } = await import('../shared/account/members');
       const list = await listMembers(need(flags, 'team'));
       if (!list.length) print('no members');
-      for (const m of list) print(`  member ${m.email}  invited ${m.createdAt}  ${m.passwordSetAt ? `password set ${m.passwordSetAt}` : 'password not set yet'}`);
+      for (const m of list) print(`  ${m.role ?? 'member'} ${m.email}  invited ${m.createdAt}  ${m.passwordSetAt ? `password set ${m.passwordSetAt}` : 'password not set yet'}`);
       return;
     }
     case 'member remove': {
       const members = await import('../shared/account/members');
       const m = await teamMember(flags);
-      if (!(await members.removeMember(m))) throw new Error(`no member ${m.email} in team ${m.teamId}`);
-      print(`member ${m.email} removed from team ${m.teamId}: their sessions have ended and their invitation links no longer work`);
+      const to = typeof flags['transfer-keys-to'] === 'string' ? await teamMember({ ...flags, email: flags['transfer-keys-to'] }) : undefined;
+      const { removed, revoked, transferred } = await members.removeMemberAndKeys(m, to);
+      if (!removed) throw new Error(`no member ${m.email} in team ${m.teamId}`);
+      const keys = to ? `their keys (${transferred.join(', ') || 'none'}) are now held by ${to.email}` : `their keys (${revoked.join(', ') || 'none'}) are revoked`;
+      print(`member ${m.email} removed from team ${m.teamId}: their sessions have ended, their invitation links no longer work, ${keys}`);
       return;
     }
     case 'member sessions': {
@@ -179,8 +198,15 @@ export async function run(argv: string[], print: (line: string) => void = (l) =>
       return;
     }
     default:
-      throw new Error('usage: team create|show|credits, key create|list|revoke, usage, member invite|list|remove|sessions|end-sessions  (see the comment at the top of scripts/admin.ts or the README)');
+      throw new Error('usage: team create|show|credits, key create|list|revoke, usage, member invite|role|list|remove|sessions|end-sessions  (see the comment at the top of scripts/admin.ts or the README)');
   }
+}
+
+function roleFlag(flags: Flags): 'owner' | 'member' | undefined {
+  const role = flags.role;
+  if (role === undefined) return undefined;
+  if (role !== 'owner' && role !== 'member') throw new Error('--role is owner or member');
+  return role;
 }
 
 async function teamMember(flags: Flags) {

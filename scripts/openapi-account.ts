@@ -6,6 +6,7 @@
  */
 import { REQUESTS_PARAMS } from '../shared/account/reads';
 import { ACCOUNT_ROUTES, KEY_READABLE, type AccountRoute } from '../shared/account/routes';
+import { ROLES } from '../shared/account/members';
 import { ERROR_STATUS } from '../shared/http/errors';
 import { HISTORY_PAGE } from '../shared/accounting/request-history';
 import { SESSION_COOKIE } from '../shared/account/sessions';
@@ -19,10 +20,17 @@ const count = { type: 'integer' };
 const obj = (properties: Json, required = Object.keys(properties)): Json => ({ type: 'object', required, properties });
 const errorCounts = { type: 'object', propertyNames: { enum: Object.keys(ERROR_STATUS) }, additionalProperties: count };
 
+const roleSchema = {
+  type: 'string',
+  enum: [...ROLES],
+  description: "owner: removes members (their keys revoked, or transferred), sees and ends any member's sessions, renames and revokes any key of the team; member: their own sessions, password and the keys they hold",
+};
+
 export const accountSchemas: Json = {
   AccountMember: obj({
     email: { type: 'string' },
     memberId: { type: 'string' },
+    role: roleSchema,
     team: obj({ teamId: { type: 'string' }, name: { type: 'string' } }),
     sessionExpiresAt: dateTime,
   }),
@@ -38,6 +46,10 @@ export const accountSchemas: Json = {
         { type: 'null' },
       ],
     },
+    heldBy: {
+      description: 'The member the key belongs to, revoked with them when they are removed unless transferred: its creator, or the member it was transferred to; null for a key of the team (the operator\'s, or from before creators were recorded), which no removal touches',
+      oneOf: [obj({ kind: { const: 'member' }, memberId: { type: 'string' }, email: { type: 'string' } }), { type: 'null' }],
+    },
     lastUsedAt: nullableDateTime,
     revokedAt: nullableDateTime,
     status: { type: 'string', enum: ['active', 'revoked'] },
@@ -48,6 +60,7 @@ export const accountSchemas: Json = {
   AccountTeamMember: obj({
     memberId: { type: 'string' },
     email: { type: 'string' },
+    role: roleSchema,
     invitedAt: dateTime,
     passwordSetAt: nullableDateTime,
     status: { type: 'string', enum: ['invited', 'active'], description: 'invited: no password set yet' },
@@ -118,7 +131,7 @@ export const accountSchemas: Json = {
 
 const data = (schema: Json) => ({ type: 'object', required: ['data'], properties: { data: schema } });
 
-type Spec = { summary: string; body?: Json; query?: Json[]; ok: [number, Json, string]; errors: number[]; open?: boolean };
+type Spec = { summary: string; body?: Json; bodyOptional?: boolean; query?: Json[]; ok: [number, Json, string]; errors: number[]; open?: boolean };
 
 const nameBody = obj({ name: { type: 'string', minLength: 1, maxLength: 64 } });
 
@@ -141,8 +154,8 @@ const SPECS: Record<AccountRoute['name'], Spec> = {
   me: { summary: 'The signed-in member and their team', ok: [200, ref('AccountMember'), 'The member'], errors: [401, 503] },
   listKeys: { summary: "The team's keys, newest first (never their secrets)", ok: [200, obj({ keys: { type: 'array', items: ref('AccountKey') } }), 'The keys'], errors: [401, 503] },
   createKey: { summary: 'Create a named key; its secret is in this answer only', body: nameBody, ok: [201, obj({ key: ref('AccountNewKey') }), 'The new key, with its secret'], errors: [400, 401, 422, 503] },
-  renameKey: { summary: 'Rename a key of the team', body: nameBody, ok: [200, obj({ key: ref('AccountKey') }), 'The renamed key'], errors: [400, 401, 404, 422, 503] },
-  revokeKey: { summary: 'Revoke a key of the team: its very next request is refused', ok: [200, obj({ key: ref('AccountKey') }), 'The revoked key'], errors: [400, 401, 404, 503] },
+  renameKey: { summary: 'Rename a key of the team (a member: a key they hold; an owner: any)', body: nameBody, ok: [200, obj({ key: ref('AccountKey') }), 'The renamed key'], errors: [400, 401, 404, 422, 503] },
+  revokeKey: { summary: 'Revoke a key of the team (a member: a key they hold; an owner: any): its very next request is refused', ok: [200, obj({ key: ref('AccountKey') }), 'The revoked key'], errors: [400, 401, 404, 503] },
   credits: { summary: 'The balance and the latest charges (free; a session or an API key)', ok: [200, ref('AccountCredits'), 'Balance and charges'], errors: [401, 503] },
   usage: {
     summary: 'Every answer per UTC day and operation: live results, cache hits and errors by code, with credits (free; a session or an API key)',
@@ -175,11 +188,20 @@ const SPECS: Record<AccountRoute['name'], Spec> = {
   },
   listMembers: { summary: "The team's dashboard members", ok: [200, obj({ members: { type: 'array', items: ref('AccountTeamMember') } }), 'The members'], errors: [401, 503] },
   removeMember: {
-    summary: 'Remove a member of the team: their sessions end at once, their invitation links stop working',
-    ok: [200, obj({ removed: obj({ memberId: { type: 'string' }, email: { type: 'string' } }) }), 'Removed'],
-    errors: [400, 401, 404, 503],
+    summary: "Remove a member of the team (owners only): their sessions end at once, their invitation links stop working, the keys they hold are revoked, or transferred to `transferKeysTo`",
+    body: obj({ transferKeysTo: { type: 'string', description: 'The id of another member of the team, who keeps the removed member\'s keys; without it they are revoked' } }, []),
+    bodyOptional: true,
+    ok: [
+      200,
+      obj({
+        removed: obj({ memberId: { type: 'string' }, email: { type: 'string' } }),
+        keys: obj({ revoked: { type: 'array', items: { type: 'string' }, description: 'Ids of the keys revoked with the member' }, transferred: { type: 'array', items: { type: 'string' }, description: 'Ids of the keys now held by transferKeysTo' } }),
+      }),
+      'Removed',
+    ],
+    errors: [400, 401, 404, 422, 503],
   },
-  listSessions: { summary: "A member's live sessions, newest first", ok: [200, obj({ sessions: { type: 'array', items: ref('AccountSession') } }), 'The sessions'], errors: [401, 404, 503] },
+  listSessions: { summary: "A member's live sessions, newest first (another member's: owners only)", ok: [200, obj({ sessions: { type: 'array', items: ref('AccountSession') } }), 'The sessions'], errors: [400, 401, 404, 503] },
   endSessions: {
     summary: "End every session of a member (one's own: every other one)",
     ok: [200, obj({ sessions: { type: 'array', items: ref('AccountSession') } }), 'The sessions still live (only the caller’s own, if any)'],
@@ -193,11 +215,11 @@ const SPECS: Record<AccountRoute['name'], Spec> = {
 };
 
 const ERROR_TEXT: Record<number, string> = {
-  400: 'A cursor this query did not issue, a state-changing request without this site\'s Origin, a body that is not a JSON object, an unknown, used, replaced or expired token, a wrong current password, or removing oneself (BAD_REQUEST)',
+  400: 'A cursor this query did not issue, a state-changing request without this site\'s Origin, a body that is not a JSON object, an unknown, used, replaced or expired token, a wrong current password, removing oneself, or what only an owner may do: removing a member, another member\'s sessions, a key another member holds or a key of the team (BAD_REQUEST)',
   401: 'Not signed in (no, expired or ended session), an unknown or revoked API key where one is accepted, or sign-in failed: one message for every sign-in failure (UNAUTHORIZED)',
   404: 'The team has no such key, member or live session (NOT_FOUND)',
   422: 'Invalid body or query (VALIDATION_ERROR, with details)',
-  429: 'Too many sign-in attempts for this e-mail from this address, or from this address; the same answer for every e-mail (RATE_LIMITED, with Retry-After)',
+  429: 'Too many sign-in attempts for this e-mail (from this address, or from addresses it never signed in from), or from this address; the same answer for every e-mail (RATE_LIMITED, with Retry-After)',
   503: 'The service is at capacity (SERVICE_UNAVAILABLE)',
 };
 
@@ -233,7 +255,7 @@ export function accountPaths(): Json {
       // The session cookie; the reads of KEY_READABLE also an API key; sign-in and the like need none.
       security: spec.open ? [] : KEY_READABLE.includes(route.name) ? [{ session: [] }, { apiKey: [] }, { bearer: [] }] : [{ session: [] }],
       ...(params.length ? { parameters: params } : {}),
-      ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
+      ...(spec.body ? { requestBody: { required: !spec.bodyOptional, content: { 'application/json': { schema: spec.body } } } } : {}),
       responses,
     };
   }

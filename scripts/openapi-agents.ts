@@ -50,13 +50,13 @@ export function agentPaths(): Json {
       post: {
         operationId: 'mcp',
         summary: 'The MCP server: Streamable HTTP transport, stateless, JSON answers',
-        description: `One tool per operation (named by the operation's id, its parameters as arguments, \`cache_max_age\` included) and the read-only account tools account-credits, account-usage and account-requests. A tool call runs the operation itself: the same validation, cache, credits and ledger; an error is a tool result with \`isError\` and the error's code. Every POST counts against the team's ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} s. Send \`Accept: application/json, text/event-stream\`.`,
+        description: `One tool per operation (named by the operation's id, its parameters as arguments, \`cache_max_age\` included) and the read-only account tools account-credits, account-usage and account-requests. A tool call runs the operation itself: the same validation, cache, credits and ledger; an error is a tool result with \`isError\` and the error's code. Every POST counts against the team's ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} s, and carries at most one tools/call. Send \`Accept: application/json, text/event-stream\`.`,
         tags: ['agents'],
         requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcMessage' } } } },
         responses: {
           200: { description: 'The JSON-RPC response', headers: requestId, content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcResponse' } } } },
           202: { description: 'A notification, accepted (no body)' },
-          400: jsonRpcError('Not a JSON-RPC message, or an unsupported protocol version'),
+          400: jsonRpcError('Not a JSON-RPC message, an unsupported protocol version, or a batch with more than one tools/call or more than 10 messages (one tool call per POST)'),
           401: errorResponse('Missing, invalid or revoked API key (UNAUTHORIZED)'),
           406: jsonRpcError('The Accept header lacks application/json or text/event-stream'),
           413: jsonRpcError('The message is too large'),

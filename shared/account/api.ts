@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { authorize } from '../auth/authorizer';
-import { createKey, keyFromHeaders, listKeys, renameKey, revokeKey, type KeyRecord } from '../auth/keys';
+import { createKey, heldBy, keyFromHeaders, listKeys, renameKey, revokeKey, type KeyRecord } from '../auth/keys';
 import { config } from '../runtime/config';
 import { getTeam } from '../accounting/teams';
 import { entryPoint } from '../http/entry';
@@ -8,12 +8,12 @@ import { loadSecrets } from '../runtime/secrets';
 import { jsonAnswer } from '../http/envelope';
 import { ApiError, GATEWAY_MESSAGES, notFound } from '../http/errors';
 import { NOT_SIGNED_IN, invalid, notSignedIn, session, type Ctx, type Reply } from './context';
-import { setPassword } from './members';
+import { getMember, roleOf, setPassword } from './members';
 import { passwordProblem } from './passwords';
 import { matchAccountRoute, type AccountRoute } from './routes';
 import { clearedSessionCookie, endSession, sessionIdFromCookies, type Session } from './sessions';
 import { signIn } from './signin';
-import { TEAM_HANDLERS } from './team';
+import { TEAM_HANDLERS, caller } from './team';
 import { creditsReport, requestsReport, usageReport } from './reads';
 
 /**
@@ -27,6 +27,7 @@ import { creditsReport, requestsReport, usageReport } from './reads';
 export { NOT_SIGNED_IN };
 export { SIGN_IN_FAILED, SIGN_IN_THROTTLED } from './signin';
 export const BAD_ORIGIN = 'The request must come from the dashboard of this site (Origin header)';
+export const NOT_YOUR_KEY = 'Only an owner of the team can rename or revoke a key another member holds, or a key of the team';
 export const BAD_TOKEN = 'This set-password link is invalid, used or expired; ask for a new invitation';
 const MAX_BODY_BYTES = 8 * 1024;
 const KEY_NAME_MAX = 64;
@@ -79,6 +80,7 @@ export const publicKey = (k: KeyRecord) => ({
   name: k.name,
   createdAt: k.createdAt,
   createdBy: k.createdBy ?? null,
+  heldBy: heldBy(k),
   lastUsedAt: k.lastUsedAt ?? null,
   revokedAt: k.revokedAt ?? null,
   status: k.revokedAt ? ('revoked' as const) : ('active' as const),
@@ -124,7 +126,7 @@ const HANDLERS: Record<AccountRoute['name'], (ctx: Ctx) => Promise<Reply>> = {
   },
 
   async renameKey(ctx) {
-    const { teamId } = await session(ctx);
+    const { teamId } = await mayChangeKey(ctx);
     const name = keyName(ctx.body.name);
     const updated = await renameKey(teamId, ctx.params.keyId ?? '', name);
     if (!updated) throw notFound('Your team has no key with this id');
@@ -132,7 +134,7 @@ const HANDLERS: Record<AccountRoute['name'], (ctx: Ctx) => Promise<Reply>> = {
   },
 
   async revokeKey(ctx) {
-    const { teamId, memberId } = await session(ctx);
+    const { teamId, memberId } = await mayChangeKey(ctx);
     const keyId = ctx.params.keyId ?? '';
     if (!(await revokeKey(teamId, keyId))) throw notFound('Your team has no key with this id');
     ctx.log.info('key revoked', { teamId, memberId, keyId });
@@ -156,6 +158,18 @@ const HANDLERS: Record<AccountRoute['name'], (ctx: Ctx) => Promise<Reply>> = {
 };
 
 /**
+ * The session of a caller who may rename or revoke the route's key: an owner any key of the team, a
+ * member only a key they hold (heldBy). A key the team has not is left to the handler's 404.
+ */
+async function mayChangeKey(ctx: Ctx): Promise<Session> {
+  const you = await session(ctx);
+  if (roleOf(await caller(ctx, you)) === 'owner') return you;
+  const key = (await listKeys(you.teamId)).find((k) => k.keyId === ctx.params.keyId);
+  if (key && heldBy(key)?.memberId !== you.memberId) throw new ApiError('BAD_REQUEST', NOT_YOUR_KEY);
+  return you;
+}
+
+/**
  * The team of a read's caller: the API key's when the request carries one (checked as the
  * authorizer checks it: unknown or revoked is 401), else the dashboard session's.
  */
@@ -168,10 +182,11 @@ async function readerTeam(ctx: Ctx): Promise<string> {
 }
 
 async function me(s: Session) {
-  const team = await getTeam(s.teamId);
+  const [team, member] = await Promise.all([getTeam(s.teamId), getMember(s.email)]);
   return {
     email: s.email,
     memberId: s.memberId,
+    role: roleOf(member ?? {}),
     team: { teamId: s.teamId, name: team?.name ?? '' },
     sessionExpiresAt: new Date(s.expiresAt * 1000).toISOString(),
   };

@@ -4,6 +4,7 @@ import { config } from '../runtime/config';
 import { conditionally, db, isConditionalFailure, teamItems } from '../db/client';
 import { INVITE_SK, MEMBER_SK, TEAM_INDEX, invitePk, memberPk, teamPk } from '../db/tables';
 import { findHashed, storedHash } from '../auth/hashing';
+import { heldBy, listKeys, revokeKey, transferKey } from '../auth/keys';
 import { hashPassword } from './passwords';
 
 /**
@@ -23,6 +24,17 @@ import { hashPassword } from './passwords';
  */
 export const INVITE_TTL_SECONDS = 24 * 3600;
 
+/**
+ * A member's role in the team's dashboard. Owners manage the team's members: they remove members
+ * (owners too, never themselves), see and end other members' sessions, and rename or revoke any
+ * key of the team. Members manage themselves: their own sessions, password and the keys they hold.
+ * The first member of a team is its owner; the operator names others (admin CLI `member role`).
+ * A member item without a role (from before roles) is a member: fail closed.
+ */
+export const ROLES = ['owner', 'member'] as const;
+export type Role = (typeof ROLES)[number];
+export const roleOf = (m: { role?: string }): Role => (m.role === 'owner' ? 'owner' : 'member');
+
 export interface Member {
   memberId: string;
   email: string;
@@ -35,6 +47,8 @@ export interface Member {
   /** The hash of the newest invitation token (as its INVITE# item is keyed); an older link no longer sets the password. */
   inviteHash?: string;
   removedAt?: string;
+  /** Absent: member (roleOf). */
+  role?: Role;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -56,7 +70,7 @@ export async function getMember(email: string): Promise<Member | null> {
 
 /** The team's members, oldest first (removed ones leave the listing). */
 export async function listMembers(teamId: string): Promise<Member[]> {
-  return (await teamItems(teamId, 'MEMBER#')).map(({ memberId, email, teamId: t, createdAt, passwordSetAt }) => ({ memberId, email, teamId: t, createdAt, passwordSetAt }) as Member);
+  return (await teamItems(teamId, 'MEMBER#')).map(({ memberId, email, teamId: t, createdAt, passwordSetAt, role }) => ({ memberId, email, teamId: t, createdAt, passwordSetAt, role: roleOf({ role: role as string | undefined }) }) as Member);
 }
 
 /** A current member of this team by memberId (a member of another team is never found). */
@@ -76,7 +90,7 @@ export async function memberByEmail(teamId: string, email: string): Promise<Memb
  * returns the token (shown once). The member item names this token from now on, so every older
  * link of the member stops working.
  */
-export async function invite(teamId: string, rawEmail: string, now = Date.now()): Promise<{ member: Member; token: string; expiresAt: string }> {
+export async function invite(teamId: string, rawEmail: string, now = Date.now(), role?: Role): Promise<{ member: Member; token: string; expiresAt: string }> {
   if (!isEmail(rawEmail)) throw new Error('not an e-mail address');
   const email = normalizeEmail(rawEmail);
   const existing = await memberItem(email);
@@ -86,7 +100,9 @@ export async function invite(teamId: string, rawEmail: string, now = Date.now())
   const hash = storedHash(token);
   const createdAt = new Date(now).toISOString();
   const expiresAt = Math.floor(now / 1000) + INVITE_TTL_SECONDS;
-  const member: Member = current ?? { memberId: randomUUID().slice(0, 8), email, teamId, createdAt };
+  // A new member: the role asked for, else owner when the team has none yet (its first member).
+  const newRole = role ?? ((await listMembers(teamId)).some((m) => m.role === 'owner') ? 'member' : 'owner');
+  const member: Member = current ?? { memberId: randomUUID().slice(0, 8), email, teamId, createdAt, role: newRole };
   const memberWrite = current
     ? {
         Update: {
@@ -204,13 +220,66 @@ export function removeMember(member: Member, now = Date.now()): Promise<boolean>
       new UpdateCommand({
         TableName: config.accountsTable,
         Key: { pk: memberPk(member.email), sk: MEMBER_SK },
-        UpdateExpression: 'SET removedAt = :at REMOVE passwordHash, inviteHash, #gp, #gs ADD sessionEpoch :one',
+        UpdateExpression: 'SET removedAt = :at REMOVE passwordHash, inviteHash, #role, #gp, #gs ADD sessionEpoch :one',
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(removedAt) AND teamId = :team AND memberId = :id',
-        ExpressionAttributeNames: { '#gp': TEAM_INDEX.partitionKey, '#gs': TEAM_INDEX.sortKey },
+        ExpressionAttributeNames: { '#role': 'role', '#gp': TEAM_INDEX.partitionKey, '#gs': TEAM_INDEX.sortKey },
         ExpressionAttributeValues: { ':at': new Date(now).toISOString(), ':one': 1, ':team': member.teamId, ':id': member.memberId },
       }),
     ),
   );
+}
+
+/** Gives a current member of the team a role (admin CLI). False when the team has no such member. */
+export function setRole(member: Member, role: Role): Promise<boolean> {
+  return conditionally(() =>
+    db().send(
+      new UpdateCommand({
+        TableName: config.accountsTable,
+        Key: { pk: memberPk(member.email), sk: MEMBER_SK },
+        UpdateExpression: 'SET #role = :role',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(removedAt) AND teamId = :team AND memberId = :id',
+        ExpressionAttributeNames: { '#role': 'role' },
+        ExpressionAttributeValues: { ':role': role, ':team': member.teamId, ':id': member.memberId },
+      }),
+    ),
+  );
+}
+
+/** What removing a member did to the keys they held. */
+export interface Removal {
+  removed: boolean;
+  /** Keys the member held, revoked with them. */
+  revoked: string[];
+  /** Keys the member held, now held by `transferTo`. */
+  transferred: string[];
+}
+
+/**
+ * Removes a member and settles the keys they hold (created from the dashboard, or transferred to
+ * them): every one is revoked at once (the authorizer refuses it from the next request), or, with
+ * `transferTo` (a current member of the same team), held by that member from now on. Keys of the
+ * operator (admin CLI) and keys from before creators were recorded belong to the team and stay.
+ * The keys are settled before the member is removed and once more after, for a key they created
+ * in between.
+ */
+export async function removeMemberAndKeys(member: Member, transferTo?: Member, now = Date.now()): Promise<Removal> {
+  if (transferTo && (transferTo.teamId !== member.teamId || transferTo.memberId === member.memberId)) throw new Error('keys go to another member of the same team');
+  const revoked = new Set<string>();
+  const transferred = new Set<string>();
+  const settle = async () => {
+    for (const key of await listKeys(member.teamId)) {
+      if (key.revokedAt || heldBy(key)?.memberId !== member.memberId) continue;
+      if (transferTo) {
+        if (await transferKey(member.teamId, key.keyId, member.memberId, { kind: 'member', memberId: transferTo.memberId, email: transferTo.email })) transferred.add(key.keyId);
+      } else if (await revokeKey(member.teamId, key.keyId)) {
+        revoked.add(key.keyId);
+      }
+    }
+  };
+  await settle();
+  const removed = await removeMember(member, now);
+  if (removed) await settle();
+  return { removed, revoked: [...revoked], transferred: [...transferred] };
 }
 
 /** Ends every session of the member at once (a new epoch). False when the team has no such (current) member. */

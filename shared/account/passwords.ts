@@ -73,12 +73,15 @@ export function needsRehash(stored: string): boolean {
   return !parsed || parsed.params.N !== now.N || parsed.params.r !== now.r || parsed.params.p !== now.p;
 }
 
-/** Verifying against this when the e-mail is unknown keeps the answer's timing the same. */
-let decoy: { params: string; hash: Promise<string> } | undefined;
-export function decoyHash(): Promise<string> {
-  const params = JSON.stringify(currentParams());
-  if (decoy?.params !== params) decoy = { params, hash: hashPassword(randomBytes(16).toString('hex')) };
-  return decoy.hash;
+/**
+ * Verifying against this when the e-mail is unknown (or has no password yet) keeps the answer's
+ * timing the same: a hash of today's parameters with a random salt and a random digest, which no
+ * password matches. Verifying costs one scrypt of those parameters, as for a member; making it costs
+ * nothing (no scrypt), so the first unknown e-mail of a container takes no longer than the next.
+ */
+export function decoyHash(): string {
+  const { N, r, p } = currentParams();
+  return ['scrypt', N, r, p, randomBytes(16).toString('base64'), randomBytes(KEY_BYTES).toString('base64')].join('$');
 }
 
 /** null when acceptable, else why not (shown to the member). */

@@ -1,7 +1,11 @@
-import { listKeys } from '../auth/keys';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../db/client';
+import { TEAM_INDEX, teamPk } from '../db/tables';
+import { config } from '../runtime/config';
 import { getTeam } from '../accounting/teams';
 import { recentCharges } from '../accounting/ledger';
 import { ApiError, type ValidationDetail } from '../http/errors';
+import { boundedDetails } from '../http/validation';
 import { HISTORY_PAGE, type HistoryPage, type HistoryRecord, type RequestsQuery, requestHistory } from '../accounting/request-history';
 import { routedOperations } from '../operations';
 import { usage, type UsageReport } from '../accounting/usage';
@@ -81,8 +85,39 @@ export async function requestsReport(teamId: string, query: Record<string, strin
     } else if (value) q.cursor = value;
     else details.push({ path: name, message: 'An empty cursor; leave it out for the first page' });
   }
-  if (details.length) throw invalidQuery(details);
-  const [page, keys] = await Promise.all([requestHistory(teamId, q), listKeys(teamId)]);
-  const names = new Map(keys.map((k) => [k.keyId, k.name]));
+  if (details.length) throw invalidQuery(boundedDetails(details));
+  const [page, names] = await Promise.all([requestHistory(teamId, q), keyNames(teamId)]);
   return { ...page, requests: page.requests.map((r) => ({ ...r, keyName: r.keyId ? (names.get(r.keyId) ?? null) : null })) };
+}
+
+/**
+ * The only attributes of the byTeam index the history's key names are read with, and the only ones
+ * the MCP function may read there (infra/stack.ts: dynamodb:Attributes, Select SPECIFIC_ATTRIBUTES):
+ * the index also holds the team's members (e-mails, password hashes) and sessions, which no tool
+ * needs. The key condition names the partition key only (the sort key would spell members' e-mails).
+ */
+export const KEY_NAME_ATTRIBUTES = [TEAM_INDEX.partitionKey, 'keyId', 'name'] as const;
+
+/** The names of the team's keys (revoked ones included) by key id. */
+export async function keyNames(teamId: string): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await db().send(
+      new QueryCommand({
+        TableName: config.accountsTable,
+        IndexName: TEAM_INDEX.name,
+        KeyConditionExpression: '#team = :team',
+        ProjectionExpression: '#id, #name',
+        Select: 'SPECIFIC_ATTRIBUTES',
+        ExpressionAttributeNames: { '#team': TEAM_INDEX.partitionKey, '#id': 'keyId', '#name': 'name' },
+        ExpressionAttributeValues: { ':team': teamPk(teamId) },
+        ExclusiveStartKey: start,
+      }),
+    );
+    // Members and sessions share the partition: they have neither attribute and come back empty.
+    for (const item of res.Items ?? []) if (typeof item.keyId === 'string' && typeof item.name === 'string') names.set(item.keyId, item.name);
+    start = res.LastEvaluatedKey;
+  } while (start);
+  return names;
 }

@@ -14,7 +14,7 @@ import { admitSignIn, signInSucceeded } from './throttle';
  * one of today's after the password proved right.
  */
 export const SIGN_IN_FAILED = 'Sign-in failed: the e-mail or password is wrong';
-export const SIGN_IN_THROTTLED = 'Too many sign-in attempts for this e-mail from this address, or from this address; try again after Retry-After seconds';
+export const SIGN_IN_THROTTLED = 'Too many sign-in attempts for this e-mail or from this address; try again after Retry-After seconds';
 
 /** The client's address as API Gateway saw it (the local gateway fills it from the socket). */
 export const sourceAddress = (ctx: Pick<Ctx, 'event'>) => ctx.event.requestContext?.identity?.sourceIp || 'unknown';
@@ -23,7 +23,7 @@ export const sourceAddress = (ctx: Pick<Ctx, 'event'>) => ctx.event.requestConte
 export async function passwordMatches(member: Member | null, password: string): Promise<boolean> {
   if (!password || password.length > MAX_PASSWORD_LENGTH) return false;
   if (member?.passwordHash) return verifyPassword(password, member.passwordHash);
-  await verifyPassword(password, await decoyHash());
+  await verifyPassword(password, decoyHash());
   return false;
 }
 
@@ -41,7 +41,10 @@ export async function signIn(ctx: Ctx, me: (s: Awaited<ReturnType<typeof startSe
   const email = typeof body.email === 'string' ? normalizeEmail(body.email).slice(0, 254) : '';
   const password = typeof body.password === 'string' ? body.password : '';
   const [, member] = await Promise.all([admit(ctx, email), isEmail(email) ? getMember(email) : null]);
-  if (!member || !(await passwordMatches(member, password))) {
+  // Checked whether or not the e-mail is a member's (a decoy hash when not): the same scrypt work, so
+  // the time of the answer does not tell members from strangers.
+  const matches = await passwordMatches(member, password);
+  if (!member || !matches) {
     log.info('sign-in refused');
     throw new ApiError('UNAUTHORIZED', SIGN_IN_FAILED);
   }

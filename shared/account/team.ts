@@ -1,6 +1,6 @@
 import { ApiError, notFound } from '../http/errors';
-import { invalid, session, type Ctx, type Reply } from './context';
-import { endAllSessions, getMember, listMembers, memberOfTeam, removeMember, type Member } from './members';
+import { invalid, notSignedIn, session, type Ctx, type Reply } from './context';
+import { endAllSessions, getMember, listMembers, memberOfTeam, removeMemberAndKeys, roleOf, type Member } from './members';
 import { hashPassword, passwordProblem } from './passwords';
 import { endOtherSessions, endSessionById, listSessions, sessionIdFromCookies, type Session } from './sessions';
 import { admit, passwordMatches, sourceAddress } from './signin';
@@ -8,17 +8,21 @@ import { signInSucceeded } from './throttle';
 
 /**
  * The member lifecycle in the dashboard: the team's members, removing one (their sessions end at
- * once), a member's live sessions and ending them, and changing one's own password (which ends
- * one's other sessions). Any member of a team may manage the team's members; a member cannot remove
- * themselves here (the admin CLI can), so a team never locks itself out of its dashboard by a click.
+ * once, the keys they hold are revoked unless transferred), a member's live sessions and ending
+ * them, and changing one's own password (which ends one's other sessions). Roles (members.ts):
+ * only an owner removes members or sees and ends another member's sessions; everyone manages their
+ * own. No one removes themselves here (the admin CLI can), so a team never loses its last owner by
+ * a click.
  */
-export const CANNOT_REMOVE_SELF = 'You cannot remove yourself; another member of the team or the operator (admin CLI) can';
+export const CANNOT_REMOVE_SELF = 'You cannot remove yourself; another owner of the team or the operator (admin CLI) can';
+export const OWNERS_ONLY = "Only an owner of the team can remove members or see and end another member's sessions";
 export const WRONG_PASSWORD = 'The current password is wrong';
 const NO_MEMBER = 'Your team has no member with this id';
 
-export const publicMember = (m: Pick<Member, 'memberId' | 'email' | 'createdAt' | 'passwordSetAt'>, you: Session) => ({
+export const publicMember = (m: Pick<Member, 'memberId' | 'email' | 'createdAt' | 'passwordSetAt' | 'role'>, you: Session) => ({
   memberId: m.memberId,
   email: m.email,
+  role: roleOf(m),
   invitedAt: m.createdAt,
   passwordSetAt: m.passwordSetAt ?? null,
   status: m.passwordSetAt ? ('active' as const) : ('invited' as const),
@@ -35,10 +39,22 @@ export const publicSession = (s: Session, current: Session | null) => ({
 });
 
 /** The member of the caller's team named by the route's {memberId}; 404 for any other. */
-async function teamMember(ctx: Ctx, you: Session): Promise<Member> {
-  const m = await memberOfTeam(you.teamId, ctx.params.memberId ?? '');
+async function teamMember(ctx: Ctx, you: Session, memberId = ctx.params.memberId ?? ''): Promise<Member> {
+  const m = await memberOfTeam(you.teamId, memberId);
   if (!m) throw notFound(NO_MEMBER);
   return m;
+}
+
+/** The caller as a member now (their role read afresh, strongly consistent), or 401. */
+export async function caller(ctx: Ctx, you: Session): Promise<Member> {
+  const m = await getMember(you.email);
+  if (!m || m.memberId !== you.memberId || m.teamId !== you.teamId) throw notSignedIn(ctx);
+  return m;
+}
+
+/** Another member's sessions are an owner's business; one's own, everyone's. */
+async function mayManage(ctx: Ctx, you: Session, m: Member): Promise<void> {
+  if (m.memberId !== you.memberId && roleOf(await caller(ctx, you)) !== 'owner') throw new ApiError('BAD_REQUEST', OWNERS_ONLY);
 }
 
 export const TEAM_HANDLERS = {
@@ -47,18 +63,26 @@ export const TEAM_HANDLERS = {
     return { data: { members: (await listMembers(you.teamId)).map((m) => publicMember(m, you)) } };
   },
 
+  /** Owners only. Body (optional): `{transferKeysTo: memberId}`, the member who keeps the removed member's keys; else they are revoked. */
   async removeMember(ctx: Ctx): Promise<Reply> {
     const you = await session(ctx);
+    if (roleOf(await caller(ctx, you)) !== 'owner') throw new ApiError('BAD_REQUEST', OWNERS_ONLY);
     const m = await teamMember(ctx, you);
     if (m.memberId === you.memberId) throw new ApiError('BAD_REQUEST', CANNOT_REMOVE_SELF);
-    if (!(await removeMember(m))) throw notFound(NO_MEMBER);
-    ctx.log.info('member removed', { teamId: you.teamId, by: you.memberId, memberId: m.memberId });
-    return { data: { removed: { memberId: m.memberId, email: m.email } } };
+    const to = ctx.body.transferKeysTo;
+    if (to !== undefined && (typeof to !== 'string' || to === m.memberId)) throw invalid('transferKeysTo', 'The id of another member of the team, who keeps the removed member\'s keys');
+    const recipient = typeof to === 'string' ? await memberOfTeam(you.teamId, to) : undefined;
+    if (recipient === null) throw invalid('transferKeysTo', 'Your team has no member with this id');
+    const { removed, revoked, transferred } = await removeMemberAndKeys(m, recipient);
+    if (!removed) throw notFound(NO_MEMBER);
+    ctx.log.info('member removed', { teamId: you.teamId, by: you.memberId, memberId: m.memberId, keysRevoked: revoked, keysTransferred: transferred, to: recipient?.memberId });
+    return { data: { removed: { memberId: m.memberId, email: m.email }, keys: { revoked, transferred } } };
   },
 
   async listSessions(ctx: Ctx): Promise<Reply> {
     const you = await session(ctx);
     const m = await teamMember(ctx, you);
+    await mayManage(ctx, you, m);
     return { data: { sessions: (await listSessions(m)).map((s) => publicSession(s, you)) } };
   },
 
@@ -66,6 +90,7 @@ export const TEAM_HANDLERS = {
   async endSessions(ctx: Ctx): Promise<Reply> {
     const you = await session(ctx);
     const m = await teamMember(ctx, you);
+    await mayManage(ctx, you, m);
     const self = m.memberId === you.memberId;
     const ok = self ? await endOtherSessions(m, sessionIdFromCookies(ctx.headers.cookie) ?? null) : await endAllSessions(m);
     if (!ok) throw new ApiError('BAD_REQUEST', 'The member changed at the same moment; try again');
@@ -76,6 +101,7 @@ export const TEAM_HANDLERS = {
   async endSession(ctx: Ctx): Promise<Reply> {
     const you = await session(ctx);
     const m = await teamMember(ctx, you);
+    await mayManage(ctx, you, m);
     if (!(await endSessionById(m, ctx.params.sessionId ?? ''))) throw notFound('This member has no live session with this id');
     ctx.log.info('session ended', { teamId: you.teamId, by: you.memberId, memberId: m.memberId });
     return { data: { ended: { sessionId: ctx.params.sessionId } } };

@@ -5,31 +5,39 @@ import { conditionally, db } from '../db/client';
 import { THROTTLE_SK, throttlePk } from '../db/tables';
 
 /**
- * Sign-in throttling. Every attempt is counted with one atomic, conditional DynamoDB update BEFORE
- * the password is checked, so parallel guesses cannot slip past the limit: the update that would
- * exceed it fails, and that attempt is refused without any scrypt work.
+ * Sign-in throttling. Every attempt is counted with atomic, conditional DynamoDB updates BEFORE the
+ * password is checked, so parallel guesses cannot slip past a limit: the update that would exceed
+ * it fails, and that attempt is refused without any scrypt work.
  *
- * Two limits, neither of which lets a stranger lock a member out:
+ * Three limits, none of which lets a stranger lock a member out of the address they sign in from:
+ *  - per client address, whatever the e-mail: config.signInAttemptsPerAddress in a fixed 15-minute
+ *    window (a cap on spraying many e-mails from one address). A success gives nothing back: a
+ *    member with an account of their own cannot spray on the attempts their sign-ins would refund.
  *  - per e-mail AND client address: config.signInAttemptsPerPair attempts, then exponential backoff
  *    (config.signInBackoffSeconds, doubling per further attempt, at most config.signInBackoffMaxSeconds).
- *    A success from that address clears it; 24 hours without an attempt forget it. An attacker
- *    elsewhere only slows their own address down; the member's own address is unaffected.
- *  - per client address, whatever the e-mail: config.signInAttemptsPerAddress in a fixed 15-minute
- *    window (a looser cap on spraying many e-mails). A successful attempt is given back.
+ *    A success from that address clears it; 24 hours without an attempt forget it (also after a
+ *    success, whose item keeps its expiry).
+ *  - per e-mail, whatever the address: config.signInAttemptsPerEmail attempts the pair admitted in a
+ *    fixed 1-hour window (guesses at one e-mail spread over many addresses). An address the e-mail
+ *    signed in from within KNOWN_ADDRESS_SECONDS is not counted nor refused here, so whoever spends
+ *    the e-mail's window elsewhere only delays sign-ins from new places, never the member's usual one.
  * A refused attempt is told apart from a wrong password (429 RATE_LIMITED with Retry-After) and is
  * answered the same whether or not the e-mail belongs to a member.
  */
 export const ADDRESS_WINDOW_SECONDS = 15 * 60;
+export const EMAIL_WINDOW_SECONDS = 3600;
 const PAIR_MEMORY_SECONDS = 24 * 3600;
+/** How long a successful sign-in makes its address a known one for the e-mail. */
+export const KNOWN_ADDRESS_SECONDS = 30 * 24 * 3600;
 
 export type Admission = { admitted: true } | { admitted: false; retryAfter: number };
 
-const pairKey = (email: string, address: string) => ({
-  pk: throttlePk('pair', createHash('sha256').update(`${email}\n${address}`, 'utf8').digest('hex')),
-  sk: THROTTLE_SK,
-});
-const windowOf = (nowMs: number) => Math.floor(nowMs / 1000 / ADDRESS_WINDOW_SECONDS) * ADDRESS_WINDOW_SECONDS;
-const addressKey = (address: string, nowMs: number) => ({ pk: throttlePk('addr', address), sk: String(windowOf(nowMs)) });
+const digest = (...parts: string[]) => createHash('sha256').update(parts.join('\n'), 'utf8').digest('hex');
+const pairKey = (email: string, address: string) => ({ pk: throttlePk('pair', digest(email, address)), sk: THROTTLE_SK });
+const knownKey = (email: string, address: string) => ({ pk: throttlePk('known', digest(email, address)), sk: THROTTLE_SK });
+const windowOf = (nowMs: number, seconds: number) => Math.floor(nowMs / 1000 / seconds) * seconds;
+const addressKey = (address: string, nowMs: number) => ({ pk: throttlePk('addr', address), sk: String(windowOf(nowMs, ADDRESS_WINDOW_SECONDS)) });
+const emailKey = (email: string, nowMs: number) => ({ pk: throttlePk('email', digest(email)), sk: String(windowOf(nowMs, EMAIL_WINDOW_SECONDS)) });
 
 /** The wait after `attempts` attempts of a pair, in seconds (0 while within the free attempts). */
 export function backoffSeconds(attempts: number): number {
@@ -42,13 +50,15 @@ export function backoffSeconds(attempts: number): number {
 const write = (key: { pk: string; sk: string }, update: string, condition: string, values: Record<string, unknown>) =>
   conditionally(() => db().send(new UpdateCommand({ TableName: config.accountsTable, Key: key, UpdateExpression: update, ConditionExpression: condition, ExpressionAttributeValues: values })));
 
-async function admitAddress(address: string, now: number): Promise<Admission> {
-  const admitted = await write(addressKey(address, now), 'ADD attempts :one SET expiresAt = if_not_exists(expiresAt, :exp)', 'attribute_not_exists(attempts) OR attempts < :cap', {
+/** One attempt in a fixed window of `seconds` holding at most `cap`. */
+async function admitWindow(key: { pk: string; sk: string }, cap: number, seconds: number, now: number): Promise<Admission> {
+  const start = windowOf(now, seconds);
+  const admitted = await write(key, 'ADD attempts :one SET expiresAt = if_not_exists(expiresAt, :exp)', 'attribute_not_exists(attempts) OR attempts < :cap', {
     ':one': 1,
-    ':cap': config.signInAttemptsPerAddress,
-    ':exp': windowOf(now) + 2 * ADDRESS_WINDOW_SECONDS,
+    ':cap': cap,
+    ':exp': start + 2 * seconds,
   });
-  return admitted ? { admitted: true } : { admitted: false, retryAfter: Math.max(1, windowOf(now) + ADDRESS_WINDOW_SECONDS - Math.floor(now / 1000)) };
+  return admitted ? { admitted: true } : { admitted: false, retryAfter: Math.max(1, start + seconds - Math.floor(now / 1000)) };
 }
 
 async function admitPair(email: string, address: string, now: number): Promise<Admission> {
@@ -66,33 +76,56 @@ async function admitPair(email: string, address: string, now: number): Promise<A
   ) {
     return { admitted: true };
   }
-  // Past them: one attempt per backoff period, claimed by a compare-and-set on (attempts, lastAt).
+  // Past them, or forgotten (expired, which TTL removes late): one attempt per backoff period,
+  // claimed by a compare-and-set on (attempts, lastAt) as read, absent ones included (an item a
+  // success cleared before it kept them at 0 has neither).
   const res = await db().send(new GetCommand({ TableName: config.accountsTable, Key: key, ConsistentRead: true }));
-  const attempts = Number(res.Item?.attempts ?? 0);
-  const lastAt = Number(res.Item?.lastAt ?? 0);
+  const seen = { attempts: res.Item?.attempts as number | undefined, lastAt: res.Item?.lastAt as number | undefined };
+  const attempts = Number(seen.attempts ?? 0);
+  const lastAt = Number(seen.lastAt ?? 0);
   const forgotten = Number(res.Item?.expiresAt ?? 0) <= Math.floor(now / 1000);
   const readyAt = lastAt + backoffSeconds(attempts) * 1000;
   if (!forgotten && now < readyAt) return { admitted: false, retryAfter: Math.ceil((readyAt - now) / 1000) };
-  const claimed = await write(key, 'SET attempts = :next, lastAt = :now, expiresAt = :exp', 'attempts = :seen AND lastAt = :last', {
+  const unchanged = (name: 'attempts' | 'lastAt', value: string) => (seen[name] === undefined ? `attribute_not_exists(${name})` : `${name} = ${value}`);
+  const claimed = await write(key, 'SET attempts = :next, lastAt = :now, expiresAt = :exp', `${unchanged('attempts', ':seen')} AND ${unchanged('lastAt', ':last')}`, {
     ...stamp,
     ':next': forgotten ? 1 : attempts + 1,
-    ':seen': attempts,
-    ':last': lastAt,
+    ...(seen.attempts === undefined ? {} : { ':seen': seen.attempts }),
+    ...(seen.lastAt === undefined ? {} : { ':last': seen.lastAt }),
   });
   return claimed ? { admitted: true } : { admitted: false, retryAfter: Math.max(1, backoffSeconds(attempts + 1)) };
 }
 
-/** Counts this attempt; admitted means the password may be checked. */
-export async function admitSignIn(email: string, address: string, now = Date.now()): Promise<Admission> {
-  const byAddress = await admitAddress(address, now);
-  if (!byAddress.admitted) return byAddress;
-  return admitPair(email, address, now);
+/** Whether the e-mail signed in from this address within KNOWN_ADDRESS_SECONDS. */
+async function knownAddress(email: string, address: string, now: number): Promise<boolean> {
+  const res = await db().send(new GetCommand({ TableName: config.accountsTable, Key: knownKey(email, address) }));
+  return Number(res.Item?.expiresAt ?? 0) > Math.floor(now / 1000);
 }
 
-/** After a successful sign-in: the pair starts afresh and the address gets its attempt back. */
+/** Counts this attempt; admitted means the password may be checked. */
+export async function admitSignIn(email: string, address: string, now = Date.now()): Promise<Admission> {
+  const [byAddress, known] = await Promise.all([admitWindow(addressKey(address, now), config.signInAttemptsPerAddress, ADDRESS_WINDOW_SECONDS, now), knownAddress(email, address, now)]);
+  if (!byAddress.admitted) return byAddress;
+  const byPair = await admitPair(email, address, now);
+  if (!byPair.admitted || known) return byPair;
+  return admitWindow(emailKey(email, now), config.signInAttemptsPerEmail, EMAIL_WINDOW_SECONDS, now);
+}
+
+/**
+ * After a successful sign-in (or password change): the pair starts afresh, and the address becomes
+ * a known one of the e-mail. Nothing is given back to the address's window.
+ */
 export async function signInSucceeded(email: string, address: string, now = Date.now()): Promise<void> {
+  const nowS = Math.floor(now / 1000);
   await Promise.all([
-    db().send(new UpdateCommand({ TableName: config.accountsTable, Key: pairKey(email, address), UpdateExpression: 'REMOVE attempts, lastAt' })),
-    write(addressKey(address, now), 'ADD attempts :minus', 'attempts > :zero', { ':minus': -1, ':zero': 0 }),
+    db().send(
+      new UpdateCommand({
+        TableName: config.accountsTable,
+        Key: pairKey(email, address),
+        UpdateExpression: 'SET attempts = :zero, lastAt = :zero, expiresAt = :exp',
+        ExpressionAttributeValues: { ':zero': 0, ':exp': nowS + PAIR_MEMORY_SECONDS },
+      }),
+    ),
+    db().send(new UpdateCommand({ TableName: config.accountsTable, Key: knownKey(email, address), UpdateExpression: 'SET expiresAt = :exp', ExpressionAttributeValues: { ':exp': nowS + KNOWN_ADDRESS_SECONDS } })),
   ]);
 }

@@ -2,7 +2,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { BatchGetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../runtime/config';
 import { creditsOf } from '../accounting/teams';
-import { db, teamItems } from '../db/client';
+import { conditionally, db, teamItems } from '../db/client';
 import { KEY_SK, TEAM_INDEX, TEAM_SK, keyPk, teamPk } from '../db/tables';
 import { findHashed, storedHash } from './hashing';
 
@@ -34,6 +34,8 @@ export interface KeyRecord {
   createdAt: string;
   /** Absent only on keys created before creators were recorded. */
   createdBy?: KeyCreator;
+  /** The member the key was transferred to when its holder was removed (shared/account/members.ts); absent: its creator. */
+  transferredTo?: Extract<KeyCreator, { kind: 'member' }>;
   lastUsedAt?: string;
   revokedAt?: string;
   /** The team's usage-plan key value: the authorizer's usageIdentifierKey. */
@@ -146,8 +148,35 @@ export async function touchKey(key: KeyRecord & { hash: string }, now = Date.now
 
 /** The record of a stored key item (without the table's own attributes). */
 function keyRecord(item: Record<string, unknown>): KeyRecord {
-  const { keyId, teamId, name, createdAt, createdBy, lastUsedAt, revokedAt, usageKey } = item as unknown as KeyRecord;
-  return { keyId, teamId, name, createdAt, createdBy, lastUsedAt, revokedAt, usageKey };
+  const { keyId, teamId, name, createdAt, createdBy, transferredTo, lastUsedAt, revokedAt, usageKey } = item as unknown as KeyRecord;
+  return { keyId, teamId, name, createdAt, createdBy, ...(transferredTo ? { transferredTo } : {}), lastUsedAt, revokedAt, usageKey };
+}
+
+/**
+ * The member a key belongs to, revoked with them unless transferred: the member it was transferred
+ * to, else the member who created it; null for a key of the team (the operator's, or one from
+ * before creators were recorded).
+ */
+export function heldBy(key: Pick<KeyRecord, 'createdBy' | 'transferredTo'>): Extract<KeyCreator, { kind: 'member' }> | null {
+  if (key.transferredTo) return key.transferredTo;
+  return key.createdBy?.kind === 'member' ? key.createdBy : null;
+}
+
+/** Moves a team's key from the member holding it to another member. False when the key is gone, revoked or held by someone else. */
+export async function transferKey(teamId: string, keyId: string, fromMemberId: string, to: Extract<KeyCreator, { kind: 'member' }>): Promise<boolean> {
+  const item = await teamKeyItem(teamId, keyId);
+  if (!item || item.revokedAt || heldBy(keyRecord(item))?.memberId !== fromMemberId) return false;
+  return conditionally(() =>
+    db().send(
+      new UpdateCommand({
+        TableName: config.accountsTable,
+        Key: { pk: item.pk, sk: KEY_SK },
+        UpdateExpression: 'SET transferredTo = :to',
+        ConditionExpression: `teamId = :team AND attribute_not_exists(revokedAt) AND ${item.transferredTo ? 'transferredTo.memberId = :from' : 'attribute_not_exists(transferredTo) AND createdBy.memberId = :from'}`,
+        ExpressionAttributeValues: { ':to': to, ':team': teamId, ':from': fromMemberId },
+      }),
+    ),
+  );
 }
 
 export async function listKeys(teamId: string): Promise<KeyRecord[]> {

@@ -22,8 +22,12 @@
  *   SESSION#<hash(id)> / SESSION              a dashboard session: teamId, email, memberId, createdAt, expiresAt, endedAt?
  *   THROTTLE#pair#<sha256(email, address)> / THROTTLE
  *                                             sign-in attempts of one e-mail from one address since the last
- *                                             success: attempts, lastAt (ms), expiresAt (24 h after the last)
+ *                                             success: attempts, lastAt (ms), expiresAt (24 h after the last attempt or success)
  *   THROTTLE#addr#<address> / <window start>  sign-in attempts from one address in a 15-minute window: attempts, expiresAt
+ *   THROTTLE#email#<sha256(email)> / <window start>
+ *                                             sign-in attempts at one e-mail from addresses it is not known at, in a 1-hour window
+ *   THROTTLE#known#<sha256(email, address)> / THROTTLE
+ *                                             an address the e-mail signed in from: expiresAt (30 days after the success)
  *   (hash: HMAC-SHA256 with the key pepper, or the plain SHA-256 of items stored before it: shared/auth/hashing.ts)
  *   (expiresAt: the table's TTL attribute, epoch seconds; readers also check it, as TTL deletes late)
  * cache (pk; TTL on expiresAt): what all teams share, expires and is never money. Besides the cache
@@ -91,5 +95,5 @@ export const invitePk = (hash: string) => `INVITE#${hash}`;
 export const INVITE_SK = 'INVITE';
 export const sessionPk = (hash: string) => `SESSION#${hash}`;
 export const SESSION_SK = 'SESSION';
-export const throttlePk = (kind: 'pair' | 'addr', value: string) => `THROTTLE#${kind}#${value}`;
+export const throttlePk = (kind: 'pair' | 'addr' | 'email' | 'known', value: string) => `THROTTLE#${kind}#${value}`;
 export const THROTTLE_SK = 'THROTTLE';

@@ -5,6 +5,7 @@ import { creditsReport, requestsReport, usageReport } from '../account/reads';
 import { type ProxyHandler, entryPoint } from '../http/entry';
 import { failure, jsonAnswer } from '../http/envelope';
 import { ApiError, GATEWAY_MESSAGES, atCapacity, toApiError } from '../http/errors';
+import { boundedDetails } from '../http/validation';
 import type { Log } from '../runtime/log';
 import type { Operation } from '../operations';
 import type { Answer, ErrorAnswer } from './render';
@@ -27,6 +28,30 @@ export type InvokeOperation = (op: Operation, event: APIGatewayProxyEvent) => Pr
 /** JSON-RPC messages are small; a tool call's arguments are a few query parameters. */
 const MAX_BODY_BYTES = 256 * 1024;
 
+/**
+ * What one POST may carry. The usage plan counts a POST once, so a JSON-RPC batch of tool calls
+ * would run many operations (live scrapes, account reads) for one token of the team's rate limit,
+ * all at once in one function. A batch (protocol versions before 2025-06-18 allow them) therefore
+ * carries at most one tools/call and at most MAX_BATCH messages in all: each tool call is its own
+ * POST, counted like the HTTP request it stands for.
+ */
+export const MAX_BATCH = 10;
+export const ONE_TOOL_CALL_PER_POST = `A POST carries at most one tools/call (each tool call counts against the team's rate limit like the HTTP request it stands for) and a batch at most ${MAX_BATCH} messages: send one POST per tool call`;
+
+/** Why this body may not be run, or null (a body that is not JSON is the transport's to refuse). */
+export function batchRefusal(body: string | undefined): string | null {
+  if (!body) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(parsed)) return null;
+  const calls = parsed.filter((m) => !!m && typeof m === 'object' && (m as { method?: unknown }).method === 'tools/call').length;
+  return parsed.length > MAX_BATCH || calls > 1 ? ONE_TOOL_CALL_PER_POST : null;
+}
+
 export function createMcpHandler(invoke: InvokeOperation): ProxyHandler {
   return entryPoint('mcp', async (event, { requestId, log }) => {
     const teamId = event.requestContext?.authorizer?.teamId as string | undefined;
@@ -35,6 +60,11 @@ export function createMcpHandler(invoke: InvokeOperation): ProxyHandler {
       // Stateless: no server-to-client stream to open (GET) and no session to end (DELETE).
       const refusal = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP server is stateless and takes POST only' }, id: null };
       return jsonAnswer(405, refusal, requestId, { allow: 'POST' });
+    }
+    const refusal = batchRefusal(event.body && event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : (event.body ?? undefined));
+    if (refusal) {
+      log.info('batch refused', { teamId });
+      return jsonAnswer(400, { jsonrpc: '2.0', error: { code: -32600, message: refusal }, id: null }, requestId);
     }
     const server = createMcpServer(inProcess(event, teamId, invoke, log));
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
@@ -83,12 +113,18 @@ function inProcess(parent: APIGatewayProxyEvent, teamId: string, invoke: InvokeO
 
 /**
  * The GET proxy event API Gateway would hand the operation's function for this query: the caller's
- * authorizer context and source address, no headers (the key stays with the MCP request).
+ * team and key (and principal) from the authorizer's context, its source address, no headers (the
+ * key stays with the MCP request). Nothing else of the authorizer's context: what it said of the
+ * POST (the team's balance hint, a 422 recorded ahead) is not true of a tool call. Without a hint,
+ * each tool call's scrape waits for its own conditional reservation, so a team without credit
+ * causes no upstream request through MCP either.
  */
 export function operationEvent(parent: APIGatewayProxyEvent, op: Operation, query: Record<string, string>, requestId: string): APIGatewayProxyEvent {
   const names = Object.keys(query);
   const full = parent.requestContext?.path ?? '';
   const stagePrefix = full.endsWith(MCP_PATH) ? full.slice(0, -MCP_PATH.length) : '';
+  const caller = parent.requestContext?.authorizer ?? {};
+  const authorizer = Object.fromEntries(TOOL_CALL_CONTEXT.filter((name) => caller[name] !== undefined).map((name) => [name, caller[name]]));
   return {
     resource: op.path,
     path: op.path,
@@ -103,6 +139,7 @@ export function operationEvent(parent: APIGatewayProxyEvent, op: Operation, quer
     isBase64Encoded: false,
     requestContext: {
       ...parent.requestContext,
+      authorizer,
       requestId,
       httpMethod: 'GET',
       path: `${stagePrefix}${op.path}`,
@@ -110,6 +147,9 @@ export function operationEvent(parent: APIGatewayProxyEvent, op: Operation, quer
     },
   };
 }
+
+/** The authorizer's context a tool call keeps: who is calling, nothing the authorizer read or wrote for the POST. */
+const TOOL_CALL_CONTEXT = ['teamId', 'keyId', 'principalId'] as const;
 
 /** An operation's HTTP answer as the tool's answer: the envelope, with Retry-After in the error. */
 export function answerOf(result: APIGatewayProxyResult, requestId: string): Answer {
@@ -142,7 +182,7 @@ async function accountAnswer(target: Extract<ToolDef['target'], { account: Accou
     if (unknown.length) {
       const takes = Object.keys(target.params);
       const message = takes.length ? `Unknown argument; this tool takes ${takes.join(', ')}` : 'Unknown argument; this tool takes none';
-      throw new ApiError('VALIDATION_ERROR', 'Invalid arguments', { details: unknown.map((path) => ({ path, message })) });
+      throw new ApiError('VALIDATION_ERROR', 'Invalid arguments', { details: boundedDetails(unknown.map((path) => ({ path, message }))) });
     }
     const data = (await ACCOUNT_READS[target.account](teamId, query)) as Record<string, unknown>;
     return { data, meta: { requestId, creditsCharged: 0 } };

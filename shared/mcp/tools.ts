@@ -127,7 +127,7 @@ export const INSTRUCTIONS = [
   `A live call costs ${COST} credit; an error costs nothing; with cache_max_age (1d, 3d, 7d, 14d, 30d) a cached result of at most that age is served for 0 credits.`,
   'Answers: a compact text (long lists trimmed, with a count of what was left out) and the full data in structured content; response_format "full" writes the whole answer as text.',
   'Paged tools return a cursor: call the same tool again with it for the next page.',
-  `Errors come back as tool errors with the API's code (VALIDATION_ERROR with details, NOT_FOUND, INSUFFICIENT_CREDITS, RATE_LIMITED, ...) and, for 429 and 503, retryAfter in seconds. Each team may send ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} s, MCP messages included.`,
+  `Errors come back as tool errors with the API's code (VALIDATION_ERROR with details, NOT_FOUND, INSUFFICIENT_CREDITS, RATE_LIMITED, ...) and, for 429 and 503, retryAfter in seconds. Each team may send ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} s, MCP messages included; a POST carries at most one tools/call.`,
 ].join(' ');
 
 /**

@@ -48,7 +48,8 @@ export function dashboardHandler(load: () => Assets | Promise<Assets>) {
         body: all['index.html']!.body.replaceAll(BASE_MARKER, base),
       };
     }
-    const asset = all[rest];
+    // Own entries only: `constructor`, `__proto__` or `toString` are names of Object.prototype, not assets.
+    const asset = Object.hasOwn(all, rest) ? all[rest] : undefined;
     if (asset && rest !== 'index.html') {
       return { statusCode: 200, headers: { ...SECURITY_HEADERS, 'content-type': asset.type, 'cache-control': 'no-cache' }, body: asset.body };
     }

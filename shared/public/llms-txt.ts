@@ -1,8 +1,7 @@
-import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { COST } from '../accounting/teams';
-import { RATE_LIMIT } from '../runtime/config';
+import { RATE_LIMIT, config } from '../runtime/config';
 import { entryPoint } from '../http/entry';
-import { LLMS_PATH, MCP_PATH } from '../mcp/routes';
+import { MCP_PATH } from '../mcp/routes';
 import { OPENAPI_ROUTE } from './openapi-document';
 import { tools } from '../mcp/tools';
 import { routedOperations } from '../operations';
@@ -43,22 +42,30 @@ export function renderLlmsTxt(base: string): string {
 }
 
 /**
- * The base URL the caller reached: scheme and host from the request, and the stage (or a custom
- * domain's base path) that precedes /llms.txt. A host that is not a plain host name gives relative links.
+ * The API's public address as configured (PUBLIC_BASE_URL: the stack sets the stage's URL, or the
+ * deployer's own with context publicUrl), never the request's Host or X-Forwarded-* headers: the
+ * answer is cacheable and names the MCP URL agents send their keys to, so nothing a caller sends may
+ * change a link. Without a usable configured address the links are relative.
  */
-export function baseUrl(event: APIGatewayProxyEvent): string {
-  const header = (name: string) => Object.entries(event.headers ?? {}).find(([k]) => k.toLowerCase() === name)?.[1];
-  const host = header('host');
-  const proto = (header('x-forwarded-proto') ?? 'https').split(',')[0]!.trim();
-  const prefix = withoutSuffix(event.requestContext?.path ?? event.path, LLMS_PATH);
-  if (!host || !/^[A-Za-z0-9.-]+(:\d{1,5})?$/.test(host) || !/^https?$/.test(proto) || !/^(\/[A-Za-z0-9._~-]+)*$/.test(prefix)) return prefix;
-  return `${proto}://${host}${prefix}`;
+export function configuredBase(raw: string | undefined): string {
+  if (!raw) return '';
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return '';
+  }
+  if (!/^https?:$/.test(u.protocol) || u.username || u.password || u.search || u.hash) return '';
+  return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
 }
 
-const withoutSuffix = (path: string, suffix: string) => (path.endsWith(suffix) ? path.slice(0, -suffix.length) : path);
+/** GET /llms.txt for the API at `base()` (the configured public address; the local gateway's own URL). */
+export function llmsTxtHandler(base: () => string | undefined = () => config.publicBaseUrl) {
+  return entryPoint('llms', async () => ({
+    statusCode: 200,
+    headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'public, max-age=300' },
+    body: renderLlmsTxt(configuredBase(base())),
+  }));
+}
 
-export const llmsHandler = entryPoint('llms', async (event) => ({
-  statusCode: 200,
-  headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'public, max-age=300' },
-  body: renderLlmsTxt(baseUrl(event)),
-}));
+export const llmsHandler = llmsTxtHandler();

@@ -67,6 +67,13 @@ export const config = {
   get keyTouchIntervalMs() {
     return num('KEY_TOUCH_INTERVAL_S', 60) * 1000;
   },
+  /**
+   * The API's public address (scheme, host, stage or base path), as links to it are written
+   * (GET /llms.txt): the stack sets the stage's URL, or context publicUrl. Never taken from a request.
+   */
+  get publicBaseUrl() {
+    return process.env.PUBLIC_BASE_URL || undefined;
+  },
   /** A dashboard session ends this long after sign-in (or at sign-out). */
   get sessionTtlSeconds() {
     return num('SESSION_TTL_S', 8 * 3600);
@@ -74,7 +81,9 @@ export const config = {
   /**
    * Dashboard sign-in throttling (shared/account/throttle.ts): attempts per e-mail from one client
    * address before a backoff starts; the first wait, doubling per further attempt, up to the longest;
-   * and attempts per client address, whatever the e-mail, in a 15-minute window.
+   * attempts per client address, whatever the e-mail, in a 15-minute window; and evaluated attempts
+   * per e-mail, whatever the address, in a 1-hour window (not counted from an address the e-mail
+   * signed in from within 30 days).
    */
   get signInAttemptsPerPair() {
     return num('SIGN_IN_ATTEMPTS_PER_PAIR', 10);
@@ -87,6 +96,9 @@ export const config = {
   },
   get signInAttemptsPerAddress() {
     return num('SIGN_IN_ATTEMPTS_PER_ADDRESS', 50);
+  },
+  get signInAttemptsPerEmail() {
+    return num('SIGN_IN_ATTEMPTS_PER_EMAIL', 30);
   },
   /**
    * Items each minute of an operation's outcome counts is spread over (shared/accounting/outcome-counts.ts):

@@ -1,6 +1,7 @@
 import crypto, { createHash } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { BAD_ORIGIN, BAD_TOKEN, NOT_SIGNED_IN, SIGN_IN_FAILED, SIGN_IN_THROTTLED, accountHandler } from '../../shared/account/api';
+import { BAD_ORIGIN, BAD_TOKEN, NOT_SIGNED_IN, NOT_YOUR_KEY, SIGN_IN_FAILED, SIGN_IN_THROTTLED, accountHandler } from '../../shared/account/api';
+import { OWNERS_ONLY } from '../../shared/account/team';
 import { invite } from '../../shared/account/members';
 import { currentParams, hashPassword } from '../../shared/account/passwords';
 import { findKey, listKeys } from '../../shared/auth/keys';
@@ -125,6 +126,54 @@ describe('sign-in failures and throttling', () => {
       expect(a.status).toBe(401);
       expect(a.body.error).toMatchObject({ code: 'UNAUTHORIZED', message: SIGN_IN_FAILED });
       expect(a.headers.get('set-cookie')).toBeNull();
+    }
+  });
+
+  test('a wrong password of a member, any password of an unknown e-mail or of a member without one: the same scrypt work (issue 30.4)', async () => {
+    const m = await signedInMember(h);
+    const team = await h.team(1);
+    const pending = `pending-${Date.now()}@example.com`;
+    await invite(team.teamId, pending);
+    const scrypt = jest.spyOn(crypto, 'scrypt');
+    // What the answer's time is made of: each scrypt call's output length and cost parameters.
+    const work = async (email: string) => {
+      scrypt.mockClear();
+      const answer = await from('198.51.100.30', 'POST', '/v1/account/sign-in', { email, password: 'a wrong password, long enough' });
+      expect(answer.status).toBe(401);
+      return scrypt.mock.calls.map((call) => {
+        const options = call[3] as { N: number; r: number; p: number };
+        return { bytes: call[2], N: options.N, r: options.r, p: options.p };
+      });
+    };
+    try {
+      const member = await work(m.email);
+      const { N, r, p } = currentParams();
+      expect(member).toEqual([{ bytes: 32, N, r, p }]);
+      expect(await work(`nobody-${Date.now()}@example.com`)).toEqual(member);
+      expect(await work(pending)).toEqual(member);
+      expect(await work('not an e-mail at all')).toEqual(member);
+    } finally {
+      scrypt.mockRestore();
+    }
+  });
+
+  test('a member signs in again days after their last sign-in, and changes their password (issue 30.3: the clock moved by the test)', async () => {
+    const m = await signedInMember(h);
+    const address = '198.51.100.31';
+    const first = await from(address, 'POST', '/v1/account/sign-in', { email: m.email, password: m.password });
+    expect(first.status).toBe(200);
+    const t0 = Date.now();
+    const now = jest.spyOn(Date, 'now').mockReturnValue(t0 + 3 * 24 * 3600_000);
+    try {
+      const again = await from(address, 'POST', '/v1/account/sign-in', { email: m.email, password: m.password });
+      expect(again.status).toBe(200);
+      const cookie = String(again.headers['set-cookie']).split(';')[0]!;
+      const changed = await from(address, 'POST', '/v1/account/me/password', { currentPassword: m.password, password: 'another long password' }, cookie);
+      expect(changed.status).toBe(200);
+      now.mockReturnValue(t0 + 6 * 24 * 3600_000);
+      expect((await from(address, 'POST', '/v1/account/sign-in', { email: m.email, password: 'another long password' })).status).toBe(200);
+    } finally {
+      now.mockRestore();
     }
   });
 
@@ -413,6 +462,77 @@ describe('member lifecycle', () => {
     expect((await new AccountClient(h).post('/v1/account/password', { token, password: 'a brand new password' })).status).toBe(200);
     const again = (await a.client.get('/v1/account/members')).body.data.members.find((x: { email: string }) => x.email === b.email);
     expect(again.memberId).not.toBe(b.memberId);
+  });
+
+  test('roles (issue 30.6): only an owner removes members or handles another member\'s sessions and keys; a member manages their own', async () => {
+    const owner = await signedInMember(h);
+    const b = await joinTeam(owner.teamId);
+    const c = await joinTeam(owner.teamId);
+    const ownerId = (await owner.client.get('/v1/account/me')).body.data.memberId as string;
+    expect((await owner.client.get('/v1/account/me')).body.data.role).toBe('owner');
+    expect((await b.client.get('/v1/account/me')).body.data.role).toBe('member');
+    expect((await b.client.get('/v1/account/members')).body.data.members.map((m: { role: string }) => m.role)).toEqual(['owner', 'member', 'member']);
+
+    // A member: no removal of anyone, no other member's sessions.
+    for (const target of [ownerId, c.memberId]) {
+      const refused = await b.client.request('DELETE', `/v1/account/members/${target}`);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.message).toBe(OWNERS_ONLY);
+      expect((await b.client.get(`/v1/account/members/${target}/sessions`)).status).toBe(400);
+      expect((await b.client.request('DELETE', `/v1/account/members/${target}/sessions`)).status).toBe(400);
+    }
+    expect((await owner.client.get('/v1/account/me')).status).toBe(200);
+    expect((await c.client.get('/v1/account/me')).status).toBe(200);
+    expect((await b.client.get(`/v1/account/members/${b.memberId}/sessions`)).status).toBe(200);
+
+    // Keys: a member renames and revokes only what they hold; an owner any key of the team.
+    const cKey = (await c.client.post('/v1/account/keys', { name: "c's key" })).body.data.key;
+    const bKey = (await b.client.post('/v1/account/keys', { name: "b's key" })).body.data.key;
+    expect(bKey.heldBy).toEqual({ kind: 'member', memberId: b.memberId, email: b.email });
+    const cliKey = (await listKeys(owner.teamId)).find((k) => k.createdBy?.kind === 'cli')!;
+    for (const keyId of [cKey.keyId, cliKey.keyId]) {
+      const refused = await b.client.request('DELETE', `/v1/account/keys/${keyId}`);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.message).toBe(NOT_YOUR_KEY);
+      expect((await b.client.request('PATCH', `/v1/account/keys/${keyId}`, { name: 'mine now' })).status).toBe(400);
+    }
+    expect((await b.client.request('PATCH', `/v1/account/keys/${bKey.keyId}`, { name: 'renamed' })).status).toBe(200);
+    expect((await owner.client.request('PATCH', `/v1/account/keys/${cKey.keyId}`, { name: 'renamed by the owner' })).status).toBe(200);
+    expect((await listKeys(owner.teamId)).filter((k) => k.revokedAt)).toEqual([]);
+  });
+
+  test("removing a member revokes the keys they hold at once, unless the owner transfers them; the team's own keys stay (issue 30.6)", async () => {
+    const owner = await signedInMember(h);
+    const b = await joinTeam(owner.teamId);
+    const c = await joinTeam(owner.teamId);
+    const ownerId = (await owner.client.get('/v1/account/me')).body.data.memberId as string;
+    const secret = async (client: AccountClient, name: string) => (await client.post('/v1/account/keys', { name })).body.data.key as { keyId: string; secret: string };
+    const [b1, b2, c1, o1] = [await secret(b.client, 'b one'), await secret(b.client, 'b two'), await secret(c.client, 'c one'), await secret(owner.client, 'owner one')];
+    // A key works while the data API validates its request: 422 for a query without its url, 401 once revoked.
+    const works = async (k: { secret: string }) => (await h.call(CLIP.path, {}, { key: k.secret })).status;
+    for (const k of [b1, b2, c1, o1]) expect(await works(k)).toBe(422);
+
+    const removedB = await owner.client.request('DELETE', `/v1/account/members/${b.memberId}`);
+    expect(removedB.status).toBe(200);
+    expect(removedB.body.data.keys.transferred).toEqual([]);
+    expect([...removedB.body.data.keys.revoked].sort()).toEqual([b1.keyId, b2.keyId].sort());
+    expect(await works(b1)).toBe(401);
+    expect(await works(b2)).toBe(401);
+    expect(await works(c1)).toBe(422);
+    expect(await works(o1)).toBe(422);
+    expect(await works({ secret: owner.key })).toBe(422); // the operator's key belongs to the team
+
+    // Transferred to the owner: the key keeps working and is the owner's from now on.
+    const bad = await owner.client.request('DELETE', `/v1/account/members/${c.memberId}`, { transferKeysTo: 'nobody' });
+    expect(bad.status).toBe(422);
+    expect(await works(c1)).toBe(422);
+    const removedC = await owner.client.request('DELETE', `/v1/account/members/${c.memberId}`, { transferKeysTo: ownerId });
+    expect(removedC.status).toBe(200);
+    expect(removedC.body.data.keys).toEqual({ revoked: [], transferred: [c1.keyId] });
+    expect(await works(c1)).toBe(422);
+    const kept = (await owner.client.get('/v1/account/keys')).body.data.keys.find((k: { keyId: string }) => k.keyId === c1.keyId);
+    expect(kept).toMatchObject({ status: 'active', createdBy: { kind: 'member', memberId: c.memberId }, heldBy: { kind: 'member', memberId: ownerId, email: owner.email } });
+    expect((await c.client.get('/v1/account/me')).status).toBe(401);
   });
 
   test('a member cannot remove themselves here, nor anyone of another team', async () => {

@@ -34,6 +34,7 @@ test.each([
   ['with a proxy parameter', { scraperProxyParameter: '/social-data-api/proxy-url' }],
   ['with a plain proxy URL', { scraperProxyUrl: 'http://proxy.internal:3128' }],
   ['without the web ACL', { wafRateLimit: 'false' }],
+  ['without the gateway cache', { gatewayCache: 'false' }],
   ['with a customer-managed KMS key', { kmsKey: 'true' }],
 ])('AwsSolutions: no unacknowledged finding (%s)', (_name, context) => {
   expect(findings(context)).toEqual([]);
@@ -71,7 +72,10 @@ describe('what the fixes changed', () => {
     expect(JSON.parse(format)).toMatchObject({ requestId: '$context.requestId', status: '$context.status', teamId: '$context.authorizer.principalId' });
     expect(format).not.toMatch(/apiKey|querystring|header/i);
     expect(stage.Properties.MethodSettings[0]).toEqual(expect.objectContaining({ LoggingLevel: 'ERROR', DataTraceEnabled: false, HttpMethod: '*', ResourcePath: '/*' }));
-    // The others are the per-method throttles of the unauthenticated routes (stack.test.ts), nothing else.
-    for (const s of stage.Properties.MethodSettings.slice(1)) expect(Object.keys(s).sort()).toEqual(['HttpMethod', 'ResourcePath', 'ThrottlingBurstLimit', 'ThrottlingRateLimit']);
+    // The others are the per-method throttles of the unauthenticated routes, some with the gateway cache (stack.test.ts), nothing else.
+    for (const s of stage.Properties.MethodSettings.slice(1)) {
+      const keys = Object.keys(s).sort();
+      expect([['HttpMethod', 'ResourcePath', 'ThrottlingBurstLimit', 'ThrottlingRateLimit'], ['CacheDataEncrypted', 'CacheTtlInSeconds', 'CachingEnabled', 'HttpMethod', 'ResourcePath', 'ThrottlingBurstLimit', 'ThrottlingRateLimit']]).toContainEqual(keys);
+    }
   });
 });

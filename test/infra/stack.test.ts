@@ -1,5 +1,8 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { SocialDataApiStack, TEAM_BURST_LIMIT, TEAM_RATE_LIMIT } from '../../infra/stack';
+import { ROUTE_GROUPS, edgeTable, groupOf, methodShare } from '../../infra/edge';
 import { ACCOUNTS, CACHE , TEAM_INDEX } from '../../shared/db/tables';
 import { ACCOUNT_ROUTES } from '../../shared/account/routes';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../../shared/mcp/routes';
@@ -531,6 +534,14 @@ describe('routes for agents', () => {
     expect(new Set(stmts.flatMap(resources))).toEqual(new Set([arn('AccountsTable'), arn('CacheTable'), secretRef, index]));
     expect(stmts.filter((st) => resources(st).includes(secretRef)).flatMap(actionsOf)).toEqual(['secretsmanager:GetSecretValue']);
     expect(stmts.filter((st) => resources(st).includes(index)).flatMap(actionsOf)).toEqual(['dynamodb:Query']);
+    // Through the index, key ids and names only (issue 30.5; the calls themselves: test/unit/mcp-iam.test.ts).
+    expect(stmts.filter((st) => resources(st).includes(index)).map((st) => st.Condition)).toEqual([
+      {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TEAM#*'] },
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [TEAM_INDEX.partitionKey, 'keyId', 'name'] },
+        'StringEquals': { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+      },
+    ]);
   });
 
   it('the account function seals the history cursors with the operations\' cursor secret, read at cold start', () => {
@@ -545,6 +556,17 @@ describe('routes for agents', () => {
     expect(m).toMatchObject({ HttpMethod: 'GET', AuthorizationType: 'NONE', ApiKeyRequired: false });
     expect(statementsOf(functionByDescription(`GET ${LLMS_PATH}`))).toEqual([]);
   });
+
+  it('GET /llms.txt writes its links with the configured public address: the stage URL, or context publicUrl (issue 30.9)', () => {
+    const env = functionByDescription(`GET ${LLMS_PATH}`).Properties.Environment.Variables;
+    const [apiId] = ofType('AWS::ApiGateway::RestApi')[0]!;
+    expect(JSON.stringify(env.PUBLIC_BASE_URL)).toContain(JSON.stringify({ Ref: apiId }));
+    expect(JSON.stringify(env.PUBLIC_BASE_URL)).toMatch(/\/prod"\]\]\}$/);
+    const custom = synth({ publicUrl: 'https://api.example.com/social/' }).toJSON() as { Resources: Record<string, Resource> };
+    const fn = Object.values(custom.Resources).find((r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Description).startsWith(`GET ${LLMS_PATH}`))!;
+    expect(fn.Properties.Environment.Variables.PUBLIC_BASE_URL).toBe('https://api.example.com/social');
+    for (const bad of ['http://api.example.com', 'https://user:pw@api.example.com', 'not a url']) expect(() => stackTemplate({ publicUrl: bad })).toThrow(/publicUrl/);
+  });
 });
 
 /** The stage's throttle and its per-method settings (issue 18.1). */
@@ -556,22 +578,27 @@ function stageOf(t: { Resources: Record<string, Resource> }) {
 /** API Gateway's MethodSettings ResourcePath: `/v1/openapi.json` -> `/~1v1~1openapi.json`. */
 const settingPath = (p: string) => `/${p.replace(/\//g, '~1')}`;
 
-describe('no anonymous denial of service (issue 18.1)', () => {
+describe('nobody starves the routes (issues 18.1, 30.1)', () => {
   const json = template.toJSON() as { Resources: Record<string, Resource> };
   const paths = resourcePaths();
-  const open = ofType('AWS::ApiGateway::Method')
-    .filter(([, m]) => m.Properties.AuthorizationType === 'NONE')
-    .map(([, m]) => ({ path: paths.get(m.Properties.ResourceId.Ref)!, verb: m.Properties.HttpMethod as string }));
+  const methods = ofType('AWS::ApiGateway::Method').map(([, m]) => ({ path: paths.get(m.Properties.ResourceId.Ref)!, verb: m.Properties.HttpMethod as string, props: m.Properties }));
+  const open = methods.filter((m) => m.props.AuthorizationType === 'NONE');
+  const settingsOf = (t: { Resources: Record<string, Resource> }) =>
+    stageOf(t).props.MethodSettings as { ResourcePath: string; HttpMethod: string; ThrottlingRateLimit?: number; ThrottlingBurstLimit?: number; CachingEnabled?: boolean; CacheTtlInSeconds?: number }[];
+  const settings = settingsOf(json);
+  const settingOf = (verb: string, path: string) => settings.find((x) => x.ResourcePath === settingPath(path) && x.HttpMethod === verb);
+  const acl = ofType('AWS::WAFv2::WebACL')[0]![1].Properties;
+  const ruleNamed = (name: string) => acl.Rules.find((r: { Name: string }) => r.Name === name);
 
-  it('a WAFv2 web ACL (REGIONAL) with a per-address rate-based rule, associated with the stage, by default', () => {
+  it('a WAFv2 web ACL (REGIONAL) with the per-address rate-based rule on every route, associated with the stage, by default', () => {
     const acls = ofType('AWS::WAFv2::WebACL');
     expect(acls).toHaveLength(1);
-    const [aclId, acl] = acls[0]!;
-    expect(acl.Properties.Scope).toBe('REGIONAL');
-    expect(acl.Properties.DefaultAction).toEqual({ Allow: {} });
-    const rate = acl.Properties.Rules.find((r: any) => r.Statement.RateBasedStatement);
+    const [aclId] = acls[0]!;
+    expect(acl.Scope).toBe('REGIONAL');
+    expect(acl.DefaultAction).toEqual({ Allow: {} });
+    const rate = ruleNamed('RateLimitPerAddress');
     expect(rate.Action).toEqual({ Block: expect.anything() });
-    expect(rate.Statement.RateBasedStatement).toMatchObject({ AggregateKeyType: 'IP', Limit: 2000 });
+    expect(rate.Statement.RateBasedStatement).toEqual({ AggregateKeyType: 'IP', Limit: 2000, EvaluationWindowSec: 300 });
     const assoc = ofType('AWS::WAFv2::WebACLAssociation');
     expect(assoc).toHaveLength(1);
     expect(assoc[0]![1].Properties.WebACLArn).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
@@ -584,50 +611,187 @@ describe('no anonymous denial of service (issue 18.1)', () => {
 
   it('the per-address limit comes from context; wafRateLimit=false leaves the web ACL out', () => {
     const limited = synth({ wafRateLimitPer5Min: 600 }).toJSON() as { Resources: Record<string, Resource> };
-    const acl = Object.values(limited.Resources).find((r) => r.Type === 'AWS::WAFv2::WebACL')!;
-    expect(acl.Properties.Rules[0].Statement.RateBasedStatement.Limit).toBe(600);
+    const other = Object.values(limited.Resources).find((r) => r.Type === 'AWS::WAFv2::WebACL')!;
+    expect(other.Properties.Rules.find((r: { Name: string }) => r.Name === 'RateLimitPerAddress').Statement.RateBasedStatement.Limit).toBe(600);
     for (const off of [false, 'false']) {
       const without = synth({ wafRateLimit: off }).toJSON() as { Resources: Record<string, Resource> };
       expect(Object.values(without.Resources).filter((r) => r.Type.startsWith('AWS::WAFv2::'))).toEqual([]);
     }
   });
 
-  it('every unauthenticated method has its own throttle, and together they stay under half the stage limit', () => {
-    expect(open.length).toBeGreaterThanOrEqual(1 + ACCOUNT_ROUTES.length + 2);
-    const settings = stageOf(json).props.MethodSettings as { ResourcePath: string; HttpMethod: string; ThrottlingRateLimit?: number; ThrottlingBurstLimit?: number }[];
-    // The whole stage's throttle is the /*/* setting.
-    const stage = settings.find((x) => x.ResourcePath === '/*' && x.HttpMethod === '*')!;
-    expect(stage.ThrottlingRateLimit).toBe(100);
-    expect(stage.ThrottlingBurstLimit).toBe(200);
-    let rate = 0;
-    let burst = 0;
-    for (const m of open) {
-      const s = settings.find((x) => x.ResourcePath === settingPath(m.path) && x.HttpMethod === m.verb);
-      expect({ method: `${m.verb} ${m.path}`, rate: s?.ThrottlingRateLimit, burst: s?.ThrottlingBurstLimit }).toEqual({
-        method: `${m.verb} ${m.path}`,
-        rate: expect.any(Number),
-        burst: expect.any(Number),
-      });
-      expect(s!.ThrottlingRateLimit).toBeGreaterThan(0);
-      expect(s!.ThrottlingBurstLimit).toBeGreaterThanOrEqual(1);
-      rate += s!.ThrottlingRateLimit!;
-      burst += s!.ThrottlingBurstLimit!;
+  it('every method belongs to one route group, whose credential matches its authorizer', () => {
+    for (const m of methods) {
+      const group = groupOf({ method: m.verb, path: m.path });
+      expect({ method: `${m.verb} ${m.path}`, group: group?.name }).toEqual({ method: `${m.verb} ${m.path}`, group: expect.any(String) });
+      expect(group!.credential({ method: m.verb, path: m.path }) === 'key').toBe(m.props.AuthorizationType === 'CUSTOM');
     }
-    expect(rate).toBeLessThanOrEqual(stage.ThrottlingRateLimit! / 2);
-    expect(burst).toBeLessThanOrEqual(stage.ThrottlingBurstLimit! / 2);
-    // No key-authorised method gets a per-method setting: they share the stage limit and their usage plan.
-    const keyed = settings.filter((x) => routed.some((op) => settingPath(op.path) === x.ResourcePath));
-    expect(keyed).toEqual([]);
+    expect(ROUTE_GROUPS.flatMap((g) => g.routes).length).toBe(methods.length);
   });
 
-  it('the open methods keep their share under a smaller stage limit from context', () => {
-    // Small, but with a burst of at least 1 for every open method within half the stage's burst.
-    const stageRate = 2 * open.length;
-    const t = synth({ stageRateLimit: stageRate, stageBurstLimit: 2 * stageRate }).toJSON() as { Resources: Record<string, Resource> };
-    const stage = stageOf(t).props;
-    const perMethod = (stage.MethodSettings as { ResourcePath: string; ThrottlingRateLimit?: number }[]).filter((s) => s.ResourcePath !== '/*');
-    expect(perMethod.length).toBe(open.length);
-    expect(perMethod.reduce((a, s) => a + s.ThrottlingRateLimit!, 0)).toBeLessThanOrEqual(stageRate / 2);
+  it("each group's per-address rule is its WAF limit, scoped to its routes; one address at it takes at most 1/4 of any method's burst and 1/20 of its rate", () => {
+    const stage = settings.find((x) => x.ResourcePath === '/*' && x.HttpMethod === '*')!;
+    for (const group of ROUTE_GROUPS) {
+      const rule = ruleNamed(`PerAddress-${group.name}`);
+      expect(rule.Action).toEqual({ Block: expect.anything() });
+      expect(rule.Statement.RateBasedStatement).toMatchObject({ AggregateKeyType: 'IP', Limit: group.perAddress.limit, EvaluationWindowSec: group.perAddress.windowSeconds });
+      for (const route of group.routes) {
+        const keyed = group.credential(route) === 'key';
+        const own = settingOf(route.method, route.path);
+        // Key-authorised methods take the stage's default (API Gateway applies it to each method); open ones their own.
+        const share = keyed ? { rate: stage.ThrottlingRateLimit!, burst: stage.ThrottlingBurstLimit! } : { rate: own?.ThrottlingRateLimit ?? 0, burst: own?.ThrottlingBurstLimit ?? 0 };
+        expect(keyed ? own : share).toEqual(keyed ? undefined : methodShare(group));
+        expect(group.perAddress.limit * 4).toBeLessThanOrEqual(share.burst);
+        expect((group.perAddress.limit / group.perAddress.windowSeconds) * 20).toBeLessThanOrEqual(share.rate);
+      }
+    }
+    // And below the overall per-address rule: a group's limit over 5 minutes never exceeds it... per minute.
+    for (const group of ROUTE_GROUPS) expect(group.perAddress.limit).toBeLessThan(2000);
+  });
+
+  it('fifty browsers opening the dashboard at once, even all behind one address, stay under every limit on their way', () => {
+    // One opening: the page (/dashboard or a page under it), app.js and app.css, then /me and the page's data.
+    const perBrowser = [
+      { verb: 'GET', path: '/dashboard/{proxy+}', n: 3 },
+      { verb: 'GET', path: '/v1/account/me', n: 1 },
+      { verb: 'GET', path: '/v1/account/keys', n: 1 },
+    ];
+    let total = 0;
+    for (const { verb, path, n } of perBrowser) {
+      const group = groupOf({ method: verb, path })!;
+      const requests = 50 * n;
+      total += requests;
+      expect({ path, requests, fits: requests <= settingOf(verb, path)!.ThrottlingBurstLimit! }).toEqual({ path, requests, fits: true });
+      expect(perBrowser.filter((x) => groupOf({ method: x.verb, path: x.path }) === group).reduce((a, x) => a + 50 * x.n, 0)).toBeLessThanOrEqual(group.perAddress.limit);
+    }
+    expect(total).toBeLessThan(2000);
+  });
+
+  it('a flood at one method, from one address at its limit, leaves every other caller most of its share (the old even split left 3)', () => {
+    for (const m of open) {
+      const group = groupOf({ method: m.verb, path: m.path })!;
+      const { ThrottlingBurstLimit: burst } = settingOf(m.verb, m.path)!;
+      expect(burst! - group.perAddress.limit).toBeGreaterThanOrEqual((3 * burst!) / 4);
+    }
+  });
+
+  it('synthesis fails when the stage default is below a key-authorised method\'s share', () => {
+    expect(() => stackTemplate({ stageBurstLimit: 200 })).toThrow(/below the share of a key-authorised method/);
+  });
+
+  describe('requests without the credential their route needs are refused by WAF, before API Gateway counts them', () => {
+    type Request = { method: string; path: string; headers?: Record<string, string> };
+    /** WAF's evaluation of the statements the stack uses, on one request. */
+    const header = (r: Request, name: string) => Object.entries(r.headers ?? {}).find(([k]) => k.toLowerCase() === name)?.[1];
+    const transform = (value: string, steps: { Type: string }[]) =>
+      steps.reduce((v, t) => (t.Type === 'LOWERCASE' ? v.toLowerCase() : t.Type === 'COMPRESS_WHITE_SPACE' ? v.replace(/\s+/g, ' ') : t.Type === 'URL_DECODE' ? decodeURIComponent(v) : v), value);
+    const field = (r: Request, f: { UriPath?: object; SingleHeader?: { Name: string } }) => (f.UriPath ? r.path : header(r, f.SingleHeader!.Name));
+    function matches(st: any, r: Request): boolean { // eslint-disable-line @typescript-eslint/no-explicit-any
+      if (st.AndStatement) return st.AndStatement.Statements.every((x: unknown) => matches(x, r));
+      if (st.OrStatement) return st.OrStatement.Statements.some((x: unknown) => matches(x, r));
+      if (st.NotStatement) return !matches(st.NotStatement.Statement, r);
+      if (st.RegexMatchStatement) {
+        const v = field(r, st.RegexMatchStatement.FieldToMatch);
+        return v !== undefined && new RegExp(st.RegexMatchStatement.RegexString).test(transform(v, st.RegexMatchStatement.TextTransformations));
+      }
+      if (st.SizeConstraintStatement) {
+        const v = field(r, st.SizeConstraintStatement.FieldToMatch);
+        expect(st.SizeConstraintStatement.ComparisonOperator).toBe('GT');
+        return v !== undefined && transform(v, st.SizeConstraintStatement.TextTransformations).length > st.SizeConstraintStatement.Size;
+      }
+      if (st.ByteMatchStatement) {
+        const v = field(r, st.ByteMatchStatement.FieldToMatch);
+        if (v === undefined) return false;
+        const t = transform(v, st.ByteMatchStatement.TextTransformations);
+        const want = st.ByteMatchStatement.SearchString;
+        return st.ByteMatchStatement.PositionalConstraint === 'CONTAINS' ? t.includes(want) : st.ByteMatchStatement.PositionalConstraint === 'STARTS_WITH' ? t.startsWith(want) : t === want;
+      }
+      throw new Error(`statement not modelled: ${Object.keys(st).join()}`);
+    }
+    /** The first non-rate rule that blocks the request (its status), and the rate rules that count it. */
+    function verdict(r: Request): { status: number | 'allowed'; countedBy: string[] } {
+      const rules = [...acl.Rules].sort((a, b) => a.Priority - b.Priority);
+      const countedBy: string[] = [];
+      for (const rule of rules) {
+        const rate = rule.Statement.RateBasedStatement;
+        if (rate) {
+          if (!rate.ScopeDownStatement || matches(rate.ScopeDownStatement, r)) countedBy.push(rule.Name);
+          continue;
+        }
+        if (matches(rule.Statement, r)) return { status: rule.Action.Block.CustomResponse.ResponseCode, countedBy };
+      }
+      return { status: 'allowed', countedBy };
+    }
+    const key = { 'x-api-key': 'A'.repeat(28) };
+    const bearer = { authorization: `Bearer ${'A'.repeat(28)}` };
+    const cookie = { cookie: 'theme=dark; sda_session=abc' };
+    const sample = (path: string) => path.replace('{proxy+}', 'assets/app.js').replace(/\{\w+\}/g, 'abc123');
+
+    it.each([
+      ['an operation, no key', { method: 'GET', path: '/prod/v1/livestream/clip' }, 401],
+      ['an operation, x-api-key', { method: 'GET', path: '/prod/v1/livestream/clip', headers: key }, 'allowed'],
+      ['an operation, Bearer', { method: 'GET', path: '/prod/v1/livestream/clip', headers: bearer }, 'allowed'],
+      ['an operation on a custom domain, no key', { method: 'GET', path: '/v1/shortvideo/user/live' }, 401],
+      ['an operation, a session cookie only', { method: 'GET', path: '/prod/v1/livestream/clip', headers: cookie }, 401],
+      ['MCP, no key', { method: 'POST', path: '/prod/mcp' }, 401],
+      ['an unknown path, no key', { method: 'GET', path: '/prod/v1/nothing/here' }, 401],
+      ['the account API, no session', { method: 'GET', path: '/prod/v1/account/me' }, 401],
+      ['the account API, a key only', { method: 'GET', path: '/prod/v1/account/keys', headers: key }, 401],
+      ['the account API, a session', { method: 'DELETE', path: '/prod/v1/account/members/abc/sessions', headers: cookie }, 'allowed'],
+      ['a key-readable account read, a key', { method: 'GET', path: '/prod/v1/account/credits', headers: key }, 'allowed'],
+      ['a key-readable account read, a session', { method: 'GET', path: '/prod/v1/account/usage', headers: cookie }, 'allowed'],
+      ['a key-readable account read, neither', { method: 'GET', path: '/prod/v1/account/requests' }, 401],
+      ['sign-in', { method: 'POST', path: '/prod/v1/account/sign-in' }, 'allowed'],
+      ['set-password', { method: 'POST', path: '/prod/v1/account/password' }, 'allowed'],
+      ['sign-out, no session', { method: 'POST', path: '/prod/v1/account/sign-out' }, 'allowed'],
+      ['the dashboard', { method: 'GET', path: '/prod/dashboard' }, 'allowed'],
+      ['a dashboard asset', { method: 'GET', path: '/prod/dashboard/assets/app.js' }, 'allowed'],
+      ['the status document', { method: 'GET', path: '/prod/v1/status' }, 'allowed'],
+      ['llms.txt', { method: 'GET', path: '/llms.txt' }, 'allowed'],
+      ['the OpenAPI document', { method: 'GET', path: '/prod/v1/openapi.json' }, 'allowed'],
+    ] as [string, Request, number | 'allowed'][])('%s: %s', (_name, request, status) => {
+      expect(verdict(request).status).toBe(status);
+    });
+
+    it('every route of every group is counted by the overall rule and by its own group\'s rule alone (with its credential)', () => {
+      for (const group of ROUTE_GROUPS) {
+        for (const route of group.routes) {
+          const credential = group.credential(route);
+          const headers = credential === 'key' || credential === 'key-or-session' ? key : credential === 'session' ? cookie : {};
+          const v = verdict({ method: route.method, path: `/prod${sample(route.path)}`, headers });
+          expect({ route: `${route.method} ${route.path}`, ...v }).toEqual({ route: `${route.method} ${route.path}`, status: 'allowed', countedBy: ['RateLimitPerAddress', `PerAddress-${group.name}`] });
+        }
+      }
+    });
+  });
+
+  describe("API Gateway's cache: the dashboard's page and assets and the public documents, nothing else", () => {
+    it('a 0.5 GB cache, off by default for every method; on, encrypted, for the dashboard and documents groups', () => {
+      const stage = stageOf(json).props;
+      expect(stage).toMatchObject({ CacheClusterEnabled: true, CacheClusterSize: '0.5' });
+      expect(settings.find((x) => x.ResourcePath === '/*')!.CachingEnabled).toBe(false);
+      const cached = settings.filter((x) => x.CachingEnabled).map((x) => `${x.HttpMethod} ${x.ResourcePath}`).sort();
+      const expected = ROUTE_GROUPS.flatMap((g) => g.routes.filter((r) => g.cacheTtlSeconds?.(r)).map((r) => `${r.method} ${settingPath(r.path)}`)).sort();
+      expect(cached).toEqual(expected);
+      expect(expected).toEqual(['GET /~1dashboard', 'GET /~1dashboard~1{proxy+}', 'GET /~1llms.txt', 'GET /~1v1~1openapi.json', 'GET /~1v1~1status'].sort());
+      for (const x of settings.filter((y) => y.CachingEnabled)) expect(x).toMatchObject({ CacheDataEncrypted: true, CacheTtlInSeconds: expect.any(Number) });
+    });
+
+    it('each asset is its own cache entry: the proxy path is the cache key', () => {
+      const proxy = methods.find((m) => m.path === '/dashboard/{proxy+}')!;
+      expect(proxy.props.RequestParameters).toEqual({ 'method.request.path.proxy': true });
+      expect(proxy.props.Integration.CacheKeyParameters).toEqual(['method.request.path.proxy']);
+    });
+
+    it('gatewayCache=false: no cache at all', () => {
+      const t = synth({ gatewayCache: 'false' }).toJSON() as { Resources: Record<string, Resource> };
+      expect(stageOf(t).props.CacheClusterEnabled).toBeUndefined();
+      expect(settingsOf(t).filter((x) => x.CachingEnabled)).toEqual([]);
+    });
+  });
+
+  it('docs/security.md shows the groups\' arithmetic as the stack builds it', () => {
+    const page = readFileSync(path.join(__dirname, '../../docs/security.md'), 'utf8');
+    expect(page).toContain(edgeTable());
   });
 });
 

@@ -84,14 +84,23 @@ test('the MCP bundle refuses a request without the authorizer context (401), and
   expect(get.headers?.allow).toBe('POST');
 });
 
-test('the llms.txt bundle answers with links under the stage the caller used', async () => {
+test('the llms.txt bundle writes its links with the configured public address, whatever the Host (issue 30.9)', async () => {
   const { fn } = await bundle('functions/llms.ts');
-  const res = await fn.handler({ path: '/llms.txt', httpMethod: 'GET', headers: { Host: 'abc123.execute-api.us-east-1.amazonaws.com', 'X-Forwarded-Proto': 'https' }, requestContext: { requestId: 'bundle-llms', path: '/prod/llms.txt' } } as unknown as APIGatewayProxyEvent);
-  expect(res.statusCode).toBe(200);
-  expect(res.body).toContain('[MCP server](https://abc123.execute-api.us-east-1.amazonaws.com/prod/mcp)');
-  expect(res.body).toContain('(https://abc123.execute-api.us-east-1.amazonaws.com/prod/v1/livestream/clip)');
-  // A Host header that is not a host name gives relative links, never the header's text.
-  const odd = await fn.handler({ path: '/llms.txt', httpMethod: 'GET', headers: { Host: 'evil.example/"><script>' }, requestContext: { requestId: 'bundle-llms2', path: '/prod/llms.txt' } } as unknown as APIGatewayProxyEvent);
-  expect(odd.body).toContain('[MCP server](/prod/mcp)');
-  expect(odd.body).not.toContain('evil');
+  const event = (headers: Record<string, string>, requestId: string) =>
+    ({ path: '/llms.txt', httpMethod: 'GET', headers, requestContext: { requestId, path: '/prod/llms.txt' } }) as unknown as APIGatewayProxyEvent;
+  const saved = process.env.PUBLIC_BASE_URL;
+  process.env.PUBLIC_BASE_URL = 'https://abc123.execute-api.us-east-1.amazonaws.com/prod';
+  try {
+    const forms: Record<string, string>[] = [{ Host: 'abc123.execute-api.us-east-1.amazonaws.com', 'X-Forwarded-Proto': 'https' }, { Host: 'evil.example', 'X-Forwarded-Proto': 'http' }, { Host: 'evil.example/"><script>' }];
+    for (const headers of forms) {
+      const res = await fn.handler(event(headers, 'bundle-llms'));
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toContain('[MCP server](https://abc123.execute-api.us-east-1.amazonaws.com/prod/mcp)');
+      expect(res.body).toContain('(https://abc123.execute-api.us-east-1.amazonaws.com/prod/v1/livestream/clip)');
+      expect(res.body).not.toContain('evil');
+    }
+  } finally {
+    if (saved === undefined) delete process.env.PUBLIC_BASE_URL;
+    else process.env.PUBLIC_BASE_URL = saved;
+  }
 });

@@ -1,8 +1,11 @@
+import http from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { addCredits, balance } from '../../shared/accounting/teams';
 import { ledger } from '../../shared/accounting/ledger';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { GATEWAY_MESSAGES } from '../../shared/http/errors';
+import { MAX_BATCH, ONE_TOOL_CALL_PER_POST, createMcpHandler } from '../../shared/mcp/http';
 import { routedOperations } from '../../shared/operations';
 import { parameters } from '../../shared/public/parameter-schema';
 import { fixture } from '../../dev/upstream/fake';
@@ -340,6 +343,116 @@ describe('GET /llms.txt, without a key', () => {
     for (const op of routedOperations()) {
       expect(body).toContain(`[GET ${op.path}](${h.gateway.url}${op.path}) (tool \`${op.id}\`): ${op.summary}`);
       for (const p of parameters(op)) expect(body).toContain(`  - \`${p.name}\`${p.required ? ' (required)' : ''}: ${p.description}`);
+    }
+  });
+});
+
+describe('one tool call per POST, and no balance hint a tool call did not read (issue 30.2)', () => {
+  const toolCall = (id: number, name = 'livestream-clip', args: Record<string, unknown> = clip.query) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+  const post = (body: unknown) =>
+    fetch(mcpUrl(), {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26' },
+      body: JSON.stringify(body),
+    });
+
+  test('a batch of several tool calls is refused before any runs: no scrape, no credit, no account read', async () => {
+    clip.routes(h.fake);
+    const before = await balance(teamId);
+    for (const batch of [
+      [toolCall(1), toolCall(2), toolCall(3)],
+      [toolCall(1, 'account-credits', {}), toolCall(2, 'account-usage', {})],
+      Array.from({ length: MAX_BATCH + 1 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/list' })),
+    ]) {
+      const res = await post(batch);
+      expect(res.status).toBe(400);
+      expect(await documented(res)).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: ONE_TOOL_CALL_PER_POST }, id: null });
+    }
+    expect(h.fake.requests).toHaveLength(0);
+    expect(await balance(teamId)).toBe(before);
+  });
+
+  test('a batch with one tool call runs it, charged once', async () => {
+    clip.routes(h.fake);
+    const before = await balance(teamId);
+    const res = await post([toolCall(1), { jsonrpc: '2.0', id: 2, method: 'tools/list' }]);
+    expect(res.status).toBe(200);
+    const answers = (await res.json()) as { id: number; result: ToolAnswer }[];
+    expect(answers.find((a) => a.id === 1)!.result.structuredContent.meta).toMatchObject({ creditsCharged: 1 });
+    expect(await balance(teamId)).toBe(before - 1);
+  });
+
+  test("a tool call keeps only the caller's team and key of the authorizer's context: a team without credit causes no upstream request, whatever hint the POST carried", async () => {
+    const broke = await h.team(0);
+    clip.routes(h.fake);
+    const seen: APIGatewayProxyEvent[] = [];
+    const handler = createMcpHandler(async (op, event) => {
+      seen.push(event);
+      return ((await import(`../../functions/${op.id}`)) as { handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> }).handler(event);
+    });
+    const res = await handler({
+      httpMethod: 'POST',
+      path: '/mcp',
+      resource: '/mcp',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      multiValueHeaders: {},
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      pathParameters: null,
+      stageVariables: null,
+      body: JSON.stringify(toolCall(1)),
+      isBase64Encoded: false,
+      // What the authorizer said of the POST: a balance hint high enough to scrape ahead, a 422 recorded ahead.
+      requestContext: { requestId: 'post-1', path: '/prod/mcp', identity: { sourceIp: '198.51.100.1' }, authorizer: { teamId: broke.teamId, keyId: broke.keyId, principalId: broke.teamId, creditsHint: 1000, recorded: 'VALIDATION_ERROR', recordedAt: 1, outcomeAt: 1 } },
+    } as unknown as APIGatewayProxyEvent);
+    expect(seen.map((e) => e.requestContext.authorizer)).toEqual([{ teamId: broke.teamId, keyId: broke.keyId, principalId: broke.teamId }]);
+    const answer = JSON.parse(res.body) as { result: ToolAnswer };
+    expect(answer.result.structuredContent.error.code).toBe('INSUFFICIENT_CREDITS');
+    expect(h.fake.requests).toHaveLength(0);
+    expect(await balance(broke.teamId)).toBe(0);
+  });
+});
+
+describe('GET /llms.txt links from the configured address, never the request (issue 30.9)', () => {
+  /** A GET with the Host and X-Forwarded-* headers a caller (or a poisoning attempt) chooses. */
+  const get = (path: string, headers: Record<string, string>) =>
+    new Promise<{ status: number; body: string; cacheControl?: string }>((resolve, reject) => {
+      const u = new URL(h.gateway.url);
+      const req = http.request({ host: u.hostname, port: u.port, path, headers }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body, cacheControl: res.headers['cache-control'] }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  test('through the gateway: a forged Host and X-Forwarded-Proto change no link', async () => {
+    const res = await get('/llms.txt', { host: 'attacker.example', 'x-forwarded-proto': 'http', 'x-forwarded-host': 'attacker.example' });
+    expect(res.status).toBe(200);
+    expect(res.cacheControl).toMatch(/public/);
+    expect(res.body).not.toContain('attacker');
+    expect(res.body).toContain(`[MCP server](${h.gateway.url}/mcp)`);
+  });
+
+  test('deployed: PUBLIC_BASE_URL (the stage URL, or context publicUrl), else relative links', async () => {
+    const { llmsHandler } = await import('../../shared/public/llms-txt');
+    const event = (headers: Record<string, string>) =>
+      ({ httpMethod: 'GET', path: '/llms.txt', resource: '/llms.txt', headers, multiValueHeaders: {}, queryStringParameters: null, body: null, isBase64Encoded: false, requestContext: { requestId: 'r', path: '/prod/llms.txt' } }) as never;
+    const saved = process.env.PUBLIC_BASE_URL;
+    try {
+      process.env.PUBLIC_BASE_URL = 'https://api.example.com/prod/';
+      const forged = await llmsHandler(event({ Host: 'attacker.example', 'X-Forwarded-Proto': 'http' }));
+      expect(forged.body).not.toContain('attacker');
+      expect(forged.body).toContain('[MCP server](https://api.example.com/prod/mcp)');
+      delete process.env.PUBLIC_BASE_URL;
+      const unset = await llmsHandler(event({ Host: 'attacker.example' }));
+      expect(unset.body).not.toContain('attacker');
+      expect(unset.body).toContain('[MCP server](/mcp)');
+    } finally {
+      if (saved === undefined) delete process.env.PUBLIC_BASE_URL;
+      else process.env.PUBLIC_BASE_URL = saved;
     }
   });
 });

@@ -1,0 +1,145 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ensureTables } from '../../dev/tables';
+import { creditsReport, keyNames, requestsReport, usageReport } from '../../shared/account/reads';
+import { invite, setPassword } from '../../shared/account/members';
+import { startSession } from '../../shared/account/sessions';
+import { createKey } from '../../shared/auth/keys';
+import { createTeam } from '../../shared/accounting/teams';
+import { db } from '../../shared/db/client';
+import { TEAM_INDEX } from '../../shared/db/tables';
+import { config } from '../../shared/runtime/config';
+import { attributesNamed, iamLike } from '../support/iam';
+import { dbSends } from '../support/db-sends';
+import { stackTemplate } from '../support/synth';
+
+/**
+ * Issue 30.5: the MCP function parses hostile pages and JSON, so it may read through the accounts
+ * table's byTeam index only what its account tools need, the names of a team's keys; never a
+ * member's e-mail or password hash, a session or an invitation. Every read its account tools make
+ * is held against the synthesized policy, and reads of anything else are refused by it.
+ */
+type Statement = { Effect?: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, string | string[]>> };
+type Resource = { Type: string; Properties: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const resources: Record<string, Resource> = stackTemplate().toJSON().Resources;
+const accountsId = Object.keys(resources).find((id) => id.startsWith('AccountsTable') && resources[id]!.Type === 'AWS::DynamoDB::Table')!;
+const tableArn = { 'Fn::GetAtt': [accountsId, 'Arn'] };
+const indexArn = { 'Fn::Join': ['', [tableArn, `/index/${TEAM_INDEX.name}`]] };
+
+const mcpStatements: Statement[] = (() => {
+  const fns = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Description).includes('the MCP server'));
+  expect(fns).toHaveLength(1);
+  const roleId = fns[0]!.Properties.Role['Fn::GetAtt'][0];
+  return Object.values(resources)
+    .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((x: { Ref: string }) => x.Ref === roleId))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement);
+})();
+
+type Context = Record<string, string[] | undefined>;
+function holds(operator: string, values: string[] | undefined, patterns: string[]): boolean {
+  switch (operator) {
+    case 'ForAllValues:StringLike':
+      return (values ?? []).every((v) => patterns.some((p) => iamLike(p, v)));
+    case 'ForAllValues:StringEquals':
+      return (values ?? []).every((v) => patterns.includes(v));
+    case 'ForAnyValue:StringEquals':
+      return (values ?? []).some((v) => patterns.includes(v));
+    case 'StringEquals':
+      return values !== undefined && values.every((v) => patterns.includes(v));
+    default:
+      throw new Error(`condition operator ${operator}: not modelled by this test`);
+  }
+}
+
+/** A Query as IAM sees it: the partition it asks (LeadingKeys), every attribute it names, its Select. */
+interface QueryInput {
+  IndexName?: string;
+  KeyConditionExpression: string;
+  ProjectionExpression?: string;
+  FilterExpression?: string;
+  Select?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, unknown>;
+}
+function queryAllowed(input: QueryInput): boolean {
+  const names = input.ExpressionAttributeNames ?? {};
+  const partition = /^\s*(#?\w+)\s*=\s*(:\w+)/.exec(input.KeyConditionExpression);
+  if (!partition) throw new Error(`no partition key equality in ${input.KeyConditionExpression}`);
+  const ctx: Context = {
+    'dynamodb:LeadingKeys': [String(input.ExpressionAttributeValues?.[partition[2]!])],
+    // Stricter than IAM, never laxer: the key condition's and the filter's names count as well.
+    'dynamodb:Attributes': attributesNamed({ Key: {}, ExpressionAttributeNames: names, ConditionExpression: [input.KeyConditionExpression.replace(/begins_with\(/g, '('), input.FilterExpression, input.ProjectionExpression?.replace(/,/g, ' AND ')].filter(Boolean).join(' AND ') }),
+    'dynamodb:Select': input.Select === undefined ? undefined : [input.Select],
+  };
+  const resource = input.IndexName ? indexArn : tableArn;
+  const applying = mcpStatements.filter(
+    (s) =>
+      [s.Action].flat().includes('dynamodb:Query') &&
+      [s.Resource].flat().some((r) => JSON.stringify(r) === JSON.stringify(resource)) &&
+      Object.entries(s.Condition ?? {}).every(([op, keys]) => Object.entries(keys).every(([key, patterns]) => holds(op, ctx[key], [patterns].flat()))),
+  );
+  return applying.length > 0 && applying.every((s) => s.Effect !== 'Deny');
+}
+
+let teamId: string;
+beforeAll(async () => {
+  await ensureTables();
+  teamId = (await createTeam('mcp-iam', 5, { usageKey: 'usage-mcp-iam' })).teamId;
+  await createKey(teamId, 'production', 'usage-mcp-iam');
+  // A member with a password and a session: items of the same index partition.
+  const email = `member-${Date.now()}@example.com`;
+  const { token, member } = await invite(teamId, email);
+  await setPassword(token, 'a long enough password');
+  await startSession(member);
+});
+
+test('every Query the account tools make is allowed to the MCP function', async () => {
+  const { calls } = await dbSends(async () => {
+    await creditsReport(teamId);
+    await usageReport(teamId, '7');
+    const report = await requestsReport(teamId, {});
+    expect(report.requests).toEqual([]);
+    expect([...(await keyNames(teamId)).values()]).toEqual(['production']);
+  });
+  const queries = calls.filter((c) => c.name === 'QueryCommand').map((c) => c.input as QueryInput);
+  expect(queries.some((q) => q.IndexName === TEAM_INDEX.name)).toBe(true);
+  for (const q of queries) expect({ query: q, allowed: queryAllowed(q) }).toEqual({ query: q, allowed: true });
+});
+
+test('through the byTeam index, nothing but key ids and names: members, password hashes, sessions and sort keys are refused', () => {
+  const base = {
+    IndexName: TEAM_INDEX.name,
+    KeyConditionExpression: '#team = :team',
+    ExpressionAttributeValues: { ':team': `TEAM#${teamId}` },
+  };
+  const names = (extra: Record<string, string>) => ({ '#team': TEAM_INDEX.partitionKey, ...extra });
+  // Every attribute the index projects (no projection given), or all of them asked for.
+  expect(queryAllowed({ ...base, ExpressionAttributeNames: names({}) })).toBe(false);
+  expect(queryAllowed({ ...base, ExpressionAttributeNames: names({}), Select: 'ALL_PROJECTED_ATTRIBUTES' })).toBe(false);
+  for (const attribute of ['email', 'passwordHash', 'inviteHash', 'address', 'userAgent', 'sessionId', TEAM_INDEX.sortKey, 'pk']) {
+    expect({ attribute, allowed: queryAllowed({ ...base, ExpressionAttributeNames: names({ '#a': attribute }), ProjectionExpression: '#a', Select: 'SPECIFIC_ATTRIBUTES' }) }).toEqual({ attribute, allowed: false });
+  }
+  // What listKeys and the member listings of the account API send (sort-key prefix, whole items).
+  expect(queryAllowed({ ...base, KeyConditionExpression: '#team = :team AND begins_with(#s, :prefix)', ExpressionAttributeNames: names({ '#s': TEAM_INDEX.sortKey }), ExpressionAttributeValues: { ...base.ExpressionAttributeValues, ':prefix': 'MEMBER#' } })).toBe(false);
+  // The allowed read itself, and the same for a partition that is not a team's.
+  const keyNamesQuery = { ...base, ExpressionAttributeNames: names({ '#id': 'keyId', '#name': 'name' }), ProjectionExpression: '#id, #name', Select: 'SPECIFIC_ATTRIBUTES' };
+  expect(queryAllowed(keyNamesQuery)).toBe(true);
+  expect(queryAllowed({ ...keyNamesQuery, ExpressionAttributeValues: { ':team': 'MEMBER#someone@example.com' } })).toBe(false);
+});
+
+test('what the allowed read returns: key ids and names only, whatever else the partition holds', async () => {
+  const res = await db().send(
+    new QueryCommand({
+      TableName: config.accountsTable,
+      IndexName: TEAM_INDEX.name,
+      KeyConditionExpression: '#team = :team',
+      ProjectionExpression: '#id, #name',
+      Select: 'SPECIFIC_ATTRIBUTES',
+      ExpressionAttributeNames: { '#team': TEAM_INDEX.partitionKey, '#id': 'keyId', '#name': 'name' },
+      ExpressionAttributeValues: { ':team': `TEAM#${teamId}` },
+    }),
+  );
+  const attributes = new Set((res.Items ?? []).flatMap((item) => Object.keys(item)));
+  expect([...attributes].sort()).toEqual(['keyId', 'name']);
+  expect(res.Items!.length).toBeGreaterThanOrEqual(3); // the key, the member, the session
+});
