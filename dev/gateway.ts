@@ -30,6 +30,8 @@ export interface GatewayOptions {
   burst?: number;
   /** Resolve an operation's handler; default imports functions/<id>.ts. */
   loadHandler?: (op: Operation) => Promise<Handler>;
+  /** The REQUEST authorizer; default the one Lambda runs (the bench wraps it to time it). */
+  authorizer?: typeof authorizerHandler;
 }
 
 export interface Gateway {
@@ -191,7 +193,7 @@ function operationRoutes(opts: GatewayOptions): Answer {
     if (!toMcp && (!op || req.method !== 'GET')) return unknownRoute(requestId);
     const route: Route = op ? { resource: op.path, method: 'GET' } : { resource: MCP_PATH, method: req.method ?? 'POST' };
     const request = proxyRequest(route, req, url);
-    const auth = await authorize(route, request, requestId);
+    const auth = await authorize(route, request, requestId, opts.authorizer ?? authorizerHandler);
     if ('statusCode' in auth) return refused(auth);
     const turn = buckets.take(auth.usageIdentifierKey ?? auth.principalId);
     const limits = rateLimitHeaders(turn);
@@ -231,7 +233,7 @@ type AuthorizerResult = Awaited<ReturnType<typeof authorizerHandler>>;
  * The REQUEST authorizer, as API Gateway calls it: its "Unauthorized" error is the 401 (API Gateway
  * itself tells that error apart by its message), any other failure a 503.
  */
-async function authorize(route: Route, request: ProxyRequest, requestId: string): Promise<AuthorizerResult | APIGatewayProxyResult> {
+async function authorize(route: Route, request: ProxyRequest, requestId: string, authorizer: typeof authorizerHandler): Promise<AuthorizerResult | APIGatewayProxyResult> {
   const event = {
     ...request,
     type: 'REQUEST',
@@ -239,7 +241,7 @@ async function authorize(route: Route, request: ProxyRequest, requestId: string)
     requestContext: { requestId, stage: STAGE },
   } as unknown as APIGatewayRequestAuthorizerEvent;
   try {
-    return await authorizerHandler(event);
+    return await authorizer(event);
   } catch (err) {
     if (err instanceof Unauthorized) return failure(new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED), requestId);
     return failure(atCapacity(`authorizer failed: ${(err as Error).name}`), requestId);

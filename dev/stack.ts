@@ -24,9 +24,10 @@ export interface LocalStackOptions {
   dynamo?: { port?: number; dbPath?: string };
   /**
    * What answers for every platform: `replay` (the recorded fixtures, dev/upstream/replay.ts),
-   * `fake` (a fake upstream without routes: the caller adds them), or `internet` (the real sites).
+   * `fake` (a fake upstream without routes: the caller adds them), `internet` (the real sites), or
+   * `{ url }`: one the caller started (the bench's replay in a child process, dev/upstream/child.ts).
    */
-  upstream: 'replay' | 'fake' | 'internet';
+  upstream: 'replay' | 'fake' | 'internet' | { url: string };
   replay?: ReplayOptions;
   /** A team to create, with its key (none when left out). */
   team?: { name: string; credits: number };
@@ -38,7 +39,7 @@ export interface LocalStack {
   endpoint: string;
   /** The DynamoDB Local this stack started (undefined when it used one already running). */
   dynamo?: LocalDynamo;
-  /** The fake or replay upstream (undefined for `internet`). */
+  /** The fake or replay upstream (undefined for `internet` and for one the caller started). */
   upstream?: FakeUpstream;
   team?: TeamKey;
   gateway: Gateway;
@@ -80,10 +81,18 @@ async function dynamoStep(where: LocalStackOptions['dynamo'], stops: (() => Prom
 /** A fake (or replay) upstream that every platform's UPSTREAM_<PLATFORM>_URL points at. */
 async function upstreamStep(opts: LocalStackOptions, stops: (() => Promise<void>)[]): Promise<FakeUpstream | undefined> {
   if (opts.upstream === 'internet') return undefined;
+  if (typeof opts.upstream === 'object') {
+    pointUpstreams(opts.upstream.url);
+    return undefined;
+  }
   const fake = new FakeUpstream();
   await fake.start();
   stops.push(() => fake.stop());
   if (opts.upstream === 'replay') replayAll(fake, opts.replay);
-  for (const op of operations) process.env[`UPSTREAM_${envName(op.platform)}_URL`] = fake.url;
+  pointUpstreams(fake.url);
   return fake;
+}
+
+function pointUpstreams(url: string): void {
+  for (const op of operations) process.env[`UPSTREAM_${envName(op.platform)}_URL`] = url;
 }

@@ -1,5 +1,6 @@
 import type { OperationId } from '../shared/operations';
 import { encodeHashtagCursor } from '../shared/platforms/shortvideo/cursor';
+import type { UpstreamHooks } from '../dev/upstream/child';
 import { fixture, fixtureText, type FakeReply, type FakeUpstream } from '../dev/upstream/fake';
 import { microblogBRoutes } from '../dev/upstream/microblog-b';
 import { MICROBLOG_C, SHORTVIDEO, shortvideo } from '../dev/upstream/replay';
@@ -18,7 +19,9 @@ import { videoUrl } from '../shared/platforms/shortvideo/site';
  * with its operation's recording (`anyInput`), so each live request of the bench uses a new input
  * (request number i) and is a cache miss. `routes(fake, i)`, when an entry has one, is called before
  * request i and adapts a recording to that input where the scraper checks it (re-registering a path
- * replaces it).
+ * replaces it). The replay runs in a process of its own (dev/upstream/child.ts): `routes` runs there,
+ * through `upstreamHooks` below, and in the bench's process too (on a fake that is never started),
+ * for what it sets in the environment the functions read.
  */
 export interface Scenario {
   op: OperationId;
@@ -244,3 +247,28 @@ export const scenarios: Scenario[] = [
     note: 'the account (user-detail by id; by handle the profile page), then the list: 2 sequential upstream round trips',
   },
 ];
+
+/**
+ * The pipeline's paths (section 2 of the bench), on one operation: apart from the scrape, every
+ * operation runs the same pipeline (shared/pipeline.ts), and section 3 runs the cache hit, live and
+ * miss paths on every operation. A handle starting with `missing-` is answered as the source answers
+ * an unknown account (404 NOT_FOUND after the reservation, which is refunded: `upstreamHooks.notFound`).
+ */
+export const pathScenario = {
+  op: 'microblog-a-user-posts' as OperationId,
+  query: (i: number) => ({ handle: `path-${i}.bsky.social` }),
+  /** Refused by validation (422) before anything else. */
+  invalid: { handle: '!!' },
+  notFound: (i: number) => ({ handle: `missing-${i}.bsky.social` }),
+};
+
+/** What the bench asks of the upstream process by name (functions cannot cross the process boundary). */
+export const upstreamHooks: UpstreamHooks = {
+  /** Scenario `index`'s routes for its request i. */
+  scenario: (fake, index: number, i: number) => scenarios[index]!.routes?.(fake, i),
+  /** microblog-a answers an actor starting with `missing-` as an unknown account, whatever the route. */
+  notFound: (fake) => {
+    const reply: FakeReply = { status: 400, body: fixtureText('microblog-a/error-not-found.json'), headers: { 'content-type': 'application/json' } };
+    fake.intercept = (req) => (req.query.actor?.startsWith('missing-') ? reply : undefined);
+  },
+};
