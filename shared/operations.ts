@@ -11,6 +11,7 @@ import * as svR from './platforms/shortvideo/resources';
 import { type OperationQuery, query } from './operation-queries';
 import type { Scraper } from './scrape/scraper';
 import type { ParamValues } from './http/validation';
+import type { RequiredValues } from './scrape/resource';
 
 /**
  * THE table of the thirteen operations. The CDK stack, the local gateway, the docs and the contract
@@ -41,6 +42,13 @@ export interface Operation extends OperationQuery {
   sourceVariable?: string;
   /** The operation's `data` without `fetchedAt` (which the pipeline adds). */
   data: v.GenericSchema;
+  /**
+   * Per resource of `data`, the values it cannot be built without (issue 31; the platform's
+   * resources.ts, with where each list comes from). An item of a list lacking one is left out and
+   * counted as drift; a single resource lacking one is 503 EXTRACTION_FAILED. Every other value is
+   * optional: null when the platform leaves it out.
+   */
+  required?: readonly RequiredValues[];
   pageSize?: number;
   /** Responses the spec lists for this operation. */
   responses: readonly Status[];
