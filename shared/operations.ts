@@ -73,6 +73,7 @@ export const operations = [
     summary: "An account's posts, newest first, as on its profile's Posts tab (posts, reposts, own threads; pinned post first on page 1).",
     pageSize: 30,
     data: aR.UserPostsData,
+    required: aR.REQUIRED,
     responses: ALL,
     status: 'live',
     parsesHtml: false,
