@@ -84,6 +84,7 @@ export const operations = [
     platform: 'livestream',
     summary: 'A clip: title, counts, duration, thumbnail, HLS playlist, source stream/VOD, category, channel and creator.',
     data: liveR.ClipData,
+    required: liveR.REQUIRED,
     responses: NO_400,
     status: 'live',
     parsesHtml: false,
