@@ -95,6 +95,7 @@ export const operations = [
     platform: 'microblog-b',
     summary: 'Profile information, stats and metadata (no posts).',
     data: bR.ProfileData,
+    required: bR.PROFILE_REQUIRED,
     responses: NO_400,
     status: 'live',
     parsesHtml: false,
@@ -173,6 +174,7 @@ export const operations = [
     platform: 'microblog-b',
     summary: 'The notes shown on the initial profile load: pinned first, then newest to oldest.',
     data: bR.UserNotesData,
+    required: bR.USER_NOTES_REQUIRED,
     responses: NO_400,
     status: 'live',
     parsesHtml: false,
@@ -193,6 +195,7 @@ export const operations = [
     platform: 'microblog-b',
     summary: 'A note with its reply thread.',
     data: bR.NoteData,
+    required: bR.NOTE_REQUIRED,
     responses: [200, 401, 402, 422, 429, 503],
     // Common rule 5 (deleted, tombstoned, withheld or protected -> 404) applies; the spec's list for op 12 omits it.
     alsoAnswers: [404],
