@@ -164,6 +164,7 @@ export const operations = [
     summary: "An account's posts newest first, 20 per page: own posts, quotes and reposts (as the original with repostedBy); no replies.",
     pageSize: 20,
     data: cR.UserPostsData,
+    required: cR.REQUIRED,
     responses: ALL,
     status: 'live',
     parsesHtml: true,
