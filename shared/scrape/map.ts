@@ -23,10 +23,13 @@ export function get(obj: Json, ...path: (string | number)[]): unknown {
   return cur;
 }
 
-/** A non-empty string, or null. Numbers are stringified (ids arrive as either). */
+/**
+ * A non-empty string, or null. Numbers are stringified (ids arrive as either), except an integer
+ * beyond 2^53: JSON parsing has rounded it already, so its digits would name another id.
+ */
 export function str(v: unknown): string | null {
   if (typeof v === 'string') return v.length > 0 ? v : null;
-  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  if (typeof v === 'number' && Number.isFinite(v) && (!Number.isInteger(v) || Number.isSafeInteger(v))) return String(v);
   return null;
 }
 
