@@ -133,6 +133,7 @@ export const operations = [
     platform: 'linkpage',
     summary: 'A creator page: profile, socials, theme and content blocks with click counts.',
     data: linkR.PageData,
+    required: linkR.REQUIRED,
     responses: NO_400,
     status: 'live',
     parsesHtml: false,
