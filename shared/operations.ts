@@ -156,6 +156,7 @@ export const operations = [
     platform: 'professional',
     summary: 'A post or article as a logged-out visitor sees it.',
     data: proR.PostData,
+    required: proR.REQUIRED,
     responses: NO_400,
     status: 'live',
     parsesHtml: true,
