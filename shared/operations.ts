@@ -107,6 +107,7 @@ export const operations = [
     sourceVariable: CITYGAME_SOURCE,
     summary: "Today's in-game bulletin, read from the source the deployment names (CITYGAME_SOURCE_URL).",
     data: cityR.DailyData,
+    required: cityR.REQUIRED,
     responses: [200, 401, 402, 429, 503],
     // The Errors table's 422 (invalid query parameters) applies: a malformed cache_max_age, an
     // unknown or a repeated parameter. The spec's list for op 4 omits it (the operation takes none).
