@@ -288,10 +288,11 @@ function hashtagsOf(item: Json): R.HashtagVideo['hashtags'] {
   return [...out.values()];
 }
 
-const isCommerceItem = (item: Json) =>
-  bool(get(item, 'isAd')) === true ||
-  arr(get(item, 'textExtra')).some((t) => bool(get(t, 'isCommerce')) === true) ||
-  arr(get(item, 'challenges')).some((c) => bool(get(c, 'isCommerce')) === true);
+/** Commercial when the item is an ad or a hashtag of it is commercial; null when none of those flags can be read. */
+const isCommerceItem = (item: Json): boolean | null => {
+  const flags = [bool(get(item, 'isAd')), ...arr(get(item, 'textExtra')).map((t) => bool(get(t, 'isCommerce'))), ...arr(get(item, 'challenges')).map((c) => bool(get(c, 'isCommerce')))];
+  return flags.includes(true) ? true : flags.includes(false) ? false : null;
+};
 
 /** A setting the item states, else read from its display twin (research note D: "missing → derive duetDisplay==0"); null when neither is there. */
 const enabled = (setting: unknown, display: unknown): boolean | null => {

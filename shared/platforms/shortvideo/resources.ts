@@ -317,7 +317,7 @@ export const HashtagVideo = v.object({
   isAd: omitted(boolean),
   isPinned: omitted(boolean),
   isPrivate: omitted(boolean),
-  isCommerce: boolean,
+  isCommerce: omitted(boolean),
   aigcDescription: string,
   aigcLabelType: orNull(integer, `${NO_VALUE}: an item without an AI-generated-content label (the upstream sends aigcLabelType only for labelled items)`),
   duetEnabled: omitted(boolean),
