@@ -48,7 +48,7 @@ export interface Operation extends OperationQuery {
    * counted as drift; a single resource lacking one is 503 EXTRACTION_FAILED. Every other value is
    * optional: null when the platform leaves it out.
    */
-  required?: readonly RequiredValues[];
+  required: readonly RequiredValues[];
   pageSize?: number;
   /** Responses the spec lists for this operation. */
   responses: readonly Status[];

@@ -228,6 +228,6 @@ export const REQUIRED: readonly RequiredValues[] = [
       "(a reply's place) root author": 'reply.root.author.did | reply.root.uri',
       "(a reply's place) grandparent author": 'reply.grandparentAuthor.did',
     },
-    `${LEXICONS}: app.bsky.feed.defs#postView requires uri, cid, author, record, indexedAt; its author (#profileViewBasic) did, handle; a reply's place: app.bsky.feed.defs#replyRef (root, parent required, grandparentAuthor optional) and the Posts tab's filter (research note microblog-a §1.4)`,
+    `${LEXICONS}: app.bsky.feed.defs#postView requires uri, cid, author, record, indexedAt; its author (#profileViewBasic) did, handle; a reply's place: app.bsky.feed.defs#replyRef (root, parent required, grandparentAuthor optional) and the Posts tab's filter (research note upstream-microblog-a.md §1, step 4)`,
   ),
 ];
