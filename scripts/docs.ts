@@ -163,6 +163,21 @@ function generatedOperationPart(op: Operation, file: string): string[] {
   }
   out.push('');
 
+  out.push('## Required values', '');
+  if (op.required?.length) {
+    out.push(
+      `A value on this list is what its resource cannot be built without (drift tolerance, issue 31; \`REQUIRED\` lists in \`shared/platforms/${op.platform}/resources.ts\`). An item of a list that lacks one is left out, logged with the value's name and counted as drift in [\`/v1/status\`](${linkFrom(file, path.join(DOCS_DIR, 'status.md'))}); a single resource that lacks one is 503 \`EXTRACTION_FAILED\`, the value named in the log. Every other value is optional: null when the platform leaves it out or sends a form that cannot be read (the fields the spec types as non-null say so below and in openapi.json). [How the drift-tolerance suite checks it](${linkFrom(file, path.join(DOCS_DIR, 'reliability.md'))}#drift-tolerance).`,
+      '',
+    );
+    out.push('| Resource | At | Value | Read from | Source of the list |', '|---|---|---|---|---|');
+    for (const r of op.required) {
+      r.values.forEach((x, i) => out.push(`| ${i === 0 ? prose(r.resource) : ''} | ${i === 0 ? code(cell(r.at)) : ''} | ${code(cell(x.field))} | ${code(cell(x.upstream))} | ${i === 0 ? prose(r.source) : ''} |`));
+    }
+  } else {
+    out.push('Not listed yet.');
+  }
+  out.push('');
+
   const recorded = deviations(op);
   out.push('## Recorded deviations from the spec\'s types', '');
   if (recorded.length) {

@@ -17,6 +17,7 @@ import * as pro from './platforms/professional/site';
 import * as sv from './platforms/shortvideo/site';
 import type { ParamDef, ParamSchema, ParamValues } from './http/validation';
 import type { Scraper } from './scrape/scraper';
+import type { RequiredValues } from './scrape/resource';
 
 /**
  * THE table of the thirteen operations. The CDK stack, the local gateway, the docs and the contract
@@ -54,6 +55,13 @@ export interface Operation extends OperationQuery {
   sourceVariable?: string;
   /** The operation's `data` without `fetchedAt` (which the pipeline adds). */
   data: v.GenericSchema;
+  /**
+   * Per resource of `data`, the values it cannot be built without (issue 31; the platform's
+   * resources.ts, with where each list comes from). An item of a list lacking one is left out and
+   * counted as drift; a single resource lacking one is 503 EXTRACTION_FAILED. Every other value is
+   * optional: null when the platform leaves it out.
+   */
+  required: readonly RequiredValues[];
   pageSize?: number;
   /** Responses the spec lists for this operation. */
   responses: readonly Status[];
@@ -87,6 +95,7 @@ export const operations = [
     summary: "An account's posts, newest first, as on its profile's Posts tab (posts, reposts, own threads; pinned post first on page 1).",
     pageSize: 30,
     data: aR.UserPostsData,
+    required: aR.REQUIRED,
     responses: ALL,
     status: 'live',
     parsesHtml: false,
@@ -101,6 +110,7 @@ export const operations = [
     platform: 'livestream',
     summary: 'A clip: title, counts, duration, thumbnail, HLS playlist, source stream/VOD, category, channel and creator.',
     data: liveR.ClipData,
+    required: liveR.REQUIRED,
     responses: NO_400,
     status: 'live',
     parsesHtml: false,
@@ -113,6 +123,7 @@ export const operations = [
     platform: 'microblog-b',
     summary: 'Profile information, stats and metadata (no posts).',
     data: bR.ProfileData,
+    required: bR.PROFILE_REQUIRED,
     responses: NO_400,
     status: 'live',
     parsesHtml: false,
@@ -126,6 +137,7 @@ export const operations = [
     sourceVariable: CITYGAME_SOURCE,
     summary: "Today's in-game bulletin, read from the source the deployment names (CITYGAME_SOURCE_URL).",
     data: cityR.DailyData,
+    required: cityR.REQUIRED,
     responses: [200, 401, 402, 429, 503],
     // The Errors table's 422 (invalid query parameters) applies: a malformed cache_max_age, an
     // unknown or a repeated parameter. The spec's list for op 4 omits it (the operation takes none).
@@ -148,6 +160,7 @@ export const operations = [
     summary: 'Accounts a user follows, most recently followed first, 30 per page.',
     pageSize: 30,
     data: svR.FollowingData,
+    required: svR.FOLLOWING_REQUIRED,
     responses: ALL,
     status: 'live',
     parsesHtml: false,
@@ -160,6 +173,7 @@ export const operations = [
     platform: 'linkpage',
     summary: 'A creator page: profile, socials, theme and content blocks with click counts.',
     data: linkR.PageData,
+    required: linkR.REQUIRED,
     responses: NO_400,
     status: 'live',
     parsesHtml: false,
@@ -176,6 +190,7 @@ export const operations = [
     summary: "A video's top-level comments in the source's relevance order, about 40 per page.",
     pageSize: 40,
     data: svR.CommentsData,
+    required: svR.COMMENTS_REQUIRED,
     responses: ALL,
     status: 'live',
     parsesHtml: false,
@@ -188,6 +203,7 @@ export const operations = [
     platform: 'professional',
     summary: 'A post or article as a logged-out visitor sees it.',
     data: proR.PostData,
+    required: proR.REQUIRED,
     responses: NO_400,
     status: 'live',
     parsesHtml: true,
@@ -206,6 +222,7 @@ export const operations = [
     summary: "An account's posts newest first, 20 per page: own posts, quotes and reposts (as the original with repostedBy); no replies.",
     pageSize: 20,
     data: cR.UserPostsData,
+    required: cR.REQUIRED,
     responses: ALL,
     status: 'live',
     parsesHtml: true,
@@ -221,6 +238,7 @@ export const operations = [
     platform: 'microblog-b',
     summary: 'The notes shown on the initial profile load: pinned first, then newest to oldest.',
     data: bR.UserNotesData,
+    required: bR.USER_NOTES_REQUIRED,
     responses: NO_400,
     status: 'live',
     parsesHtml: false,
@@ -233,6 +251,7 @@ export const operations = [
     platform: 'shortvideo',
     summary: 'Whether a user is live now, with stream details, or the most recent live.',
     data: svR.LiveData,
+    required: svR.LIVE_REQUIRED,
     responses: NO_400,
     status: 'live',
     parsesHtml: false,
@@ -248,6 +267,7 @@ export const operations = [
     platform: 'microblog-b',
     summary: 'A note with its reply thread.',
     data: bR.NoteData,
+    required: bR.NOTE_REQUIRED,
     responses: [200, 401, 402, 422, 429, 503],
     // Common rule 5 (deleted, tombstoned, withheld or protected -> 404) applies; the spec's list for op 12 omits it.
     alsoAnswers: [404],
@@ -267,6 +287,7 @@ export const operations = [
     summary: 'Videos shown for a hashtag in a region (default NG), up to 30 per page.',
     pageSize: 30,
     data: svR.HashtagData,
+    required: svR.HASHTAG_REQUIRED,
     responses: ALL,
     status: 'live',
     parsesHtml: false,

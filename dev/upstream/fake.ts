@@ -67,6 +67,11 @@ export class FakeUpstream {
   delayMs = 0;
   /** Consulted before the routes: a reply here replaces the route's answer (e.g. fail one request in three). */
   intercept?: (req: RecordedRequest) => FakeReply | undefined;
+  /**
+   * Applied to every reply a route (or `intercept`) gives, before it is sent: the drift-tolerance
+   * suite (test/reliability/drift.test.ts) changes one value of a recorded answer with it.
+   */
+  rewrite?: (req: RecordedRequest, reply: FakeReply) => FakeReply;
   /** Headers added to every reply (a reply's own headers win). */
   headers: Record<string, string> = {};
   /** A further random delay in [0, jitterMs) per reply (realistic upstream latency in load runs). */
@@ -98,6 +103,7 @@ export class FakeUpstream {
     this.jitterMs = 0;
     this.headers = {};
     this.intercept = undefined;
+    this.rewrite = undefined;
   }
 
   forgetConnections(): void {
@@ -147,8 +153,9 @@ export class FakeUpstream {
     };
     this.requests.push(recorded);
     const handler = this.routes.get(u.pathname) ?? this.patterns.find((p) => p.pattern.test(u.pathname))?.handler ?? this.fallbackHandler;
-    const reply: FakeReply =
+    const given: FakeReply =
       this.intercept?.(recorded) ?? (handler ? await handler(recorded) : { status: 404, body: { error: 'no fake route', path: u.pathname } });
+    const reply = this.rewrite ? this.rewrite(recorded, given) : given;
     const delay = (reply.delayMs ?? 0) + this.delayMs + (this.jitterMs > 0 ? Math.random() * this.jitterMs : 0);
     // unref: a reply still being delayed when the tests end never holds the process open.
     if (delay > 0) await new Promise((r) => setTimeout(r, delay).unref());

@@ -1,4 +1,5 @@
-import { extractionFailed } from '../http/errors';
+import { ApiError } from '../http/errors';
+import type { Drops } from './context';
 /**
  * Small typed coercers for mapping upstream JSON to our resources, in the spirit of yt-dlp's
  * traverse_obj / int_or_none / url_or_none: a missing or mistyped upstream field becomes null,
@@ -22,10 +23,13 @@ export function get(obj: Json, ...path: (string | number)[]): unknown {
   return cur;
 }
 
-/** A non-empty string, or null. Numbers are stringified (ids arrive as either). */
+/**
+ * A non-empty string, or null. Numbers are stringified (ids arrive as either), except an integer
+ * beyond 2^53: JSON parsing has rounded it already, so its digits would name another id.
+ */
 export function str(v: unknown): string | null {
   if (typeof v === 'string') return v.length > 0 ? v : null;
-  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  if (typeof v === 'number' && Number.isFinite(v) && (!Number.isInteger(v) || Number.isSafeInteger(v))) return String(v);
   return null;
 }
 
@@ -107,11 +111,67 @@ export function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * A value the resource cannot do without (the spec makes it non-null and no deviation is recorded):
- * the value, or EXTRACTION_FAILED naming the field, so a changed upstream shape is reported, never
- * passed on as a half-empty resource.
+ * A value on a resource's required list (its identity: `RequiredValues` in shared/scrape/resource.ts)
+ * that the platform did not send, or sent in a form that cannot be read. For a single resource it is
+ * the answer: 503 EXTRACTION_FAILED, the missing value named in the log. An item of a list, or a
+ * nested part, is left out instead (`keepGood`, `orDropped`), and counted as drift.
+ */
+export class MissingValue extends ApiError {
+  constructor(readonly missing: string) {
+    super('EXTRACTION_FAILED', 'The source returned data in an unexpected shape', { internal: `the upstream answer has no ${missing}` });
+  }
+}
+
+/**
+ * A value the resource cannot be built without (on its required list): the value, or MissingValue
+ * naming it. Every other value is optional: null (or "" / [] where that is its documented reading)
+ * when the platform leaves it out.
  */
 export function need<T>(value: T | null | undefined, what: string): T {
-  if (value === null || value === undefined) throw extractionFailed(`the upstream answer has no ${what}`);
+  if (value === null || value === undefined) throw new MissingValue(what);
   return value;
+}
+
+/**
+ * The items of a list that can be built, in order: an item whose mapper throws MissingValue is left
+ * out and reported to `drops` as `resource` (drift), the others keep the page. A list none of whose
+ * items can be built (and that had some) is not a page of that resource: the first MissingValue is
+ * the answer (503 EXTRACTION_FAILED).
+ */
+export function keepGood<T>(items: unknown, map: (item: unknown, index: number) => T | null | undefined, resource: string, drops: Drops): T[] {
+  const out: T[] = [];
+  let first: MissingValue | undefined;
+  let seen = 0;
+  arr(items).forEach((item, i) => {
+    seen += 1;
+    try {
+      const m = map(item, i);
+      if (m !== null && m !== undefined) out.push(m);
+    } catch (err) {
+      if (!(err instanceof MissingValue)) throw err;
+      first ??= err;
+      drops.dropped(resource, err.missing);
+    }
+  });
+  if (first && out.length === 0 && seen > 0) throw first;
+  return out;
+}
+
+/**
+ * A nested part (a quoted post, a reply reference, an image) built by `build`, or null when the
+ * platform sent it without a value it cannot be built without (reported to `drops` as `resource`).
+ */
+export function orDropped<T>(build: () => T, resource: string, drops: Drops): T | null {
+  try {
+    return build();
+  } catch (err) {
+    if (!(err instanceof MissingValue)) throw err;
+    drops.dropped(resource, err.missing);
+    return null;
+  }
+}
+
+/** `list`, with the items that lack a required value left out and reported (nested lists). */
+export function listGood<T>(v: unknown, fn: (item: unknown, index: number) => T | null | undefined, resource: string, drops: Drops): T[] {
+  return list(v, (item, i) => orDropped(() => fn(item, i), resource, drops));
 }

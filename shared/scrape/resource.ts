@@ -60,3 +60,43 @@ export const NO_VALUE = 'null where the upstream has no value to give, rather th
  */
 export const deviation = <S extends v.GenericSchema>(schema: S, reason: string) =>
   v.pipe(schema, v.metadata({ description: `Deviation from the spec: ${reason}`, 'x-spec-deviation': reason }));
+
+/**
+ * The reason of a field the spec types as non-null that is null when the platform leaves its value
+ * out, or sends it in a form that cannot be read (drift tolerance, issue 31): the value is not on
+ * its resource's required list (`RequiredValues`), so its absence never costs the caller the rest.
+ */
+export const OMITTED = 'null when the platform omits it (or sends a form that cannot be read): not on the resource\'s required list, so the rest of the resource still maps';
+
+/** A field the spec types as `schema` (non-null), null when the platform omits it (`OMITTED`). */
+export const omitted = <S extends v.GenericSchema>(schema: S, why = OMITTED) => deviation(v.nullable(schema), why);
+
+/**
+ * The values without which a resource cannot be built (issue 31): its identity (id, uri or url, the
+ * author's identity where the spec makes the author part of the item) and what the operation's own
+ * contract depends on. Every other value is optional. An item of a list that lacks one is left out
+ * and counted as drift; a single resource that lacks one is 503 EXTRACTION_FAILED, the value named
+ * in the log. The operation table lists these per operation (`required`), the docs print them, and
+ * the drift-tolerance suite (test/reliability/drift.test.ts) mutates the upstream values they name.
+ */
+export interface RequiredValues {
+  /** The resource as logs and docs name it ("post", "followed account"). */
+  resource: string;
+  /** Where it sits in the operation's `data`: "posts[]" (an item of a list) or "clip" (a single resource). */
+  at: string;
+  /**
+   * Each value: the field of ours and where the platform carries it, relative to the resource's
+   * upstream object ("post.uri"); alternatives the mapper reads in turn are joined by " | ".
+   */
+  values: readonly { field: string; upstream: string }[];
+  /** Where the list comes from: the platform's own schema, else the research note. */
+  source: string;
+}
+
+/** `RequiredValues` from `field: upstream` pairs. */
+export const required = (resource: string, at: string, values: Record<string, string>, source: string): RequiredValues => ({
+  resource,
+  at,
+  values: Object.entries(values).map(([field, upstream]) => ({ field, upstream })),
+  source,
+});

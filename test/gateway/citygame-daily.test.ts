@@ -155,7 +155,7 @@ describe('the bulletin, where the deployer said it is', () => {
   });
 });
 
-describe('a source without the bulletin: 503 EXTRACTION_FAILED naming the field in the log, 0 credits', () => {
+describe('a source without the bulletin\'s date: 503 EXTRACTION_FAILED naming it in the log, 0 credits; without another field: that field null, named in the log', () => {
   const logs = new LogCapture();
   beforeEach(() => {
     logs.clear();
@@ -164,23 +164,25 @@ describe('a source without the bulletin: 503 EXTRACTION_FAILED naming the field 
   afterEach(() => logs.stop());
   const causes = () => logs.records().filter((r) => r.message === 'request failed').map((r) => r.cause);
 
-  test('a field missing', async () => {
+  test('a field other than the date missing: null, named in the log with where it was looked for', async () => {
     source.on('/today.json', { body: { ...BULLETIN, tip: undefined } });
     configure('/today.json');
+    const { res, spent } = await daily();
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ ...BULLETIN, tip: null });
+    expect(spent).toBe(1);
+    expect(logs.records().filter((r) => r.level === 'WARN').map((r) => r.missing)).toEqual([['tip (JSON Pointer /tip)']]);
+  });
+
+  test('a selector that finds no date on the page', async () => {
+    source.on('/daily', { body: '<!doctype html><html><body><h2>Tram line 4 reopens</h2></body></html>' });
+    configure('/daily', { date: 'time', weekday: '.day', weather: '.weather', headline: 'h2', tip: 'p.tip' });
     const { res, spent } = await daily();
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe('EXTRACTION_FAILED');
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     expect(spent).toBe(0);
-    expect(causes()).toEqual(['citygame source answered without tip (JSON Pointer /tip)']);
-  });
-
-  test('a selector that finds nothing on the page', async () => {
-    source.on('/daily', { body: '<!doctype html><html><body><h2>Tram line 4 reopens</h2></body></html>' });
-    configure('/daily', { date: 'time', weekday: '.day', weather: '.weather', headline: 'h2', tip: 'p.tip' });
-    const { res } = await daily();
-    expect(res.body.error.code).toBe('EXTRACTION_FAILED');
-    expect(causes()).toEqual([expect.stringMatching(/^citygame source answered without date \(CSS selector time\), weekday .*tip \(CSS selector p\.tip\)$/)]);
+    expect(causes()).toEqual(['the upstream answer has no date (CSS selector time)']);
   });
 
   test('a date that is not YYYY-MM-DD', async () => {

@@ -1,4 +1,5 @@
 import { extractionFailed } from '../../http/errors';
+import { MissingValue } from '../../scrape/map';
 import type { DailyData } from './resources';
 import { BULLETIN_FIELDS, type BulletinField } from './source';
 
@@ -7,8 +8,10 @@ import { BULLETIN_FIELDS, type BulletinField } from './source';
  *   JSON source: each field is the string at its JSON Pointer (RFC 6901), as given;
  *   HTML page:   each field is the text content, trimmed, of the first element its CSS selector
  *                matches (./page.ts, loaded only for an HTML source: a JSON source never loads linkedom).
- * A field the answer does not carry (absent, not a string, empty) or a date that is not YYYY-MM-DD
- * is EXTRACTION_FAILED, and the log names the field and where it was looked for. Nothing is made up.
+ * The date names the day the bulletin is for: without it (absent, not a string, empty) or with a
+ * date that is not YYYY-MM-DD the answer is EXTRACTION_FAILED, and the log names the date and where
+ * it was looked for. Any other field the answer does not carry is null (the scraper logs which, and
+ * where it looked). Nothing is made up.
  */
 export type Where = Record<BulletinField, string>;
 export type Found = Record<BulletinField, string | null>;
@@ -49,13 +52,15 @@ export function isCalendarDate(s: string): boolean {
   return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
 }
 
-/** The bulletin from what was found, or EXTRACTION_FAILED naming what was not. */
+/** Where each field the answer did not carry was looked for ("tip (JSON Pointer /tip)"): for the log. */
+export function notFound(data: DailyData, where: Where, kind: string): string[] {
+  return BULLETIN_FIELDS.filter((f) => data[f] === null).map((f) => `${f} (${kind} ${where[f]})`);
+}
+
+/** The bulletin from what was found; EXTRACTION_FAILED naming the date, and where it was looked for, without one. */
 export function bulletin(found: Found, where: Where, kind: string): DailyData {
-  const missing = BULLETIN_FIELDS.filter((f) => found[f] === null);
-  if (missing.length) {
-    throw extractionFailed(`citygame source answered without ${missing.map((f) => `${f} (${kind} ${where[f]})`).join(', ')}`);
-  }
-  const { date, weekday, weather, headline, tip } = found as Record<BulletinField, string>;
+  const { date, weekday, weather, headline, tip } = found;
+  if (date === null) throw new MissingValue(`date (${kind} ${where.date})`);
   if (!isCalendarDate(date)) throw extractionFailed(`citygame source's date is not YYYY-MM-DD: ${JSON.stringify(date.slice(0, 40))} (${kind} ${where.date})`);
   return { date, weekday, weather, headline, tip };
 }

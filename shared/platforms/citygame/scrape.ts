@@ -1,7 +1,7 @@
 import { ApiError } from '../../http/errors';
 import type { Scraper } from '../../scrape/scraper';
 import { fetchBulletin } from './client';
-import { mapJsonBulletin } from './map';
+import { mapJsonBulletin, notFound } from './map';
 import type { DailyData } from './resources';
 import { type CitygameSource, SourceConfigError, configuredSource } from './source';
 
@@ -12,22 +12,29 @@ import { type CitygameSource, SourceConfigError, configuredSource } from './sour
  *   no source named                -> 503 PLATFORM_UNAVAILABLE, saying so
  *   a source named but unusable    -> 503 PLATFORM_UNAVAILABLE (the log says what is wrong with it)
  *   the source fails               -> as every platform's failures (shared/scrape/answers.ts)
- *   a field missing, a bad date    -> 503 EXTRACTION_FAILED naming the field in the log
+ *   no date, or a bad date         -> 503 EXTRACTION_FAILED naming the date in the log
+ *   another field missing          -> null, and the log names it and where it was looked for
  */
 export const NO_SOURCE_MESSAGE = 'This deployment names no citygame source, so there is no bulletin to read';
 export const BAD_SOURCE_MESSAGE = "This deployment's citygame source is misconfigured, so there is no bulletin to read";
 
-export const scrapeDaily: Scraper<Record<string, never>, DailyData> = async (_params, ctx) => {
+export const scrapeDaily: Scraper<Record<string, never>, DailyData> = async (_params, ctx, log) => {
   const source = sourceOrRefuse();
   const answer = await fetchBulletin(ctx, source);
+  let data: DailyData;
   try {
-    if (source.kind === 'json') return mapJsonBulletin(answer.data, source.fields);
-    // The HTML parser is loaded for an HTML source only.
-    const { mapHtmlBulletin } = await import('./page');
-    return mapHtmlBulletin(answer.body, source.fields);
+    if (source.kind === 'json') data = mapJsonBulletin(answer.data, source.fields);
+    else {
+      // The HTML parser is loaded for an HTML source only.
+      const { mapHtmlBulletin } = await import('./page');
+      data = mapHtmlBulletin(answer.body, source.fields);
+    }
   } catch (err) {
     throw err instanceof SourceConfigError ? misconfigured(err) : err;
   }
+  const missing = notFound(data, source.fields, source.kind === 'json' ? 'JSON Pointer' : 'CSS selector');
+  if (missing.length) log.warn('the citygame source answered without some of the bulletin; they are null', { missing });
+  return data;
 };
 
 function sourceOrRefuse(): CitygameSource {

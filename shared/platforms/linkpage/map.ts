@@ -1,5 +1,6 @@
 import { notFound } from '../../http/errors';
-import { arr, bool, count, get, int, isObject, list, need, num, str, text, url, type Json } from '../../scrape/map';
+import { type Drops, IGNORED_DROPS } from '../../scrape/context';
+import { arr, bool, count, get, int, isObject, list, listGood, need, num, str, text, url, type Json } from '../../scrape/map';
 import type * as R from './resources';
 import { IMAGE_BASE, isReferralLink } from './site';
 
@@ -7,7 +8,9 @@ import { IMAGE_BASE, isReferralLink } from './site';
  * Pure mapping of the GraphQL answers (client.ts RESOLVE_QUERY, PAGE_QUERY) to the spec's Creator
  * page resource. Field names of the upstream are those of the research note §2; the ones marked
  * "unconfirmed" there (created_at, currency, builder items, theme and banner keys of
- * `customizations`) are read defensively: absent means null, never an error.
+ * `customizations`) are read defensively: absent means null, never an error. Required (`need`) are
+ * only the values REQUIRED in resources.ts names: the page's influencer id, and each item's id (an
+ * item without one is left out and reported to `drops`).
  */
 
 /** `cloudinary:<public id>` -> its delivery URL; an absolute URL as it is; anything else null. */
@@ -99,8 +102,7 @@ function customLink(l: Json): Candidate | null {
   const d = get(l, 'data');
   const target = url(get(d, 'url'));
   if (deleted(get(l, 'status')) || (target && isReferralLink(target))) return null;
-  const id = str(get(l, 'link_id'));
-  if (!id) return null;
+  const id = need(str(get(l, 'link_id')), 'custom link id');
   return {
     hidden: hiddenBy(get(l, 'status'), get(d, 'visible')),
     item: {
@@ -119,8 +121,8 @@ function customLink(l: Json): Candidate | null {
 }
 
 function featuredProduct(p: Json): Candidate | null {
-  const id = str(get(p, 'product_id'));
-  if (!id || deleted(get(p, 'status'))) return null;
+  if (deleted(get(p, 'status'))) return null;
+  const id = need(str(get(p, 'product_id')), 'product id');
   const description = str(get(p, 'description'));
   return {
     hidden: hiddenBy(get(p, 'status'), get(p, 'visible')),
@@ -143,10 +145,10 @@ function featuredProduct(p: Json): Candidate | null {
   };
 }
 
-function builderItem(b: Json): Candidate | null {
-  const id = str(get(b, 'id'));
-  const type = upper(get(b, 'type'));
-  if (!id || !type || deleted(get(b, 'status'))) return null;
+function builderItem(b: Json, drops: Drops): Candidate | null {
+  if (deleted(get(b, 'status'))) return null;
+  const id = need(str(get(b, 'id')), 'builder item id');
+  const type = need(upper(get(b, 'type')), 'builder item type');
   const d = get(b, 'data');
   const children = get(d, 'items') ?? get(d, 'blocks');
   return {
@@ -166,19 +168,27 @@ function builderItem(b: Json): Candidate | null {
       currency: str(get(d, 'currency'))?.toUpperCase() ?? null,
       text: text(get(d, 'text')) ?? str(get(d, 'description')),
       blocks: Array.isArray(children)
-        ? list(children, (c): R.ItemBlock | null => {
-            const cid = str(get(c, 'id'));
-            if (!cid || get(c, 'visible') === false || deleted(get(c, 'status'))) return null;
-            return { id: cid, type: upper(get(c, 'type')) ?? 'LINK', title: str(get(c, 'title')), url: url(get(c, 'url')), imageUrl: imageUrl(get(c, 'image') ?? get(c, 'thumbnail_image')) };
-          })
+        ? listGood(
+            children,
+            (c): R.ItemBlock | null => {
+              if (get(c, 'visible') === false || deleted(get(c, 'status'))) return null;
+              return { id: need(str(get(c, 'id')), 'block id'), type: upper(get(c, 'type')), title: str(get(c, 'title')), url: url(get(c, 'url')), imageUrl: imageUrl(get(c, 'image') ?? get(c, 'thumbnail_image')) };
+            },
+            'block',
+            drops,
+          )
         : null,
     },
   };
 }
 
-/** Items by `order` (an item never ordered goes last), stable between kinds. */
-export function itemsOf(data: Json): { items: R.PageItem[]; totalItems: number } {
-  const all = [...list(get(data, 'links'), customLink), ...list(get(data, 'products'), featuredProduct), ...list(get(data, 'builderItems'), builderItem)];
+/** Items by `order` (an item never ordered goes last), stable between kinds; an item without its id is left out and reported. */
+export function itemsOf(data: Json, drops: Drops = IGNORED_DROPS): { items: R.PageItem[]; totalItems: number } {
+  const all = [
+    ...listGood(get(data, 'links'), customLink, 'item', drops),
+    ...listGood(get(data, 'products'), featuredProduct, 'item', drops),
+    ...listGood(get(data, 'builderItems'), (b) => builderItem(b, drops), 'item', drops),
+  ];
   const visible = all
     .filter((c) => !c.hidden)
     .map((c) => c.item)
@@ -192,13 +202,14 @@ const dateWithOffset = (v: unknown): string | null => {
   return s && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(s) && !Number.isNaN(Date.parse(s)) ? s : null;
 };
 
-export function mapPage(data: Json, username: string): R.CreatorPage {
+export function mapPage(data: Json, username: string, drops: Drops = IGNORED_DROPS): R.CreatorPage {
   const influencer = get(data, 'influencer');
   if (!isObject(influencer)) throw notFound();
   const user = get(influencer, 'user');
   const customizations = get(data, 'banner', 'customizations');
-  const name = need(str(get(user, 'full_name'))?.trim() || [str(get(user, 'first_name')), str(get(user, 'last_name'))].filter(Boolean).join(' ').trim() || null, 'creator name');
-  const { items, totalItems } = itemsOf(data);
+  const name = str(get(user, 'full_name'))?.trim() || [str(get(user, 'first_name')), str(get(user, 'last_name'))].filter(Boolean).join(' ').trim() || null;
+  const influencerId = need(str(get(influencer, 'id')), 'influencer id');
+  const { items, totalItems } = itemsOf(data, drops);
   return {
     username: str(get(data, 'banner', 'url_key')) ?? str(get(influencer, 'alias')) ?? username,
     name,
@@ -207,9 +218,9 @@ export function mapPage(data: Json, username: string): R.CreatorPage {
     location: str(get(customizations, 'location')),
     bannerImageUrl: imageUrl(get(customizations, 'banner_image') ?? get(customizations, 'bannerImage')),
     avatarUrl: imageUrl(get(user, 'profile_image')),
-    influencerId: need(str(get(influencer, 'id')), 'influencer id'),
-    userId: need(str(get(user, 'id')), 'user id'),
-    createdAt: need(dateWithOffset(get(influencer, 'created_at') ?? get(user, 'created_at')), 'creation date'),
+    influencerId,
+    userId: str(get(user, 'id')),
+    createdAt: dateWithOffset(get(influencer, 'created_at')) ?? dateWithOffset(get(user, 'created_at')),
     theme: themeOf(customizations),
     socialLinks: socialLinksOf(customizations, get(influencer, 'socials')),
     items,

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { NO_VALUE, boolean, dateTime, deviation, integer, numberOrNull, string, stringOrNull, upperCase } from '../../scrape/resource';
+import { NO_VALUE, type RequiredValues, boolean, dateTime, deviation, integer, numberOrNull, omitted, required, string, stringOrNull, upperCase } from '../../scrape/resource';
 
 /**
  * linkpage: the "Creator page" resource (`data.page`) as a precise valibot schema (conventions in
@@ -10,7 +10,8 @@ import { NO_VALUE, boolean, dateTime, deviation, integer, numberOrNull, string, 
 /** One entry of a collection item: `blocks` of a COLLECTION, null for every other kind. */
 export const ItemBlock = v.object({
   id: string,
-  type: upperCase,
+  /** Upper-case; null for a block that states no type. */
+  type: v.nullable(upperCase),
   title: stringOrNull,
   url: stringOrNull,
   imageUrl: stringOrNull,
@@ -52,16 +53,17 @@ export const SocialLink = v.object({
 
 export const CreatorPage = v.object({
   username: string,
-  name: string,
-  displayName: string,
+  name: omitted(string),
+  /** The page's alias, else the creator's name. */
+  displayName: omitted(string),
   tagline: stringOrNull,
   location: stringOrNull,
   bannerImageUrl: stringOrNull,
   avatarUrl: deviation(stringOrNull, `${NO_VALUE}: a creator without a profile picture`),
   influencerId: string,
-  userId: string,
+  userId: omitted(string),
   /** With its offset, as the upstream gives it ("2023-04-18T17:22:31.512344+00:00"). */
-  createdAt: dateTime,
+  createdAt: omitted(dateTime),
   theme: PageTheme,
   socialLinks: v.array(SocialLink),
   /** Visible items, by `order`. */
@@ -79,3 +81,14 @@ export type PageTheme = v.InferOutput<typeof PageTheme>;
 
 export const PageData = v.object({ page: CreatorPage });
 export type PageData = v.InferOutput<typeof PageData>;
+
+/**
+ * What operation 6 cannot build without (issue 31): the page's influencer id (the page is asked for
+ * by it, research note upstream-professional-linkpage-citygame.md §2), and each item's own id (its
+ * link_id, product_id or id; a builder item also its type). An item or block without one is left out
+ * and counted; every other value is null when the answer leaves it out.
+ */
+export const REQUIRED: readonly RequiredValues[] = [
+  required('page', 'page', { influencerId: 'influencer.id' }, 'research note upstream-professional-linkpage-citygame.md §2 (the page query by influencer id)'),
+  required('item', 'page.items[]', { id: 'links[].link_id | products[].product_id | builderItems[].id', type: 'builderItems[].type' }, 'research note upstream-professional-linkpage-citygame.md §2 (links, products, builder items)'),
+];

@@ -20,14 +20,14 @@ export const scrapePage: Scraper<{ url: string }, PageData> = async ({ url: user
   const known = influencerIds.get(username);
   if (known) {
     const data = await graphql(ctx, log, `page ${username}`, referer, PAGE_QUERY, { id: known });
-    if (pageNames(data).includes(username)) return { page: mapPage(data, username) };
+    if (pageNames(data).includes(username)) return { page: mapPage(data, username, ctx.drops(log)) };
     influencerIds.forget(username);
   }
   const resolved = await graphql(ctx, log, `resolve ${username}`, referer, RESOLVE_QUERY, { key: likeLiteral(username) });
   const id = resolvedInfluencerId(resolved, username);
   if (!id) throw notFound();
   const data = await graphql(ctx, log, `page ${username}`, referer, PAGE_QUERY, { id });
-  const page = mapPage(data, username);
+  const page = mapPage(data, username, ctx.drops(log));
   if (pageNames(data).includes(username)) influencerIds.remember(username, id);
   return { page };
 };

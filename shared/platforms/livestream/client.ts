@@ -26,11 +26,14 @@ const api = upstreamClient(UPSTREAM, RULES);
 
 export type RawClip = Record<string, unknown>;
 
-/** The clip object of a usable answer, or null for an answer we do not recognise. */
+/**
+ * The clip object of a usable answer, or null for an answer we do not recognise. A clip object
+ * without its id is still the clip: the mapper names the missing id (EXTRACTION_FAILED).
+ */
 function clipOf(data: unknown): RawClip | null {
   if (!isObject(data)) return null;
   const clip = 'clip' in data ? data.clip : data.data;
-  return isObject(clip) && typeof clip.id === 'string' && clip.id !== '' ? clip : null;
+  return isObject(clip) ? clip : null;
 }
 
 /** The raw upstream clip object. */

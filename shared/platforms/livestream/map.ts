@@ -1,12 +1,17 @@
-import { bool, count, get, int, isObject, isoDate, need, str, text, url, type Json } from '../../scrape/map';
+import { type Drops, IGNORED_DROPS } from '../../scrape/context';
+import { bool, count, get, int, isObject, isoDate, need, orDropped, str, text, url, type Json } from '../../scrape/map';
 import type * as R from './resources';
 import { clipPageUrl } from './site';
 
 /**
  * Pure mapping of the upstream clip object to the spec's `clip` resource (resources.ts). Accepts
  * the v2 web shape (views/likes, clip_url/video_url, vod{id}, vod_starts_at) and the newer one
- * (views_count, playback_url, video{id, offset}). Fields the spec makes non-null are required
- * (`need`: else EXTRACTION_FAILED); the recorded deviations are null when the upstream has none.
+ * (views_count, playback_url, video{id, offset}). Required (`need`: else EXTRACTION_FAILED naming
+ * it) are only the values REQUIRED in resources.ts names: the clip's id and its channel's id and
+ * slug (the canonical URL is https://kick.com/<channel.slug>/clips/<id>). Every other value is null
+ * when the upstream leaves it out; a creator or category without its id is left out (null) and
+ * reported to `drops`. Values the research saw under two names (views / view_count, channel.id /
+ * channel_id) are read from both.
  */
 /** Privacy values the service returns; anything else is not public (404). */
 export const VISIBLE_PRIVACY: ReadonlySet<string> = new Set(['public', 'unlisted']);
@@ -30,10 +35,11 @@ function parentCategory(v: unknown): string | null {
   return str(v) ?? str(get(v, 'slug')) ?? str(get(v, 'name'));
 }
 
-export function mapAccount(a: Json, role: string): R.ClipCreatorOut {
+/** An account of the clip; `fallbackId` is the id the clip carries beside it (channel_id, user_id). */
+export function mapAccount(a: Json, role: string, fallbackId?: unknown): R.ClipCreatorOut {
   return {
-    id: need(int(get(a, 'id')), `${role} id`),
-    username: need(str(get(a, 'username')), `${role} username`),
+    id: need(int(get(a, 'id')) ?? int(fallbackId), `${role} id`),
+    username: str(get(a, 'username')),
     slug: need(str(get(a, 'slug')), `${role} slug`),
     profilePicture: url(get(a, 'profile_picture')),
   };
@@ -41,37 +47,40 @@ export function mapAccount(a: Json, role: string): R.ClipCreatorOut {
 
 export function mapCategory(c: Json, fallbackId?: unknown): R.ClipCategoryOut {
   return {
-    id: need(int(get(c, 'id') ?? fallbackId), 'category id'),
-    name: need(str(get(c, 'name')), 'category name'),
-    slug: need(str(get(c, 'slug')), 'category slug'),
+    id: need(int(get(c, 'id')) ?? int(fallbackId), 'category id'),
+    name: str(get(c, 'name')),
+    slug: str(get(c, 'slug')),
     parentCategory: parentCategory(get(c, 'parent_category')),
     imageUrl: url(get(c, 'banner')) ?? url(get(c, 'responsive')),
   };
 }
 
-export function mapClip(c: Json): R.Clip {
+/** The first of the values that reads as a count (one value the upstream sends under several names). */
+const firstCount = (...vs: unknown[]) => vs.map(count).find((n) => n !== null) ?? null;
+
+export function mapClip(c: Json, drops: Drops = IGNORED_DROPS): R.Clip {
   const id = need(str(get(c, 'id')), 'clip id');
-  const channel = mapAccount(get(c, 'channel'), 'channel');
-  const video = need(streamUrl(get(c, 'video_url'), get(c, 'clip_url'), get(c, 'playback_url')), 'video URL');
+  const channel = mapAccount(get(c, 'channel'), 'channel', get(c, 'channel_id'));
+  const video = streamUrl(get(c, 'video_url'), get(c, 'clip_url'), get(c, 'playback_url'));
   return {
     id,
-    title: need(text(get(c, 'title')), 'clip title'),
+    title: text(get(c, 'title')),
     url: clipPageUrl(channel.slug, id),
     privacy: normalizePrivacy(get(c, 'privacy')),
-    isMature: need(bool(get(c, 'is_mature')), 'mature flag'),
-    durationSeconds: need(count(get(c, 'duration')), 'duration'),
-    views: need(count(get(c, 'views') ?? get(c, 'view_count') ?? get(c, 'views_count')), 'view count'),
-    likes: count(get(c, 'likes') ?? get(c, 'likes_count')),
-    thumbnailUrl: need(url(get(c, 'thumbnail_url')), 'thumbnail URL'),
+    isMature: bool(get(c, 'is_mature')),
+    durationSeconds: count(get(c, 'duration')),
+    views: firstCount(get(c, 'views'), get(c, 'view_count'), get(c, 'views_count')),
+    likes: firstCount(get(c, 'likes'), get(c, 'likes_count')),
+    thumbnailUrl: url(get(c, 'thumbnail_url')),
     videoUrl: video,
-    videoFormat: /\.m3u8$/i.test(new URL(video).pathname) ? 'hls' : 'mp4',
-    createdAt: need(isoDate(get(c, 'created_at')), 'creation date'),
+    videoFormat: video === null ? null : /\.m3u8$/i.test(new URL(video).pathname) ? 'hls' : 'mp4',
+    createdAt: isoDate(get(c, 'created_at')),
     startedAt: isoDate(get(c, 'started_at')),
     vodStartsAt: count(get(c, 'vod_starts_at') ?? get(c, 'video', 'offset')),
     livestreamId: str(get(c, 'livestream_id')),
     vodId: str(get(c, 'vod', 'id') ?? get(c, 'video', 'id')),
-    category: isObject(get(c, 'category')) ? mapCategory(get(c, 'category'), get(c, 'category_id')) : null,
+    category: isObject(get(c, 'category')) ? orDropped(() => mapCategory(get(c, 'category'), get(c, 'category_id')), 'category', drops) : null,
     channel,
-    creator: isObject(get(c, 'creator')) ? mapAccount(get(c, 'creator'), 'creator') : null,
+    creator: isObject(get(c, 'creator')) ? orDropped(() => mapAccount(get(c, 'creator'), 'creator', get(c, 'user_id')), 'creator', drops) : null,
   };
 }

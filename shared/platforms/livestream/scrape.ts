@@ -13,5 +13,5 @@ export const scrapeClip: Scraper<{ url: Pick<ClipRef, 'clipId'> }, ClipData> = a
   const raw = await fetchClip(ctx, url.clipId, log);
   // Only public data is returned: a clip the owner made private is "not found" to our callers.
   if (!VISIBLE_PRIVACY.has(normalizePrivacy(raw.privacy))) throw notFound();
-  return { clip: mapClip(raw) };
+  return { clip: mapClip(raw, ctx.drops(log)) };
 };

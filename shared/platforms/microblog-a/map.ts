@@ -1,12 +1,15 @@
-import { arr, bool, count, get, int, isObject, isoDate, list, need, str, text, url } from '../../scrape/map';
+import { type Drops, IGNORED_DROPS } from '../../scrape/context';
+import { arr, bool, count, get, int, isObject, isoDate, list, listGood, need, orDropped, str, text, url } from '../../scrape/map';
 import type * as R from './resources';
 import { postUrl, profileUrl } from './site';
 
 /**
  * Pure mappers from AppView JSON (app.bsky.* views) to the microblog-a resources (resources.ts).
- * What the AppView always sends (the lexicons' required fields: DIDs, handles, URIs, CIDs,
- * indexedAt, image and playlist URLs) is required (`need`: else EXTRACTION_FAILED naming it);
- * fields the AppView may leave out are null only where resources.ts records the deviation.
+ * Required (`need`) are only the values the lexicons require of each view and that the resource is
+ * built on (REQUIRED in resources.ts: a post's uri, cid, author did and handle, indexedAt; an
+ * account's did and handle); every other value is null (or "" / [] where resources.ts says so) when
+ * the AppView leaves it out. A nested part that lacks its own identity (a quoted post's uri, an
+ * image's fullsize URL) is left out and reported to `drops`; the post keeps.
  */
 export const NO_UNAUTHENTICATED = '!no-unauthenticated';
 const T = {
@@ -40,6 +43,26 @@ export const rkeyOf = (uri: unknown): string | null => str(typeof uri === 'strin
 /** A handle that no longer resolves is reported as "handle.invalid": link by DID then. */
 const linkName = (did: string, handle: string) => (handle !== 'handle.invalid' ? handle : did);
 
+/**
+ * The AppView leaves `verification` out for unverified accounts (false); a verification whose
+ * status cannot be read says nothing either way (null).
+ */
+function verified(v: unknown): boolean | null {
+  if (v === undefined) return false;
+  const status = str(get(v, 'verifiedStatus'));
+  return status === null ? null : status === 'valid';
+}
+
+/** A feed item's reason: its `$type`, else (a reason without a readable type) its shape: a repost names who reposted. */
+export function reasonOf(reason: unknown): 'repost' | 'pin' | null {
+  if (!isObject(reason)) return null;
+  const type = str(reason.$type);
+  if (type === T.reasonRepost) return 'repost';
+  if (type === T.reasonPin) return 'pin';
+  if (type !== null) return null;
+  return isObject(reason.by) ? 'repost' : 'pin';
+}
+
 /** The identity of an account view: `role` names it in an EXTRACTION_FAILED ("author did"). */
 function identity(a: unknown, role: string) {
   const did = need(str(get(a, 'did')), `${role} did`);
@@ -52,7 +75,7 @@ export function mapAccount(a: unknown, role = 'account'): R.Account {
     ...identity(a, role),
     avatarUrl: url(get(a, 'avatar')),
     pronouns: str(get(a, 'pronouns')),
-    isVerified: get(a, 'verification', 'verifiedStatus') === 'valid',
+    isVerified: verified(get(a, 'verification')),
     labels: labelValues(get(a, 'labels')),
     createdAt: isoDate(get(a, 'createdAt')),
   };
@@ -103,7 +126,7 @@ function facets(record: unknown): Pick<R.Post, 'hashtags' | 'mentions' | 'links'
 
 const mapImage = (img: unknown): R.Image => ({
   url: need(url(get(img, 'fullsize')), 'image URL'),
-  thumbnailUrl: need(url(get(img, 'thumb')) ?? url(get(img, 'thumbnail')), 'image thumbnail URL'),
+  thumbnailUrl: url(get(img, 'thumb')) ?? url(get(img, 'thumbnail')),
   alt: text(get(img, 'alt')) ?? '',
   width: int(get(img, 'aspectRatio', 'width')),
   height: int(get(img, 'aspectRatio', 'height')),
@@ -126,12 +149,12 @@ const mapLink = (e: unknown): R.Link => ({
 });
 
 /** Media of an embed view; recordWithMedia carries its media beside the record. */
-export function mapMedia(embed: unknown): R.Media {
+export function mapMedia(embed: unknown, drops: Drops = IGNORED_DROPS): R.Media {
   const media = get(embed, '$type') === T.recordWithMedia ? get(embed, 'media') : embed;
   const type = get(media, '$type');
   return {
-    images: type === T.images ? list(get(media, 'images'), mapImage) : type === T.gallery ? list(get(media, 'items'), mapImage) : [],
-    video: type === T.video ? mapVideo(media) : null,
+    images: type === T.images ? listGood(get(media, 'images'), mapImage, 'image', drops) : type === T.gallery ? listGood(get(media, 'items'), mapImage, 'image', drops) : [],
+    video: type === T.video ? orDropped(() => mapVideo(media), 'video', drops) : null,
     link: type === T.external ? mapLink(media) : null,
   };
 }
@@ -161,14 +184,18 @@ function postCore(view: unknown, record: unknown, role: string): PostCore {
     indexedAt: need(isoDate(get(view, 'indexedAt')), `${role} indexedAt`),
     langs: list(get(record, 'langs'), str),
     author,
-    likeCount: need(count(get(view, 'likeCount')), `${role} like count`),
-    repostCount: need(count(get(view, 'repostCount')), `${role} repost count`),
-    replyCount: need(count(get(view, 'replyCount')), `${role} reply count`),
-    quoteCount: need(count(get(view, 'quoteCount')), `${role} quote count`),
+    likeCount: count(get(view, 'likeCount')),
+    repostCount: count(get(view, 'repostCount')),
+    replyCount: count(get(view, 'replyCount')),
+    quoteCount: count(get(view, 'quoteCount')),
   };
 }
 
-export function mapQuote(embed: unknown): R.Quote | null {
+export function mapQuote(embed: unknown, drops: Drops = IGNORED_DROPS): R.Quote | null {
+  return orDropped(() => quoteOf(embed, drops), 'quoted post', drops);
+}
+
+function quoteOf(embed: unknown, drops: Drops): R.Quote | null {
   const rec = embeddedRecordView(embed);
   const type = get(rec, '$type');
   if (!isObject(rec)) return null;
@@ -182,19 +209,23 @@ export function mapQuote(embed: unknown): R.Quote | null {
   if (hasNoUnauthenticated(get(author, 'labels')) || hasNoUnauthenticated(get(rec, 'labels'))) return ref('hidden');
   return {
     ...postCore(rec, get(rec, 'value'), 'quoted post'),
-    media: mapMedia(arr(get(rec, 'embeds'))[0]),
+    media: mapMedia(arr(get(rec, 'embeds'))[0], drops),
     labels: labelValues(get(rec, 'labels')),
     unavailable: null,
   };
 }
 
 /** Feeds, lists, starter packs and labelers embedded in a post. */
-export function mapEmbeddedRecord(embed: unknown): R.EmbeddedRecord | null {
+export function mapEmbeddedRecord(embed: unknown, drops: Drops = IGNORED_DROPS): R.EmbeddedRecord | null {
+  return orDropped(() => embeddedRecordOf(embed, drops), 'embedded record', drops);
+}
+
+function embeddedRecordOf(embed: unknown, drops: Drops): R.EmbeddedRecord | null {
   const rec = embeddedRecordView(embed);
   const type = get(rec, '$type');
   const common = () => ({
     uri: need(str(get(rec, 'uri')), 'embedded record uri'),
-    creator: get(rec, 'creator') ? mapAccount(get(rec, 'creator'), 'embedded record creator') : null,
+    creator: get(rec, 'creator') ? orDropped(() => mapAccount(get(rec, 'creator'), 'embedded record creator'), 'embedded record creator', drops) : null,
   });
   switch (type) {
     case T.generator:
@@ -252,13 +283,17 @@ function mapReplyRef(p: unknown, role: string): R.ReplyRef {
   };
 }
 
-export function mapReplyContext(feedReply: unknown, recordReply: unknown): R.ReplyContext | null {
+export function mapReplyContext(feedReply: unknown, recordReply: unknown, drops: Drops = IGNORED_DROPS): R.ReplyContext | null {
+  return orDropped(() => replyContextOf(feedReply, recordReply, drops), 'reply context', drops);
+}
+
+function replyContextOf(feedReply: unknown, recordReply: unknown, drops: Drops): R.ReplyContext | null {
   if (isObject(feedReply)) {
     const gp = get(feedReply, 'grandparentAuthor');
     return {
       root: mapReplyRef(get(feedReply, 'root'), 'reply root'),
       parent: mapReplyRef(get(feedReply, 'parent'), 'reply parent'),
-      grandparentAuthor: gp ? mapAccount(gp, 'grandparent author') : null,
+      grandparentAuthor: gp ? orDropped(() => mapAccount(gp, 'grandparent author'), 'grandparent author', drops) : null,
     };
   }
   if (isObject(recordReply)) {
@@ -296,11 +331,11 @@ export function mapReplySettings(threadgate: unknown): R.ReplySettings | null {
 }
 
 /** One feedViewPost -> one post of data.posts[] (thread position is filled in by the scraper). */
-export function mapFeedItem(item: unknown): R.Post {
+export function mapFeedItem(item: unknown, drops: Drops = IGNORED_DROPS): R.Post {
   const post = get(item, 'post');
   const record = get(post, 'record');
   const reason = get(item, 'reason');
-  const isRepost = get(reason, '$type') === T.reasonRepost;
+  const isRepost = reasonOf(reason) === 'repost';
   const embed = get(post, 'embed');
   return {
     ...postCore(post, record, 'post'),
@@ -308,15 +343,15 @@ export function mapFeedItem(item: unknown): R.Post {
     via: str(get(record, 'via')),
     ...facets(record),
     bookmarkCount: count(get(post, 'bookmarkCount')),
-    media: mapMedia(embed),
-    quote: mapQuote(embed),
-    embeddedRecord: mapEmbeddedRecord(embed),
+    media: mapMedia(embed, drops),
+    quote: mapQuote(embed, drops),
+    embeddedRecord: mapEmbeddedRecord(embed, drops),
     isReply: isObject(get(record, 'reply')),
-    reply: mapReplyContext(get(item, 'reply'), get(record, 'reply')),
+    reply: mapReplyContext(get(item, 'reply'), get(record, 'reply'), drops),
     isRepost,
-    repostedBy: isRepost ? mapAccount(get(reason, 'by'), 'reposter') : null,
+    repostedBy: isRepost ? orDropped(() => mapAccount(get(reason, 'by'), 'reposter'), 'reposter', drops) : null,
     repostedAt: isRepost ? isoDate(get(reason, 'indexedAt')) : null,
-    isPinned: get(reason, '$type') === T.reasonPin,
+    isPinned: reasonOf(reason) === 'pin',
     threadPostIndex: null,
     threadPostCount: null,
     replySettings: mapReplySettings(get(post, 'threadgate')),

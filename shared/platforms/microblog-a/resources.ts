@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { NO_VALUE, boolean, dateTime, dateTimeOrNull, deviation, hlsPlaylist, integer, integerOrNull, string, stringOrNull } from '../../scrape/resource';
+import { NO_VALUE, type RequiredValues, boolean, dateTime, dateTimeOrNull, deviation, hlsPlaylist, integer, integerOrNull, omitted, required, string, stringOrNull } from '../../scrape/resource';
 
 /**
  * microblog-a: the spec's resources (Account, Post) as the precise shapes the mappers produce
@@ -24,7 +24,8 @@ const accountEntries = {
   url: string,
   avatarUrl: deviation(stringOrNull, `${NO_VALUE}: an account without a profile picture`),
   pronouns: stringOrNull,
-  isVerified: boolean,
+  /** false when the AppView leaves `verification` out (it does for unverified accounts). */
+  isVerified: omitted(boolean, 'null when the account\'s verification is there but its verifiedStatus cannot be read (the AppView leaves verification out for unverified accounts: false then)'),
   /** Label values ("!no-unauthenticated", "porn", …). */
   labels: strings,
   createdAt: deviation(dateTimeOrNull, `${NO_VALUE}: the AppView leaves createdAt out for some accounts`),
@@ -49,7 +50,7 @@ export type Profile = v.InferOutput<typeof Profile>;
 
 export const Image = v.object({
   url: string,
-  thumbnailUrl: string,
+  thumbnailUrl: omitted(string),
   alt: string,
   width: deviation(integerOrNull, `${NO_VALUE}: an image posted without its aspect ratio has no size`),
   height: deviation(integerOrNull, `${NO_VALUE}: an image posted without its aspect ratio has no size`),
@@ -93,10 +94,11 @@ const postCoreEntries = {
   indexedAt: dateTime,
   langs: strings,
   author: Account,
-  likeCount: integer,
-  repostCount: integer,
-  replyCount: integer,
-  quoteCount: integer,
+  // Optional in app.bsky.feed.defs#postView (and #viewRecord): null when the AppView leaves one out.
+  likeCount: omitted(integer),
+  repostCount: omitted(integer),
+  replyCount: omitted(integer),
+  quoteCount: omitted(integer),
 };
 
 // ---- quote: a post-like object, or a reference that cannot be shown -------------------------------
@@ -194,3 +196,38 @@ export const UserPostsData = v.object({
   hasMore: boolean,
 });
 export type UserPostsData = v.InferOutput<typeof UserPostsData>;
+
+// ---- required values (issue 31) --------------------------------------------------------------------
+
+const LEXICONS = 'the atproto lexicons (shared/upstream-samples/microblog-a/lexicons/)';
+/**
+ * What operation 1 cannot build without: the `required` of the lexicons, where the resource is built
+ * on it. app.bsky.feed.defs#postView requires uri, cid, author, record and indexedAt (every count is
+ * optional); app.bsky.actor.defs#profileViewBasic and #profileViewDetailed require did and handle.
+ * `record` is not listed: a post whose record is unreadable keeps its identity (text "" and createdAt null).
+ * Nested parts left out (and counted) when they lack their own: an image without `fullsize`
+ * (embed.images#viewImage), a video without `playlist` (embed.video#view), a quoted post or
+ * embedded record without `uri` (embed.record#view*), a reply reference without `uri`, a reposter
+ * or grandparent author without did/handle.
+ */
+export const REQUIRED: readonly RequiredValues[] = [
+  required('profile', 'user', { did: 'did', handle: 'handle' }, `${LEXICONS}: app.bsky.actor.defs#profileViewDetailed requires did, handle`),
+  required(
+    'post',
+    'posts[]',
+    {
+      uri: 'post.uri',
+      id: 'post.uri',
+      cid: 'post.cid',
+      'author.did': 'post.author.did',
+      'author.handle': 'post.author.handle',
+      indexedAt: 'post.indexedAt',
+      // A reply is on the Posts tab only inside the account's own thread (operation 1's contract):
+      // its parent's, root's and grandparent's authors place it.
+      "(a reply's place) parent author": 'reply.parent.author.did | reply.parent.uri',
+      "(a reply's place) root author": 'reply.root.author.did | reply.root.uri',
+      "(a reply's place) grandparent author": 'reply.grandparentAuthor.did',
+    },
+    `${LEXICONS}: app.bsky.feed.defs#postView requires uri, cid, author, record, indexedAt; its author (#profileViewBasic) did, handle; a reply's place: app.bsky.feed.defs#replyRef (root, parent required, grandparentAuthor optional) and the Posts tab's filter (research note upstream-microblog-a.md §1, step 4)`,
+  ),
+];

@@ -1,9 +1,10 @@
 import type * as v from 'valibot';
 import { extractionFailed, notFound } from '../../http/errors';
-import { arr, get, isObject, str } from '../../scrape/map';
+import { MissingValue } from '../../scrape/map';
+import { arr, get, isObject, keepGood, need, str } from '../../scrape/map';
 import type { Scraper } from '../../scrape/scraper';
 import { getAuthorFeed, getProfile } from './client';
-import { hasNoUnauthenticated, mapFeedItem, mapProfile } from './map';
+import { hasNoUnauthenticated, mapFeedItem, mapProfile, reasonOf } from './map';
 import type { Post, UserPostsData } from './resources';
 import type { cursorParam, handleParam, userIdParam } from './site';
 
@@ -33,8 +34,7 @@ export const scrapeUserPosts: Scraper<Params, UserPostsData> = async (params, ct
   const [profileResult, feedResult] = await Promise.allSettled([getProfile(ctx, actor), getAuthorFeed(ctx, actor, params.cursor)]);
   if (profileResult.status === 'rejected') throw profileResult.reason;
   const profile = profileResult.value;
-  const did = str(get(profile, 'did'));
-  if (!isObject(profile) || !did) throw extractionFailed('getProfile answered without a did');
+  const did = need(str(get(profile, 'did')), 'profile did');
   if (hasNoUnauthenticated(get(profile, 'labels'))) {
     throw notFound('This account is visible to signed-in users only');
   }
@@ -46,12 +46,19 @@ export const scrapeUserPosts: Scraper<Params, UserPostsData> = async (params, ct
   const laterPage = params.cursor !== undefined;
   const seen = new Set<string>();
   let hidden = 0;
-  const posts: Post[] = [];
-  for (const item of arr(get(feed, 'feed'))) {
-    const verdict = keep(item, did, pinnedUri, laterPage, seen);
-    if (verdict === 'hidden') hidden += 1;
-    if (verdict === true) posts.push(mapFeedItem(item));
-  }
+  // An item without a value the post cannot be built (or placed) without is left out and counted
+  // as drift; the page keeps the others.
+  const drops = ctx.drops(log);
+  const posts: Post[] = keepGood(
+    get(feed, 'feed'),
+    (item) => {
+      const verdict = keep(item, did, pinnedUri, laterPage, seen);
+      if (verdict === 'hidden') hidden += 1;
+      return verdict === true ? mapFeedItem(item, drops) : null;
+    },
+    'post',
+    drops,
+  );
   annotateThreads(posts, did);
   if (hidden) log.debug('dropped items hidden from logged-out viewers', { hidden });
 
@@ -61,12 +68,13 @@ export const scrapeUserPosts: Scraper<Params, UserPostsData> = async (params, ct
 
 function keep(item: unknown, did: string, pinnedUri: string | null, laterPage: boolean, seen: Set<string>): boolean | 'hidden' {
   const post = get(item, 'post');
-  const uri = str(get(post, 'uri'));
-  if (!uri) return false;
   if (hasNoUnauthenticated(get(post, 'author', 'labels')) || hasNoUnauthenticated(get(post, 'labels'))) return 'hidden';
-  const reasonType = str(get(item, 'reason', '$type')) ?? '';
-  const isRepost = reasonType.endsWith('#reasonRepost');
-  const isPin = reasonType.endsWith('#reasonPin');
+  const uri = str(get(post, 'uri'));
+  // No uri: the mapper leaves the item out and counts it.
+  if (!uri) return true;
+  const reason = reasonOf(get(item, 'reason'));
+  const isRepost = reason === 'repost';
+  const isPin = reason === 'pin';
   const key = isRepost ? `repost:${uri}` : uri;
   if (seen.has(key)) return false;
   if (laterPage && !isRepost && uri === pinnedUri) return false;
@@ -74,8 +82,17 @@ function keep(item: unknown, did: string, pinnedUri: string | null, laterPage: b
   if (isRepost || isPin) return true;
   const reply = get(item, 'reply');
   if (!isObject(get(post, 'record', 'reply')) || !isObject(reply)) return true;
-  const own = (account: unknown) => account === undefined || get(account, 'did') === did;
-  return get(reply, 'parent', 'author', 'did') === did && get(reply, 'root', 'author', 'did') === did && own(get(reply, 'grandparentAuthor'));
+  // A reply belongs to the Posts tab only inside the account's own thread: its parent's, root's and
+  // grandparent's authors decide, so a reply whose authors cannot be read cannot be placed.
+  const gp = get(reply, 'grandparentAuthor');
+  return authorDid(get(reply, 'parent'), 'parent') === did && authorDid(get(reply, 'root'), 'root') === did && (gp === undefined || need(str(get(gp, 'did')), 'reply grandparent author did') === did);
+}
+
+/** The DID of a reply reference's author: its author view's, else the authority of its at:// uri (the same DID). */
+function authorDid(ref: unknown, role: string): string {
+  const did = str(get(ref, 'author', 'did')) ?? str(get(ref, 'uri'))?.match(/^at:\/\/(did:[^/]+)\//)?.[1];
+  if (!did) throw new MissingValue(`reply ${role} author did`);
+  return did;
 }
 
 function annotateThreads(posts: Post[], did: string) {

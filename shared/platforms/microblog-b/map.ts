@@ -1,5 +1,6 @@
 import { extractionFailed, notFound } from '../../http/errors';
-import { bool, count, get, int, isObject, isoDate, list, need, str, text, url, type Json } from '../../scrape/map';
+import { type Drops, IGNORED_DROPS } from '../../scrape/context';
+import { bool, count, get, int, isObject, isoDate, list, need, orDropped, str, text, url, type Json } from '../../scrape/map';
 import type * as R from './resources';
 import { noteUrl, profileUrl } from './site';
 
@@ -11,6 +12,9 @@ import { noteUrl, profileUrl } from './site';
  * (`legacy.*`); hybrids carry parts of both. Every field is read `new ?? legacy`.
  * Notes: `result.legacy` (or, as seen briefly in 2026, the same fields at the top level), unwrapped
  * from `TweetWithVisibilityResults`; long-form text from `note_tweet`.
+ * Required (`need`) are only the values REQUIRED in resources.ts names: a user's id and screen name,
+ * a note's id (and, on /note, its author's id and screen name). Every other value is null (or "" /
+ * [] where resources.ts says so) when the answer leaves it out.
  */
 
 // ---- users --------------------------------------------------------------------------------------
@@ -39,30 +43,35 @@ function expandLinks(s: string, urls: unknown): string {
   return out;
 }
 
-/** The fields of a user object, whichever schema it uses. */
-function userFields(u: Json) {
+/** The first of the values that reads as a count (one value the two schemas name differently). */
+const firstCount = (...vs: unknown[]) => vs.map(count).find((n) => n !== null) ?? null;
+
+/** The fields of a user object, whichever schema it uses (`fallbackId`: the id the note carries, user_id_str). */
+function userFields(u: Json, fallbackId?: string | null) {
   const L = get(u, 'legacy');
   const screenName = str(get(u, 'core', 'screen_name')) ?? str(get(L, 'screen_name'));
-  const blue = bool(get(u, 'is_blue_verified')) ?? false;
+  // Every user object carries is_blue_verified (both schemas): without it, "not verified" is not known.
+  const blue = bool(get(u, 'is_blue_verified'));
+  const legacyVerified = bool(get(u, 'verification', 'verified')) === true || bool(get(L, 'verified')) === true;
   const verifiedType = str(get(u, 'verification', 'verified_type')) ?? str(get(L, 'verified_type')) ?? (blue ? 'Blue' : null);
   const avatar = url(get(u, 'avatar', 'image_url')) ?? url(get(L, 'profile_image_url_https'));
   const bio = text(get(u, 'profile_bio', 'description')) ?? text(get(L, 'description'));
   const bioUrls = get(u, 'profile_bio', 'entities', 'description', 'urls') ?? get(L, 'entities', 'description', 'urls');
   return {
-    id: need(str(get(u, 'rest_id')) ?? str(get(L, 'id_str')), 'user id'),
-    name: need(text(get(u, 'core', 'name')) ?? text(get(L, 'name')), 'user name'),
+    id: need(str(get(u, 'rest_id')) ?? str(get(L, 'id_str')) ?? fallbackId ?? null, 'user id'),
+    name: text(get(u, 'core', 'name')) ?? text(get(L, 'name')),
     screenName: need(screenName, 'user screen name'),
     bio: bio === null ? null : expandLinks(bio, bioUrls),
-    avatarUrl: need(avatar, 'avatar URL'),
-    followers: need(count(get(u, 'relationship_counts', 'followers') ?? get(L, 'followers_count')), 'follower count'),
-    following: need(count(get(u, 'relationship_counts', 'following') ?? get(L, 'friends_count')), 'following count'),
-    notes: need(count(get(u, 'tweet_counts', 'tweets') ?? get(L, 'statuses_count')), 'note count'),
-    verified: blue || bool(get(u, 'verification', 'verified')) === true || bool(get(L, 'verified')) === true,
+    avatarUrl: avatar,
+    followers: firstCount(get(u, 'relationship_counts', 'followers'), get(L, 'followers_count')),
+    following: firstCount(get(u, 'relationship_counts', 'following'), get(L, 'friends_count')),
+    notes: firstCount(get(u, 'tweet_counts', 'tweets'), get(L, 'statuses_count')),
+    verified: blue === true || legacyVerified ? true : blue === null ? null : false,
     verifiedType,
-    protected: bool(get(u, 'privacy', 'protected')) ?? bool(get(L, 'protected')) ?? false,
+    protected: bool(get(u, 'privacy', 'protected')) ?? bool(get(L, 'protected')),
     professional: isObject(get(u, 'professional')),
     professionalCategory: str(get(u, 'professional', 'category', 0, 'name')),
-    profileImageShape: need(str(get(u, 'profile_image_shape')), 'profile image shape'),
+    profileImageShape: str(get(u, 'profile_image_shape')),
     createdAt: get(u, 'core', 'created_at') ?? get(L, 'created_at'),
     legacy: L,
   };
@@ -85,7 +94,7 @@ export function mapProfile(u: Json): R.Profile {
       expandedUrl: url(get(site, 'expanded_url')),
     },
     avatarUrl: f.avatarUrl,
-    avatarUrlHd: fullSizeAvatar(f.avatarUrl),
+    avatarUrlHd: f.avatarUrl === null ? null : fullSizeAvatar(f.avatarUrl),
     bannerUrl: url(get(u, 'banner', 'image_url')) ?? url(get(L, 'profile_banner_url')),
     stats: { followers: f.followers, following: f.following, notes: f.notes },
     verified: f.verified,
@@ -94,12 +103,12 @@ export function mapProfile(u: Json): R.Profile {
     verifiedType: f.verifiedType,
     professionalCategory: f.professionalCategory,
     profileImageShape: f.profileImageShape,
-    joined: need(monthYear(f.createdAt), 'account creation date'),
+    joined: monthYear(f.createdAt),
   };
 }
 
-export function mapAuthor(u: Json): R.NoteAuthor {
-  const f = userFields(u);
+export function mapAuthor(u: Json, fallbackId?: string | null): R.NoteAuthor {
+  const f = userFields(u, fallbackId);
   return {
     id: f.id,
     name: f.name,
@@ -107,7 +116,7 @@ export function mapAuthor(u: Json): R.NoteAuthor {
     url: profileUrl(f.screenName),
     bio: f.bio || null,
     avatarUrl: f.avatarUrl,
-    avatarUrlHd: fullSizeAvatar(f.avatarUrl),
+    avatarUrlHd: f.avatarUrl === null ? null : fullSizeAvatar(f.avatarUrl),
     followers: f.followers,
     following: f.following,
     noteCount: f.notes,
@@ -160,8 +169,10 @@ export function userIdentity(u: Json): { id: string; protected: boolean } {
 /** The Tweet inside a result (visibility wrapper removed), or null for tombstones and unavailable notes. */
 export function unwrapNote(r: Json): Record<string, unknown> | null {
   if (!isObject(r)) return null;
-  if (r.__typename === 'TweetWithVisibilityResults') return unwrapNote(r.tweet);
-  if (r.__typename === 'Tweet' || (r.__typename === undefined && (isObject(r.legacy) || str(r.rest_id)))) return r;
+  const type = str(r.__typename);
+  // A result without a readable __typename is read by its shape.
+  if (type === 'TweetWithVisibilityResults' || (type === null && isObject(r.tweet))) return unwrapNote(r.tweet);
+  if (type === 'Tweet' || (type === null && (isObject(r.legacy) || str(r.rest_id)))) return r;
   return null;
 }
 
@@ -238,7 +249,8 @@ function mapArticle(t: Json) {
 function mapCommunityNote(t: Json) {
   const p = get(t, 'birdwatch_pivot');
   if (!isObject(p)) return null;
-  const body = text(get(p, 'subtitle', 'text')) ?? text(p.title);
+  // The note's text is its subtitle; the title is its heading ("Readers added context"), never its text.
+  const body = text(get(p, 'subtitle', 'text'));
   if (body === null) return null;
   return {
     id: str(get(p, 'note', 'rest_id')),
@@ -289,11 +301,11 @@ const screenNameOf = (u: Json) => str(get(u, 'core', 'screen_name')) ?? str(get(
 
 type NoteFields = Omit<R.QuotedNote, 'quotedNote'>;
 
-function noteFields(t: Record<string, unknown>): NoteFields {
+function noteFields(t: Record<string, unknown>, drops: Drops): NoteFields {
   const L = legacyOf(t);
   const id = need(str(t.rest_id) ?? str(get(L, 'id_str')), 'note id');
   const screenName = screenNameOf(authorOf(t));
-  const createdAt = need(isoDate(get(L, 'created_at')), `creation date of note ${id}`);
+  const createdAt = isoDate(get(L, 'created_at'));
   const long = get(t, 'note_tweet', 'note_tweet_results', 'result');
   const entities = isObject(long) && isObject(long.entity_set) ? long.entity_set : get(L, 'entities');
   const views = str(get(t, 'views', 'count'));
@@ -305,13 +317,13 @@ function noteFields(t: Record<string, unknown>): NoteFields {
     text: noteText(t, L),
     isLongForm: isObject(get(t, 'note_tweet')),
     lang: str(get(L, 'lang')),
-    createdAtMs: Date.parse(createdAt),
+    createdAtMs: createdAt === null ? null : Date.parse(createdAt),
     createdAt,
     counts: {
-      likes: need(count(get(L, 'favorite_count')), `like count of note ${id}`),
-      reposts: need(count(get(L, 'retweet_count')), `repost count of note ${id}`),
-      replies: need(count(get(L, 'reply_count')), `reply count of note ${id}`),
-      bookmarks: need(count(get(L, 'bookmark_count')), `bookmark count of note ${id}`),
+      likes: count(get(L, 'favorite_count')),
+      reposts: count(get(L, 'retweet_count')),
+      replies: count(get(L, 'reply_count')),
+      bookmarks: count(get(L, 'bookmark_count')),
       quotes: count(get(L, 'quote_count')),
     },
     views: views && /^\d+$/.test(views) ? views : null,
@@ -331,7 +343,7 @@ function noteFields(t: Record<string, unknown>): NoteFields {
     cashtags: list(get(entities, 'symbols'), (h) => str(get(h, 'text'))),
     card: mapCard(t),
     communityNote: mapCommunityNote(t),
-    article: mapArticle(t),
+    article: orDropped(() => mapArticle(t), 'article', drops),
     isReply: replyTo !== null,
     isQuote: bool(get(L, 'is_quote_status')) ?? quotedId !== null,
     replyToNoteId: replyTo,
@@ -344,29 +356,27 @@ function noteFields(t: Record<string, unknown>): NoteFields {
   };
 }
 
-/** The quoted note, one level deep, or null when it is unavailable or unreadable. */
-function quoted<T>(t: Json, map: (q: Record<string, unknown>) => T): T | null {
+/** The quoted note, one level deep, or null when it is unavailable, or left out (and reported) when it lacks a required value. */
+function quoted<T>(t: Json, map: (q: Record<string, unknown>) => T, drops: Drops): T | null {
   const q = unwrapNote(get(t, 'quoted_status_result', 'result'));
-  if (!q) return null;
-  try {
-    return map(q);
-  } catch {
-    return null;
-  }
+  return q ? orDropped(() => map(q), 'quoted note', drops) : null;
 }
 
 /** A note of `/user-notes`: no author. */
-export function mapUserNote(t: Record<string, unknown>, isPinned: boolean): R.UserNote {
-  return { ...noteFields(t), quotedNote: quoted(t, (q) => ({ ...noteFields(q), quotedNote: null })), isPinned };
+export function mapUserNote(t: Record<string, unknown>, isPinned: boolean, drops: Drops = IGNORED_DROPS): R.UserNote {
+  return { ...noteFields(t, drops), quotedNote: quoted(t, (q) => ({ ...noteFields(q, drops), quotedNote: null }), drops), isPinned };
 }
 
+/** The author of a note on /note (required there): its user object; its id also from the note's user_id_str. */
+const noteAuthor = (t: Json, role: string) => mapAuthor(need(authorOf(t), role), str(get(legacyOf(t), 'user_id_str')));
+
 /** A note of `/note`: with its author. */
-export function mapThreadNote(t: Record<string, unknown>): R.ThreadNote {
-  const author = mapAuthor(need(authorOf(t), 'note author'));
+export function mapThreadNote(t: Record<string, unknown>, drops: Drops = IGNORED_DROPS): R.ThreadNote {
+  const author = noteAuthor(t, 'note author');
   return {
-    ...noteFields(t),
+    ...noteFields(t, drops),
     author,
-    quotedNote: quoted(t, (q) => ({ ...noteFields(q), author: mapAuthor(need(authorOf(q), 'quoted note author')), quotedNote: null })),
+    quotedNote: quoted(t, (q) => ({ ...noteFields(q, drops), author: noteAuthor(q, 'quoted note author'), quotedNote: null }), drops),
   };
 }
 

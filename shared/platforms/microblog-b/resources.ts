@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { NO_VALUE, boolean, booleanOrNull, dateTime, deviation, digits, integer, integerOrNull, string, stringOrNull } from '../../scrape/resource';
+import { NO_VALUE, type RequiredValues, boolean, booleanOrNull, dateTime, deviation, digits, integer, integerOrNull, omitted, required, string, stringOrNull } from '../../scrape/resource';
 
 /**
  * microblog-b: the spec's Profile and Note resources as valibot schemas (conventions in
@@ -22,9 +22,11 @@ export const Website = v.object({
   expandedUrl: deviation(urlOrNull, `${NO_VALUE}: an account without a website`),
 });
 
+const joined = v.pipe(v.string(), v.regex(/^[A-Z][a-z]+ \d{4}$/, 'Must be a month and a year, e.g. "March 2009"'));
+
 export const Profile = v.object({
   id: digits,
-  name: string,
+  name: omitted(string),
   screenName: string,
   url,
   /** The bio with its t.co links expanded; "" when empty. */
@@ -32,21 +34,23 @@ export const Profile = v.object({
   /** "" when the account gives none. */
   location: string,
   website: Website,
-  avatarUrl: url,
+  avatarUrl: omitted(url),
   /** The full-size image (the `_normal` size suffix removed). */
-  avatarUrlHd: url,
+  avatarUrlHd: omitted(url),
   bannerUrl: deviation(urlOrNull, `${NO_VALUE}: an account without a banner`),
-  stats: v.object({ followers: integer, following: integer, notes: integer }),
-  verified: boolean,
-  protected: boolean,
+  stats: v.object({ followers: omitted(integer), following: omitted(integer), notes: omitted(integer) }),
+  /** is_blue_verified or a legacy verification; null when is_blue_verified (every user object has it) cannot be read. */
+  verified: omitted(boolean),
+  protected: omitted(boolean),
+  /** Whether the account is a professional one (the upstream sends `professional` only for those). */
   professional: boolean,
   /** "Business", "Government", or "Blue" for a paid verification without a type; null when not verified. */
   verifiedType: stringOrNull,
   professionalCategory: stringOrNull,
   /** "Circle", "Square" or "Hexagon". */
-  profileImageShape: string,
+  profileImageShape: omitted(string),
   /** Month and year of the account's creation, in English, UTC: "March 2009". */
-  joined: v.pipe(v.string(), v.regex(/^[A-Z][a-z]+ \d{4}$/, 'Must be a month and a year, e.g. "March 2009"')),
+  joined: omitted(joined),
 });
 export type Profile = v.InferOutput<typeof Profile>;
 export const ProfileData = v.object({ profile: Profile });
@@ -114,9 +118,9 @@ const noteFields = {
   text: string,
   isLongForm: boolean,
   lang: stringOrNull,
-  createdAtMs: integer,
-  createdAt: dateTime,
-  counts: v.object({ likes: integer, reposts: integer, replies: integer, bookmarks: integer, quotes: integerOrNull }),
+  createdAtMs: omitted(integer),
+  createdAt: omitted(dateTime),
+  counts: v.object({ likes: omitted(integer), reposts: omitted(integer), replies: omitted(integer), bookmarks: omitted(integer), quotes: integerOrNull }),
   views: deviation(v.nullable(digits), `${NO_VALUE}: the upstream shows no view count for older notes`),
   media: v.array(Media),
   mentions: v.array(v.object({ screenName: string, id: digits, indices: v.tuple([integer, integer]) })),
@@ -143,19 +147,19 @@ const noteFields = {
 // The author's fields are named like the profile's; their types are the profile table's.
 export const NoteAuthor = v.object({
   id: digits,
-  name: string,
+  name: omitted(string),
   screenName: string,
   url,
   bio: stringOrNull,
-  avatarUrl: url,
-  avatarUrlHd: url,
-  followers: integer,
-  following: integer,
-  noteCount: integer,
-  verified: boolean,
+  avatarUrl: omitted(url),
+  avatarUrlHd: omitted(url),
+  followers: omitted(integer),
+  following: omitted(integer),
+  noteCount: omitted(integer),
+  verified: omitted(boolean),
   verifiedType: deviation(stringOrNull, 'null for an account that is not verified, as the profile\'s `verifiedType`, which the spec makes nullable (its author table does not repeat it)'),
-  protected: boolean,
-  profileImageShape: string,
+  protected: omitted(boolean),
+  profileImageShape: omitted(string),
   professionalCategory: deviation(stringOrNull, 'null for an account that is not a professional one, as the profile\'s `professionalCategory`, which the spec makes nullable (its author table does not repeat it)'),
 });
 export type NoteAuthor = v.InferOutput<typeof NoteAuthor>;
@@ -179,8 +183,8 @@ const trimmedFields = {
   id: digits,
   url,
   text: string,
-  createdAt: dateTime,
-  createdAtMs: integer,
+  createdAt: noteFields.createdAt,
+  createdAtMs: noteFields.createdAtMs,
   counts: noteFields.counts,
   views: noteFields.views,
   isReply: boolean,
@@ -206,6 +210,35 @@ export type UserNotesData = v.InferOutput<typeof UserNotesData>;
 export const NoteData = v.object({
   focalNote: v.union([ThreadNote, TrimmedNote]),
   replies: v.optional(v.array(ThreadNote)),
-  replyCount: v.optional(integer),
+  /** The focal note's reply count (`counts.replies`): null with it. */
+  replyCount: v.optional(omitted(integer)),
 });
 export type NoteData = v.InferOutput<typeof NoteData>;
+
+// ---- required values (issue 31) --------------------------------------------------------------------
+
+const USER_MAP = 'research note upstream-microblog-b.md §5 (User: id rest_id / legacy.id_str, screenName core.screen_name / legacy.screen_name; url is built from it)';
+const NOTE_MAP = 'research note upstream-microblog-b.md §5 (Note: id result.rest_id / L.id_str; the url is built from the author\'s screen name and the id)';
+const NOTE_ID = { id: 'rest_id | legacy.id_str | id_str' };
+const AUTHOR = {
+  'author.id': 'core.user_results.result.rest_id | core.user_results.result.legacy.id_str | legacy.user_id_str',
+  'author.screenName': 'core.user_results.result.core.screen_name | core.user_results.result.legacy.screen_name',
+};
+/** Operation 3: the profile is the user; its id and screen name (the profile URL) identify it. */
+export const PROFILE_REQUIRED: readonly RequiredValues[] = [
+  required('profile', 'profile', { id: 'rest_id | legacy.id_str', screenName: 'core.screen_name | legacy.screen_name', url: 'core.screen_name | legacy.screen_name' }, USER_MAP),
+];
+/** Operation 10: the user's id (the timeline is asked by id), then each note's id. A quoted note without its id is left out (null). */
+export const USER_NOTES_REQUIRED: readonly RequiredValues[] = [
+  required('user', '(the account looked up)', { '(the timeline is asked by) id': 'rest_id | legacy.id_str' }, USER_MAP),
+  required('note', 'notes[]', NOTE_ID, NOTE_MAP),
+];
+/**
+ * Operation 12: the focal note and each reply, with their author (the spec makes the author part of
+ * a /note result; the research: "Rarely missing: then L.user_id_str"). A reply lacking one is left
+ * out and counted; a quoted note is left out (null).
+ */
+export const NOTE_REQUIRED: readonly RequiredValues[] = [
+  required('note', 'focalNote', { ...NOTE_ID, ...AUTHOR }, `${NOTE_MAP}; author: ${USER_MAP}`),
+  required('reply', 'replies[]', { ...NOTE_ID, ...AUTHOR }, `${NOTE_MAP}; author: ${USER_MAP}`),
+];

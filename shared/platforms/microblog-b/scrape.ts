@@ -1,7 +1,8 @@
 import { ApiError, notFound } from '../../http/errors';
 import type { Log } from '../../runtime/log';
 import { allInOrder } from '../../scrape/concurrent';
-import type { ScrapeContext } from '../../scrape/context';
+import type { Drops, ScrapeContext } from '../../scrape/context';
+import { keepGood, listGood } from '../../scrape/map';
 import { RememberedIds } from '../../scrape/remembered';
 import type { Scraper } from '../../scrape/scraper';
 import { fetchConversation, fetchNote, fetchUser, fetchUserNotes } from './client';
@@ -30,7 +31,7 @@ export const scrapeProfile: Scraper<{ handle: string }, ProfileData> = async ({ 
 
 export const scrapeUserNotes: Scraper<{ handle: string; trim?: boolean }, UserNotesData> = async ({ handle, trim }, ctx, log) => {
   const finish = (items: TimelineItem[]) => {
-    const notes = userNotes(items, log);
+    const notes = userNotes(items, ctx.drops(log));
     return trim ? { notes: notes.map(trimUserNote), noteCount: notes.length } : { notes, noteCount: notes.length };
   };
 
@@ -55,38 +56,34 @@ export const scrapeUserNotes: Scraper<{ handle: string; trim?: boolean }, UserNo
   return finish(userTimeline(await fetchUserNotes(ctx, log, user.id)));
 };
 
+/** Newer first by id: a note id is a snowflake, whose top bits are its creation time (and lower bits break ties). */
+const newerFirst = (a: string, b: string) => {
+  const [x, y] = [/^\d{1,20}$/.test(a) ? BigInt(a) : 0n, /^\d{1,20}$/.test(b) ? BigInt(b) : 0n];
+  return x === y ? 0 : y > x ? 1 : -1;
+};
+
 /**
  * The profile page's order: the pinned note first, then newest to oldest (logged out the upstream
- * sends its most-liked notes in its own order). A repost is shown as its original; a note met twice
- * (pinned and in the timeline, or reposted twice) once.
+ * sends its most-liked notes in its own order; the order is by id, whose top bits are the time, so a
+ * note whose created_at cannot be read keeps its place). A repost is shown as its original; a note
+ * met twice (pinned and in the timeline, or reposted twice) once. A note without its id is left out
+ * and counted as drift.
  */
-function userNotes(items: TimelineItem[], log: Log): UserNote[] {
+function userNotes(items: TimelineItem[], drops: Drops): UserNote[] {
   const byId = new Map<string, UserNote>();
-  let unreadable: unknown;
-  let unreadableCount = 0;
-  for (const item of items) {
-    let note: UserNote;
-    try {
-      note = mapUserNote(item.note, item.pinned);
-    } catch (err) {
-      if (!(err instanceof ApiError && err.code === 'EXTRACTION_FAILED')) throw err;
-      unreadable ??= err;
-      unreadableCount += 1;
-      continue;
-    }
+  for (const note of keepGood(items, (item) => mapUserNote((item as TimelineItem).note, (item as TimelineItem).pinned, drops), 'note', drops)) {
     const seen = byId.get(note.id);
     if (seen) seen.isPinned ||= note.isPinned;
     else byId.set(note.id, note);
   }
-  if (unreadableCount > 0 && byId.size === 0) throw unreadable;
-  if (unreadableCount > 0) log.warn('skipped timeline notes of an unknown shape', { unreadable: unreadableCount });
-  return [...byId.values()].sort((a, b) => Number(b.isPinned) - Number(a.isPinned) || b.createdAtMs - a.createdAtMs);
+  return [...byId.values()].sort((a, b) => Number(b.isPinned) - Number(a.isPinned) || newerFirst(a.id, b.id));
 }
 
 export const scrapeNote: Scraper<{ url: { noteId: string }; trim?: boolean }, NoteData> = async ({ url: { noteId }, trim }, ctx, log) => {
-  if (trim) return { focalNote: trimNote(mapUserNote(focalNoteOf(await fetchNote(ctx, log, noteId)), false)) };
-  const [focal, replies] = await allInOrder([fetchNote(ctx, log, noteId), replyNotes(ctx, log, noteId)] as const);
-  const focalNote = mapThreadNote(focalNoteOf(focal));
+  const drops = ctx.drops(log);
+  if (trim) return { focalNote: trimNote(mapUserNote(focalNoteOf(await fetchNote(ctx, log, noteId)), false, drops)) };
+  const [focal, replies] = await allInOrder([fetchNote(ctx, log, noteId), replyNotes(ctx, log, noteId, drops)] as const);
+  const focalNote = mapThreadNote(focalNoteOf(focal), drops);
   return { focalNote, replies, replyCount: focalNote.counts.replies };
 };
 
@@ -95,7 +92,7 @@ export const scrapeNote: Scraper<{ url: { noteId: string }; trim?: boolean }, No
  * access control, 401/403, 429, an answer without a conversation): logged out, replies are mostly
  * walled. Only the focal note's own call decides between 200 and an error.
  */
-async function replyNotes(ctx: ScrapeContext, log: Log, noteId: string): Promise<ThreadNote[]> {
+async function replyNotes(ctx: ScrapeContext, log: Log, noteId: string, drops: Drops): Promise<ThreadNote[]> {
   let raw;
   try {
     raw = directReplies(await fetchConversation(ctx, log, noteId), noteId);
@@ -110,14 +107,7 @@ async function replyNotes(ctx: ScrapeContext, log: Log, noteId: string): Promise
     log.info('the conversation answer holds no conversation; returning the note without replies');
     return [];
   }
-  const replies: ThreadNote[] = [];
-  for (const r of raw) {
-    try {
-      replies.push(mapThreadNote(r));
-    } catch (err) {
-      if (!(err instanceof ApiError && err.code === 'EXTRACTION_FAILED')) throw err;
-      log.warn('skipped a reply of an unknown shape', { cause: err.internal });
-    }
-  }
-  return replies;
+  // A reply without a required value is left out and counted; the replies are best effort, so even
+  // none of them readable leaves the focal note's answer standing.
+  return listGood(raw, (r) => mapThreadNote(r as Record<string, unknown>, drops), 'reply', drops);
 }

@@ -1,7 +1,7 @@
 import { extractionFailed, notFound } from '../../http/errors';
 import type { AnswerRules, UpstreamAnswer } from '../../scrape/answers';
 import { type ScrapeContext, upstreamClient } from '../../scrape/http';
-import { get, isObject, str } from '../../scrape/map';
+import { get, isObject, need, str } from '../../scrape/map';
 import { isSuspended } from './map';
 import { UPSTREAM, WEB_ORIGIN, profileUrl } from './site';
 
@@ -50,9 +50,10 @@ export interface TimelinePage {
 const referer = (username?: string) => ({ referer: username ? profileUrl(username) : `${WEB_ORIGIN}/` });
 
 function account(what: string, data: unknown): RawAccount {
-  if (!isObject(data) || !str(data.id)) throw extractionFailed(`${what}: 200 without an account object`);
+  if (!isObject(data)) throw extractionFailed(`${what}: 200 without an account object`);
   if (isSuspended(data)) throw notFound();
-  return { ...data, id: str(data.id) as string };
+  // The timeline is asked for by the account's id: without it, EXTRACTION_FAILED naming it.
+  return { ...data, id: need(str(data.id), 'account id') };
 }
 
 export async function lookupAccount(ctx: ScrapeContext, username: string): Promise<RawAccount> {

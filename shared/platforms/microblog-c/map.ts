@@ -1,18 +1,23 @@
 import { elementText, parseDocument } from '../../scrape/html';
-import { bool, count, get, int, isObject, isoDate, list, need, num, str, text, url, type Json } from '../../scrape/map';
+import { type Drops, IGNORED_DROPS } from '../../scrape/context';
+import { bool, count, get, int, isObject, isoDate, list, listGood, need, num, orDropped, str, text, url, type Json } from '../../scrape/map';
 import type * as R from './resources';
 import { postUrl, profileUrl } from './site';
 
 /**
  * Pure mapping of microblog-c (Mastodon-style) JSON to the spec's resources: one object literal per
  * resource. Upstream names: account {acct, display_name, note (HTML), …}, status {content (HTML),
- * reblog, quote, media_attachments, card, poll, …}. Missing fields become null (or "" / [] where the
- * spec types the field as a plain string or an array).
+ * reblog, quote, media_attachments, card, poll, …}. Required (`need`) are only the values REQUIRED
+ * in resources.ts names (an account's id and acct; a post's id and its author's); every other value
+ * is null when the answer leaves it out (or "" / [] where resources.ts documents that reading). A
+ * media attachment or mention without its id, a quoted post or reposter without its identity, is
+ * left out and reported to `drops`.
  */
 
-/** A field the spec types as a plain string: an absent value is "", never null. */
+/** A field the spec types as a plain string, documented as "" when the account leaves it empty. */
 const plain = (v: unknown): string => text(v) ?? '';
-const flag = (v: unknown): boolean => bool(v) ?? false;
+/** A flag the platform sends on every account and status (Mastodon entities): null when it is not there. */
+const flag = (v: unknown): boolean | null => bool(v);
 
 // ---------------------------------------------------------------------------------------------
 // HTML (account `note`, status `content`)
@@ -110,12 +115,12 @@ export function mapAccount(a: Json): R.Account {
     isBot: flag(get(a, 'bot')),
     isGroup: flag(get(a, 'group')),
     isTvAccount: flag(get(a, 'tv_account')),
-    acceptsMessages: bool(get(a, 'accepting_messages')) ?? bool(get(a, 'pleroma', 'accepts_chat_messages')) ?? false,
+    acceptsMessages: bool(get(a, 'accepting_messages')) ?? bool(get(a, 'pleroma', 'accepts_chat_messages')),
     isDiscoverable: bool(get(a, 'discoverable')),
     followerCount,
     followingCount: count(get(a, 'following_count')),
     postCount: count(get(a, 'statuses_count')),
-    createdAt: need(isoDate(get(a, 'created_at')), 'account creation date'),
+    createdAt: isoDate(get(a, 'created_at')),
     lastPostDate: dateOnly(get(a, 'last_status_at')),
   };
 }
@@ -154,7 +159,9 @@ const VIDEO_FILE = /\.(mp4|m4v|mov|webm|m3u8|mp3|m4a|ogg|wav)(\?|$)/i;
  * Upstream types image | video | gifv | tv | audio | unknown -> image | video | gif.
  * A `tv` attachment's url is the programme's poster image (the stream is not public), so it is an image.
  */
-export function mediaType(type: unknown, fileUrl: unknown): R.Media['type'] {
+export function mediaType(type: unknown, fileUrl: unknown): R.Media['type'] | null {
+  // No type at all, or one that cannot be read: not known (a GIF and a video are both MP4 files).
+  if (typeof type !== 'string') return null;
   switch (type) {
     case 'image':
     case 'tv':
@@ -255,22 +262,21 @@ export interface PostContext {
  * One timeline item -> a post. A repost (`reblog` set) becomes the original post with `repostedBy` /
  * `repostedAt` from the outer item. Returns null for an item without an id.
  */
-export function mapPost(item: Json, ctx: PostContext = {}): R.Post | null {
+export function mapPost(item: Json, ctx: PostContext = {}, drops: Drops = IGNORED_DROPS): R.Post {
   const reblog = get(item, 'reblog');
   if (isObject(reblog)) {
-    const original = mapStatus(reblog, false);
-    if (!original) return null;
-    return { ...original, repostedBy: mapRepostedBy(get(item, 'account')), repostedAt: isoDate(get(item, 'created_at')) };
+    const original = mapStatus(reblog, false, drops);
+    return { ...original, repostedBy: orDropped(() => mapRepostedBy(get(item, 'account')), 'reposter', drops), repostedAt: isoDate(get(item, 'created_at')) };
   }
-  return mapStatus(item, ctx.pinned ?? flag(get(item, 'pinned')));
+  return mapStatus(item, ctx.pinned ?? bool(get(item, 'pinned')) ?? false, drops);
 }
 
-function mapStatus(s: Json, isPinned: boolean): R.Post | null {
-  const id = str(get(s, 'id'));
-  if (!isObject(s) || !id) return null;
+function mapStatus(status: Json, isPinned: boolean, drops: Drops): R.Post {
+  const id = need(str(get(status, 'id')), 'post id');
+  const s = status as Record<string, unknown>; // it has an id: an object
   const body = readHtml(s.content);
   const author = mapAuthor(s.account);
-  const quote = isObject(s.quote) ? mapStatus(s.quote, false) : null;
+  const quote = isObject(s.quote) ? orDropped(() => mapStatus(s.quote, false, drops), 'quoted post', drops) : null;
   const card = mapCard(s.card);
   const inReplyToPostId = str(s.in_reply_to_id);
   const groupUrl = isObject(s.group) ? url(s.uri) : null;
@@ -282,17 +288,17 @@ function mapStatus(s: Json, isPinned: boolean): R.Post | null {
     id,
     url: groupUrl ?? postUrl(author.handle, id),
     text: body.text,
-    createdAt: need(isoDate(s.created_at), 'post creation date'),
+    createdAt: isoDate(s.created_at),
     editedAt: isoDate(s.edited_at),
     language: str(s.language),
     author,
     replyCount: count(s.replies_count),
     repostCount: count(s.reblogs_count),
     likeCount: count(s.favourites_count),
-    media: list(s.media_attachments, mapMedia),
+    media: listGood(s.media_attachments, mapMedia, 'media attachment', drops),
     card,
     poll: mapPoll(s.poll),
-    mentions: list(s.mentions, mapMention),
+    mentions: listGood(s.mentions, mapMention, 'mention', drops),
     hashtags: hashtags(s.tags, body.hashtags),
     links,
     quotedPost: quote,
@@ -303,7 +309,7 @@ function mapStatus(s: Json, isPinned: boolean): R.Post | null {
     inReplyToPostId,
     inReplyToAccountId: str(s.in_reply_to_account_id),
     spoilerText: str(s.spoiler_text),
-    visibility: plain(s.visibility),
+    visibility: str(s.visibility),
     repostedBy: null,
     repostedAt: null,
   };

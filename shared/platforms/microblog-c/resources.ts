@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { NO_VALUE, boolean, booleanOrNull, calendarDate, dateTime, dateTimeOrNull, deviation, integer, integerOrNull, numberOrNull, string, stringOrNull } from '../../scrape/resource';
+import { NO_VALUE, type RequiredValues, boolean, booleanOrNull, calendarDate, dateTime, dateTimeOrNull, deviation, integer, integerOrNull, numberOrNull, omitted, required, string, stringOrNull } from '../../scrape/resource';
 
 /**
  * microblog-c: the spec's resources (Account, Post) as the precise shapes the mappers produce
@@ -35,18 +35,18 @@ export const Account = v.object({
   /** URLs of the bio's links other than mentions and hashtags. */
   bioLinks: strings,
   emojis: v.array(Emoji),
-  isVerified: boolean,
-  isPremium: boolean,
-  isPrivate: boolean,
-  isBot: boolean,
-  isGroup: boolean,
-  isTvAccount: boolean,
-  acceptsMessages: boolean,
+  isVerified: omitted(boolean),
+  isPremium: omitted(boolean),
+  isPrivate: omitted(boolean),
+  isBot: omitted(boolean),
+  isGroup: omitted(boolean),
+  isTvAccount: omitted(boolean),
+  acceptsMessages: omitted(boolean),
   isDiscoverable: booleanOrNull,
   followerCount: deviation(integerOrNull, WITHHELD),
   followingCount: deviation(integerOrNull, WITHHELD),
   postCount: deviation(integerOrNull, WITHHELD),
-  createdAt: dateTime,
+  createdAt: omitted(dateTime),
   lastPostDate: deviation(v.nullable(calendarDate), `${NO_VALUE}: an account that never posted`),
 });
 export type Account = v.InferOutput<typeof Account>;
@@ -60,8 +60,8 @@ export const Author = v.object({
   displayName: string,
   url: string,
   avatarUrl: string,
-  isVerified: boolean,
-  isPremium: boolean,
+  isVerified: omitted(boolean),
+  isPremium: omitted(boolean),
   followerCount: deviation(integerOrNull, WITHHELD),
 });
 export type Author = v.InferOutput<typeof Author>;
@@ -73,7 +73,7 @@ export type RepostedBy = v.InferOutput<typeof RepostedBy>;
 export const Media = v.object({
   id: string,
   /** "covers images, videos and GIFs"; a TV programme's attachment is its poster image. */
-  type: v.picklist(['image', 'video', 'gif']),
+  type: omitted(v.picklist(['image', 'video', 'gif'])),
   url: deviation(stringOrNull, `${NO_VALUE}: an attachment the upstream has not stored (no local or remote file URL)`),
   previewUrl: deviation(stringOrNull, `${NO_VALUE}: an attachment without a preview image`),
   width: deviation(integerOrNull, `${NO_VALUE}: an attachment the upstream has not measured (no meta.original)`),
@@ -103,8 +103,8 @@ export const Poll = v.object({
   options: v.array(v.object({ title: string, votesCount: integerOrNull })),
   votesCount: integerOrNull,
   votersCount: integerOrNull,
-  isMultiple: boolean,
-  isExpired: boolean,
+  isMultiple: booleanOrNull,
+  isExpired: booleanOrNull,
   expiresAt: dateTimeOrNull,
 });
 export type Poll = v.InferOutput<typeof Poll>;
@@ -118,7 +118,7 @@ const postEntries = {
   id: string,
   url: string,
   text: stringOrNull,
-  createdAt: dateTime,
+  createdAt: omitted(dateTime),
   editedAt: dateTimeOrNull,
   language: stringOrNull,
   author: Author,
@@ -135,13 +135,13 @@ const postEntries = {
   links: strings,
   isReply: boolean,
   isPinned: boolean,
-  isSensitive: boolean,
-  isSponsored: boolean,
+  isSensitive: omitted(boolean),
+  isSponsored: omitted(boolean),
   inReplyToPostId: stringOrNull,
   inReplyToAccountId: stringOrNull,
   spoilerText: stringOrNull,
   /** Passed through: public, unlisted, group. */
-  visibility: string,
+  visibility: omitted(string),
   repostedBy: v.nullable(RepostedBy),
   repostedAt: dateTimeOrNull,
 };
@@ -157,3 +157,17 @@ export const UserPostsData = v.object({
   hasMore: boolean,
 });
 export type UserPostsData = v.InferOutput<typeof UserPostsData>;
+
+/**
+ * What operation 9 cannot build without (issue 31). The Mastodon-compatible entities (research note
+ * upstream-microblog-c.md §5) send every one of these, but only identity is required here: an
+ * account's id and acct (its handle; username for a local account), a post's id and its author's
+ * (the post URL is built from the author's acct). A repost is its original (`reblog`): its id and
+ * author are the ones required. Left out and counted: a media attachment or mention without its id,
+ * a quoted post or reposter without its identity.
+ */
+const ENTITIES = 'the Mastodon-compatible Account and Status entities (research note upstream-microblog-c.md §5)';
+export const REQUIRED: readonly RequiredValues[] = [
+  required('account', 'user', { id: 'id', handle: 'acct | username', url: 'acct | username' }, ENTITIES),
+  required('post', 'posts[]', { id: 'id', 'author.id': 'account.id', 'author.handle': 'account.acct | account.username', url: 'account.acct | account.username' }, `${ENTITIES}; a repost: its reblog's`),
+];

@@ -3,7 +3,7 @@ import { ApiError, extractionFailed, validationError } from '../../http/errors';
 import type { Log } from '../../runtime/log';
 import { allInOrder } from '../../scrape/concurrent';
 import type { ScrapeContext } from '../../scrape/context';
-import { get, str } from '../../scrape/map';
+import { MissingValue, get, str } from '../../scrape/map';
 import { RememberedIds } from '../../scrape/remembered';
 import type { Scraper } from '../../scrape/scraper';
 import { PAGE_SIZE, type RawAccount, type Who, fetchAccount, fetchPinned, fetchTimeline, lookupAccount } from './client';
@@ -104,10 +104,12 @@ async function userPosts(ctx: ScrapeContext, log: Log, account: Promise<RawAccou
   const pinnedIds = new Set(pinnedItems.map((item) => str(get(item, 'id'))).filter((id): id is string => id !== null));
 
   const posts: Post[] = [];
+  const drops = ctx.drops(log);
   let page = firstPage;
   let upstreamPages = 1;
   let seen = 0;
   let unreadable = 0;
+  let dropped: MissingValue | undefined;
   let replies = 0;
   let next: string | null;
   for (;;) {
@@ -123,9 +125,15 @@ async function userPosts(ctx: ScrapeContext, log: Log, account: Promise<RawAccou
         replies += 1;
         continue;
       }
-      const post = id ? mapPost(item, { pinned: pinnedIds.has(id) }) : null;
-      if (post) posts.push(post);
-      else unreadable += 1;
+      try {
+        posts.push(mapPost(item, { pinned: id !== null && pinnedIds.has(id) }, drops));
+      } catch (err) {
+        if (!(err instanceof MissingValue)) throw err;
+        // Left out and counted as drift; the page keeps its other posts.
+        drops.dropped('post', err.missing);
+        dropped ??= err;
+        unreadable += 1;
+      }
     }
     const lastId = str(get(page.items[page.items.length - 1], 'id'));
     const upstreamNext = page.nextMaxId === undefined ? (page.items.length >= PAGE_SIZE ? lastId : null) : page.nextMaxId;
@@ -147,10 +155,8 @@ async function userPosts(ctx: ScrapeContext, log: Log, account: Promise<RawAccou
     page = await fetchTimeline(ctx, who, upstreamNext);
     upstreamPages += 1;
   }
-  if (unreadable > 0 && unreadable === seen) {
-    throw extractionFailed(`statuses of ${user.id}: ${unreadable} items, none of them a status`);
-  }
-  if (unreadable > 0) log.warn('skipped timeline items that are not statuses', { unreadable });
+  // Not one item of the answer could be built: it is not a page of posts.
+  if (unreadable > 0 && unreadable === seen - replies) throw dropped ?? extractionFailed(`statuses of ${user.id}: ${unreadable} items, none of them a status`);
   if (replies > 0) log.debug('left out replies', { replies, upstreamPages });
 
   return { user, posts, count: posts.length, cursor: next, hasMore: next !== null };

@@ -1,6 +1,7 @@
 import { ApiError, extractionFailed } from '../../http/errors';
 import { elementText, jsonLd, metaContent, parseDocument } from '../../scrape/html';
-import { arr, count, get, isObject, isoDate, list, need, str, url, type Json } from '../../scrape/map';
+import { type Drops, IGNORED_DROPS } from '../../scrape/context';
+import { arr, count, get, isObject, isoDate, list, need, orDropped, str, url, type Json } from '../../scrape/map';
 import type * as R from './resources';
 import { SIGN_IN_MESSAGE, WALL_PAGE, activityUrl, isPlaceholderImage } from './site';
 
@@ -157,7 +158,8 @@ function authorOf(node: Json, lockup: { name?: Element | null; image?: Element |
     name: need(str(get(person, 'name'))?.trim() ?? line(lockup.name), 'author name'),
     url: withoutQuery(get(person, 'url')) ?? withoutQuery(attr(lockup.name, 'href')),
     imageUrl: ldImage(get(person, 'image')) ?? imageOf(lockup.image),
-    followerCount: (isOrganization && !ldFollowers ? null : ldFollowers) ?? printed ?? null,
+    // A count of 0 in the JSON-LD is what a company page shows there (hidden): the printed count first then.
+    followerCount: (ldFollowers ? ldFollowers : null) ?? printed ?? (isOrganization ? null : ldFollowers),
   };
 }
 
@@ -303,7 +305,7 @@ function resharedOf(card: Element, node: Json): R.ResharedContent | null {
   };
 }
 
-export function mapPost(page: ContentPage, requestedUrl: string): R.Content {
+export function mapPost(page: ContentPage, requestedUrl: string, drops: Drops = IGNORED_DROPS): R.Content {
   const { doc, node } = page;
   const card = need(doc.querySelector('article.main-feed-activity-card:not(.related-posts__crosslink)'), 'post card');
   const url_ = canonicalOf(doc, node, requestedUrl);
@@ -346,7 +348,7 @@ export function mapPost(page: ContentPage, requestedUrl: string): R.Content {
     images,
     media,
     hashtags: hashtagsOf(body),
-    reshared: resharedOf(card, node),
+    reshared: orDropped(() => resharedOf(card, node), 'reshared post', drops),
   };
 }
 
@@ -432,7 +434,7 @@ export function mapArticle(page: ContentPage, requestedUrl: string): R.Content {
   };
 }
 
-export function mapContent(html: string, requestedUrl: string): R.Content {
+export function mapContent(html: string, requestedUrl: string, drops: Drops = IGNORED_DROPS): R.Content {
   const page = readContentPage(html);
-  return page.kind === 'post' ? mapPost(page, requestedUrl) : mapArticle(page, requestedUrl);
+  return page.kind === 'post' ? mapPost(page, requestedUrl, drops) : mapArticle(page, requestedUrl);
 }

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { dateTimeOrNull, integerOrNull, stringOrNull, string } from '../../scrape/resource';
+import { type RequiredValues, dateTimeOrNull, integerOrNull, required, stringOrNull, string } from '../../scrape/resource';
 
 /**
  * professional: the "Article or post" resource (`data.content`). The spec lists what it describes
@@ -101,3 +101,23 @@ export type RelatedArticle = v.InferOutput<typeof RelatedArticle>;
 
 export const PostData = v.object({ content: Content });
 export type PostData = v.InferOutput<typeof PostData>;
+
+/**
+ * What operation 8 cannot build without (issue 31), from the research note (upstream-professional-
+ * linkpage-citygame.md §1.4-1.7): the content's id (a post's activity id, from its canonical URL,
+ * lnkd:url or the card's data-activity-urn; an article's urn, else its slug's suffix) and its
+ * author's name (the JSON-LD author, else the page's actor link). A reshared post without its
+ * activity id is left out (null) and counted.
+ */
+export const REQUIRED: readonly RequiredValues[] = [
+  required(
+    'content',
+    'content',
+    {
+      '(the page is a post or an article by its JSON-LD node\'s) @type': '@type',
+      id: '(the page) link[rel=canonical] | @id | url | og:url | lnkd:url | data-activity-urn',
+      'author.name': 'author.name | creator.name | (the page) actor link',
+    },
+    'research note upstream-professional-linkpage-citygame.md §1.4-1.7 (JSON-LD first, then the page)',
+  ),
+];

@@ -8,7 +8,7 @@ import type { PostData } from './resources';
  * `url` arrives as the canonical URL (site.contentUrlParam): it is fetched, and it keys the cache.
  * One upstream round trip: the page itself (JSON-LD + DOM); nothing else is requested.
  */
-export const scrapePost: Scraper<{ url: string }, PostData> = async ({ url }, ctx) => {
+export const scrapePost: Scraper<{ url: string }, PostData> = async ({ url }, ctx, log) => {
   const page = await fetchContentPage(ctx, url);
-  return { content: mapContent(page.html, url) };
+  return { content: mapContent(page.html, url, ctx.drops(log)) };
 };

@@ -1,24 +1,25 @@
 import { extractionFailed } from '../../http/errors';
-import { arr, bool, count, get, int, isObject, isoDate, list, need, num, str, text, url, type Json } from '../../scrape/map';
+import { type Drops, IGNORED_DROPS } from '../../scrape/context';
+import { arr, bool, count, get, int, isObject, isoDate, list, listGood, need, num, orDropped, str, text, url, type Json } from '../../scrape/map';
 import type * as R from './resources';
 import { liveUrl, musicUrl, profileUrl, tagUrl, videoUrl } from './site';
 
 /**
  * Pure mappers from the web API's JSON to the spec's resources (resources.ts), one object literal
  * per resource. Counts come from the `statsV2` strings (exact: `stats` overflows 32 bits for big
- * accounts and rounds), falling back to `stats`.
+ * accounts and rounds), falling back to `stats` (the research note shows both in real answers).
+ * Required (`need`) are only the values REQUIRED in resources.ts names (ids and handles: the URLs are
+ * built from the handle); every other value is null when the answer leaves it out (or "" / [] where
+ * resources.ts documents that reading), never an invented 0, false or another field's value.
  */
 
-/**
- * statsV2.<key> (exact string) else stats.<key>. The upstream always sends both; a count neither
- * carries is EXTRACTION_FAILED naming it, never an invented 0.
- */
-export function exactCount(statsV2: Json, stats: Json, key: string, ...fallbackKeys: string[]): number {
+/** statsV2.<key> (exact string) else stats.<key>; null when neither carries it (never an invented 0). */
+export function exactCount(statsV2: Json, stats: Json, key: string, ...fallbackKeys: string[]): number | null {
   for (const k of [key, ...fallbackKeys]) {
     const n = count(get(statsV2, k)) ?? count(get(stats, k));
     if (n !== null) return n;
   }
-  return need<number>(null, `${key} count`);
+  return null;
 }
 
 const idOrNull = (v: unknown): string | null => {
@@ -33,11 +34,26 @@ function imageVariant(x: Json, what: string) {
   return {
     url: need(urls[0], `${what} URL`),
     urls,
-    uri: need(text(get(x, 'uri')), `${what} uri`),
-    width: need(int(get(x, 'width')), `${what} width`),
-    height: need(int(get(x, 'height')), `${what} height`),
+    uri: text(get(x, 'uri')),
+    width: int(get(x, 'width')),
+    height: int(get(x, 'height')),
   };
 }
+
+/**
+ * A comment image: its original rendition (required: its URL), and its crop (the original for an
+ * image the platform sends no crop of; null for a crop whose URL cannot be read).
+ */
+function commentImage(img: Json, i: number) {
+  const crop = get(img, 'crop_url') ?? get(img, 'origin_url');
+  return {
+    original: imageVariant(get(img, 'origin_url'), `comment image ${i}`),
+    crop: list(get(crop, 'url_list'), (u) => url(u)).length ? imageVariant(crop, `comment image ${i} crop`) : null,
+  };
+}
+
+/** A flag the platform sends on every object of its kind: null when it is not there (never an invented false). */
+const flag = (v: unknown): boolean | null => bool(v);
 
 /** Emoji presentation sequences (with modifiers, ZWJ joins and flags) of a text, each once. */
 const EMOJI = /\p{RI}\p{RI}|(?:\p{Extended_Pictographic}|\p{Emoji_Presentation})(?:\p{EMod}|\uFE0F|\u20E3)*(?:\u200D(?:\p{Extended_Pictographic}|\p{Emoji_Presentation})(?:\p{EMod}|\uFE0F)*)*/gu;
@@ -57,39 +73,45 @@ function sticker(x: Json): R.Comment['sticker'] {
   };
 }
 
-export function mapCommentFields(c: Json): R.CommentReply {
+/** Pinned by the creator: `author_pin`, also `stick_position` != 0; null when neither can be read. */
+function pinnedByCreator(c: Json): boolean | null {
+  const pin = bool(get(c, 'author_pin'));
+  const stick = int(get(c, 'stick_position'));
+  if (pin === true || (stick !== null && stick !== 0)) return true;
+  return pin === null && stick === null ? null : false;
+}
+
+/** A comment; `videoId` is the video whose comments were asked for (the comment's aweme_id, when it cannot be read). */
+export function mapCommentFields(c: Json, videoId?: string, drops: Drops = IGNORED_DROPS): R.CommentReply {
   const handle = need(str(get(c, 'user', 'unique_id')), 'comment author handle');
   const commentText = text(get(c, 'text')) ?? '';
   return {
     id: need(str(get(c, 'cid')), 'comment id'),
-    videoId: need(str(get(c, 'aweme_id')), 'comment video id'),
+    videoId: need(str(get(c, 'aweme_id')) ?? videoId, 'comment video id'),
     parentId: idOrNull(get(c, 'reply_id')),
     replyToId: idOrNull(get(c, 'reply_to_reply_id')),
     text: commentText,
-    createdAt: need(isoDate(get(c, 'create_time')), 'comment time'),
-    language: str(get(c, 'comment_language')) ?? 'un',
-    likeCount: need(count(get(c, 'digg_count')), 'comment like count'),
-    replyCount: need(count(get(c, 'reply_comment_total')), 'comment reply count'),
+    createdAt: isoDate(get(c, 'create_time')),
+    language: str(get(c, 'comment_language')),
+    likeCount: count(get(c, 'digg_count')),
+    replyCount: count(get(c, 'reply_comment_total')),
     author: {
       id: need(str(get(c, 'user', 'uid')), 'comment author id'),
-      secUid: need(str(get(c, 'user', 'sec_uid')), 'comment author secUid'),
+      secUid: str(get(c, 'user', 'sec_uid')),
       handle,
-      nickname: text(get(c, 'user', 'nickname')) ?? handle,
+      nickname: text(get(c, 'user', 'nickname')),
       avatarUrl: url(get(c, 'user', 'avatar_thumb', 'url_list', 0)),
       url: profileUrl(handle),
     },
-    isLikedByCreator: bool(get(c, 'is_author_digged')) ?? false,
-    isPinnedByCreator: bool(get(c, 'author_pin')) === true || (int(get(c, 'stick_position')) ?? 0) !== 0,
-    isTranslatable: bool(get(c, 'is_comment_translatable')) ?? false,
-    allowsPhotoDownload: bool(get(c, 'allow_download_photo')) ?? false,
+    isLikedByCreator: flag(get(c, 'is_author_digged')),
+    isPinnedByCreator: pinnedByCreator(c),
+    isTranslatable: flag(get(c, 'is_comment_translatable')),
+    allowsPhotoDownload: flag(get(c, 'allow_download_photo')),
     labels: list(get(c, 'label_list'), (l) => {
       const t = str(get(l, 'text')) ?? str(get(l, 'label_text'));
-      return t ? { text: t, type: int(get(l, 'type')) ?? int(get(l, 'label_type')) ?? 0 } : null;
+      return t ? { text: t, type: int(get(l, 'type')) ?? int(get(l, 'label_type')) } : null;
     }),
-    images: list(get(c, 'image_list'), (img, i) => ({
-      original: imageVariant(get(img, 'origin_url'), `comment image ${i}`),
-      crop: imageVariant(get(img, 'crop_url') ?? get(img, 'origin_url'), `comment image ${i} crop`),
-    })),
+    images: listGood(get(c, 'image_list'), commentImage, 'comment image', drops),
     sticker: sticker(get(c, 'sticker')),
     emojis: emojisOf(commentText),
     shareInfo: {
@@ -97,16 +119,16 @@ export function mapCommentFields(c: Json): R.CommentReply {
       title: text(get(c, 'share_info', 'title')) ?? '',
       description: text(get(c, 'share_info', 'desc')) ?? '',
       acl: {
-        code: need(int(get(c, 'share_info', 'acl', 'code')), 'comment share acl code'),
+        code: int(get(c, 'share_info', 'acl', 'code')),
         addToStoryCode: int(get(c, 'share_info', 'acl', 'add_to_story_code')) ?? int(get(c, 'share_info', 'acl', 'addToStoryCode')),
       },
     },
   };
 }
 
-export function mapComment(c: Json): R.Comment {
+export function mapComment(c: Json, videoId?: string, drops: Drops = IGNORED_DROPS): R.Comment {
   const reply = arr(get(c, 'reply_comment'))[0];
-  return { ...mapCommentFields(c), topReply: isObject(reply) ? mapCommentFields(reply) : null };
+  return { ...mapCommentFields(c, videoId, drops), topReply: isObject(reply) ? orDropped(() => mapCommentFields(reply, videoId, drops), 'top reply', drops) : null };
 }
 
 /**
@@ -116,7 +138,8 @@ export function mapComment(c: Json): R.Comment {
  */
 export function mapCommentedVideo(detail: Json, videoId: string): R.CommentsData['video'] {
   const item = get(detail, 'itemInfo', 'itemStruct');
-  if (str(get(item, 'id')) !== videoId) throw extractionFailed(`shortvideo item detail of ${videoId}: the answer is about ${str(get(item, 'id')) ?? 'no video'}`);
+  const id = need(str(get(item, 'id')), 'video id');
+  if (id !== videoId) throw extractionFailed(`shortvideo item detail of ${videoId}: the answer is about ${id}`);
   const handle = need(str(get(item, 'author', 'uniqueId')), 'video author handle');
   return { id: videoId, url: videoUrl(handle, videoId, isObject(get(item, 'imagePost')) ? 'photo' : 'video'), handle };
 }
@@ -150,7 +173,7 @@ export function mapHashtagInfo(detail: Json, fallbackName: string): R.HashtagInf
     announcement: annBody ? { title: text(get(ann, 'title')) ?? '', body: annBody } : null,
     videoCount: exactCount(statsV2, stats, 'videoCount'),
     viewCount: exactCount(statsV2, stats, 'viewCount'),
-    isCommerce: bool(get(ch, 'isCommerce')) ?? false,
+    isCommerce: flag(get(ch, 'isCommerce')),
   };
 }
 
@@ -178,7 +201,7 @@ function mapVideoMedia(vd: Json): R.HashtagVideo['video'] {
   const loudness = num(get(vd, 'volumeInfo', 'Loudness'));
   const peak = num(get(vd, 'volumeInfo', 'Peak'));
   return {
-    duration: int(get(vd, 'duration')) ?? 0,
+    duration: int(get(vd, 'duration')),
     width: int(get(vd, 'width')),
     height: int(get(vd, 'height')),
     definition: nonEmpty(get(vd, 'definition')),
@@ -198,7 +221,7 @@ function mapVideoMedia(vd: Json): R.HashtagVideo['video'] {
       const u = url(get(s, 'Url'));
       return u
         ? {
-            language: str(get(s, 'LanguageCodeName')) ?? 'und',
+            language: str(get(s, 'LanguageCodeName')),
             languageId: str(get(s, 'LanguageID')),
             format: str(get(s, 'Format')),
             source: str(get(s, 'Source')),
@@ -265,12 +288,19 @@ function hashtagsOf(item: Json): R.HashtagVideo['hashtags'] {
   return [...out.values()];
 }
 
-const isCommerceItem = (item: Json) =>
-  bool(get(item, 'isAd')) === true ||
-  arr(get(item, 'textExtra')).some((t) => bool(get(t, 'isCommerce')) === true) ||
-  arr(get(item, 'challenges')).some((c) => bool(get(c, 'isCommerce')) === true);
+/** Commercial when the item is an ad or a hashtag of it is commercial; null when none of those flags can be read. */
+const isCommerceItem = (item: Json): boolean | null => {
+  const flags = [bool(get(item, 'isAd')), ...arr(get(item, 'textExtra')).map((t) => bool(get(t, 'isCommerce'))), ...arr(get(item, 'challenges')).map((c) => bool(get(c, 'isCommerce')))];
+  return flags.includes(true) ? true : flags.includes(false) ? false : null;
+};
 
-export function mapHashtagVideo(item: Json): R.HashtagVideo {
+/** A setting the item states, else read from its display twin (research note D: "missing → derive duetDisplay==0"); null when neither is there. */
+const enabled = (setting: unknown, display: unknown): boolean | null => {
+  const d = int(display);
+  return bool(setting) ?? (d === null ? null : d === 0);
+};
+
+export function mapHashtagVideo(item: Json, drops: Drops = IGNORED_DROPS): R.HashtagVideo {
   const id = need(str(get(item, 'id')), 'video id');
   const a = get(item, 'author');
   const handle = need(str(get(a, 'uniqueId')), 'video author handle');
@@ -286,8 +316,8 @@ export function mapHashtagVideo(item: Json): R.HashtagVideo {
     url: videoUrl(handle, id, photo ? 'photo' : 'video'),
     type: photo ? 'photo' : 'video',
     description: nonEmpty(get(item, 'desc')),
-    createdAt: need(isoDate(get(item, 'createTime')), 'video time'),
-    language: str(get(item, 'textLanguage')) ?? 'un',
+    createdAt: isoDate(get(item, 'createTime')),
+    language: str(get(item, 'textLanguage')),
     stats: {
       playCount: exactCount(sV2, s, 'playCount'),
       likeCount: exactCount(sV2, s, 'diggCount'),
@@ -298,13 +328,13 @@ export function mapHashtagVideo(item: Json): R.HashtagVideo {
     },
     author: {
       id: need(str(get(a, 'id')), 'video author id'),
-      secUid: need(str(get(a, 'secUid')), 'video author secUid'),
+      secUid: str(get(a, 'secUid')),
       handle,
-      nickname: text(get(a, 'nickname')) ?? handle,
+      nickname: text(get(a, 'nickname')),
       bio: text(get(a, 'signature')) ?? '',
       avatarUrl: firstUrl(get(a, 'avatarLarger'), get(a, 'avatarMedium'), get(a, 'avatarThumb')),
-      verified: bool(get(a, 'verified')) ?? false,
-      privateAccount: bool(get(a, 'privateAccount')) ?? false,
+      verified: flag(get(a, 'verified')),
+      privateAccount: flag(get(a, 'privateAccount')),
       stats: {
         followerCount: exactCount(aV2, aS, 'followerCount'),
         followingCount: exactCount(aV2, aS, 'followingCount'),
@@ -316,7 +346,7 @@ export function mapHashtagVideo(item: Json): R.HashtagVideo {
     },
     video: mapVideoMedia(get(item, 'video')),
     photo,
-    music: mapMusic(get(item, 'music')),
+    music: orDropped(() => mapMusic(get(item, 'music')), 'music', drops),
     hashtags: hashtagsOf(item),
     mentions: list(get(item, 'textExtra'), (t) => {
       const h = str(get(t, 'userUniqueId'));
@@ -335,7 +365,7 @@ export function mapHashtagVideo(item: Json): R.HashtagVideo {
           city: nonEmpty(get(poi, 'city')),
           province: nonEmpty(get(poi, 'province')),
           country: nonEmpty(get(poi, 'country')),
-          category: nonEmpty(get(poi, 'category')) ?? nonEmpty(get(poi, 'ttTypeNameSuper')),
+          category: nonEmpty(get(poi, 'category')),
         }
       : null,
     contentCategory: { id: category, name: str(get(item, 'diversificationLabels', 0)) },
@@ -349,20 +379,20 @@ export function mapHashtagVideo(item: Json): R.HashtagVideo {
     })),
     warnings: list(get(item, 'warnInfo'), (w) => {
       const t = str(get(w, 'text'));
-      return t ? { type: str(get(w, 'type')) ?? str(get(w, 'key')), text: t, url: url(get(w, 'url')) } : null;
+      return t ? { type: str(get(w, 'type')), text: t, url: url(get(w, 'url')) } : null;
     }),
     playlistId: str(get(item, 'playlistId')),
-    isAd: bool(get(item, 'isAd')) ?? false,
-    isPinned: bool(get(item, 'isPinnedItem')) ?? false,
-    isPrivate: bool(get(item, 'privateItem')) ?? false,
+    isAd: flag(get(item, 'isAd')),
+    isPinned: flag(get(item, 'isPinnedItem')),
+    isPrivate: flag(get(item, 'privateItem')),
     isCommerce: isCommerceItem(item),
     aigcDescription: text(get(item, 'AIGCDescription')) ?? '',
     aigcLabelType: int(get(item, 'aigcLabelType')),
-    duetEnabled: bool(get(item, 'duetEnabled')) ?? (int(get(item, 'duetDisplay')) ?? 0) === 0,
-    stitchEnabled: bool(get(item, 'stitchEnabled')) ?? (int(get(item, 'stitchDisplay')) ?? 0) === 0,
-    shareEnabled: bool(get(item, 'shareEnabled')) ?? !(bool(get(item, 'privateItem')) ?? false),
-    canRepost: bool(get(item, 'item_control', 'can_repost')) ?? false,
-    commentStatus: int(get(item, 'itemCommentStatus')) ?? 0,
+    duetEnabled: enabled(get(item, 'duetEnabled'), get(item, 'duetDisplay')),
+    stitchEnabled: enabled(get(item, 'stitchEnabled'), get(item, 'stitchDisplay')),
+    shareEnabled: flag(get(item, 'shareEnabled')),
+    canRepost: flag(get(item, 'item_control', 'can_repost')),
+    commentStatus: int(get(item, 'itemCommentStatus')),
     suggestedSearches: [
       ...new Set(arr(get(item, 'videoSuggestWordsList', 'video_suggest_words_struct')).flatMap((w) => list(get(w, 'words'), (x) => str(get(x, 'word'))))),
     ],
@@ -437,14 +467,14 @@ export function mapLiveUser(d: Json): R.LiveData['user'] {
   const handle = need(str(get(u, 'uniqueId')), 'live user handle');
   return {
     id: need(str(get(u, 'id')), 'live user id'),
-    secUid: need(str(get(u, 'secUid')), 'live user secUid'),
+    secUid: str(get(u, 'secUid')),
     handle,
-    nickname: text(get(u, 'nickname')) ?? handle,
+    nickname: text(get(u, 'nickname')),
     bio: text(get(u, 'signature')) ?? '',
     avatarUrl: firstUrl(get(u, 'avatarLarger'), get(u, 'avatarMedium'), get(u, 'avatarThumb')),
-    verified: bool(get(u, 'verified')) ?? false,
+    verified: flag(get(u, 'verified')),
     // The lookup has no privateAccount for every account; `secret` is its private flag there.
-    isPrivate: bool(get(u, 'privateAccount')) ?? bool(get(u, 'secret')) ?? false,
+    isPrivate: bool(get(u, 'privateAccount')) ?? bool(get(u, 'secret')),
     followerCount: exactCount(get(d, 'statsV2'), get(d, 'stats'), 'followerCount'),
     followingCount: exactCount(get(d, 'statsV2'), get(d, 'stats'), 'followingCount'),
     profileUrl: profileUrl(handle),
@@ -468,11 +498,14 @@ export function mapLastLive(d: Json): R.LiveData['lastLive'] {
   };
 }
 
-function broadcastType(r: Json): R.LiveDetails['broadcastType'] {
-  if (bool(get(r, 'live_type_audio'))) return 'audio';
-  if (bool(get(r, 'live_type_screenshot'))) return 'screen';
-  if (bool(get(r, 'live_type_third_party'))) return 'software';
-  return 'camera';
+/** From the room's live_type_* flags; camera when it says so or every other kind is read as false; null when the flags cannot tell. */
+function broadcastType(r: Json): R.LiveDetails['broadcastType'] | null {
+  const [audio, screen, software] = ['live_type_audio', 'live_type_screenshot', 'live_type_third_party'].map((k) => bool(get(r, k)));
+  if (audio) return 'audio';
+  if (screen) return 'screen';
+  if (software) return 'software';
+  if (bool(get(r, 'live_type_normal')) === true || (audio === false && screen === false && software === false)) return 'camera';
+  return null;
 }
 
 function battleOf(r: Json): R.LiveDetails['battle'] {
@@ -485,12 +518,12 @@ function battleOf(r: Json): R.LiveDetails['battle'] {
   const scores = list(get(r, 'link_mic', 'battle_scores'), (x) => {
     const userId = str(get(x, 'user_id')) ?? str(get(x, 'user_id_str'));
     const score = int(get(x, 'score'));
-    return userId && score !== null ? { userId, score, isHost: userId === hostId } : null;
+    return userId && score !== null ? { userId, score, isHost: hostId === null ? null : userId === hostId } : null;
   });
   return {
     id,
     startedAt: startMs ? isoDate(startMs) : null,
-    durationSeconds: need(int(get(s, 'duration')), 'battle duration'),
+    durationSeconds: int(get(s, 'duration')),
     isFinished: (int(get(s, 'finished')) ?? 0) !== 0 || bool(get(s, 'finished')) === true,
     opponentUserId: idOrNull(get(r, 'link_mic', 'rival_anchor_id_str')) ?? idOrNull(get(r, 'link_mic', 'rival_anchor_id')) ?? scores.find((x) => !x.isHost)?.userId ?? null,
     scores,
@@ -501,7 +534,13 @@ function battleOf(r: Json): R.LiveDetails['battle'] {
  * A live room: room/info `data` (`room`), completed by the room lookup (`lookup`) where the room
  * hides something (an age-restricted room gives almost nothing without a session).
  */
-export function mapLive(room: Json, lookup: Json, ageRestricted: boolean): R.LiveDetails {
+/** 1/0 (or a flag) of the room, else of the lookup's live room; null when neither says. */
+const either = (roomValue: unknown, lookupValue: unknown, on: (n: number) => boolean): boolean | null => {
+  const n = int(roomValue) ?? int(lookupValue);
+  return n === null ? null : on(n);
+};
+
+export function mapLive(room: Json, lookup: Json, ageRestricted: boolean, drops: Drops = IGNORED_DROPS): R.LiveDetails {
   const lr = get(lookup, 'liveRoom');
   const roomId = need(str(get(room, 'id_str')) ?? str(get(lookup, 'user', 'roomId')), 'live room id');
   const pull = get(room, 'stream_url', 'live_core_sdk_data', 'pull_data') ?? get(lr, 'streamData', 'pull_data');
@@ -514,37 +553,41 @@ export function mapLive(room: Json, lookup: Json, ageRestricted: boolean): R.Liv
     title: str(get(room, 'title')) ?? str(get(lr, 'title')),
     shareUrl: url(get(room, 'share_url')) ?? liveUrl(need(str(get(lookup, 'user', 'uniqueId')), 'live user handle')),
     coverUrl: url(get(room, 'cover', 'url_list', 0)) ?? url(get(lr, 'coverUrl')),
-    startedAt: need(isoDate(int(get(room, 'start_time')) || int(get(room, 'create_time')) || int(get(lr, 'startTime')) || null), 'live start time'),
-    viewerCount: need(count(get(room, 'user_count')) ?? count(get(lr, 'liveRoomStats', 'userCount')), 'live viewer count'),
-    totalViewers: need(count(get(room, 'stats', 'total_user')) ?? count(get(lr, 'liveRoomStats', 'enterCount')), 'live total viewers'),
+    // The stream's start (research note §C: start_time / liveRoom.startTime), never the room's create_time.
+    startedAt: isoDate(int(get(room, 'start_time')) || int(get(lr, 'startTime')) || null),
+    viewerCount: count(get(room, 'user_count')) ?? count(get(lr, 'liveRoomStats', 'userCount')),
+    totalViewers: count(get(room, 'stats', 'total_user')) ?? count(get(lr, 'liveRoomStats', 'enterCount')),
     newFollowers: count(get(room, 'stats', 'follow_count')),
     category: str(get(room, 'hashtag', 'title')),
     game: str(get(room, 'game_tag_detail', 'display_name')) ?? str(get(room, 'game_tag', 0, 'show_name')),
     broadcastType: broadcastType(room),
     isCoHosting: arr(get(room, 'social_interaction', 'cohost', 'linked_users')).length > 0 || arr(get(room, 'link_mic', 'linked_user_list')).length > 0,
-    battle: battleOf(room),
-    topGifters: list(get(room, 'top_fans'), (f) => {
-      const u = get(f, 'user');
-      const userId = str(get(u, 'id_str'));
-      return userId
-        ? {
-            userId,
-            secUid: need(str(get(u, 'sec_uid')), 'top gifter secUid'),
-            handle: need(str(get(u, 'display_id')), 'top gifter handle'),
-            nickname: need(text(get(u, 'nickname')), 'top gifter nickname'),
-            avatarUrl: url(get(u, 'avatar_thumb', 'url_list', 0)),
-            followerCount: need(count(get(u, 'follow_info', 'follower_count')), 'top gifter follower count'),
-            gifterLevel: need(int(get(u, 'pay_grade', 'level')), 'top gifter level'),
-            giftScore: need(count(get(f, 'fan_ticket')), 'top gifter gift score'),
-          }
-        : null;
-    }),
+    battle: orDropped(() => battleOf(room), 'battle', drops),
+    topGifters: listGood(
+      get(room, 'top_fans'),
+      (f) => {
+        const u = get(f, 'user');
+        return {
+          userId: need(str(get(u, 'id_str')), 'top gifter id'),
+          secUid: str(get(u, 'sec_uid')),
+          handle: str(get(u, 'display_id')),
+          nickname: text(get(u, 'nickname')),
+          avatarUrl: url(get(u, 'avatar_thumb', 'url_list', 0)),
+          followerCount: count(get(u, 'follow_info', 'follower_count')),
+          gifterLevel: int(get(u, 'pay_grade', 'level')),
+          giftScore: count(get(f, 'fan_ticket')),
+        };
+      },
+      'top gifter',
+      drops,
+    ),
     ageRestricted,
-    subscriberOnly: (int(get(room, 'live_sub_only')) ?? int(get(lr, 'liveSubOnly')) ?? 0) === 1,
-    isPaidEvent: (int(get(room, 'paid_event', 'paid_type')) ?? int(get(lr, 'paidEvent', 'paid_type')) ?? 0) !== 0,
-    hasShop: bool(get(room, 'has_commerce_goods')) ?? false,
-    chatEnabled: bool(get(room, 'room_auth', 'Chat')) ?? !ageRestricted,
-    giftsEnabled: bool(get(room, 'room_auth', 'Gift')) ?? !ageRestricted,
+    subscriberOnly: either(get(room, 'live_sub_only'), get(lr, 'liveSubOnly'), (n) => n === 1),
+    isPaidEvent: either(get(room, 'paid_event', 'paid_type'), get(lr, 'paidEvent', 'paid_type'), (n) => n !== 0),
+    hasShop: ageRestricted ? false : flag(get(room, 'has_commerce_goods')),
+    // An age-restricted room withholds its settings from logged-out readers: no chat or gifts for them.
+    chatEnabled: bool(get(room, 'room_auth', 'Chat')) ?? (ageRestricted ? false : null),
+    giftsEnabled: bool(get(room, 'room_auth', 'Gift')) ?? (ageRestricted ? false : null),
     shopProductCount: count(get(room, 'commerce_info', 'product_num')),
     streams: unique,
   };
@@ -569,9 +612,10 @@ export function mapFollowingProfile(detail: Json): R.FollowingData['profile'] {
   const handle = need(str(get(u, 'uniqueId')), 'profile handle');
   return {
     id: need(str(get(u, 'id')), 'profile id'),
+    // The following list is asked for by secUid.
     secUid: need(str(get(u, 'secUid')), 'profile secUid'),
     handle,
-    nickname: text(get(u, 'nickname')) ?? handle,
+    nickname: text(get(u, 'nickname')),
     url: profileUrl(handle),
     followingCount: exactCount(get(detail, 'userInfo', 'statsV2'), get(detail, 'userInfo', 'stats'), 'followingCount'),
   };
@@ -587,21 +631,21 @@ export function mapFollowed(entry: Json): R.FollowedAccount {
   const thumb = url(get(u, 'avatarThumb'));
   return {
     id: need(str(get(u, 'id')), 'followed account id'),
-    secUid: need(str(get(u, 'secUid')), 'followed account secUid'),
+    secUid: str(get(u, 'secUid')),
     handle,
-    nickname: text(get(u, 'nickname')) ?? handle,
+    nickname: text(get(u, 'nickname')),
     bio: text(get(u, 'signature')) ?? '',
     url: profileUrl(handle),
     avatarUrl: large ?? medium ?? thumb,
     avatars: { large, medium, thumb },
-    verified: bool(get(u, 'verified')) ?? false,
-    privateAccount: bool(get(u, 'privateAccount')) ?? false,
-    secret: bool(get(u, 'secret')) ?? false,
-    platformSeller: bool(get(u, 'ttSeller')) ?? false,
-    openFavorite: bool(get(u, 'openFavorite')) ?? false,
-    ftc: bool(get(u, 'ftc')) ?? false,
-    isADVirtual: bool(get(u, 'isADVirtual')) ?? false,
-    downloadSetting: int(get(u, 'downloadSetting')) ?? 0,
+    verified: flag(get(u, 'verified')),
+    privateAccount: flag(get(u, 'privateAccount')),
+    secret: flag(get(u, 'secret')),
+    platformSeller: flag(get(u, 'ttSeller')),
+    openFavorite: flag(get(u, 'openFavorite')),
+    ftc: flag(get(u, 'ftc')),
+    isADVirtual: flag(get(u, 'isADVirtual')),
+    downloadSetting: int(get(u, 'downloadSetting')),
     stats: {
       followerCount: exactCount(sV2, s, 'followerCount'),
       followingCount: exactCount(sV2, s, 'followingCount'),

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { NO_VALUE, anyOrNull, boolean, booleanOrNull, dateTime, dateTimeOrNull, deviation, digits, given, integer, integerOrNull, number, numberOrNull, objectOrNull, string, stringOrNull } from '../../scrape/resource';
+import { NO_VALUE, type RequiredValues, anyOrNull, boolean, booleanOrNull, dateTime, dateTimeOrNull, deviation, digits, given, integer, integerOrNull, number, numberOrNull, objectOrNull, omitted, required, string, stringOrNull } from '../../scrape/resource';
 
 /**
  * shortvideo: the spec's resources as valibot schemas (see shared/scrape/resource.ts for the
@@ -11,29 +11,29 @@ import { NO_VALUE, anyOrNull, boolean, booleanOrNull, dateTime, dateTimeOrNull, 
 const NO_PICTURE = `${NO_VALUE}: an account without a picture`;
 export const FollowedAccount = v.object({
   id: digits,
-  secUid: string,
+  secUid: omitted(string),
   handle: string,
-  nickname: string,
+  nickname: omitted(string),
   bio: string,
   url: string,
   avatarUrl: deviation(stringOrNull, NO_PICTURE),
   avatars: v.object({ large: deviation(stringOrNull, NO_PICTURE), medium: deviation(stringOrNull, NO_PICTURE), thumb: deviation(stringOrNull, NO_PICTURE) }),
-  verified: boolean,
-  privateAccount: boolean,
-  secret: boolean,
-  platformSeller: boolean,
-  openFavorite: boolean,
-  ftc: boolean,
-  isADVirtual: boolean,
-  downloadSetting: integer,
-  stats: v.object({ followerCount: integer, followingCount: integer, likeCount: integer, videoCount: integer, friendCount: integer, diggCount: integer }),
+  verified: omitted(boolean),
+  privateAccount: omitted(boolean),
+  secret: omitted(boolean),
+  platformSeller: omitted(boolean),
+  openFavorite: omitted(boolean),
+  ftc: omitted(boolean),
+  isADVirtual: omitted(boolean),
+  downloadSetting: omitted(integer),
+  stats: v.object({ followerCount: omitted(integer), followingCount: omitted(integer), likeCount: omitted(integer), videoCount: omitted(integer), friendCount: omitted(integer), diggCount: omitted(integer) }),
 });
 export type FollowedAccount = v.InferOutput<typeof FollowedAccount>;
 export const FollowingData = v.object({
-  profile: v.object({ id: digits, secUid: string, handle: string, nickname: string, url: string, followingCount: integer }),
+  profile: v.object({ id: digits, secUid: string, handle: string, nickname: omitted(string), url: string, followingCount: omitted(integer) }),
   following: v.array(FollowedAccount),
   count: integer,
-  total: integer,
+  total: omitted(integer),
   cursor: stringOrNull, // "cursor is null on the last page"
   hasMore: boolean,
 });
@@ -45,17 +45,17 @@ export type FollowingData = v.InferOutput<typeof FollowingData>;
 const orNull = <S extends v.GenericSchema>(s: S, why = NO_VALUE) => deviation(v.nullable(s), why);
 
 /** One rendition of a comment image: the first mirror, every mirror, the storage key, the size. */
-const CommentImageVariant = v.object({ url: string, urls: v.array(string), uri: string, width: integer, height: integer });
-export const CommentImage = v.object({ original: CommentImageVariant, crop: CommentImageVariant });
+const CommentImageVariant = v.object({ url: string, urls: v.array(string), uri: omitted(string), width: omitted(integer), height: omitted(integer) });
+export const CommentImage = v.object({ original: CommentImageVariant, crop: omitted(CommentImageVariant) });
 /** Shape chosen: the platform's label as shown ({text: "Creator", type: 1}, …). */
-export const CommentLabel = v.object({ text: string, type: integer });
+export const CommentLabel = v.object({ text: string, type: integerOrNull });
 /** Shape chosen: a sticker comment's sticker (absent from logged-out samples; read from `sticker`). */
 export const CommentSticker = v.object({ id: stringOrNull, url: stringOrNull, animatedUrl: stringOrNull, width: integerOrNull, height: integerOrNull });
 export const CommentAuthor = v.object({
   id: digits,
-  secUid: string,
+  secUid: omitted(string),
   handle: string,
-  nickname: string,
+  nickname: omitted(string),
   avatarUrl: orNull(string, `${NO_VALUE}: an account without a picture`),
   url: string,
 });
@@ -66,16 +66,16 @@ const commentEntries = {
   replyToId: stringOrNull,
   /** Mentions stay plain text. */
   text: string,
-  createdAt: dateTime,
-  /** The upstream's language code; "un" when it could not tell. */
-  language: string,
-  likeCount: integer,
-  replyCount: integer,
+  createdAt: omitted(dateTime),
+  /** The upstream's language code ("un" when it could not tell). */
+  language: omitted(string),
+  likeCount: omitted(integer),
+  replyCount: omitted(integer),
   author: CommentAuthor,
-  isLikedByCreator: boolean,
-  isPinnedByCreator: boolean,
-  isTranslatable: boolean,
-  allowsPhotoDownload: boolean,
+  isLikedByCreator: omitted(boolean),
+  isPinnedByCreator: omitted(boolean),
+  isTranslatable: omitted(boolean),
+  allowsPhotoDownload: omitted(boolean),
   labels: v.array(CommentLabel),
   images: v.array(CommentImage),
   sticker: v.nullable(CommentSticker),
@@ -86,7 +86,7 @@ const commentEntries = {
     title: string,
     description: string,
     acl: v.object({
-      code: integer,
+      code: omitted(integer),
       addToStoryCode: orNull(
         integer,
         "the web API does not carry it: a web comment's share_info.acl holds only `code` and `extra` (a JSON string such as {\"is_share_handler_failed\":\"1\"}), and no sample, client model or research note of the web API shows an add-to-story code; sharing to a story is an app action",
@@ -104,7 +104,7 @@ export const CommentsData = v.object({
   video: v.object({ id: digits, url: string, handle: string }),
   comments: v.array(Comment),
   count: integer,
-  total: integer,
+  total: omitted(integer),
   cursor: stringOrNull, // "null on the last page"
   hasMore: boolean,
 });
@@ -132,20 +132,20 @@ export const LiveStream = v.object({
 export const LiveBattle = v.object({
   id: string,
   startedAt: orNull(dateTime, `${NO_VALUE}: a battle being set up, which has not started (battle_settings.start_time_ms and start_time are 0)`),
-  durationSeconds: integer,
+  durationSeconds: omitted(integer),
   isFinished: boolean,
   opponentUserId: orNull(string, `${NO_VALUE}: a battle whose opponent is not known yet (no rival_anchor_id in link_mic and no other account in battle_scores)`),
-  scores: v.array(v.object({ userId: string, score: integer, isHost: boolean })),
+  scores: v.array(v.object({ userId: string, score: integer, isHost: omitted(boolean, 'null when the room does not name its host (owner.id_str), so no score can be told to be the host\'s') })),
 });
 export const TopGifter = v.object({
   userId: string,
-  secUid: string,
-  handle: string,
-  nickname: string,
+  secUid: omitted(string),
+  handle: omitted(string),
+  nickname: omitted(string),
   avatarUrl: orNull(string, `${NO_VALUE}: an account without a picture`),
-  followerCount: integer,
-  gifterLevel: integer,
-  giftScore: integer,
+  followerCount: omitted(integer),
+  gifterLevel: omitted(integer),
+  giftScore: omitted(integer),
 });
 export const LiveDetails = v.object({
   roomId: digits,
@@ -153,23 +153,23 @@ export const LiveDetails = v.object({
   title: stringOrNull,
   shareUrl: string,
   coverUrl: orNull(string, `${NO_VALUE}: a room without a cover picture (neither room.cover nor the lookup's coverUrl has one)`),
-  startedAt: dateTime,
-  viewerCount: integer,
-  totalViewers: integer,
+  startedAt: omitted(dateTime),
+  viewerCount: omitted(integer),
+  totalViewers: omitted(integer),
   newFollowers: orNull(integer, `${NO_VALUE}: an age-restricted room, whose room info (with its stats) the upstream withholds from logged-out readers`),
   category: orNull(string, `${NO_VALUE}: a live without a topic (the room has no hashtag)`),
   game: stringOrNull,
   /** camera, screen (screen share), software (streaming software), audio. */
-  broadcastType: v.picklist(['camera', 'screen', 'software', 'audio']),
+  broadcastType: omitted(v.picklist(['camera', 'screen', 'software', 'audio'])),
   isCoHosting: boolean,
   battle: orNull(LiveBattle, `${NO_VALUE}: no battle is going on`),
   topGifters: v.array(TopGifter),
   ageRestricted: boolean,
-  subscriberOnly: boolean,
-  isPaidEvent: boolean,
-  hasShop: boolean,
-  chatEnabled: boolean,
-  giftsEnabled: boolean,
+  subscriberOnly: omitted(boolean),
+  isPaidEvent: omitted(boolean),
+  hasShop: omitted(boolean),
+  chatEnabled: omitted(boolean),
+  giftsEnabled: omitted(boolean),
   shopProductCount: orNull(integer, `${NO_VALUE}: an age-restricted room, whose room info (with its commerce_info) the upstream withholds from logged-out readers`),
   streams: v.array(LiveStream),
 });
@@ -178,18 +178,18 @@ export const LastLive = v.object({ roomId: stringOrNull, title: stringOrNull, st
 /** The account fields the live user and a video's author share, as the spec lists them. */
 const ACCOUNT = {
   id: digits,
-  secUid: string,
+  secUid: omitted(string),
   handle: string,
-  nickname: string,
+  nickname: omitted(string),
   bio: string,
   avatarUrl: orNull(string, `${NO_VALUE}: an account without a picture`),
-  verified: boolean,
+  verified: omitted(boolean),
 };
 export const LiveUser = v.object({
   ...ACCOUNT,
-  isPrivate: boolean,
-  followerCount: integer,
-  followingCount: integer,
+  isPrivate: omitted(boolean),
+  followerCount: omitted(integer),
+  followingCount: omitted(integer),
   profileUrl: string,
   liveUrl: string,
 });
@@ -204,7 +204,8 @@ export type LiveDetails = v.InferOutput<typeof LiveDetails>;
 
 // ---- 13. hashtag videos ----------------------------------------------------------------------------
 
-const counts = <K extends string>(...keys: K[]) => v.object(Object.fromEntries(keys.map((k) => [k, integer])) as Record<K, typeof integer>);
+const countOrNull = omitted(integer);
+const counts = <K extends string>(...keys: K[]) => v.object(Object.fromEntries(keys.map((k) => [k, countOrNull])) as Record<K, typeof countOrNull>);
 
 /** One entry of `bitrateInfo`; an entry without its name, quality, codec, bitrate, size or URL is left out. */
 export const VideoFormat = v.object({
@@ -220,9 +221,9 @@ export const VideoFormat = v.object({
   url: string,
 });
 /** Shape chosen: one caption track. */
-export const Subtitle = v.object({ language: string, languageId: stringOrNull, format: stringOrNull, source: stringOrNull, version: stringOrNull, size: integerOrNull, url: string, expiresAt: dateTimeOrNull });
+export const Subtitle = v.object({ language: stringOrNull, languageId: stringOrNull, format: stringOrNull, source: stringOrNull, version: stringOrNull, size: integerOrNull, url: string, expiresAt: dateTimeOrNull });
 export const VideoMedia = v.object({
-  duration: integer,
+  duration: omitted(integer),
   width: orNull(integer, `${NO_VALUE}: a photo post (its video object describes no video)`),
   height: orNull(integer, `${NO_VALUE}: a photo post (its video object describes no video)`),
   definition: orNull(string, `${NO_VALUE}: a photo post (its video object describes no video), or a video whose definition is empty`),
@@ -270,7 +271,7 @@ export const Music = v.object({
 });
 export const VideoAuthor = v.object({
   ...ACCOUNT,
-  privateAccount: boolean,
+  privateAccount: omitted(boolean),
   stats: counts('followerCount', 'followingCount', 'likeCount', 'videoCount', 'friendCount', 'diggCount'),
 });
 /** Shape chosen: an account mentioned in the description. */
@@ -287,9 +288,9 @@ export const HashtagVideo = v.object({
   /** "video" or "photo". */
   type: v.picklist(['video', 'photo']),
   description: stringOrNull,
-  createdAt: dateTime,
-  /** The description's language code; "un" when the upstream could not tell. */
-  language: string,
+  createdAt: omitted(dateTime),
+  /** The description's language code ("un" when the upstream could not tell). */
+  language: omitted(string),
   stats: counts('playCount', 'likeCount', 'commentCount', 'shareCount', 'collectCount', 'repostCount'),
   author: VideoAuthor,
   video: VideoMedia,
@@ -313,17 +314,17 @@ export const HashtagVideo = v.object({
   anchors: v.array(Anchor),
   warnings: v.array(Warning),
   playlistId: orNull(string, `${NO_VALUE}: a video outside any playlist`),
-  isAd: boolean,
-  isPinned: boolean,
-  isPrivate: boolean,
-  isCommerce: boolean,
+  isAd: omitted(boolean),
+  isPinned: omitted(boolean),
+  isPrivate: omitted(boolean),
+  isCommerce: omitted(boolean),
   aigcDescription: string,
   aigcLabelType: orNull(integer, `${NO_VALUE}: an item without an AI-generated-content label (the upstream sends aigcLabelType only for labelled items)`),
-  duetEnabled: boolean,
-  stitchEnabled: boolean,
-  shareEnabled: boolean,
-  canRepost: boolean,
-  commentStatus: integer,
+  duetEnabled: omitted(boolean),
+  stitchEnabled: omitted(boolean),
+  shareEnabled: omitted(boolean),
+  canRepost: omitted(boolean),
+  commentStatus: omitted(integer),
   /** Shape chosen: the searches the platform suggests under the video. */
   suggestedSearches: v.array(string),
 });
@@ -338,9 +339,9 @@ export const HashtagInfo = v.object({
   profileImageUrl: orNull(string, `${NO_VALUE}: a hashtag without a picture`),
   /** Shape chosen: {title, body} of the hashtag's announcement. */
   announcement: orNull(v.object({ title: string, body: string }), `${NO_VALUE}: most hashtags have no announcement`),
-  videoCount: integer,
-  viewCount: integer,
-  isCommerce: boolean,
+  videoCount: omitted(integer),
+  viewCount: omitted(integer),
+  isCommerce: omitted(boolean),
 });
 export type HashtagInfo = v.InferOutput<typeof HashtagInfo>;
 
@@ -354,3 +355,52 @@ export const HashtagData = v.object({
   cursor: stringOrNull, // "cursor is null on the last page"
 });
 export type HashtagData = v.InferOutput<typeof HashtagData>;
+
+// ---- required values (issue 31) --------------------------------------------------------------------
+
+const NOTE = 'research note upstream-shortvideo.md';
+/**
+ * Every answer of the web API says how it went in its status code (0 = OK; statusCode or
+ * status_code): an object without one is not the API answering as itself (an interstitial, a changed
+ * shape), so it is EXTRACTION_FAILED naming it, never read as an empty success. Research note §0.5.
+ */
+const ANSWER = required('answer', '(every answer of the web API)', { '(its status code)': 'statusCode | status_code' }, `${NOTE} §0.5 (status codes)`);
+const ACCOUNT_ID = (at: string) => ({ id: `${at}id`, handle: `${at}uniqueId`, url: `${at}uniqueId` });
+/**
+ * Operation 5: the queried profile (its id, handle, and secUid: the list is asked for by secUid) and
+ * each followed account (id and handle: its URL is built from the handle). Research note §A.
+ */
+export const FOLLOWING_REQUIRED: readonly RequiredValues[] = [
+  ANSWER,
+  required('profile', 'profile', { id: 'userInfo.user.id', handle: 'userInfo.user.uniqueId', url: 'userInfo.user.uniqueId', '(the list is asked by) secUid': 'userInfo.user.secUid' }, `${NOTE} §A.1 (user-detail) and §A.2 (the list by secUid)`),
+  required('followed account', 'following[]', ACCOUNT_ID('user.'), `${NOTE} §A.2 field table`),
+];
+/**
+ * Operation 7: the video (the platform's own item detail: its id, which must be the one asked for,
+ * and its author's handle, which its URL is built from) and each comment (its cid, and its author's
+ * uid and unique_id). A comment's aweme_id, when it cannot be read, is the video asked for. Left
+ * out and counted: a comment image without a URL, a top reply lacking its own. Research note §B.
+ */
+export const COMMENTS_REQUIRED: readonly RequiredValues[] = [
+  ANSWER,
+  required('video', 'video', { id: 'id', handle: 'author.uniqueId', url: 'author.uniqueId' }, `${NOTE} §B (the video page's itemStruct)`),
+  required('comment', 'comments[]', { id: 'cid', 'author.id': 'user.uid', 'author.handle': 'user.unique_id', 'author.url': 'user.unique_id' }, `${NOTE} §B field table`),
+];
+/**
+ * Operation 11: the account (id and handle: its URLs are built from it) and, when it is live, the
+ * room's id. Left out and counted: a top gifter without its id, a battle without its id. Research note §C.
+ */
+export const LIVE_REQUIRED: readonly RequiredValues[] = [
+  ANSWER,
+  required('live user', 'user', { id: 'id', handle: 'uniqueId', profileUrl: 'uniqueId', liveUrl: 'uniqueId' }, `${NOTE} §C.1 (api-live user)`),
+  required('live', 'live', { roomId: 'id_str' }, `${NOTE} §C field table (live.roomId: id_str / user.roomId)`),
+];
+/**
+ * Operation 13: the hashtag (its id: the videos are asked for by it) and each video (its id, and its
+ * author's id and uniqueId: the URL is built from the handle). Research note §D.
+ */
+export const HASHTAG_REQUIRED: readonly RequiredValues[] = [
+  ANSWER,
+  required('hashtag', 'hashtag', { '(the videos are asked by) id': 'id' }, `${NOTE} §D.1 (challenge/detail) and §D.2 (item_list by challengeID)`),
+  required('video', 'videos[]', { id: 'id', 'author.id': 'author.id', 'author.handle': 'author.uniqueId', url: 'author.uniqueId' }, `${NOTE} §D itemStruct field table`),
+];

@@ -5,7 +5,7 @@ import type { Scraper } from '../../scrape/scraper';
 import type { ScrapeContext } from '../../scrape/context';
 import { allInOrder } from '../../scrape/concurrent';
 import { CookieJar } from '../../scrape/cookies';
-import { arr, bool, count, get, int, isObject, need, str } from '../../scrape/map';
+import { bool, count, get, int, isObject, keepGood, str } from '../../scrape/map';
 import { RememberedIds } from '../../scrape/remembered';
 import { keptWarm } from '../../scrape/warm';
 import { type ApiAnswer, apiGet, fetchPage, session } from './client';
@@ -79,8 +79,10 @@ export const scrapeComments: Scraper<{ url: Out<typeof videoUrlParam>; cursor?: 
     }),
     commentedVideo(ctx, log, url),
   ] as const);
-  // Only top-level comments (the endpoint returns those; a reply that slips in is left out).
-  const comments = arr(get(data, 'comments')).map(mapComment).filter((c) => c.parentId === null);
+  // Only top-level comments (the endpoint returns those; a reply that slips in is left out). A
+  // comment lacking a required value is left out and counted as drift.
+  const drops = ctx.drops(log);
+  const comments = keepGood(get(data, 'comments'), (c) => mapComment(c, url.videoId, drops), 'comment', drops).filter((c) => c.parentId === null);
   const next = int(get(data, 'cursor'));
   const upstreamHasMore = (int(get(data, 'has_more')) ?? 0) === 1;
   // The list ends when the upstream says so, or when its cursor stops moving forward (then the
@@ -94,7 +96,7 @@ export const scrapeComments: Scraper<{ url: Out<typeof videoUrlParam>; cursor?: 
     video,
     comments,
     count: comments.length,
-    total: need(count(get(data, 'total')), 'comment total'),
+    total: count(get(data, 'total')),
     cursor: hasMore ? str(next) : null,
     hasMore,
   };
@@ -141,8 +143,10 @@ async function hashtagDetail(ctx: ScrapeContext, log: Log, hashtag: string, regi
     region,
     what: `hashtag #${hashtag} (${region})`,
   }).catch(inRegion(hashtag, region));
-  // No challenge in the answer: the hashtag does not exist, or not in this region.
-  if (!str(get(data, 'challengeInfo', 'challenge', 'id'))) throw notFound(regionSay(hashtag, region));
+  // No challenge in the answer: the hashtag does not exist, or not in this region. (A challenge
+  // without its id is one the mapper cannot read: EXTRACTION_FAILED naming the id.)
+  const challenge = get(data, 'challengeInfo', 'challenge');
+  if (!isObject(challenge) || Object.keys(challenge).length === 0) throw notFound(regionSay(hashtag, region));
   const info = mapHashtagInfo(data, hashtag);
   details.set(key, { info, at: Date.now() });
   return info;
@@ -179,9 +183,10 @@ export const scrapeHashtag: Scraper<{ hashtag: Out<typeof hashtagParam>; region?
   const videos: HashtagVideo[] = [];
   // The chain returns MAX_SEEN videos at most: the page that reaches it is cut there and is the last.
   const room = MAX_SEEN - seen.size;
-  for (const item of arr(get(list.data, 'itemList'))) {
+  // A video lacking a required value is left out and counted as drift.
+  const drops = ctx.drops(log);
+  for (const video of keepGood(get(list.data, 'itemList'), (item) => mapHashtagVideo(item, drops), 'video', drops)) {
     if (videos.length >= room) break;
-    const video = mapHashtagVideo(item);
     const f = fingerprint(video.id);
     if (seen.has(f)) continue;
     seen.add(f);
@@ -268,7 +273,7 @@ export const scrapeLive: Scraper<{ handle: Out<typeof handleParam> }, LiveData> 
   // The room ended between the two calls.
   if (isObject(room) && int(get(room, 'status')) === 4) return { isLive: false, user, live: null, lastLive: mapLastLive(lookup) };
   const gated = isAgeGate(room);
-  return { isLive: true, user, live: mapLive(gated ? {} : room, lookup, gated), lastLive: null };
+  return { isLive: true, user, live: mapLive(gated ? {} : room, lookup, gated, ctx.drops(log)), lastLive: null };
 };
 
 /**
@@ -355,9 +360,11 @@ export const scrapeFollowing: Scraper<{ handle?: Out<typeof handleParam>; userId
     if (err instanceof ApiError && err.code === 'UPSTREAM_BLOCKED') throw blockedSaying(`${NEEDS_SESSION} (${err.message})`, err.internal ?? err.message, err.retryAfter);
     throw err;
   });
-  // An account the upstream lists twice on one page is returned once.
-  const following = [...new Map(arr(get(data, 'userList')).map(mapFollowed).map((f) => [f.id, f] as const)).values()];
-  if (following.length === 0 && cursor === undefined && profile.followingCount > 0) {
+  // An account the upstream lists twice on one page is returned once; one lacking a required value
+  // is left out and counted as drift.
+  const drops = ctx.drops(log);
+  const following = [...new Map(keepGood(get(data, 'userList'), mapFollowed, 'followed account', drops).map((f) => [f.id, f] as const)).values()];
+  if (following.length === 0 && cursor === undefined && (profile.followingCount ?? 0) > 0) {
     // Likely the logged-out view, but the answer does not say so (no login code, no redirect).
     throw new ApiError('EXTRACTION_FAILED', 'The source answered an empty following list for an account that follows others, without saying why', {
       internal: `shortvideo following of @${profile.handle}: empty userList (statusCode ${String(get(data, 'statusCode') ?? get(data, 'status_code') ?? 'none')}) for ${profile.followingCount} followed, no login sign`,

@@ -1,5 +1,5 @@
 import { ApiError } from '../../../shared/http/errors';
-import { atPointer, isCalendarDate, mapJsonBulletin } from '../../../shared/platforms/citygame/map';
+import { atPointer, isCalendarDate, mapJsonBulletin, notFound } from '../../../shared/platforms/citygame/map';
 import { mapHtmlBulletin } from '../../../shared/platforms/citygame/page';
 import { SourceConfigError } from '../../../shared/platforms/citygame/source';
 
@@ -57,14 +57,17 @@ describe('a JSON source', () => {
     ['null', { ...BULLETIN, tip: null }],
     ['empty', { ...BULLETIN, tip: '  ' }],
     ['not a string', { ...BULLETIN, tip: { text: 'x' } }],
-  ])('a field %s is EXTRACTION_FAILED naming the field and where it was looked for', (_what, answer) => {
-    expect(extraction(() => mapJsonBulletin(answer, TOP))).toBe('citygame source answered without tip (JSON Pointer /tip)');
+  ])('a field %s is null (not on the required list), and named with where it was looked for', (_what, answer) => {
+    const data = mapJsonBulletin(answer, TOP);
+    expect(data).toEqual({ ...BULLETIN, tip: null });
+    expect(notFound(data, TOP, 'JSON Pointer')).toEqual(['tip (JSON Pointer /tip)']);
   });
 
-  test('every missing field is named', () => {
-    expect(extraction(() => mapJsonBulletin({ date: '2026-03-02' }, TOP))).toMatch(/without weekday \(JSON Pointer \/weekday\), weather .*headline .*tip/);
-    expect(extraction(() => mapJsonBulletin(['not', 'an', 'object'], TOP))).toMatch(/without date/);
-    expect(extraction(() => mapJsonBulletin(undefined, TOP))).toMatch(/without date/);
+  test('the date is required: without it, EXTRACTION_FAILED naming it and where it was looked for', () => {
+    expect(extraction(() => mapJsonBulletin({ ...BULLETIN, date: undefined }, TOP))).toBe('the upstream answer has no date (JSON Pointer /date)');
+    expect(extraction(() => mapJsonBulletin(['not', 'an', 'object'], TOP))).toMatch(/no date/);
+    expect(extraction(() => mapJsonBulletin(undefined, TOP))).toMatch(/no date/);
+    expect(notFound(mapJsonBulletin({ date: '2026-03-02' }, TOP), TOP, 'JSON Pointer')).toEqual(['weekday (JSON Pointer /weekday)', 'weather (JSON Pointer /weather)', 'headline (JSON Pointer /headline)', 'tip (JSON Pointer /tip)']);
   });
 
   test.each(['Monday 2 March', '2026-3-2', '02/03/2026', '2026-03-02T08:00:00Z', '2026-02-30', '2026-13-01', ' 2026-03-02'])('a date that is not YYYY-MM-DD (%j) is EXTRACTION_FAILED naming the date', (date) => {
@@ -84,9 +87,12 @@ describe('an HTML page', () => {
     expect(mapHtmlBulletin(page, where)).toEqual(BULLETIN);
   });
 
-  test('a selector that matches nothing, or an empty element, is EXTRACTION_FAILED naming the field', () => {
-    expect(extraction(() => mapHtmlBulletin(page, { ...where, tip: 'aside.tip' }))).toBe('citygame source answered without tip (CSS selector aside.tip)');
-    expect(extraction(() => mapHtmlBulletin(page.replace('Monday', ' '), where))).toBe('citygame source answered without weekday (CSS selector .weekday)');
+  test('a selector that matches nothing, or an empty element, is null, named with its selector; without the date it is EXTRACTION_FAILED', () => {
+    const noTip = mapHtmlBulletin(page, { ...where, tip: 'aside.tip' });
+    expect(noTip.tip).toBeNull();
+    expect(notFound(noTip, { ...where, tip: 'aside.tip' }, 'CSS selector')).toEqual(['tip (CSS selector aside.tip)']);
+    expect(mapHtmlBulletin(page.replace('Monday', ' '), where).weekday).toBeNull();
+    expect(extraction(() => mapHtmlBulletin(page, { ...where, date: 'aside.date' }))).toBe('the upstream answer has no date (CSS selector aside.date)');
   });
 
   test('a date that is not YYYY-MM-DD is EXTRACTION_FAILED', () => {
@@ -94,7 +100,7 @@ describe('an HTML page', () => {
   });
 
   test('a JSON answer where a page was configured has none of the fields', () => {
-    expect(extraction(() => mapHtmlBulletin(JSON.stringify(BULLETIN), where))).toMatch(/without date .*tip/);
+    expect(extraction(() => mapHtmlBulletin(JSON.stringify(BULLETIN), where))).toMatch(/no date/);
   });
 
   test('a selector the parser refuses is a configuration error, not the source failing', () => {

@@ -84,10 +84,16 @@ describe('linkpage mapPage on the crafted page', () => {
     expect(() => mapPage({ ...PAGE, influencer: null }, 'marisolcooks')).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
   });
 
-  it('is EXTRACTION_FAILED, naming the field, without a creation date or ids', () => {
+  it('is EXTRACTION_FAILED, naming it, without its influencer id; a creation date, user or item id it cannot read is null or left out', () => {
     const influencer = PAGE.influencer as Record<string, unknown>;
-    expect(() => mapPage({ ...PAGE, influencer: { ...influencer, created_at: 'yesterday' } }, 'x')).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED', internal: expect.stringMatching(/creation date/) }));
-    expect(() => mapPage({ ...PAGE, influencer: { ...influencer, user: null } }, 'x')).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED' }));
+    expect(() => mapPage({ ...PAGE, influencer: { ...influencer, id: undefined } }, 'x')).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED', internal: expect.stringMatching(/influencer id/) }));
+    expect(mapPage({ ...PAGE, influencer: { ...influencer, created_at: 'yesterday' } }, 'x')).toMatchObject({ createdAt: null });
+    expect(mapPage({ ...PAGE, influencer: { ...influencer, user: null } }, 'x')).toMatchObject({ userId: null, name: null, createdAt: influencer.created_at });
+    const links = PAGE.links as Record<string, unknown>[];
+    const dropped: string[] = [];
+    const page = mapPage({ ...PAGE, links: [{ ...links[0], link_id: undefined }, ...links.slice(1)] }, 'x', { dropped: (resource, missing) => void dropped.push(`${resource}: ${missing}`) });
+    expect(page.items.map((i) => i.id)).not.toContain(links[0]!.link_id);
+    expect(dropped).toEqual(['item: custom link id']);
   });
 });
 

@@ -154,18 +154,21 @@ describe('livestream clip scrape', () => {
   });
 
   it('gives EXTRACTION_FAILED when both endpoints answer something unknown', async () => {
-    fake.on(clipPath(HLS_ID), { status: 200, body: { clip: { title: 'no id here' } } });
+    fake.on(clipPath(HLS_ID), { status: 200, body: { items: [{ title: 'no clip here' }] } });
     fake.on(`${clipPath(HLS_ID)}/play`, { status: 200, body: { result: [] } });
     await rejection(scrape(HLS_ID), 'EXTRACTION_FAILED');
     expect(fake.requests).toHaveLength(2);
   });
 
-  it('gives EXTRACTION_FAILED for a clip without a title or a channel', async () => {
+  it('gives EXTRACTION_FAILED for a clip without its id or a channel (its required values); a clip without a title maps with a null title', async () => {
     const { clip } = fixture('livestream/clip-hls.json') as { clip: Record<string, unknown> };
-    fake.on(clipPath(HLS_ID), { body: { clip: { ...clip, title: null } } });
-    await rejection(scrape(HLS_ID), 'EXTRACTION_FAILED');
     fake.on(clipPath(HLS_ID), { body: { clip: { ...clip, channel: null } } });
     await rejection(scrape(HLS_ID), 'EXTRACTION_FAILED');
+    const { id: _id, ...noId } = clip;
+    fake.on(clipPath(HLS_ID), { body: { clip: noId } });
+    await rejection(scrape(HLS_ID), 'EXTRACTION_FAILED');
+    fake.on(clipPath(HLS_ID), { body: { clip: { ...clip, title: null } } });
+    expect((await scrape(HLS_ID)).clip).toMatchObject({ id: HLS_ID, title: null });
   });
 
   it('gives NOT_FOUND for an unknown clip (404 {message}) without trying the play endpoint', async () => {
@@ -214,8 +217,8 @@ describe('livestream mapClip', () => {
     const mp4 = 'https://media.livestream.example/clips/x.mp4';
     expect(mapClip({ ...base, video_url: mp4, clip_url: m3u8 }).videoUrl).toBe(m3u8);
     expect(mapClip({ ...base, video_url: m3u8, clip_url: mp4 }).videoUrl).toBe(m3u8);
-    // A clip with no usable video URL is a changed upstream shape, never a half-empty clip.
-    expect(() => mapClip({ ...base, video_url: 'javascript:alert(1)', clip_url: null })).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED', internal: expect.stringMatching(/video URL/) }));
+    // No usable video URL: null, never a made-up one (the video URL is not on the clip's required list).
+    expect(mapClip({ ...base, video_url: 'javascript:alert(1)', clip_url: null })).toMatchObject({ videoUrl: null, videoFormat: null });
   });
 
   it('takes views and likes from their own fields, never from each other', () => {
@@ -240,9 +243,10 @@ describe('livestream mapClip', () => {
     expect(mapClip({ ...base, category }).category).toEqual({ id: 9, name: 'X', slug: 'x', parentCategory: 'irl', imageUrl: 'https://files.livestream.example/r.webp' });
   });
 
-  it('refuses an answer without the fields the spec requires (EXTRACTION_FAILED naming the field), and nulls only the recorded deviations', () => {
+  it('refuses a clip without its required values (EXTRACTION_FAILED naming the value); any other value missing is null', () => {
     expect(() => mapClip(null)).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED', internal: expect.stringMatching(/clip id/) }));
-    expect(() => mapClip({ ...base, duration: null })).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED', internal: expect.stringMatching(/duration/) }));
+    expect(() => mapClip({ ...base, channel: { ...(base.channel as object), slug: undefined } })).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED', internal: expect.stringMatching(/channel slug/) }));
+    expect(mapClip({ ...base, duration: null, views: 'many', view_count: undefined, is_mature: undefined })).toMatchObject({ durationSeconds: null, views: null, isMature: null });
     const { category: _c, creator: _k, ...bare } = base;
     expect(mapClip(bare)).toMatchObject({ category: null, creator: null });
   });

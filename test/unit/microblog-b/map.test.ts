@@ -254,7 +254,7 @@ describe('note', () => {
   });
 
   test('direct replies in upstream order: continuation and tombstone left out, visibility wrapper unwrapped', () => {
-    const replies = directReplies(f('conversation'), '2010000000000001000')!.map(mapThreadNote);
+    const replies = directReplies(f('conversation'), '2010000000000001000')!.map((t) => mapThreadNote(t));
     for (const r of replies) valid(R.ThreadNote, r);
     expect(replies.map((r) => [r.id, r.author.screenName])).toEqual([
       ['2010000000000001201', 'HarborKite'],

@@ -61,7 +61,7 @@ describe('user notes', () => {
     const notes = notesOf(result);
     expect(notes[0]).toMatchObject({ id: '1934000000000000100', isPinned: true });
     expect(notes.filter((n) => n.isPinned)).toHaveLength(1);
-    const rest = notes.slice(1).map((n) => n.createdAtMs);
+    const rest = notes.slice(1).map((n) => n.createdAtMs!);
     expect(rest).toEqual([...rest].sort((a, b) => b - a));
     expect(new Set(notes.map((n) => n.id)).size).toBe(notes.length);
     expect(result.noteCount).toBe(notes.length);

@@ -159,7 +159,7 @@ describe('microblog-c user posts: page 1', () => {
     const expected = fullTimeline.filter((s) => s.in_reply_to_id === null).slice(0, 20);
     expect(page.posts.map((p) => p.id)).toEqual(expected.map(postIdOf));
     expect(expected.slice(-2)).toEqual(page2.slice(0, 2));
-    const times = page.posts.map((p) => Date.parse(p.repostedAt ?? p.createdAt));
+    const times = page.posts.map((p) => Date.parse(p.repostedAt ?? p.createdAt ?? ''));
     expect(times).toEqual([...times].sort((x, y) => y - x));
   });
 

@@ -6,7 +6,7 @@ import { fixture } from '../../../dev/upstream/fake';
 const page = fixture('shortvideo/comments-page1.json') as { comments: unknown[] };
 
 describe('comment mapper (crafted from the real comment/list shape)', () => {
-  const [pinned, image, sticker, yoruba] = page.comments.map(mapComment);
+  const [pinned, image, sticker, yoruba] = page.comments.map((c) => mapComment(c));
 
   it('maps every field of a comment with a label, a pinned flag and a top reply', () => {
     expect(pinned).toEqual({
@@ -84,12 +84,17 @@ describe('comment mapper (crafted from the real comment/list shape)', () => {
     expect(() => mapComment({ ...c, user: {} })).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED' }));
   });
 
-  it('never invents a count or a code: a comment without its like or reply count or its share acl code fails naming it', () => {
+  it('never invents a count or a code: a comment without its like or reply count or its share acl code maps them null; without its cid or author uid it fails naming it', () => {
     const c = page.comments[0] as Record<string, unknown>;
+    expect(mapComment({ ...c, digg_count: undefined, reply_comment_total: 'many', share_info: { ...(c.share_info as object), acl: {} } })).toMatchObject({
+      id: c.cid,
+      likeCount: null,
+      replyCount: null,
+      shareInfo: { acl: { code: null } },
+    });
     const fails = (raw: unknown, what: RegExp) => expect(() => mapComment(raw)).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED', internal: expect.stringMatching(what) }));
-    fails({ ...c, digg_count: undefined }, /comment like count/);
-    fails({ ...c, reply_comment_total: undefined }, /comment reply count/);
-    fails({ ...c, share_info: { ...(c.share_info as object), acl: {} } }, /comment share acl code/);
+    fails({ ...c, cid: undefined }, /comment id/);
+    fails({ ...c, user: { ...(c.user as object), uid: undefined } }, /comment author id/);
   });
 });
 
@@ -98,8 +103,8 @@ describe('exact counts', () => {
     expect(exactCount({ heartCount: '3123456789' }, { heartCount: -1171510507 }, 'heartCount')).toBe(3123456789);
     expect(exactCount({ videoCount: '56953998' }, { videoCount: 0 }, 'videoCount')).toBe(56953998);
     expect(exactCount({}, { diggCount: 17 }, 'diggCount')).toBe(17);
-    // A count neither carries is never an invented 0: EXTRACTION_FAILED naming it.
-    expect(() => exactCount(undefined, { diggCount: 3 }, 'videoCount')).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED', internal: expect.stringMatching(/videoCount count/) }));
+    // A count neither carries is never an invented 0: null.
+    expect(exactCount(undefined, { diggCount: 3 }, 'videoCount')).toBeNull();
     expect(exactCount({ heart: '12' }, {}, 'heartCount', 'heart')).toBe(12);
   });
 });

@@ -3,7 +3,7 @@ import { mapHashtagInfo, mapHashtagVideo } from '../../../shared/platforms/short
 import { HashtagInfo, HashtagVideo } from '../../../shared/platforms/shortvideo/resources';
 import { fixture } from '../../../dev/upstream/fake';
 
-const [full, photo, ad] = (fixture('shortvideo/hashtag-items-page1.json') as { itemList: unknown[] }).itemList.map(mapHashtagVideo);
+const [full, photo, ad] = (fixture('shortvideo/hashtag-items-page1.json') as { itemList: unknown[] }).itemList.map((item) => mapHashtagVideo(item));
 
 describe('hashtag mapper (crafted from the real itemStruct and challenge shapes)', () => {
   it('the hashtag: exact counts from statsV2 (stats says videoCount 0), empty cover sizes skipped, announcement', () => {

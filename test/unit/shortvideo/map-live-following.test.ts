@@ -40,7 +40,7 @@ describe('live streams', () => {
     expect(mapLive({ ...room, link_mic: {} }, lookup, false).battle).toBeNull();
   });
 
-  it('never invents a count: an age-restricted room has no new-follower or shop count (null), a gifter or battle without its counts fails naming them', () => {
+  it('never invents a count: an age-restricted room has no new-follower or shop count (null); a room, gifter or battle without a count maps it null; a gifter without its id is left out and reported', () => {
     const room = (fixture('shortvideo/live-room-info.json') as { data: Record<string, any> }).data;
     const lookup = (fixture('shortvideo/live-user-room-live.json') as { data: unknown }).data;
     const restricted = mapLive({ id_str: '7503400000000000001' }, lookup, true);
@@ -48,13 +48,19 @@ describe('live streams', () => {
     expect(v.safeParse(LiveDetails, restricted).success).toBe(true);
     const noStats = structuredClone(lookup) as { liveRoom: Record<string, unknown> };
     delete noStats.liveRoom.liveRoomStats;
-    expect(() => mapLive({ id_str: '1' }, noStats, true)).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED', internal: expect.stringMatching(/live viewer count/) }));
+    expect(mapLive({ id_str: '1' }, noStats, true)).toMatchObject({ viewerCount: null, totalViewers: null });
     const gifter = structuredClone(room);
     delete gifter.top_fans[0].fan_ticket;
-    expect(() => mapLive(gifter, lookup, false)).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED', internal: expect.stringMatching(/top gifter gift score/) }));
+    expect(mapLive(gifter, lookup, false).topGifters[0]).toMatchObject({ giftScore: null });
     const battle = structuredClone(room);
     delete battle.link_mic.battle_settings.duration;
-    expect(() => mapLive(battle, lookup, false)).toThrow(expect.objectContaining({ code: 'EXTRACTION_FAILED', internal: expect.stringMatching(/battle duration/) }));
+    expect(mapLive(battle, lookup, false).battle).toMatchObject({ durationSeconds: null });
+    const anonymous = structuredClone(room);
+    delete anonymous.top_fans[0].user.id_str;
+    const dropped: string[] = [];
+    const live = mapLive(anonymous, lookup, false, { dropped: (resource, missing) => void dropped.push(`${resource}: ${missing}`) });
+    expect(live.topGifters).toHaveLength(room.top_fans.length - 1);
+    expect(dropped).toEqual(['top gifter: top gifter id']);
   });
 
   it('the last live: from the lookup of an offline account; null when it never went live', () => {
