@@ -691,7 +691,7 @@ async function statusPage() {
     const drift = [...c.missing.map((f) => `missing ${f}`), ...c.newlyNull.map((f) => `now null: ${f}`)];
     return `${c.ok ? 'passed' : `failed (${c.code ?? 'error'}${c.consecutiveFailures > 1 ? `, ${c.consecutiveFailures} in a row` : ''})`}${drift.length ? `; drift: ${drift.join(', ')}` : ''}, ${when(c.at)}`;
   };
-  const columns = ['Operation', 'State', 'Answers 15 min', 'Success 15 min', 'p50 / p95 15 min', 'Errors 15 min', 'Answers 24 h', 'Success 24 h', 'p95 24 h', 'Last success', 'Last canary'];
+  const columns = ['Operation', 'State', 'Answers 15 min', 'Success 15 min', 'p50 / p95 15 min', 'Errors 15 min', 'Items dropped 15 min', 'Answers 24 h', 'Success 24 h', 'p95 24 h', 'Last success', 'Last canary'];
   show(
     'Status',
     h('p', {}, `Each operation's state from the answers of the last 15 minutes and its canary; figures as of ${when(doc.generatedAt)}. A 404 or 422 is the caller's answer, not a failure.`),
@@ -710,6 +710,7 @@ async function statusPage() {
             ['Success 15 min', percent(o.last15m.successShare)],
             ['p50 / p95 15 min', `${ms(o.last15m.latencyMs.p50)} / ${ms(o.last15m.latencyMs.p95)}`],
             ['Errors 15 min', codes(o.last15m.byCode)],
+            ['Items dropped 15 min', String(o.last15m.droppedItems ?? 0)],
             ['Answers 24 h', String(o.last24h.answers)],
             ['Success 24 h', percent(o.last24h.successShare)],
             ['p95 24 h', ms(o.last24h.latencyMs.p95)],

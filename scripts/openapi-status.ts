@@ -14,12 +14,13 @@ const msOrNull = { type: ['integer', 'null'], minimum: 0 };
 export const statusSchemas: Json = {
   StatusWindow: {
     type: 'object',
-    required: ['answers', 'byStatus', 'byCode', 'cacheHits', 'successShare', 'latencyMs'],
+    required: ['answers', 'byStatus', 'byCode', 'cacheHits', 'droppedItems', 'successShare', 'latencyMs'],
     properties: {
       answers: { type: 'integer', minimum: 0 },
       byStatus: { ...counts, description: 'Answers by HTTP status ("200", "404", ...)' },
       byCode: { ...counts, description: 'Error answers by error code' },
       cacheHits: { type: 'integer', minimum: 0 },
+      droppedItems: { type: 'integer', minimum: 0, description: 'List items left out of answers because the platform sent them without a value they cannot be built without (drift: a platform change shows here within minutes of the first affected answer)' },
       successShare: { type: ['number', 'null'], minimum: 0, maximum: 1, description: 'Answers that were not 5xx, over all answers (a 404 or 422 is the caller\'s answer, not a failure); null without answers' },
       latencyMs: {
         type: 'object',

@@ -16,6 +16,8 @@ export interface WindowReport {
   /** Error answers by error code. */
   byCode: Record<string, number>;
   cacheHits: number;
+  /** List items left out for a missing required value (drift). */
+  droppedItems: number;
   /** Answers that were not 5xx, over all answers; null without answers. */
   successShare: number | null;
   /** Live answers (scraped and served): the bucket bound under which 50% / 95% of them fell. */
@@ -48,6 +50,7 @@ function windowReport(f: Figures): WindowReport {
     byStatus: f.byStatus,
     byCode: f.byCode,
     cacheHits: f.cacheHits,
+    droppedItems: f.dropped,
     successShare: successShare(f),
     latencyMs: { p50: percentile(f.histogram, 0.5), p95: percentile(f.histogram, 0.95), live: f.live },
   };

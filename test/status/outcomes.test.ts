@@ -106,6 +106,25 @@ describe('a mix of requests, counted by status and code (issue 20, done when)', 
   });
 });
 
+describe('drift in the status (issue 31)', () => {
+  test('a page with one item the platform sent without its uri: 200 with the others, the item counted as dropped in /v1/status', async () => {
+    const { key } = await h.team(5);
+    const page = fixture('microblog-a/feed-page1.json') as { feed: { post: Record<string, unknown> }[] };
+    const total = page.feed.length;
+    delete page.feed[1]!.post.uri;
+    h.fake.on(FEED, { body: page });
+    const before = (await readFigures([OP], '15m'))[OP]!;
+    const res = await h.call(PATH, { handle: 'drifting.bsky.social' }, { key });
+    expect(res.status).toBe(200);
+    expect(res.body.data.count).toBe(res.body.data.posts.length);
+    expect(res.body.data.posts.length).toBeLessThan(total);
+    const status = await h.call('/v1/status', {});
+    const mine = status.body.operations.find((o: { operation: string }) => o.operation === OP);
+    expect(mine.last15m.droppedItems).toBeGreaterThanOrEqual(1);
+    expect((await readFigures([OP], '15m'))[OP]!.dropped - before.dropped).toBeGreaterThanOrEqual(1);
+  });
+});
+
 describe('the local gateway states its own rate-limit figures', () => {
   test('RateLimit-Limit, -Remaining and -Reset on operation answers, counting down', async () => {
     const { key } = await h.team(10);
