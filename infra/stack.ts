@@ -216,7 +216,7 @@ export class SocialDataApiStack extends Stack {
     const rule = (name: string, priority: number, action: object, statement: object): wafv2.CfnWebACL.RuleProperty => ({ name, priority, action, statement, visibilityConfig: visibility(name) });
     const acl = new wafv2.CfnWebACL(this, 'ApiWebAcl', {
       scope: 'REGIONAL',
-      description: `In front of the API: ${limit} requests per address per 5 minutes; a credential before the routes that need one; a per-address limit per route group`,
+      description: `In front of the API: ${limit} requests per address per 5 minutes, a credential before the routes that need one, a per-address limit per route group`,
       defaultAction: { allow: {} },
       visibilityConfig: visibility('SocialDataApiAcl'),
       // The service's error envelope (WAF cannot add the request id).
