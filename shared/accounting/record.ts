@@ -19,6 +19,8 @@ export interface Answer {
   /** Absent when no team is known (the request never passed the authorizer). */
   teamId?: string;
   keyId?: string;
+  /** Set on a monitor's poll (shared/monitors/poll.ts). */
+  monitorId?: string;
   operation: string;
   requestId: string;
   status: number;
@@ -40,6 +42,7 @@ export interface Answer {
 export const answered = (a: Omit<Answer, 'live' | 'upstreamCalls' | 'dropped'> & { teamId: string }): Answered => ({
   teamId: a.teamId,
   keyId: a.keyId,
+  ...(a.monitorId ? { monitorId: a.monitorId } : {}),
   operation: a.operation,
   requestId: a.requestId,
   status: a.status,

@@ -1,0 +1,27 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { Invoke } from '../shared/monitors/poll';
+import { runDue } from '../shared/monitors/scheduler';
+import { logger } from '../shared/runtime/log';
+
+/**
+ * The local, in-process scheduler of `npm start` and `npm run demo`: the same scheduling and
+ * delivery code the deployed workers run (shared/monitors/scheduler.ts), on DynamoDB Local,
+ * checking for due polls and deliveries every MONITOR_TICK_MS (default 5 s, at most 10 s).
+ */
+export const invokeInProcess: Invoke = async (id, event) => {
+  const mod = (await import(`../functions/${id}`)) as { handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> };
+  return mod.handler(event);
+};
+
+export function startMonitorScheduler(tickMs = Math.min(10_000, Number(process.env.MONITOR_TICK_MS) || 5_000)): { stop(): void } {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    runDue(Date.now(), logger, invokeInProcess)
+      .catch((err) => logger.warn('monitor tick failed', { error: (err as Error).message }))
+      .finally(() => (running = false));
+  }, tickMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
