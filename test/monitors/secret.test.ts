@@ -21,3 +21,15 @@ test('signature: v1,base64(HMAC-SHA256(id.timestamp.body)), verified by the stan
   expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
   expect(() => new Webhook(newSecret()).verify(body, headers)).toThrow();
 });
+
+test("the local receiver's few-line verification (scripts/webhook-receiver.ts) accepts our signature and refuses a changed body", () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { verify } = require('../../scripts/webhook-receiver') as typeof import('../../scripts/webhook-receiver');
+  const secret = newSecret();
+  const ts = Math.floor(Date.now() / 1000);
+  const body = '{"type":"items.new","timestamp":"2026-11-29T00:00:00.000Z","data":{}}';
+  const headers = { 'webhook-id': 'msg_2', 'webhook-timestamp': String(ts), 'webhook-signature': sign(secret, 'msg_2', ts, body) };
+  expect(verify(secret, headers, body)).toBe(true);
+  expect(verify(secret, headers, body.replace('items', 'itemz'))).toBe(false);
+  expect(verify(secret, { ...headers, 'webhook-timestamp': String(ts - 3600) }, body)).toBe(false);
+});
