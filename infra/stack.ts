@@ -21,6 +21,7 @@ import { handlerFile, routedOperations, type Operation } from '../shared/operati
 import { FIELDS_VARIABLE, SOURCE_URL_VARIABLE, parseSource } from '../shared/platforms/citygame/source';
 import { KEY_PEPPER_VARIABLE } from '../shared/runtime/secrets';
 import { addOperationalStatus } from './status';
+import { addMonitors } from './monitors';
 
 /**
  * The whole service in one stack: one Lambda per routed operation (from the operations table),
@@ -106,6 +107,8 @@ export class SocialDataApiStack extends Stack {
     this.addAgentRoutes(authorizer, operations.everyOperation);
     // The account API issues the request history's cursors: sealed with the same secret.
     this.addDashboard({ ...environment, CURSOR_SECRET_ARN: operations.everyOperation.CURSOR_SECRET_ARN! });
+    // Monitors with signed webhooks (infra/monitors.ts, docs/monitors.md).
+    addMonitors({ scope: this, api: this.api, accounts: this.accounts, environment, operations: operations.functions, nodeFunction: (fid, entry, props) => this.nodeFunction(fid, entry, props), allowItems: (fn, actions, prefixes) => this.allowItems(fn, actions, prefixes), withPepper: (fn) => this.withPepper(fn), grantData: (fn) => void this.dataKey?.grantEncryptDecrypt(fn), acknowledge });
     // Before any step that walks the API's methods (per-method throttles): GET /v1/status, the canaries, the alarms and their topic, the CloudWatch dashboard (infra/status.ts).
     addOperationalStatus(this, {
       serviceName: SERVICE_NAME,

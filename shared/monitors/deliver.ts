@@ -37,9 +37,10 @@ export async function enqueue(m: Monitor, events: PendingEvent[], now: number): 
 }
 
 /** One attempt of a pending delivery; records its outcome and the next attempt, if any. */
-export async function attempt(teamId: string, monitorId: string, eventId: string, now: number, log: Log): Promise<Delivery | null> {
+export async function attempt(teamId: string, monitorId: string, eventId: string, now: number, log: Log, requeue?: (d: Delivery, delaySeconds: number) => Promise<boolean>): Promise<Delivery | null> {
   const [d, m] = await Promise.all([getDelivery(teamId, monitorId, eventId), getMonitor(teamId, monitorId)]);
   if (!d) return null;
+  if (d.state !== 'pending') return d; // a duplicate queue message of a settled delivery
   if (!m) {
     await putDelivery({ ...d, state: 'failed', nextAttemptAt: undefined, lastError: 'monitor deleted' });
     return null;
@@ -60,6 +61,9 @@ export async function attempt(teamId: string, monitorId: string, eventId: string
     state: ok ? 'delivered' : retry ? 'pending' : 'failed',
     nextAttemptAt: retry ? now + wait : undefined,
   };
+  // On AWS a retry due within the queue's 15-minute delay limit goes back on the queue, delayed.
+  if (retry && requeue && wait <= 900_000 && (await requeue(next, wait / 1000).catch(() => false))) next.sweepAfter = now + wait + 900_000;
+  else next.sweepAfter = undefined;
   await putDelivery(next);
   log.info('webhook attempt', { monitorId, eventId, type: d.type, attempts, status: res.status, ms: res.ms, error: res.error });
   if (ok && m.failingSince !== undefined) await patchMonitor(m, { failingSince: undefined });

@@ -57,6 +57,11 @@ export interface Delivery {
   lastError?: string;
   ms?: number;
   nextAttemptAt?: number;
+  /**
+   * On AWS, a retry already on the delivery queue (a delayed message): the tick sweeps it only
+   * after this time, as a safety net for a lost message. Locally unset: due at nextAttemptAt.
+   */
+  sweepAfter?: number;
   state: 'pending' | 'delivered' | 'failed';
 }
 
@@ -117,7 +122,7 @@ function deliveryItem(d: Delivery): Record<string, unknown> {
     pk: teamPk(d.teamId),
     sk: dlvSk(d.monitorId, d.eventId),
     ...d,
-    ...(d.state === 'pending' && d.nextAttemptAt !== undefined ? { gsi1pk: DELIVERY_DUE, gsi1sk: dueSk(d.nextAttemptAt, d.teamId, d.monitorId, d.eventId) } : {}),
+    ...(d.state === 'pending' && d.nextAttemptAt !== undefined ? { gsi1pk: DELIVERY_DUE, gsi1sk: dueSk(d.sweepAfter ?? d.nextAttemptAt, d.teamId, d.monitorId, d.eventId) } : {}),
     expiresAt: Math.floor(d.createdAt / 1000) + DELIVERY_DAYS * 86_400,
   };
 }
