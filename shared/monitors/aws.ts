@@ -33,7 +33,7 @@ async function sendAll(queueUrl: string, refs: Ref[]): Promise<void> {
 
 export async function tickHandler(): Promise<{ polls: number; deliveries: number }> {
   const now = Date.now();
-  const [monitors, deliveries] = await Promise.all([dueMonitors(now, 1000), dueDeliveries(now, 1000)]);
+  const [monitors, deliveries] = await Promise.all([dueMonitors(now, 20_000), dueDeliveries(now, 20_000)]);
   await Promise.all([sendAll(POLL_QUEUE(), monitors), sendAll(DELIVERY_QUEUE(), deliveries)]);
   return { polls: monitors.length, deliveries: deliveries.length };
 }

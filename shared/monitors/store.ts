@@ -111,10 +111,21 @@ export async function deleteMonitor(teamId: string, monitorId: string): Promise<
 
 /** Monitors due at `now`, oldest due first. */
 export async function dueMonitors(now: number, limit = 100): Promise<{ teamId: string; monitorId: string }[]> {
-  const res = await db().send(
-    new QueryCommand({ TableName: T(), IndexName: TEAM_INDEX.name, KeyConditionExpression: 'gsi1pk = :p AND gsi1sk <= :now', ExpressionAttributeValues: { ':p': MONITOR_DUE, ':now': `${new Date(now).toISOString()}#~` }, Limit: limit }),
-  );
-  return (res.Items ?? []).map((i) => ({ teamId: i.teamId as string, monitorId: i.monitorId as string }));
+  return (await duePage(MONITOR_DUE, now, limit)).map((i) => ({ teamId: i.teamId as string, monitorId: i.monitorId as string }));
+}
+
+/** Up to `limit` items of a due partition, oldest due first, page after page. */
+async function duePage(partition: string, now: number, limit: number): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await db().send(
+      new QueryCommand({ TableName: T(), IndexName: TEAM_INDEX.name, KeyConditionExpression: 'gsi1pk = :p AND gsi1sk <= :now', ExpressionAttributeValues: { ':p': partition, ':now': `${new Date(now).toISOString()}#~` }, Limit: limit - out.length, ExclusiveStartKey: start }),
+    );
+    out.push(...(res.Items ?? []));
+    start = res.LastEvaluatedKey;
+  } while (start && out.length < limit);
+  return out;
 }
 
 function deliveryItem(d: Delivery): Record<string, unknown> {
@@ -146,10 +157,7 @@ export async function listDeliveries(teamId: string, monitorId: string, limit = 
 }
 
 export async function dueDeliveries(now: number, limit = 100): Promise<{ teamId: string; monitorId: string; eventId: string }[]> {
-  const res = await db().send(
-    new QueryCommand({ TableName: T(), IndexName: TEAM_INDEX.name, KeyConditionExpression: 'gsi1pk = :p AND gsi1sk <= :now', ExpressionAttributeValues: { ':p': DELIVERY_DUE, ':now': `${new Date(now).toISOString()}#~` }, Limit: limit }),
-  );
-  return (res.Items ?? []).map((i) => ({ teamId: i.teamId as string, monitorId: i.monitorId as string, eventId: i.eventId as string }));
+  return (await duePage(DELIVERY_DUE, now, limit)).map((i) => ({ teamId: i.teamId as string, monitorId: i.monitorId as string, eventId: i.eventId as string }));
 }
 
 /** Set a few attributes of a monitor (the item must exist). */

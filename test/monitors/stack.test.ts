@@ -7,9 +7,9 @@ import { MONITOR_ROUTES } from '../../shared/monitors/api';
 import { MONITORABLE_IDS } from '../../shared/monitors/kinds';
 import { testApp } from '../support/synth';
 
-/** The monitors' part of the stack (infra/monitors.ts): scheduler, queues with DLQs, workers, least privilege, cdk-nag. */
+/** The monitors' part of the stack (infra/monitors.ts, context monitors=true): scheduler, queues with DLQs, workers, least privilege, cdk-nag. */
 type Resource = { Type: string; Properties: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
-const app = testApp();
+const app = testApp({ monitors: 'true' });
 const stack = new SocialDataApiStack(app, 'SocialDataApi');
 const template = Template.fromStack(stack);
 const resources = template.toJSON().Resources as Record<string, Resource>;
@@ -54,13 +54,21 @@ test('least privilege: only the poll worker invokes functions, and only the moni
   expect(tickDb.flatMap(actions)).toEqual(['dynamodb:Query']);
 });
 
+test('without context monitors=true, none of it is deployed', () => {
+  const plain = Template.fromStack(new SocialDataApiStack(testApp(), 'SocialDataApi')).toJSON().Resources as Record<string, Resource>;
+  expect(Object.keys(plain).filter((id) => id.startsWith('Monitor'))).toEqual([]);
+});
+
 test('every monitors route is on the API', () => {
   const paths = ofType('AWS::ApiGateway::Method').length;
   expect(paths).toBeGreaterThan(MONITOR_ROUTES.length);
 });
 
-test('cdk-nag (AwsSolutions): no unacknowledged finding', () => {
-  const nagApp = testApp();
+test.each([
+  ['default context', {}],
+  ['with a customer-managed KMS key', { kmsKey: 'true' }],
+])('cdk-nag (AwsSolutions): no unacknowledged finding (%s)', (_name, context) => {
+  const nagApp = testApp({ monitors: 'true', ...context });
   new SocialDataApiStack(nagApp, 'SocialDataApi');
   Validations.of(nagApp).addPlugins(new AwsSolutionsChecks(nagApp));
   let problem = '';
