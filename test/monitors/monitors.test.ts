@@ -259,6 +259,37 @@ describe('credits', () => {
   });
 });
 
+describe('monitor.paused', () => {
+  test('the watched thing gone (404): one monitor.paused, and no more polls', async () => {
+    const { key } = await h.team(10);
+    const m = (await create(key)).body.data.monitor;
+    await tick(0);
+    h.fake.on(PROFILE, { status: 400, body: fixture('microblog-a/error-not-found.json') });
+    h.fake.on(FEED, { status: 400, body: fixture('microblog-a/error-not-found.json') });
+    await tick(2);
+    const upstream = h.fake.requests.length;
+    await tick(2);
+    expect(h.fake.requests.length).toBe(upstream);
+    expect(receiver.events().map((e) => e.type)).toEqual(['monitor.ready', 'monitor.paused']);
+    expect(receiver.events()[1]!.data).toMatchObject({ reason: 'not_found' });
+    expect((await api('GET', `/v1/monitors/${m.id}`, key)).body.data.monitor).toMatchObject({ status: 'paused', pausedReason: 'not_found' });
+  });
+
+  test('deliveries failing for 3 days pause the monitor; resuming by hand polls again', async () => {
+    const { key } = await h.team(10);
+    const m = (await create(key, { intervalSeconds: 3600 })).body.data.monitor;
+    receiver.statuses = Array(100).fill(500);
+    await tick(0);
+    await tick(3 * 86_400 + 60);
+    expect((await api('GET', `/v1/monitors/${m.id}`, key)).body.data.monitor).toMatchObject({ status: 'paused', pausedReason: 'deliveries_failing' });
+    const types = (await api('GET', `/v1/monitors/${m.id}/deliveries`, key)).body.data.deliveries.map((d: { type: string }) => d.type);
+    expect(types).toContain('monitor.paused');
+    receiver.statuses = [];
+    const resumed = await api('PATCH', `/v1/monitors/${m.id}`, key, { status: 'active' });
+    expect(resumed.body.data.monitor).toMatchObject({ status: 'active', pausedReason: null });
+  });
+});
+
 describe('where a webhook may go', () => {
   let restore: () => void;
   const names: Record<string, string> = { 'hooks.loop.test': '127.0.0.1', 'hooks.private.test': '10.1.2.3', 'hooks.meta.test': '169.254.169.254', 'hooks.public.test': '93.184.216.34' };
