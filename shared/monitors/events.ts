@@ -21,7 +21,8 @@ export interface WatchState {
   bulletin?: string;
 }
 
-export type EventType = 'monitor.ready' | 'monitor.test' | 'monitor.paused' | 'items.new' | 'live.started' | 'live.ended' | 'bulletin.new';
+export const EVENT_TYPES = ['monitor.ready', 'monitor.test', 'monitor.paused', 'items.new', 'live.started', 'live.ended', 'bulletin.new'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
 export interface PendingEvent {
   type: EventType;
   data: Record<string, unknown>;

@@ -45,3 +45,13 @@ test('bulletin.new when the day\'s bulletin changes', () => {
   expect(diff('citygame-daily', first.state, day('2026-11-28'), about).events).toEqual([]);
   expect(diff('citygame-daily', first.state, day('2026-11-29'), about).events.map((e) => e.type)).toEqual(['bulletin.new']);
 });
+
+test("the OpenAPI document's webhooks section describes every event type, and docs/openapi.json carries it", () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { monitorWebhooks } = require('../../scripts/openapi-monitors') as typeof import('../../scripts/openapi-monitors');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { EVENT_TYPES } = require('../../shared/monitors/events') as typeof import('../../shared/monitors/events');
+  expect(Object.keys(monitorWebhooks()).sort()).toEqual([...EVENT_TYPES].sort());
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  expect(Object.keys((require('../../docs/openapi.json') as { webhooks: object }).webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+});
