@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Log } from '../runtime/log';
 import type { PendingEvent } from './events';
 import { openSecret, sign } from './secret';
-import { type Delivery, type Monitor, getDelivery, getMonitor, patchMonitor, putDelivery } from './store';
+import { type Delivery, type Monitor, getDelivery, getMonitor, patchMonitor, putDelivery, setMonitorFields } from './store';
 import { postWebhook } from './webhook-url';
 
 /**
@@ -66,11 +66,11 @@ export async function attempt(teamId: string, monitorId: string, eventId: string
   else next.sweepAfter = undefined;
   await putDelivery(next);
   log.info('webhook attempt', { monitorId, eventId, type: d.type, attempts, status: res.status, ms: res.ms, error: res.error });
-  if (ok && m.failingSince !== undefined) await patchMonitor(m, { failingSince: undefined });
+  if (ok && m.failingSince !== undefined) await setMonitorFields(m.teamId, m.monitorId, { failingSince: undefined });
   if (!ok) {
     const since = m.failingSince ?? now;
     if (m.status === 'active' && now - since >= PAUSE_AFTER_FAILING_MS) await pause(m, 'deliveries_failing', now);
-    else if (m.failingSince === undefined) await patchMonitor(m, { failingSince: since });
+    else if (m.failingSince === undefined) await setMonitorFields(m.teamId, m.monitorId, { failingSince: since });
   }
   return next;
 }

@@ -4,7 +4,7 @@ import { operation } from '../operations';
 import type { Log } from '../runtime/log';
 import { diff } from './events';
 import { enqueue, pause } from './deliver';
-import { type Monitor, getMonitor, patchMonitor } from './store';
+import { type Monitor, getMonitor, setMonitorFields } from './store';
 
 /**
  * One poll of a monitor: a request of its operation through the operation's own handler (the same
@@ -60,7 +60,9 @@ export async function pollMonitor(teamId: string, monitorId: string, now: number
   const m = await getMonitor(teamId, monitorId);
   if (!m || m.status !== 'active') return null;
   // Claim the next slot first: a poll that fails still moves on to the next interval.
-  const claimed = await patchMonitor(m, { nextPollAt: now + m.intervalSeconds * 1000, lastPollAt: now });
+  const claim = { nextPollAt: now + m.intervalSeconds * 1000, lastPollAt: now };
+  if (!(await setMonitorFields(teamId, monitorId, claim))) return null;
+  const claimed: Monitor = { ...m, ...claim };
   const res = await invoke(m.operation, pollEvent(m));
   const body = JSON.parse(res.body) as { data?: Record<string, unknown>; error?: { code: string } };
   if (res.statusCode === 402 || res.statusCode === 404) {
@@ -68,13 +70,13 @@ export async function pollMonitor(teamId: string, monitorId: string, now: number
     return { status: res.statusCode, events: ['monitor.paused'] };
   }
   if (res.statusCode !== 200 || !body.data) {
-    await patchMonitor(claimed, { lastPollStatus: res.statusCode });
+    await setMonitorFields(teamId, monitorId, { lastPollStatus: res.statusCode });
     log.info('monitor poll failed', { monitorId, status: res.statusCode, code: body.error?.code });
     return { status: res.statusCode, events: [] };
   }
   const about = { monitorId: m.monitorId, operation: m.operation, params: m.params };
   const { events, state } = diff(m.operation, m.state, body.data, about);
-  await patchMonitor(claimed, { state, lastPollStatus: 200 });
+  if (!(await setMonitorFields(teamId, monitorId, { state, lastPollStatus: 200 }))) return null;
   const fresh = await getMonitor(teamId, monitorId);
   if (fresh) await enqueue(fresh, events, now);
   return { status: 200, events: events.map((e) => e.type) };

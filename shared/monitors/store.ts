@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client';
 import { TEAM_INDEX, teamPk } from '../db/tables';
 import { config } from '../runtime/config';
@@ -167,3 +167,33 @@ export async function patchMonitor(m: Monitor, changes: Partial<Monitor>): Promi
   return next;
 }
 
+
+/**
+ * Set (or, for undefined, remove) a few attributes of a monitor without rewriting it: what a poll or
+ * a delivery records, so that a concurrent PATCH (pause, interval, URL) is never undone. Keeps the
+ * due-index key in step when `nextPollAt` changes. False when the monitor is gone.
+ */
+export async function setMonitorFields(teamId: string, monitorId: string, fields: Partial<Pick<Monitor, 'nextPollAt' | 'lastPollAt' | 'lastPollStatus' | 'state' | 'failingSince'>>): Promise<boolean> {
+  const all: Record<string, unknown> = { ...fields, ...(fields.nextPollAt !== undefined ? { gsi1sk: dueSk(fields.nextPollAt, teamId, monitorId) } : {}), updatedAt: new Date().toISOString() };
+  const set = Object.entries(all).filter(([, v]) => v !== undefined);
+  const remove = Object.entries(all).filter(([, v]) => v === undefined);
+  const names = Object.fromEntries(Object.keys(all).map((k, i) => [`#a${i}`, k]));
+  const nameOf = (k: string) => Object.entries(names).find(([, v]) => v === k)![0];
+  const expression = [set.length ? `SET ${set.map(([k]) => `${nameOf(k)} = :${nameOf(k).slice(1)}`).join(', ')}` : '', remove.length ? `REMOVE ${remove.map(([k]) => nameOf(k)).join(', ')}` : ''].filter(Boolean).join(' ');
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: T(),
+        Key: { pk: teamPk(teamId), sk: monSk(monitorId) },
+        UpdateExpression: expression,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: names,
+        ...(set.length ? { ExpressionAttributeValues: Object.fromEntries(set.map(([k, v]) => [`:${nameOf(k).slice(1)}`, v])) } : {}),
+      }),
+    );
+    return true;
+  } catch (err) {
+    if ((err as Error).name === 'ConditionalCheckFailedException') return false;
+    throw err;
+  }
+}

@@ -210,6 +210,16 @@ describe('polls, events and deliveries', () => {
     expect(after).toMatchObject({ state: 'delivered', attempts: 2, lastStatus: 200, nextRetryAt: null });
   });
 
+  test('a pause made while a poll is running is not undone by the poll', async () => {
+    const { key } = await h.team(10);
+    const m = (await create(key)).body.data.monitor;
+    await runDue((clock += 1000), logger, async (id, event) => {
+      await api('PATCH', `/v1/monitors/${m.id}`, key, { status: 'paused' });
+      return invokeInProcess(id, event);
+    });
+    expect((await api('GET', `/v1/monitors/${m.id}`, key)).body.data.monitor).toMatchObject({ status: 'paused', pausedReason: 'by_request', lastPollStatus: 200 });
+  });
+
   test('test event, rotate-secret and redeliver', async () => {
     const { key } = await h.team(10);
     const m = (await create(key)).body.data.monitor;
