@@ -94,7 +94,7 @@ export function addMonitors(d: MonitorDeps) {
 
   // The poll worker: reads and writes its monitor and deliveries; invokes only the monitorable operations' functions.
   const pollFn = d.nodeFunction('MonitorsPoll', 'functions/monitors-poll.ts', { description: 'Monitors: one poll through the operation function, events queued', memorySize: 512, timeout: Duration.seconds(60), environment: env });
-  d.allowItems(pollFn, ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem'], [TEAM]);
+  d.allowItems(pollFn, ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [TEAM]);
   d.withPepper(pollFn);
   d.grantData(pollFn);
   // The unqualified functions only (grantInvoke would add every version, `:*`).
@@ -104,7 +104,7 @@ export function addMonitors(d: MonitorDeps) {
 
   // The delivery worker: its deliveries and monitors; sends retries back on its own queue.
   const deliverFn = d.nodeFunction('MonitorsDeliver', 'functions/monitors-deliver.ts', { description: 'Monitors: one signed webhook attempt per message', memorySize: 256, timeout: Duration.seconds(30), environment: env });
-  d.allowItems(deliverFn, ['dynamodb:GetItem', 'dynamodb:PutItem'], [TEAM]);
+  d.allowItems(deliverFn, ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [TEAM]);
   d.withPepper(deliverFn);
   d.grantData(deliverFn);
   deliveries.q.grantSendMessages(deliverFn);
