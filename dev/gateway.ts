@@ -141,6 +141,7 @@ function router(opts: GatewayOptions, publicUrl: () => string): (req: http.Incom
       if (url.pathname === STATUS_PATH && get) return (await import('../functions/status')).handler(plainEvent(req, url, requestId, STATUS_PATH, null, null));
       if (url.pathname === LLMS_PATH && get) return llms(plainEvent(req, url, requestId, LLMS_PATH, null, null));
       if (url.pathname.startsWith('/v1/account/')) return await accountRoute(req, url, requestId);
+      if (url.pathname === '/v1/monitors' || url.pathname.startsWith('/v1/monitors/')) return await monitorsRoute(req, url, requestId);
       if ((url.pathname === DASHBOARD_PATH || url.pathname.startsWith(`${DASHBOARD_PATH}/`)) && get) return await dashboard(req, url, requestId);
       return await operation(req, url, requestId);
     } catch (err) {
@@ -148,6 +149,16 @@ function router(opts: GatewayOptions, publicUrl: () => string): (req: http.Incom
       return failure(atCapacity(`local gateway failure: ${String(err)}`), requestId);
     }
   };
+}
+
+/** The monitors API (shared/monitors/api.ts): an API key or the dashboard session, checked by the function. */
+async function monitorsRoute(req: http.IncomingMessage, url: URL, requestId: string): Promise<APIGatewayProxyResult> {
+  const { matchMonitorRoute } = await import('../shared/monitors/api');
+  const matched = matchMonitorRoute(req.method ?? 'GET', url.pathname);
+  if (!matched) return unknownRoute(requestId);
+  const body = await readBody(req);
+  const { handler } = await import('../functions/monitors');
+  return handler(plainEvent(req, url, requestId, matched.route.path, matched.params, body));
 }
 
 /** The account API: one handler for every /v1/account/* route, with the route's path parameters. */

@@ -25,6 +25,7 @@ import { FIELDS_VARIABLE, SOURCE_URL_VARIABLE, parseSource } from '../shared/pla
 import { KEY_PEPPER_VARIABLE } from '../shared/runtime/secrets';
 import { ROUTE_GROUPS, groupOf, groupScope, methodShare, openPaths, routesNeeding, waf } from './edge';
 import { addOperationalStatus } from './status';
+import { addMonitors } from './monitors';
 
 /**
  * The whole service in one stack: one Lambda per routed operation (from the operations table),
@@ -121,6 +122,9 @@ export class SocialDataApiStack extends Stack {
     this.addAgentRoutes(authorizer, operations.everyOperation);
     // The account API issues the request history's cursors: sealed with the same secret.
     this.addDashboard({ ...environment, CURSOR_SECRET_ARN: operations.everyOperation.CURSOR_SECRET_ARN! });
+    // Monitors with signed webhooks (infra/monitors.ts, docs/monitors.md): context monitors=true, until the
+    // stack's route, function and IAM enumerations (test/infra/stack.test.ts) take them in.
+    if (booleanContext(this, 'monitors', false)) addMonitors({ scope: this, api: this.api, accounts: this.accounts, environment, operations: operations.functions, nodeFunction: (fid, entry, props) => this.nodeFunction(fid, entry, props), allowItems: (fn, actions, prefixes) => this.allowItems(fn, actions, prefixes), withPepper: (fn) => this.withPepper(fn), grantData: (fn) => void this.dataKey?.grantDecrypt(fn), acknowledge });
     // Before any step that walks the API's methods (per-method throttles): GET /v1/status, the canaries, the alarms and their topic, the CloudWatch dashboard (infra/status.ts).
     addOperationalStatus(this, {
       serviceName: SERVICE_NAME,

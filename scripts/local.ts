@@ -60,6 +60,7 @@ async function devTeam(): Promise<{ teamId: string; newKey?: string }> {
 
 async function main() {
   localEnvironment('INFO');
+  process.env.WEBHOOK_ALLOW_LOOPBACK ??= '1'; // monitors may deliver to http://127.0.0.1 locally (docs/monitors.md)
   mkdirSync(path.join(LOCAL, 'dynamodb'), { recursive: true });
   const { startLocalStack } = await import('../dev/stack');
   const { routedOperations } = await import('../shared/operations');
@@ -70,7 +71,9 @@ async function main() {
     upstream: 'internet',
     gateway: { port, host: process.env.HOST || '127.0.0.1' },
   });
-  stopOnSignal(stack.stop);
+  const { startMonitorScheduler } = await import('../dev/monitors');
+  const scheduler = startMonitorScheduler();
+  stopOnSignal(async () => (scheduler.stop(), stack.stop()));
   writeFileSync(ENDPOINT_FILE, stack.endpoint);
   const { teamId, newKey } = await devTeam();
 
@@ -85,6 +88,7 @@ async function main() {
     'Routes:',
     ...routedOperations().map((op) => `  GET ${op.path}`),
     '  /v1/account/*  (the dashboard API; see the README)',
+    '  /v1/monitors   (monitors with signed webhooks; docs/monitors.md)',
     '',
     first ? `Try:  curl -s -H "x-api-key: $(cat .local/dev-api-key)" "${stack.gateway.url}${first.path}?handle=bsky.app"` : '',
     'Offline, with recorded answers instead of the real sites: npm run demo',

@@ -121,7 +121,9 @@ export const accountSchemas: Json = {
     cached: { type: 'boolean', description: 'Served from the cache' },
     ms: { ...count, description: "From the function's start until the answer was ready" },
     requestId: { type: 'string' },
-  }),
+    source: { const: 'monitor', description: "Present on a monitor's poll (docs/monitors.md)" },
+    monitorId: { type: 'string', description: "The monitor whose poll it was; with `source`" },
+  }, ['time', 'operation', 'keyId', 'keyName', 'status', 'code', 'credits', 'cached', 'ms', 'requestId']),
   AccountRequests: obj({
     requests: { type: 'array', description: 'Newest first', items: ref('AccountRequest') },
     cursor: { type: ['string', 'null'], description: 'For the next (older) page; null on the last' },

@@ -17,6 +17,7 @@ import { parameters } from '../shared/public/parameter-schema';
 import { accountPaths, accountSchemas, sessionScheme } from './openapi-account';
 import { agentPaths, agentSchemas } from './openapi-agents';
 import { statusPaths, statusSchemas } from './openapi-status';
+import { monitorWebhooks } from './openapi-monitors';
 
 const ROOT = path.join(__dirname, '..');
 /** The generated document's file (served at OPENAPI_ROUTE). */
@@ -153,6 +154,7 @@ export function openApiDocument(): Json {
       ...accountPaths(),
       ...agentPaths(),
     },
+    webhooks: monitorWebhooks(),
     components: {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'A 28-character key from the account dashboard' },

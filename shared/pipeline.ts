@@ -39,13 +39,21 @@ interface Caller {
   keyId?: string;
   /** The team's balance as the authorizer read it with the key, when it did. */
   creditsHint?: number;
+  /**
+   * A monitor's poll (shared/monitors/poll.ts invokes the handler with it; the authorizer never
+   * sets it): recorded as one, and it accepts a cached result no older than maxAgeSeconds.
+   */
+  monitor?: { monitorId: string; maxAgeSeconds: number };
 }
 
 function callerOf(context: Record<string, unknown> | null | undefined): Caller | undefined {
   const teamId = context?.teamId;
   if (typeof teamId !== 'string' || !teamId) return undefined;
   const hint = context?.creditsHint === undefined || context.creditsHint === '' ? NaN : Number(context.creditsHint);
-  return { teamId, keyId: typeof context?.keyId === 'string' ? context.keyId : undefined, ...(Number.isFinite(hint) ? { creditsHint: hint } : {}) };
+  const monitorId = context?.monitorId;
+  const maxAge = Number(context?.monitorMaxAgeSeconds);
+  const monitor = typeof monitorId === 'string' && monitorId && Number.isFinite(maxAge) ? { monitor: { monitorId, maxAgeSeconds: maxAge } } : {};
+  return { teamId, keyId: typeof context?.keyId === 'string' ? context.keyId : undefined, ...(Number.isFinite(hint) ? { creditsHint: hint } : {}), ...monitor };
 }
 
 function onceAfterIo<T>(load: () => Promise<T>): () => Promise<T> {
@@ -70,7 +78,7 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
     const credits: { remaining?: number; refundFailed?: boolean } = { remaining: caller?.creditsHint };
     const record = (a: Pick<Answer, 'status' | 'code' | 'cached' | 'live' | 'credits'>, historyWritten = false) => {
       const time = Date.now();
-      const answer: Answer = { ...a, teamId: caller?.teamId, keyId: caller?.keyId, operation: op.id, requestId, ms: time - started, time, upstreamCalls: ctx.upstreamCalls, dropped: ctx.droppedItems };
+      const answer: Answer = { ...a, teamId: caller?.teamId, keyId: caller?.keyId, monitorId: caller?.monitor?.monitorId, operation: op.id, requestId, ms: time - started, time, upstreamCalls: ctx.upstreamCalls, dropped: ctx.droppedItems };
       log.info('request done', { outcome: a.code ?? (a.cached ? 'cache_hit' : 'live'), ms: answer.ms, upstreamCalls: ctx.upstreamCalls });
       return recordAnswer(answer, log, { historyWritten, refundFailed: credits.refundFailed });
     };
@@ -81,9 +89,10 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
       const { values, cacheMaxAge } = validateQuery(rules, event.queryStringParameters, event.multiValueQueryStringParameters);
       const key = cacheKey(op.id, values);
 
-      if (cacheMaxAge) {
+      const maxAgeSeconds = caller.monitor?.maxAgeSeconds ?? (cacheMaxAge ? CACHE_MAX_AGE_SECONDS[cacheMaxAge] : 0);
+      if (maxAgeSeconds > 0) {
         const [hit, shown] = await Promise.all([
-          readCache(key, CACHE_MAX_AGE_SECONDS[cacheMaxAge]).catch((err) => void log.warn('cache read failed; scraping live', { error: (err as Error).name })),
+          readCache(key, maxAgeSeconds).catch((err) => void log.warn('cache read failed; scraping live', { error: (err as Error).name })),
           credits.remaining ?? balance(caller.teamId),
         ]);
         if (hit) {
@@ -144,7 +153,7 @@ async function liveAnswer<Id extends OperationId>(id: Id, params: Parameters<Scr
     const data = { ...result, fetchedAt: new Date(fetchedAt).toISOString() };
     const item = cacheItem(key, id, data, fetchedAt);
     if (!item) r.log.warn('result too large to cache; served uncached', { bytes: JSON.stringify(data).length });
-    const answer = { teamId: caller.teamId, keyId: caller.keyId, operation: id, requestId: r.requestId, status: 200, code: null, credits: COST, cached: false, ms: fetchedAt - r.started, time: fetchedAt };
+    const answer = { teamId: caller.teamId, keyId: caller.keyId, monitorId: caller.monitor?.monitorId, operation: id, requestId: r.requestId, status: 200, code: null, credits: COST, cached: false, ms: fetchedAt - r.started, time: fetchedAt };
     await settleLive(reserved, answered(answer), item, r.log);
     reservationSettled(reserved);
     return { data, remaining: reserved.remaining };

@@ -29,6 +29,8 @@ export interface Answered {
   teamId: string;
   /** The key that made the request (the authorizer's context); absent only for an event without it. */
   keyId?: string;
+  /** A monitor's poll: its history item says `source: 'monitor'` and the monitor's id. */
+  monitorId?: string;
   operation: string;
   requestId: string;
   status: number;
@@ -52,6 +54,7 @@ export function historyItem(a: Answered): Record<string, unknown> {
     time: new Date(a.time).toISOString(),
     operation: a.operation,
     ...(a.keyId ? { keyId: a.keyId } : {}),
+    ...(a.monitorId ? { source: 'monitor', monitorId: a.monitorId } : {}),
     status: a.status,
     ...(a.code ? { code: a.code } : {}),
     // Absent for a free answer (read as 0: `record`): see above.
@@ -64,7 +67,7 @@ export function historyItem(a: Answered): Record<string, unknown> {
 }
 
 /** The attributes a history item may lack (a retried request's earlier item may carry them). */
-const OPTIONAL_ATTRIBUTES = ['keyId', 'code', 'credits'] as const;
+const OPTIONAL_ATTRIBUTES = ['keyId', 'code', 'credits', 'source', 'monitorId'] as const;
 
 /**
  * The history item as an UpdateItem that writes it whole (a scraping function has no PutItem on the
@@ -89,6 +92,9 @@ export interface HistoryRecord {
   cached: boolean;
   ms: number;
   requestId: string;
+  /** Present on a monitor's poll. */
+  source?: 'monitor';
+  monitorId?: string;
 }
 
 export interface HistoryPage {
@@ -186,5 +192,6 @@ function record(i: Record<string, unknown>): HistoryRecord {
     cached: i.cached === true,
     ms: Number(i.ms ?? 0),
     requestId: String(i.requestId),
+    ...(i.source === 'monitor' && typeof i.monitorId === 'string' ? { source: 'monitor' as const, monitorId: i.monitorId } : {}),
   };
 }

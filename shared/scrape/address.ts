@@ -107,7 +107,7 @@ export const NOT_PUBLIC = 'ERR_UPSTREAM_ADDRESS_NOT_PUBLIC';
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-function lookupWith(allowed: (address: string) => boolean) {
+export function lookupWith(allowed: (address: string) => boolean) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
     resolver(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, options.all ? [] : '');

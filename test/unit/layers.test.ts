@@ -36,7 +36,7 @@ const violations = (dir: string, forbidden: string[]) =>
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['functions'],
-  ['shared/pipeline.ts', 'shared/mcp', 'shared/account', 'shared/status', 'shared/public'],
+  ['shared/pipeline.ts', 'shared/mcp', 'shared/account', 'shared/status', 'shared/public', 'shared/monitors'],
   ['shared/operations.ts'],
   ['shared/platforms'],
   ['shared/scrape'],

@@ -1,0 +1,41 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { Invoke } from '../shared/monitors/poll';
+import { runDue } from '../shared/monitors/scheduler';
+import { logger } from '../shared/runtime/log';
+
+/**
+ * The local, in-process scheduler of `npm start` and `npm run demo`: the same scheduling and
+ * delivery code the deployed workers run (shared/monitors/scheduler.ts), on DynamoDB Local,
+ * checking for due polls and deliveries every MONITOR_TICK_MS (default 5 s, at most 10 s).
+ */
+export const invokeInProcess: Invoke = async (id, event) => {
+  const mod = (await import(`../functions/${id}`)) as { handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> };
+  return mod.handler(event);
+};
+
+export function startMonitorScheduler(tickMs = Math.min(10_000, Number(process.env.MONITOR_TICK_MS) || 5_000)): { stop(): void } {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    runDue(Date.now(), logger, invokeInProcess)
+      .catch((err) => logger.warn('monitor tick failed', { error: (err as Error).message }))
+      .finally(() => (running = false));
+  }, tickMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
+/** The lines `npm run demo` prints: start the receiver, create a monitor pointing at it. */
+export function monitorExample(base: string, key: string, m: { operation: string; params: Record<string, string>; intervalSeconds: number }): string {
+  const body = JSON.stringify({ ...m, webhookUrl: 'http://127.0.0.1:4000/webhook' });
+  return [
+    'Monitors (docs/monitors.md): in a second terminal start a receiver, then create a monitor; the demo feed gains a post every 30 s:',
+    '',
+    '  npm run webhook-receiver',
+    `  curl -s -X POST -H "x-api-key: ${key}" -H "content-type: application/json" "${base}/v1/monitors" -d '${body}'`,
+    '',
+    "Give the receiver the printed secret (WEBHOOK_SECRET=whsec_... npm run webhook-receiver) to verify signatures; it prints monitor.ready, then items.new.",
+    '',
+  ].join('\n');
+}

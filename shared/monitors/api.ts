@@ -1,0 +1,266 @@
+import { randomBytes } from 'node:crypto';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { BAD_ORIGIN, expectedOrigin } from '../account/api';
+import { invalid, session } from '../account/context';
+import { authorize } from '../auth/authorizer';
+import { keyFromHeaders } from '../auth/keys';
+import { entryPoint } from '../http/entry';
+import { jsonAnswer } from '../http/envelope';
+import { ApiError, GATEWAY_MESSAGES, notFound, type ValidationDetail } from '../http/errors';
+import { validateQuery } from '../http/validation';
+import { operation, type Operation } from '../operations';
+import type { Log } from '../runtime/log';
+import { loadSecrets } from '../runtime/secrets';
+import { attempt, enqueue, redeliver } from './deliver';
+import { MONITORABLE_IDS, isMonitorable } from './kinds';
+import { newSecret, sealSecret } from './secret';
+import { type Delivery, type Monitor, deleteMonitor, getDelivery, getMonitor, listDeliveries, listMonitors, patchMonitor, putMonitor } from './store';
+import { webhookUrlProblem } from './webhook-url';
+
+/**
+ * The monitors API (MONITOR_ROUTES), managed as the account API is: with the team's API key
+ * (x-api-key or Bearer) or a dashboard session (state-changing requests then need this site's
+ * Origin). Free. Team-scoped: every lookup is by (caller's team, monitorId), so another team's
+ * monitor is simply 404. Errors in the spec's shape.
+ */
+export const MONITOR_ROUTES = [
+  { method: 'POST', path: '/v1/monitors', name: 'create' },
+  { method: 'GET', path: '/v1/monitors', name: 'list' },
+  { method: 'GET', path: '/v1/monitors/{monitorId}', name: 'get' },
+  { method: 'PATCH', path: '/v1/monitors/{monitorId}', name: 'update' },
+  { method: 'DELETE', path: '/v1/monitors/{monitorId}', name: 'remove' },
+  { method: 'POST', path: '/v1/monitors/{monitorId}/rotate-secret', name: 'rotateSecret' },
+  { method: 'POST', path: '/v1/monitors/{monitorId}/test', name: 'test' },
+  { method: 'GET', path: '/v1/monitors/{monitorId}/deliveries', name: 'deliveries' },
+  { method: 'POST', path: '/v1/monitors/{monitorId}/deliveries/{eventId}/redeliver', name: 'redeliver' },
+] as const;
+type RouteName = (typeof MONITOR_ROUTES)[number]['name'];
+
+const COMPILED = MONITOR_ROUTES.map((r) => ({ route: r, re: new RegExp(`${r.path.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`) }));
+export function matchMonitorRoute(method: string, path: string) {
+  for (const { route, re } of COMPILED) {
+    if (route.method !== method) continue;
+    const m = re.exec(path);
+    if (m) return { route, params: { ...(m.groups ?? {}) } };
+  }
+  return null;
+}
+
+export const MAX_INTERVAL_SECONDS = 86_400;
+export const minIntervalSeconds = () => Math.max(1, Number(process.env.MONITOR_MIN_INTERVAL_SECONDS) || 60);
+export const monitorsPerTeam = () => Number(process.env.MONITORS_PER_TEAM) || 100;
+const NO_MONITOR = 'Your team has no monitor with this id';
+const MAX_BODY_BYTES = 16 * 1024;
+
+export const publicMonitor = (m: Monitor) => ({
+  id: m.monitorId,
+  operation: m.operation,
+  params: m.params,
+  intervalSeconds: m.intervalSeconds,
+  webhookUrl: m.webhookUrl,
+  status: m.status,
+  pausedReason: m.pausedReason ?? null,
+  createdAt: m.createdAt,
+  updatedAt: m.updatedAt,
+  nextPollAt: m.status === 'active' ? new Date(m.nextPollAt).toISOString() : null,
+  lastPollAt: m.lastPollAt ? new Date(m.lastPollAt).toISOString() : null,
+  lastPollStatus: m.lastPollStatus ?? null,
+});
+
+export const publicDelivery = (d: Delivery) => ({
+  eventId: d.eventId,
+  type: d.type,
+  createdAt: new Date(d.createdAt).toISOString(),
+  state: d.state,
+  attempts: d.attempts,
+  lastStatus: d.lastStatus ?? null,
+  lastError: d.lastError ?? null,
+  latencyMs: d.ms ?? null,
+  nextRetryAt: d.state === 'pending' && d.nextAttemptAt !== undefined ? new Date(d.nextAttemptAt).toISOString() : null,
+});
+
+function checkParams(operationId: string, raw: unknown): Record<string, string> {
+  if (raw === undefined) raw = {};
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw invalid('params', 'Must be an object of query parameters');
+  const params: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
+    if (typeof v !== 'string') throw invalid(`params.${k}`, 'Must be a string');
+    if (k === 'cursor' || k === 'cache_max_age') throw invalid(`params.${k}`, 'A monitor watches the first page; the cache age follows its interval');
+    params[k] = v;
+  }
+  const op = operation(operationId as Parameters<typeof operation>[0]) as Operation;
+  try {
+    validateQuery({ params: op.params, oneOf: op.oneOf }, params);
+  } catch (err) {
+    if (err instanceof ApiError && err.details) throw new ApiError('VALIDATION_ERROR', 'Invalid request body', { details: err.details.map((d: ValidationDetail) => ({ path: `params.${d.path}`, message: d.message })) });
+    if (err instanceof ApiError) throw invalid('params', err.message);
+    throw err;
+  }
+  return params;
+}
+
+function checkInterval(raw: unknown): number {
+  const min = minIntervalSeconds();
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < min || raw > MAX_INTERVAL_SECONDS) throw invalid('intervalSeconds', `An integer from ${min} to ${MAX_INTERVAL_SECONDS} (seconds)`);
+  return raw;
+}
+
+async function checkUrl(raw: unknown): Promise<string> {
+  const problem = await webhookUrlProblem(raw);
+  if (problem) throw invalid('webhookUrl', problem);
+  return (raw as string).trim();
+}
+
+interface Ctx {
+  teamId: string;
+  keyId?: string;
+  body: Record<string, unknown>;
+  params: Record<string, string>;
+  event: APIGatewayProxyEvent;
+  log: Log;
+}
+type Reply = { status?: number; data: unknown };
+
+async function mine(ctx: Ctx): Promise<Monitor> {
+  const m = await getMonitor(ctx.teamId, ctx.params.monitorId ?? '');
+  if (!m) throw notFound(NO_MONITOR);
+  return m;
+}
+
+const HANDLERS: Record<RouteName, (ctx: Ctx) => Promise<Reply>> = {
+  async create(ctx) {
+    const { body } = ctx;
+    if (typeof body.operation !== 'string' || !isMonitorable(body.operation)) throw invalid('operation', `One of ${MONITORABLE_IDS.join(', ')}`);
+    const params = checkParams(body.operation, body.params);
+    const intervalSeconds = checkInterval(body.intervalSeconds);
+    const webhookUrl = await checkUrl(body.webhookUrl);
+    if ((await listMonitors(ctx.teamId)).length >= monitorsPerTeam()) throw new ApiError('BAD_REQUEST', `Your team has ${monitorsPerTeam()} monitors, the most allowed; delete one first`);
+    const now = Date.now();
+    const secret = newSecret();
+    const m: Monitor = {
+      teamId: ctx.teamId,
+      monitorId: `mon_${randomBytes(10).toString('hex')}`,
+      ...(ctx.keyId ? { keyId: ctx.keyId } : {}),
+      operation: body.operation,
+      params,
+      intervalSeconds,
+      webhookUrl,
+      status: 'active',
+      secret: sealSecret(secret),
+      state: { baseline: false },
+      createdAt: new Date(now).toISOString(),
+      updatedAt: new Date(now).toISOString(),
+      nextPollAt: now,
+    };
+    await putMonitor(m);
+    ctx.log.info('monitor created', { monitorId: m.monitorId, operation: m.operation });
+    return { status: 201, data: { monitor: { ...publicMonitor(m), secret } } };
+  },
+
+  async list(ctx) {
+    const monitors = (await listMonitors(ctx.teamId)).sort((a, b) => b.createdAt.localeCompare(a.createdAt)).map(publicMonitor);
+    return { data: { monitors } };
+  },
+
+  async get(ctx) {
+    return { data: { monitor: publicMonitor(await mine(ctx)) } };
+  },
+
+  async update(ctx) {
+    const m = await mine(ctx);
+    const { body } = ctx;
+    const changes: Partial<Monitor> = {};
+    for (const k of Object.keys(body)) if (!['status', 'intervalSeconds', 'webhookUrl'].includes(k)) throw invalid(k, 'Only status, intervalSeconds and webhookUrl can be changed');
+    if (body.intervalSeconds !== undefined) changes.intervalSeconds = checkInterval(body.intervalSeconds);
+    if (body.webhookUrl !== undefined) changes.webhookUrl = await checkUrl(body.webhookUrl);
+    if (body.status !== undefined) {
+      if (body.status === 'paused') Object.assign(changes, { status: 'paused', pausedReason: 'by_request' });
+      else if (body.status === 'active') Object.assign(changes, { status: 'active', pausedReason: undefined, failingSince: undefined, nextPollAt: Date.now() });
+      else throw invalid('status', 'active or paused');
+    }
+    return { data: { monitor: publicMonitor(await patchMonitor(m, changes)) } };
+  },
+
+  async remove(ctx) {
+    if (!(await deleteMonitor(ctx.teamId, ctx.params.monitorId ?? ''))) throw notFound(NO_MONITOR);
+    return { data: { deleted: true, id: ctx.params.monitorId } };
+  },
+
+  async rotateSecret(ctx) {
+    const m = await mine(ctx);
+    const secret = newSecret();
+    const next = await patchMonitor(m, { secret: sealSecret(secret) });
+    ctx.log.info('monitor secret rotated', { monitorId: m.monitorId });
+    return { data: { monitor: { ...publicMonitor(next), secret } } };
+  },
+
+  async test(ctx) {
+    const m = await mine(ctx);
+    const now = Date.now();
+    const [d] = await enqueue(m, [{ type: 'monitor.test', data: { monitorId: m.monitorId, operation: m.operation, params: m.params } }], now);
+    const tried = await attempt(m.teamId, m.monitorId, d!.eventId, now, ctx.log);
+    return { status: 202, data: { delivery: publicDelivery(tried ?? d!) } };
+  },
+
+  async deliveries(ctx) {
+    const m = await mine(ctx);
+    return { data: { deliveries: (await listDeliveries(m.teamId, m.monitorId)).map(publicDelivery) } };
+  },
+
+  async redeliver(ctx) {
+    const m = await mine(ctx);
+    const d = await getDelivery(m.teamId, m.monitorId, ctx.params.eventId ?? '');
+    if (!d) throw notFound('This monitor has no event with this id in the last 7 days');
+    const now = Date.now();
+    await redeliver(d, now);
+    const tried = await attempt(m.teamId, m.monitorId, d.eventId, now, ctx.log);
+    return { status: 202, data: { delivery: publicDelivery(tried ?? d) } };
+  },
+};
+
+const lowerHeaders = (h: APIGatewayProxyEvent['headers'] | null | undefined) => {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h ?? {})) if (typeof v === 'string') out[k.toLowerCase()] = v;
+  return out;
+};
+
+function parseBody(event: APIGatewayProxyEvent): Record<string, unknown> {
+  if (!event.body) return {};
+  const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  if (Buffer.byteLength(raw) > MAX_BODY_BYTES) throw new ApiError('BAD_REQUEST', 'The request body is too large');
+  try {
+    const parsed = JSON.parse(raw) as unknown;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    /* below */
+  }
+  throw new ApiError('BAD_REQUEST', 'The request body must be a JSON object');
+}
+
+const STATE_CHANGING = new Set(['POST', 'PATCH', 'DELETE']);
+
+export const monitorsHandler = entryPoint('monitors', async (event, { requestId, log, responseHeaders }) => {
+  await loadSecrets();
+  const matched = matchMonitorRoute(event.httpMethod, event.path);
+  if (!matched) throw new ApiError('NOT_FOUND', 'No such monitors route');
+  const headers = lowerHeaders(event.headers);
+  let teamId: string;
+  let keyId: string | undefined;
+  if (keyFromHeaders(headers) !== undefined) {
+    const key = await authorize(headers);
+    if (!key) throw new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED);
+    ({ teamId, keyId } = key);
+  } else {
+    const full = event.requestContext?.path ?? event.path;
+    const i = full.indexOf('/v1/monitors');
+    teamId = (await session({ headers, responseHeaders, cookiePath: `${i > 0 ? full.slice(0, i) : ''}/v1/account` })).teamId;
+    if (STATE_CHANGING.has(event.httpMethod)) {
+      const expected = expectedOrigin(headers);
+      if (!headers.origin || !expected || headers.origin !== expected) throw new ApiError('BAD_REQUEST', BAD_ORIGIN);
+    }
+  }
+  log.appendKeys({ teamId });
+  const body = STATE_CHANGING.has(event.httpMethod) ? parseBody(event) : {};
+  const reply = await HANDLERS[matched.route.name]({ teamId, keyId, body, params: matched.params, event, log });
+  return jsonAnswer(reply.status ?? 200, { data: reply.data }, requestId);
+});

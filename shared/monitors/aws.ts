@@ -1,0 +1,90 @@
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { SQSClient, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { SQSEvent, SQSBatchResponse } from 'aws-lambda';
+import { logger } from '../runtime/log';
+import { loadSecrets } from '../runtime/secrets';
+import { attempt } from './deliver';
+import type { Invoke } from './poll';
+import { pollMonitor } from './poll';
+import { type Delivery, dueDeliveries, dueMonitors, listDeliveries } from './store';
+
+/**
+ * The monitors' engine on AWS (infra/monitors.ts), the same code as the local scheduler's:
+ *
+ *   tick (every minute)  -> due monitors to the poll queue; due (or stranded) deliveries to the delivery queue
+ *   poll worker (SQS)    -> pollMonitor: invokes the operation's own function (the same pipeline), queues its events
+ *   delivery worker (SQS) -> one attempt; a retry within 15 min goes back on the queue with DelaySeconds
+ *
+ * Both queues have a dead-letter queue; the workers' reserved concurrency bounds the load on the
+ * platforms and on receivers.
+ */
+const sqs = new SQSClient({});
+const lambda = new LambdaClient({});
+const POLL_QUEUE = () => process.env.MONITOR_POLL_QUEUE_URL!;
+const DELIVERY_QUEUE = () => process.env.MONITOR_DELIVERY_QUEUE_URL!;
+
+type Ref = Record<string, string>;
+async function sendAll(queueUrl: string, refs: Ref[]): Promise<void> {
+  for (let i = 0; i < refs.length; i += 10) {
+    const batch = refs.slice(i, i + 10);
+    await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch.map((r, j) => ({ Id: String(j), MessageBody: JSON.stringify(r) })) }));
+  }
+}
+
+export async function tickHandler(): Promise<{ polls: number; deliveries: number }> {
+  const now = Date.now();
+  const [monitors, deliveries] = await Promise.all([dueMonitors(now, 20_000), dueDeliveries(now, 20_000)]);
+  await Promise.all([sendAll(POLL_QUEUE(), monitors), sendAll(DELIVERY_QUEUE(), deliveries)]);
+  return { polls: monitors.length, deliveries: deliveries.length };
+}
+
+/** The operation's function, by name from MONITOR_FUNCTIONS (JSON: operation id -> function name). */
+const invokeFunction: Invoke = async (operationId, event) => {
+  const names = JSON.parse(process.env.MONITOR_FUNCTIONS ?? '{}') as Record<string, string>;
+  const name = names[operationId];
+  if (!name) throw new Error(`no function for ${operationId}`);
+  const res = await lambda.send(new InvokeCommand({ FunctionName: name, Payload: Buffer.from(JSON.stringify(event)) }));
+  return JSON.parse(Buffer.from(res.Payload ?? new Uint8Array()).toString('utf8'));
+};
+
+export async function pollWorker(event: SQSEvent): Promise<SQSBatchResponse> {
+  await loadSecrets();
+  const failures: { itemIdentifier: string }[] = [];
+  for (const record of event.Records) {
+    try {
+      const { teamId, monitorId } = JSON.parse(record.body) as Ref;
+      const now = Date.now();
+      const polled = await pollMonitor(teamId!, monitorId!, now, logger, invokeFunction);
+      if (polled?.events.length) {
+        const fresh = (await listDeliveries(teamId!, monitorId!, 20)).filter((d) => d.state === 'pending' && d.attempts === 0);
+        await sendAll(DELIVERY_QUEUE(), fresh.map((d) => ({ teamId: d.teamId, monitorId: d.monitorId, eventId: d.eventId })));
+      }
+    } catch (err) {
+      logger.error('monitor poll failed', { error: (err as Error).message });
+      failures.push({ itemIdentifier: record.messageId });
+    }
+  }
+  return { batchItemFailures: failures };
+}
+
+const requeue = async (d: Delivery, delaySeconds: number) => {
+  await sqs.send(new SendMessageCommand({ QueueUrl: DELIVERY_QUEUE(), DelaySeconds: Math.ceil(delaySeconds), MessageBody: JSON.stringify({ teamId: d.teamId, monitorId: d.monitorId, eventId: d.eventId }) }));
+  return true;
+};
+
+export async function deliveryWorker(event: SQSEvent): Promise<SQSBatchResponse> {
+  await loadSecrets();
+  const failures: { itemIdentifier: string }[] = [];
+  await Promise.all(
+    event.Records.map(async (record) => {
+      try {
+        const { teamId, monitorId, eventId } = JSON.parse(record.body) as Ref;
+        await attempt(teamId!, monitorId!, eventId!, Date.now(), logger, requeue);
+      } catch (err) {
+        logger.error('delivery failed', { error: (err as Error).message });
+        failures.push({ itemIdentifier: record.messageId });
+      }
+    }),
+  );
+  return { batchItemFailures: failures };
+}

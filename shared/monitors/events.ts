@@ -1,0 +1,76 @@
+import { type MonitorableId, watchOf } from './kinds';
+
+/**
+ * From one successful poll's `data` and what the monitor remembers, the events to send and what to
+ * remember next. Pure: the poller (./poll.ts) stores the state and queues the events.
+ *
+ * - The first poll only sets the baseline (monitor.ready).
+ * - items.new: members whose id was not among the ids seen recently (SEEN_MAX of them, newest
+ *   first), so an item that moves in the list (re-ranked) is never new again.
+ * - live.started / live.ended: on a change of `isLive`, with the live object.
+ * - bulletin.new: a bulletin of another date (or headline) than the last one.
+ * A batch of items larger than MAX_EVENT_BYTES is split into several events.
+ */
+export const SEEN_MAX = 1000;
+export const MAX_EVENT_BYTES = 256 * 1024;
+
+export interface WatchState {
+  baseline: boolean;
+  seen?: string[];
+  isLive?: boolean;
+  bulletin?: string;
+}
+
+export const EVENT_TYPES = ['monitor.ready', 'monitor.test', 'monitor.paused', 'items.new', 'live.started', 'live.ended', 'bulletin.new'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+export interface PendingEvent {
+  type: EventType;
+  data: Record<string, unknown>;
+}
+
+type Data = Record<string, unknown>;
+
+export function diff(operation: MonitorableId, state: WatchState, data: Data, about: Record<string, unknown>): { events: PendingEvent[]; state: WatchState } {
+  const watch = watchOf(operation);
+  const events: PendingEvent[] = [];
+  const next: WatchState = { baseline: true };
+  if (watch.kind === 'items') {
+    const items = watch.items(data);
+    const seen = new Set(state.seen ?? []);
+    const fresh = state.baseline ? items.filter((i) => !seen.has(i.id)) : [];
+    next.seen = [...new Set([...items.map((i) => i.id), ...(state.seen ?? [])])].slice(0, SEEN_MAX);
+    for (const batch of split(fresh.map((i) => i.item), about)) events.push({ type: 'items.new', data: { ...about, items: batch } });
+  } else if (watch.kind === 'live') {
+    const isLive = data.isLive === true;
+    next.isLive = isLive;
+    if (state.baseline && state.isLive !== undefined && isLive !== state.isLive) {
+      events.push({ type: isLive ? 'live.started' : 'live.ended', data: { ...about, isLive, user: data.user ?? null, live: data.live ?? null, lastLive: data.lastLive ?? null } });
+    }
+  } else {
+    const mark = `${String(data.date ?? '')}|${String(data.headline ?? '')}`;
+    next.bulletin = mark;
+    if (state.baseline && state.bulletin !== mark) events.push({ type: 'bulletin.new', data: { ...about, bulletin: data } });
+  }
+  if (!state.baseline) events.unshift({ type: 'monitor.ready', data: { ...about } });
+  return { events, state: next };
+}
+
+/** Items in batches whose event body stays under MAX_EVENT_BYTES (an item alone over it goes alone). */
+export function split(items: unknown[], about: Record<string, unknown>): unknown[][] {
+  const overhead = Buffer.byteLength(JSON.stringify({ type: 'items.new', timestamp: new Date().toISOString(), data: { ...about, items: [] } }));
+  const batches: unknown[][] = [];
+  let current: unknown[] = [];
+  let size = overhead;
+  for (const item of items) {
+    const bytes = Buffer.byteLength(JSON.stringify(item)) + 1;
+    if (current.length && size + bytes > MAX_EVENT_BYTES) {
+      batches.push(current);
+      current = [];
+      size = overhead;
+    }
+    current.push(item);
+    size += bytes;
+  }
+  if (current.length) batches.push(current);
+  return batches;
+}

@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { operation } from '../operations';
+import type { Log } from '../runtime/log';
+import { diff } from './events';
+import { enqueue, pause } from './deliver';
+import { type Monitor, getMonitor, setMonitorFields } from './store';
+
+/**
+ * One poll of a monitor: a request of its operation through the operation's own handler (the same
+ * pipeline: validation, cache, reservation, scrape, settle, record), made as the authorizer would
+ * make it (the team in requestContext.authorizer) and marked as the monitor's poll, which accepts a
+ * cached result no older than half the interval (0 credits) and is recorded as a monitor poll in
+ * usage and request history. Then the events (./events.ts) are queued for delivery.
+ *
+ * 402 (no credit left) and 404 (the watched thing is gone) pause the monitor (one monitor.paused);
+ * any other error waits for the next interval.
+ */
+/**
+ * How a poll reaches the operation's handler: in-process locally (dev/monitors.ts loads
+ * functions/<id>.ts as the local gateway does); on AWS the worker invokes the operation's function.
+ */
+export type Invoke = (operationId: string, event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
+
+
+/** Half the interval, in whole seconds (0: a 1-second interval always scrapes live). */
+export const maxAgeFor = (intervalSeconds: number) => Math.floor(intervalSeconds / 2);
+
+export function pollEvent(m: Monitor, requestId = randomUUID()): APIGatewayProxyEvent {
+  const op = operation(m.operation);
+  const multi = Object.fromEntries(Object.entries(m.params).map(([k, v]) => [k, [v]]));
+  return {
+    resource: op.path,
+    path: op.path,
+    httpMethod: 'GET',
+    headers: {},
+    multiValueHeaders: {},
+    queryStringParameters: { ...m.params },
+    multiValueQueryStringParameters: multi,
+    pathParameters: null,
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: {
+      requestId,
+      httpMethod: 'GET',
+      path: op.path,
+      resourcePath: op.path,
+      authorizer: { teamId: m.teamId, keyId: m.keyId ?? '', monitorId: m.monitorId, monitorMaxAgeSeconds: maxAgeFor(m.intervalSeconds) },
+    } as unknown as APIGatewayProxyEvent['requestContext'],
+  };
+}
+
+export interface PollOutcome {
+  status: number;
+  events: string[];
+}
+
+export async function pollMonitor(teamId: string, monitorId: string, now: number, log: Log, invoke: Invoke): Promise<PollOutcome | null> {
+  const m = await getMonitor(teamId, monitorId);
+  if (!m || m.status !== 'active') return null;
+  // Claim the next slot first: a poll that fails still moves on to the next interval.
+  const claim = { nextPollAt: now + m.intervalSeconds * 1000, lastPollAt: now };
+  if (!(await setMonitorFields(teamId, monitorId, claim))) return null;
+  const claimed: Monitor = { ...m, ...claim };
+  const res = await invoke(m.operation, pollEvent(m));
+  const body = JSON.parse(res.body) as { data?: Record<string, unknown>; error?: { code: string } };
+  if (res.statusCode === 402 || res.statusCode === 404) {
+    await pause({ ...claimed, lastPollStatus: res.statusCode }, res.statusCode === 402 ? 'no_credits' : 'not_found', now);
+    return { status: res.statusCode, events: ['monitor.paused'] };
+  }
+  if (res.statusCode !== 200 || !body.data) {
+    await setMonitorFields(teamId, monitorId, { lastPollStatus: res.statusCode });
+    log.info('monitor poll failed', { monitorId, status: res.statusCode, code: body.error?.code });
+    return { status: res.statusCode, events: [] };
+  }
+  const about = { monitorId: m.monitorId, operation: m.operation, params: m.params };
+  const { events, state } = diff(m.operation, m.state, body.data, about);
+  if (!(await setMonitorFields(teamId, monitorId, { state, lastPollStatus: 200 }))) return null;
+  const fresh = await getMonitor(teamId, monitorId);
+  if (fresh) await enqueue(fresh, events, now);
+  return { status: 200, events: events.map((e) => e.type) };
+}

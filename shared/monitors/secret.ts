@@ -1,0 +1,44 @@
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { pepper } from '../auth/hashing';
+
+/**
+ * A monitor's signing secret. We sign every delivery with it, so it cannot be a one-way hash: it is
+ * stored encrypted (AES-256-GCM) under a key derived from the key pepper (Secrets Manager,
+ * KEY_PEPPER_SECRET_ARN; locally KEY_PEPPER) by HMAC-SHA256 with a purpose label. A copy of the
+ * accounts table alone (backup, export, read-only leak) does not reveal any secret. The secret is
+ * shown to the caller once (create, rotate) and never logged.
+ *
+ * Without a pepper (npm start, tests) the derivation uses a fixed local label: fine for loopback
+ * runs, and the deployed stack always has the pepper.
+ */
+const PREFIX = 'whsec_';
+const KEY_BYTES = 24;
+
+const encryptionKey = () => createHmac('sha256', pepper() ?? 'local-monitor-secrets').update('monitor-signing-secret/v1').digest();
+
+/** A new secret as shown to the caller: `whsec_` + base64 of the key. */
+export function newSecret(): string {
+  return PREFIX + randomBytes(KEY_BYTES).toString('base64');
+}
+
+/** The stored form: `v1.<iv>.<tag>.<ciphertext>`, base64url each. */
+export function sealSecret(secret: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', encryptionKey(), iv);
+  const body = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+  return ['v1', iv, cipher.getAuthTag(), body].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
+}
+
+export function openSecret(sealed: string): string {
+  const [version, iv, tag, body] = sealed.split('.');
+  if (version !== 'v1' || !iv || !tag || !body) throw new Error('unreadable monitor secret');
+  const decipher = createDecipheriv('aes-256-gcm', encryptionKey(), Buffer.from(iv, 'base64url'));
+  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+}
+
+/** Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`, keyed by the base64-decoded secret. */
+export function sign(secret: string, id: string, timestampSeconds: number, body: string): string {
+  const key = Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, 'base64');
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64')}`;
+}

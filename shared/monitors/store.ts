@@ -1,0 +1,199 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../db/client';
+import { TEAM_INDEX, teamPk } from '../db/tables';
+import { config } from '../runtime/config';
+import type { PendingEvent, WatchState } from './events';
+import type { MonitorableId } from './kinds';
+
+/**
+ * Monitors and their deliveries, in the accounts table (no new table: the team's data lives there):
+ *
+ *   TEAM#<teamId> / MON#<monitorId>              a monitor: operation, params, intervalSeconds, webhookUrl, status,
+ *                                                pausedReason?, secret (sealed: ./secret.ts), state, nextPollAt, …
+ *                                                (gsi1pk MONDUE, gsi1sk <nextPollAt>#<teamId>#<monitorId> while active)
+ *   TEAM#<teamId> / MONDLV#<monitorId>#<eventId> an event and its delivery: type, body, attempts, lastStatus, ms,
+ *                                                nextAttemptAt? (gsi1pk DLVDUE, gsi1sk <nextAttemptAt>#… while pending);
+ *                                                expiresAt after 7 days
+ *
+ * The two sparse index partitions are the local scheduler's "what is due" (and the tick's on AWS:
+ * docs/monitors.md); a monitor or a delivery leaves them when paused or done.
+ */
+export const MONITOR_DUE = 'MONDUE';
+export const DELIVERY_DUE = 'DLVDUE';
+export const DELIVERY_DAYS = 7;
+
+export interface Monitor {
+  teamId: string;
+  monitorId: string;
+  operation: MonitorableId;
+  params: Record<string, string>;
+  intervalSeconds: number;
+  webhookUrl: string;
+  status: 'active' | 'paused';
+  pausedReason?: 'by_request' | 'no_credits' | 'not_found' | 'deliveries_failing';
+  secret: string;
+  state: WatchState;
+  createdAt: string;
+  updatedAt: string;
+  nextPollAt: number;
+  lastPollAt?: number;
+  lastPollStatus?: number;
+  /** The key that created it (the polls carry it, as a request with that key would). */
+  keyId?: string;
+  /** The first failed delivery since the last successful one (epoch ms). */
+  failingSince?: number;
+}
+
+export interface Delivery {
+  teamId: string;
+  monitorId: string;
+  eventId: string;
+  type: PendingEvent['type'];
+  body: string;
+  timestamp: number;
+  createdAt: number;
+  attempts: number;
+  lastStatus?: number | null;
+  lastError?: string;
+  ms?: number;
+  nextAttemptAt?: number;
+  /**
+   * On AWS, a retry already on the delivery queue (a delayed message): the tick sweeps it only
+   * after this time, as a safety net for a lost message. Locally unset: due at nextAttemptAt.
+   */
+  sweepAfter?: number;
+  state: 'pending' | 'delivered' | 'failed';
+}
+
+const monSk = (id: string) => `MON#${id}`;
+const dlvSk = (monitorId: string, eventId: string) => `MONDLV#${monitorId}#${eventId}`;
+const T = () => config.accountsTable;
+const dueSk = (at: number, ...ids: string[]) => `${new Date(at).toISOString()}#${ids.join('#')}`;
+
+function monitorItem(m: Monitor): Record<string, unknown> {
+  return {
+    pk: teamPk(m.teamId),
+    sk: monSk(m.monitorId),
+    ...m,
+    ...(m.status === 'active' ? { gsi1pk: MONITOR_DUE, gsi1sk: dueSk(m.nextPollAt, m.teamId, m.monitorId) } : {}),
+  };
+}
+
+const strip = <T>(item: Record<string, unknown>): T => {
+  const { pk: _pk, sk: _sk, gsi1pk: _g, gsi1sk: _s, expiresAt: _e, ...rest } = item;
+  return rest as T;
+};
+
+export async function putMonitor(m: Monitor): Promise<void> {
+  await db().send(new PutCommand({ TableName: T(), Item: monitorItem(m) }));
+}
+
+export async function getMonitor(teamId: string, monitorId: string): Promise<Monitor | null> {
+  const res = await db().send(new GetCommand({ TableName: T(), Key: { pk: teamPk(teamId), sk: monSk(monitorId) }, ConsistentRead: true }));
+  return res.Item ? strip<Monitor>(res.Item) : null;
+}
+
+export async function listMonitors(teamId: string): Promise<Monitor[]> {
+  const out: Monitor[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await db().send(new QueryCommand({ TableName: T(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': teamPk(teamId), ':p': 'MON#' }, ExclusiveStartKey: start }));
+    out.push(...(res.Items ?? []).map((i) => strip<Monitor>(i)));
+    start = res.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+export async function deleteMonitor(teamId: string, monitorId: string): Promise<boolean> {
+  const res = await db().send(new DeleteCommand({ TableName: T(), Key: { pk: teamPk(teamId), sk: monSk(monitorId) }, ReturnValues: 'ALL_OLD' }));
+  return Boolean(res.Attributes);
+}
+
+/** Monitors due at `now`, oldest due first. */
+export async function dueMonitors(now: number, limit = 100): Promise<{ teamId: string; monitorId: string }[]> {
+  return (await duePage(MONITOR_DUE, now, limit)).map((i) => ({ teamId: i.teamId as string, monitorId: i.monitorId as string }));
+}
+
+/** Up to `limit` items of a due partition, oldest due first, page after page. */
+async function duePage(partition: string, now: number, limit: number): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await db().send(
+      new QueryCommand({ TableName: T(), IndexName: TEAM_INDEX.name, KeyConditionExpression: 'gsi1pk = :p AND gsi1sk <= :now', ExpressionAttributeValues: { ':p': partition, ':now': `${new Date(now).toISOString()}#~` }, Limit: limit - out.length, ExclusiveStartKey: start }),
+    );
+    out.push(...(res.Items ?? []));
+    start = res.LastEvaluatedKey;
+  } while (start && out.length < limit);
+  return out;
+}
+
+function deliveryItem(d: Delivery): Record<string, unknown> {
+  return {
+    pk: teamPk(d.teamId),
+    sk: dlvSk(d.monitorId, d.eventId),
+    ...d,
+    ...(d.state === 'pending' && d.nextAttemptAt !== undefined ? { gsi1pk: DELIVERY_DUE, gsi1sk: dueSk(d.sweepAfter ?? d.nextAttemptAt, d.teamId, d.monitorId, d.eventId) } : {}),
+    expiresAt: Math.floor(d.createdAt / 1000) + DELIVERY_DAYS * 86_400,
+  };
+}
+
+export async function putDelivery(d: Delivery): Promise<void> {
+  await db().send(new PutCommand({ TableName: T(), Item: deliveryItem(d) }));
+}
+
+export async function getDelivery(teamId: string, monitorId: string, eventId: string): Promise<Delivery | null> {
+  const res = await db().send(new GetCommand({ TableName: T(), Key: { pk: teamPk(teamId), sk: dlvSk(monitorId, eventId) }, ConsistentRead: true }));
+  return res.Item && (res.Item.expiresAt as number) * 1000 > Date.now() ? strip<Delivery>(res.Item) : null;
+}
+
+/** A monitor's deliveries of the last 7 days, newest first. */
+export async function listDeliveries(teamId: string, monitorId: string, limit = 100): Promise<Delivery[]> {
+  const res = await db().send(
+    new QueryCommand({ TableName: T(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': teamPk(teamId), ':p': `MONDLV#${monitorId}#` }, ScanIndexForward: false, Limit: limit }),
+  );
+  const now = Date.now();
+  return (res.Items ?? []).filter((i) => (i.expiresAt as number) * 1000 > now).map((i) => strip<Delivery>(i));
+}
+
+export async function dueDeliveries(now: number, limit = 100): Promise<{ teamId: string; monitorId: string; eventId: string }[]> {
+  return (await duePage(DELIVERY_DUE, now, limit)).map((i) => ({ teamId: i.teamId as string, monitorId: i.monitorId as string, eventId: i.eventId as string }));
+}
+
+/** Set a few attributes of a monitor (the item must exist). */
+export async function patchMonitor(m: Monitor, changes: Partial<Monitor>): Promise<Monitor> {
+  const next = { ...m, ...changes, updatedAt: new Date().toISOString() };
+  await db().send(new PutCommand({ TableName: T(), Item: monitorItem(next), ConditionExpression: 'attribute_exists(pk)' }));
+  return next;
+}
+
+
+/**
+ * Set (or, for undefined, remove) a few attributes of a monitor without rewriting it: what a poll or
+ * a delivery records, so that a concurrent PATCH (pause, interval, URL) is never undone. Keeps the
+ * due-index key in step when `nextPollAt` changes. False when the monitor is gone.
+ */
+export async function setMonitorFields(teamId: string, monitorId: string, fields: Partial<Pick<Monitor, 'nextPollAt' | 'lastPollAt' | 'lastPollStatus' | 'state' | 'failingSince'>>): Promise<boolean> {
+  const all: Record<string, unknown> = { ...fields, ...(fields.nextPollAt !== undefined ? { gsi1sk: dueSk(fields.nextPollAt, teamId, monitorId) } : {}), updatedAt: new Date().toISOString() };
+  const set = Object.entries(all).filter(([, v]) => v !== undefined);
+  const remove = Object.entries(all).filter(([, v]) => v === undefined);
+  const names = Object.fromEntries(Object.keys(all).map((k, i) => [`#a${i}`, k]));
+  const nameOf = (k: string) => Object.entries(names).find(([, v]) => v === k)![0];
+  const expression = [set.length ? `SET ${set.map(([k]) => `${nameOf(k)} = :${nameOf(k).slice(1)}`).join(', ')}` : '', remove.length ? `REMOVE ${remove.map(([k]) => nameOf(k)).join(', ')}` : ''].filter(Boolean).join(' ');
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: T(),
+        Key: { pk: teamPk(teamId), sk: monSk(monitorId) },
+        UpdateExpression: expression,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: names,
+        ...(set.length ? { ExpressionAttributeValues: Object.fromEntries(set.map(([k, v]) => [`:${nameOf(k).slice(1)}`, v])) } : {}),
+      }),
+    );
+    return true;
+  } catch (err) {
+    if ((err as Error).name === 'ConditionalCheckFailedException') return false;
+    throw err;
+  }
+}
