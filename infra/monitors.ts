@@ -85,7 +85,7 @@ export function addMonitors(d: MonitorDeps) {
   }
 
   // The tick: reads the two due partitions, sends to the queues.
-  const tickFn = d.nodeFunction('MonitorsTick', 'functions/monitors-tick.ts', { description: 'Monitors: every minute, due polls and deliveries to their queues', memorySize: 256, timeout: Duration.seconds(50), environment: env });
+  const tickFn = d.nodeFunction('MonitorsTick', 'functions/monitors/tick.ts', { description: 'Monitors: every minute, due polls and deliveries to their queues', memorySize: 256, timeout: Duration.seconds(50), environment: env });
   dueIndexQuery(tickFn);
   d.grantData(tickFn);
   polls.q.grantSendMessages(tickFn);
@@ -93,7 +93,7 @@ export function addMonitors(d: MonitorDeps) {
   new events.Rule(scope, 'MonitorsTickRule', { schedule: events.Schedule.rate(Duration.minutes(1)), targets: [new targets.LambdaFunction(tickFn)] });
 
   // The poll worker: reads and writes its monitor and deliveries; invokes only the monitorable operations' functions.
-  const pollFn = d.nodeFunction('MonitorsPoll', 'functions/monitors-poll.ts', { description: 'Monitors: one poll through the operation function, events queued', memorySize: 512, timeout: Duration.seconds(60), environment: env });
+  const pollFn = d.nodeFunction('MonitorsPoll', 'functions/monitors/poll.ts', { description: 'Monitors: one poll through the operation function, events queued', memorySize: 512, timeout: Duration.seconds(60), environment: env });
   d.allowItems(pollFn, ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [TEAM]);
   d.withPepper(pollFn);
   d.grantData(pollFn);
@@ -103,7 +103,7 @@ export function addMonitors(d: MonitorDeps) {
   pollFn.addEventSource(new SqsEventSource(polls.q, { batchSize: 5, maxConcurrency: POLL_CONCURRENCY, reportBatchItemFailures: true }));
 
   // The delivery worker: its deliveries and monitors; sends retries back on its own queue.
-  const deliverFn = d.nodeFunction('MonitorsDeliver', 'functions/monitors-deliver.ts', { description: 'Monitors: one signed webhook attempt per message', memorySize: 256, timeout: Duration.seconds(30), environment: env });
+  const deliverFn = d.nodeFunction('MonitorsDeliver', 'functions/monitors/deliver.ts', { description: 'Monitors: one signed webhook attempt per message', memorySize: 256, timeout: Duration.seconds(30), environment: env });
   d.allowItems(deliverFn, ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [TEAM]);
   d.withPepper(deliverFn);
   d.grantData(deliverFn);

@@ -1,2 +1,2 @@
 /** Monitors on AWS (shared/monitors/aws.ts, infra/monitors.ts). */
-export { deliveryWorker as handler } from '../shared/monitors/aws';
+export { pollWorker as handler } from '../../shared/monitors/aws';
