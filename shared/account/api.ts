@@ -6,6 +6,7 @@ import { getTeam } from '../accounting/teams';
 import { entryPoint } from '../http/entry';
 import { loadSecrets } from '../runtime/secrets';
 import { jsonAnswer } from '../http/envelope';
+import { jsonObjectBody } from '../http/body';
 import { ApiError, GATEWAY_MESSAGES, notFound } from '../http/errors';
 import { NOT_SIGNED_IN, invalid, notSignedIn, session, type Ctx, type Reply } from './context';
 import { getMember, roleOf, setPassword } from './members';
@@ -54,18 +55,7 @@ export function expectedOrigin(headers: Record<string, string>): string | null {
   return `${proto}://${host}`;
 }
 
-function parseBody(event: APIGatewayProxyEvent): Record<string, unknown> {
-  if (!event.body) return {};
-  const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  if (Buffer.byteLength(raw) > MAX_BODY_BYTES) throw new ApiError('BAD_REQUEST', 'The request body is too large');
-  try {
-    const parsed = JSON.parse(raw) as unknown;
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-  } catch {
-    /* below */
-  }
-  throw new ApiError('BAD_REQUEST', 'The request body must be a JSON object');
-}
+const parseBody = (event: APIGatewayProxyEvent) => jsonObjectBody(event, MAX_BODY_BYTES);
 
 
 function keyName(value: unknown): string {

@@ -6,6 +6,7 @@ import { authorize } from '../auth/authorizer';
 import { keyFromHeaders } from '../auth/keys';
 import { entryPoint } from '../http/entry';
 import { jsonAnswer } from '../http/envelope';
+import { jsonObjectBody } from '../http/body';
 import { ApiError, GATEWAY_MESSAGES, notFound, type ValidationDetail } from '../http/errors';
 import { validateQuery } from '../http/validation';
 import { operation, type Operation } from '../operations';
@@ -224,18 +225,7 @@ const lowerHeaders = (h: APIGatewayProxyEvent['headers'] | null | undefined) => 
   return out;
 };
 
-function parseBody(event: APIGatewayProxyEvent): Record<string, unknown> {
-  if (!event.body) return {};
-  const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  if (Buffer.byteLength(raw) > MAX_BODY_BYTES) throw new ApiError('BAD_REQUEST', 'The request body is too large');
-  try {
-    const parsed = JSON.parse(raw) as unknown;
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-  } catch {
-    /* below */
-  }
-  throw new ApiError('BAD_REQUEST', 'The request body must be a JSON object');
-}
+const parseBody = (event: APIGatewayProxyEvent) => jsonObjectBody(event, MAX_BODY_BYTES);
 
 const STATE_CHANGING = new Set(['POST', 'PATCH', 'DELETE']);
 

@@ -47,3 +47,18 @@ export function attributesNamed(input: WriteInput): string[] {
   }
   return [...out];
 }
+
+/** An IAM policy statement of a synthesized template. */
+export type Statement = { Effect?: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, string | string[]>> };
+/** A resource of a synthesized template. */
+export type Resource = { Type: string; Properties: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Every statement of the role of the one Lambda function whose description contains `description`. */
+export function roleStatements(resources: Record<string, Resource>, description: string): Statement[] {
+  const fns = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Description).includes(description));
+  if (fns.length !== 1) throw new Error(`${fns.length} functions described as "${description}"`);
+  const roleId = fns[0]!.Properties.Role['Fn::GetAtt'][0];
+  return Object.values(resources)
+    .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((x: { Ref: string }) => x.Ref === roleId))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement);
+}

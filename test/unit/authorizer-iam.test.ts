@@ -8,7 +8,7 @@ import { outcomeUpdate } from '../../shared/accounting/outcome-counts';
 import { historyUpdate } from '../../shared/accounting/request-history';
 import { usageUpdate } from '../../shared/accounting/usage';
 import { routedOperations } from '../../shared/operations';
-import { attributesNamed, iamLike, type WriteInput } from '../support/iam';
+import { attributesNamed, iamLike, type WriteInput, roleStatements, type Resource, type Statement } from '../support/iam';
 import { dbSends } from '../support/db-sends';
 import { stackTemplate } from '../support/synth';
 
@@ -20,8 +20,6 @@ import { stackTemplate } from '../support/synth';
  * makes it write anything else fails here, not in AWS with AccessDenied.
  */
 
-type Statement = { Effect?: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, string | string[]>> };
-type Resource = { Type: string; Properties: Record<string, any> };
 
 /** The stack as `cdk synth` builds it (cdk.json's context), minus esbuild bundling. */
 const resources: Record<string, Resource> = stackTemplate().toJSON().Resources;
@@ -29,14 +27,7 @@ const tableArn = (logicalPrefix: string) => ({ 'Fn::GetAtt': [Object.keys(resour
 const tables = { [config.accountsTable]: tableArn('AccountsTable'), [config.cacheTable]: tableArn('CacheTable') };
 
 /** The statements of the authorizer's role. */
-const authorizerStatements: Statement[] = (() => {
-  const fns = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Description).includes('REQUEST authorizer'));
-  expect(fns).toHaveLength(1);
-  const roleId = fns[0]!.Properties.Role['Fn::GetAtt'][0];
-  return Object.values(resources)
-    .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((x: { Ref: string }) => x.Ref === roleId))
-    .flatMap((p) => p.Properties.PolicyDocument.Statement);
-})();
+const authorizerStatements: Statement[] = roleStatements(resources, 'REQUEST authorizer');
 
 /** The request context IAM evaluates a DynamoDB item action in (the condition keys the stack uses). */
 type Context = Record<string, string[] | undefined>;

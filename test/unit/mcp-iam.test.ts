@@ -8,7 +8,7 @@ import { createTeam } from '../../shared/accounting/teams';
 import { db } from '../../shared/db/client';
 import { TEAM_INDEX } from '../../shared/db/tables';
 import { config } from '../../shared/runtime/config';
-import { attributesNamed, iamLike } from '../support/iam';
+import { attributesNamed, iamLike, roleStatements, type Resource, type Statement } from '../support/iam';
 import { dbSends } from '../support/db-sends';
 import { stackTemplate } from '../support/synth';
 
@@ -18,22 +18,13 @@ import { stackTemplate } from '../support/synth';
  * member's e-mail or password hash, a session or an invitation. Every read its account tools make
  * is held against the synthesized policy, and reads of anything else are refused by it.
  */
-type Statement = { Effect?: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, string | string[]>> };
-type Resource = { Type: string; Properties: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const resources: Record<string, Resource> = stackTemplate().toJSON().Resources;
 const accountsId = Object.keys(resources).find((id) => id.startsWith('AccountsTable') && resources[id]!.Type === 'AWS::DynamoDB::Table')!;
 const tableArn = { 'Fn::GetAtt': [accountsId, 'Arn'] };
 const indexArn = { 'Fn::Join': ['', [tableArn, `/index/${TEAM_INDEX.name}`]] };
 
-const mcpStatements: Statement[] = (() => {
-  const fns = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Description).includes('the MCP server'));
-  expect(fns).toHaveLength(1);
-  const roleId = fns[0]!.Properties.Role['Fn::GetAtt'][0];
-  return Object.values(resources)
-    .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((x: { Ref: string }) => x.Ref === roleId))
-    .flatMap((p) => p.Properties.PolicyDocument.Statement);
-})();
+const mcpStatements: Statement[] = roleStatements(resources, 'the MCP server');
 
 type Context = Record<string, string[] | undefined>;
 function holds(operator: string, values: string[] | undefined, patterns: string[]): boolean {
