@@ -5,6 +5,7 @@ import { creditsReport, requestsReport, usageReport } from '../account/reads';
 import { type ProxyHandler, entryPoint } from '../http/entry';
 import { failure, jsonAnswer } from '../http/envelope';
 import { ApiError, GATEWAY_MESSAGES, atCapacity, toApiError } from '../http/errors';
+import { operationGetEvent } from '../http/proxy-event';
 import { boundedDetails } from '../http/validation';
 import type { Log } from '../runtime/log';
 import type { Operation } from '../operations';
@@ -120,32 +121,11 @@ function inProcess(parent: APIGatewayProxyEvent, teamId: string, invoke: InvokeO
  * causes no upstream request through MCP either.
  */
 export function operationEvent(parent: APIGatewayProxyEvent, op: Operation, query: Record<string, string>, requestId: string): APIGatewayProxyEvent {
-  const names = Object.keys(query);
   const full = parent.requestContext?.path ?? '';
   const stagePrefix = full.endsWith(MCP_PATH) ? full.slice(0, -MCP_PATH.length) : '';
   const caller = parent.requestContext?.authorizer ?? {};
   const authorizer = Object.fromEntries(TOOL_CALL_CONTEXT.filter((name) => caller[name] !== undefined).map((name) => [name, caller[name]]));
-  return {
-    resource: op.path,
-    path: op.path,
-    httpMethod: 'GET',
-    headers: {},
-    multiValueHeaders: {},
-    queryStringParameters: names.length ? query : null,
-    multiValueQueryStringParameters: names.length ? Object.fromEntries(names.map((n) => [n, [query[n]!]])) : null,
-    pathParameters: null,
-    stageVariables: parent.stageVariables ?? null,
-    body: null,
-    isBase64Encoded: false,
-    requestContext: {
-      ...parent.requestContext,
-      authorizer,
-      requestId,
-      httpMethod: 'GET',
-      path: `${stagePrefix}${op.path}`,
-      resourcePath: op.path,
-    },
-  };
+  return operationGetEvent(op.path, query, { ...parent.requestContext, authorizer, requestId, httpMethod: 'GET', path: `${stagePrefix}${op.path}`, resourcePath: op.path }, parent.stageVariables ?? null);
 }
 
 /** The authorizer's context a tool call keeps: who is calling, nothing the authorizer read or wrote for the POST. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { operationGetEvent } from '../http/proxy-event';
 import { operation } from '../operations';
 import type { Log } from '../runtime/log';
 import { diff } from './events';
@@ -27,28 +28,10 @@ export type Invoke = (operationId: string, event: APIGatewayProxyEvent) => Promi
 export const maxAgeFor = (intervalSeconds: number) => Math.floor(intervalSeconds / 2);
 
 export function pollEvent(m: Monitor, requestId = randomUUID()): APIGatewayProxyEvent {
-  const op = operation(m.operation);
-  const multi = Object.fromEntries(Object.entries(m.params).map(([k, v]) => [k, [v]]));
-  return {
-    resource: op.path,
-    path: op.path,
-    httpMethod: 'GET',
-    headers: {},
-    multiValueHeaders: {},
-    queryStringParameters: { ...m.params },
-    multiValueQueryStringParameters: multi,
-    pathParameters: null,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
-    requestContext: {
-      requestId,
-      httpMethod: 'GET',
-      path: op.path,
-      resourcePath: op.path,
-      authorizer: { teamId: m.teamId, keyId: m.keyId ?? '', monitorId: m.monitorId, monitorMaxAgeSeconds: maxAgeFor(m.intervalSeconds) },
-    } as unknown as APIGatewayProxyEvent['requestContext'],
-  };
+  return operationGetEvent(operation(m.operation).path, m.params, {
+    requestId,
+    authorizer: { teamId: m.teamId, keyId: m.keyId ?? '', monitorId: m.monitorId, monitorMaxAgeSeconds: maxAgeFor(m.intervalSeconds) },
+  });
 }
 
 export interface PollOutcome {
