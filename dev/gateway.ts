@@ -153,7 +153,7 @@ function router(opts: GatewayOptions, publicUrl: () => string): (req: http.Incom
 
 /** The monitors API (shared/monitors/api.ts): an API key or the dashboard session, checked by the function. */
 async function monitorsRoute(req: http.IncomingMessage, url: URL, requestId: string): Promise<APIGatewayProxyResult> {
-  const { matchMonitorRoute } = await import('../shared/monitors/api');
+  const { matchMonitorRoute } = await import('../shared/monitors/routes');
   const matched = matchMonitorRoute(req.method ?? 'GET', url.pathname);
   if (!matched) return unknownRoute(requestId);
   const body = await readBody(req);

@@ -1,6 +1,7 @@
 import { ACCOUNT_ROUTES, DASHBOARD_PATH, KEY_READABLE } from '../shared/account/routes';
 import { SESSION_COOKIE } from '../shared/account/sessions';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
+import { MONITOR_ROUTES } from '../shared/monitors/routes';
 import { routedOperations } from '../shared/operations';
 import { OPENAPI_ROUTE } from '../shared/public/openapi-document';
 import { STATUS_PATH } from '../shared/status/page';
@@ -61,13 +62,16 @@ const OPEN_ACCOUNT = new Set<string>(['signIn', 'setPassword', 'signOut']);
 const SIGN_IN: readonly (typeof ACCOUNT_ROUTES)[number][] = ACCOUNT_ROUTES.filter((r) => r.name === 'signIn' || r.name === 'setPassword');
 
 /**
- * The five groups. Their per-address limits, from what a real caller sends:
+ * The six groups. Their per-address limits, from what a real caller sends:
  *  - key-authorised: a team may make 100 requests per 60 s (the usage plan); 300 leaves room for a
  *    few teams behind one address (an office, a reseller) and for retries the usage plan refuses.
  *  - sign-in: a person signs in a few times a day; the function's own throttle allows 50 attempts
  *    per address per 15 minutes (shared/account/throttle.ts).
  *  - account API and dashboard: opening the dashboard is index.html, app.js, app.css and 2 or 3
  *    account calls; fifty browsers behind one address opening it at once are 150 of each.
+ *  - monitors: managed now and then (a form in the dashboard, a script creating a few hundred in
+ *    a loop); the dashboard's Monitors page lists them and a monitor's deliveries. 120 per minute
+ *    lets a script create 100 monitors (a team's most) in a minute, with room for the page.
  *  - public documents: read by people and agents now and then; the status page once per view.
  */
 export const ROUTE_GROUPS: readonly RouteGroup[] = [
@@ -91,6 +95,13 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
     routes: ACCOUNT_ROUTES.filter((r) => !SIGN_IN.includes(r)).map(({ method, path }) => ({ method, path })),
     perAddress: { limit: 200, windowSeconds: 60 },
     credential: (r) => (ACCOUNT_ROUTES.some((a) => a.path === r.path && a.method === r.method && OPEN_ACCOUNT.has(a.name)) ? 'none' : isKeyReadable(r.path) ? 'key-or-session' : 'session'),
+  },
+  {
+    name: 'monitors',
+    description: '/v1/monitors/* (API key or session)',
+    routes: MONITOR_ROUTES.map(({ method, path }) => ({ method, path })),
+    perAddress: { limit: 120, windowSeconds: 60 },
+    credential: () => 'key-or-session',
   },
   {
     name: 'dashboard',

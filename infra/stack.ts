@@ -122,9 +122,8 @@ export class SocialDataApiStack extends Stack {
     this.addAgentRoutes(authorizer, operations.everyOperation);
     // The account API issues the request history's cursors: sealed with the same secret.
     this.addDashboard({ ...environment, CURSOR_SECRET_ARN: operations.everyOperation.CURSOR_SECRET_ARN! });
-    // Monitors with signed webhooks (infra/monitors.ts, docs/monitors.md): context monitors=true, until the
-    // stack's route, function and IAM enumerations (test/infra/stack.test.ts) take them in.
-    if (booleanContext(this, 'monitors', false)) addMonitors({ scope: this, api: this.api, accounts: this.accounts, environment, operations: operations.functions, nodeFunction: (fid, entry, props) => this.nodeFunction(fid, entry, props), allowItems: (fn, actions, prefixes) => this.allowItems(fn, actions, prefixes), withPepper: (fn) => this.withPepper(fn), grantData: (fn) => void this.dataKey?.grantDecrypt(fn), acknowledge });
+    // Monitors with signed webhooks (infra/monitors.ts, docs/monitors.md).
+    addMonitors({ scope: this, api: this.api, accounts: this.accounts, environment, operations: operations.functions, nodeFunction: (fid, entry, props) => this.nodeFunction(fid, entry, props), allowItems: (fn, actions, prefixes) => this.allowItems(fn, actions, prefixes), withPepper: (fn) => this.withPepper(fn), generatedSecret: (sid, description, whyNotRotated) => this.generatedSecret(sid, description, 64, RemovalPolicy.RETAIN, whyNotRotated), grantData: (fn) => void this.dataKey?.grantDecrypt(fn), acknowledge });
     // Before any step that walks the API's methods (per-method throttles): GET /v1/status, the canaries, the alarms and their topic, the CloudWatch dashboard (infra/status.ts).
     addOperationalStatus(this, {
       serviceName: SERVICE_NAME,

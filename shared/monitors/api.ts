@@ -16,6 +16,7 @@ import { attempt, enqueue, redeliver } from './deliver';
 import { MONITORABLE_IDS, isMonitorable } from './kinds';
 import { newSecret, sealSecret } from './secret';
 import { type Delivery, type Monitor, deleteMonitor, getDelivery, getMonitor, listDeliveries, listMonitors, patchMonitor, putMonitor } from './store';
+import { type MonitorRouteName, matchMonitorRoute } from './routes';
 import { webhookUrlProblem } from './webhook-url';
 
 /**
@@ -24,29 +25,6 @@ import { webhookUrlProblem } from './webhook-url';
  * Origin). Free. Team-scoped: every lookup is by (caller's team, monitorId), so another team's
  * monitor is simply 404. Errors in the spec's shape.
  */
-export const MONITOR_ROUTES = [
-  { method: 'POST', path: '/v1/monitors', name: 'create' },
-  { method: 'GET', path: '/v1/monitors', name: 'list' },
-  { method: 'GET', path: '/v1/monitors/{monitorId}', name: 'get' },
-  { method: 'PATCH', path: '/v1/monitors/{monitorId}', name: 'update' },
-  { method: 'DELETE', path: '/v1/monitors/{monitorId}', name: 'remove' },
-  { method: 'POST', path: '/v1/monitors/{monitorId}/rotate-secret', name: 'rotateSecret' },
-  { method: 'POST', path: '/v1/monitors/{monitorId}/test', name: 'test' },
-  { method: 'GET', path: '/v1/monitors/{monitorId}/deliveries', name: 'deliveries' },
-  { method: 'POST', path: '/v1/monitors/{monitorId}/deliveries/{eventId}/redeliver', name: 'redeliver' },
-] as const;
-type RouteName = (typeof MONITOR_ROUTES)[number]['name'];
-
-const COMPILED = MONITOR_ROUTES.map((r) => ({ route: r, re: new RegExp(`${r.path.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`) }));
-export function matchMonitorRoute(method: string, path: string) {
-  for (const { route, re } of COMPILED) {
-    if (route.method !== method) continue;
-    const m = re.exec(path);
-    if (m) return { route, params: { ...(m.groups ?? {}) } };
-  }
-  return null;
-}
-
 export const MAX_INTERVAL_SECONDS = 86_400;
 export const minIntervalSeconds = () => Math.max(1, Number(process.env.MONITOR_MIN_INTERVAL_SECONDS) || 60);
 export const monitorsPerTeam = () => Number(process.env.MONITORS_PER_TEAM) || 100;
@@ -128,7 +106,7 @@ async function mine(ctx: Ctx): Promise<Monitor> {
   return m;
 }
 
-const HANDLERS: Record<RouteName, (ctx: Ctx) => Promise<Reply>> = {
+const HANDLERS: Record<MonitorRouteName, (ctx: Ctx) => Promise<Reply>> = {
   async create(ctx) {
     const { body } = ctx;
     if (typeof body.operation !== 'string' || !isMonitorable(body.operation)) throw invalid('operation', `One of ${MONITORABLE_IDS.join(', ')}`);

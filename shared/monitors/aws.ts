@@ -6,24 +6,31 @@ import { loadSecrets } from '../runtime/secrets';
 import { attempt } from './deliver';
 import type { Invoke } from './poll';
 import { pollMonitor } from './poll';
+import { platformOf } from './scheduler';
 import { type Delivery, dueDeliveries, dueMonitors, listDeliveries } from './store';
 
 /**
  * The monitors' engine on AWS (infra/monitors.ts), the same code as the local scheduler's:
  *
- *   tick (every minute)  -> due monitors to the poll queue; due (or stranded) deliveries to the delivery queue
- *   poll worker (SQS)    -> pollMonitor: invokes the operation's own function (the same pipeline), queues its events
+ *   tick (every minute)  -> due monitors to their platform's poll queue; due (or stranded) deliveries to the delivery queue
+ *   poll worker (SQS)    -> pollMonitor: invokes the operation's own function (the same pipeline), queues its events;
+ *                           a batch's polls side by side, each failing alone (reportBatchItemFailures)
  *   delivery worker (SQS) -> one attempt; a retry within 15 min goes back on the queue with DelaySeconds
  *
- * Both queues have a dead-letter queue; the workers' reserved concurrency bounds the load on the
- * platforms and on receivers.
+ * Every queue has a dead-letter queue; each poll queue's event source has its own maximum
+ * concurrency (POLLS_PER_PLATFORM), so one platform's slow upstream never holds another's polls.
  */
 const sqs = new SQSClient({});
 const lambda = new LambdaClient({});
-const POLL_QUEUE = () => process.env.MONITOR_POLL_QUEUE_URL!;
+/** MONITOR_POLL_QUEUES: JSON, platform -> its poll queue's URL (infra/monitors.ts). */
+const pollQueueOf = (platform: string): string => {
+  const url = (JSON.parse(process.env.MONITOR_POLL_QUEUES ?? '{}') as Record<string, string>)[platform];
+  if (!url) throw new Error(`no poll queue for ${platform}`);
+  return url;
+};
 const DELIVERY_QUEUE = () => process.env.MONITOR_DELIVERY_QUEUE_URL!;
 
-type Ref = Record<string, string>;
+type Ref = Record<string, string | number>;
 async function sendAll(queueUrl: string, refs: Ref[]): Promise<void> {
   for (let i = 0; i < refs.length; i += 10) {
     const batch = refs.slice(i, i + 10);
@@ -34,7 +41,15 @@ async function sendAll(queueUrl: string, refs: Ref[]): Promise<void> {
 export async function tickHandler(): Promise<{ polls: number; deliveries: number }> {
   const now = Date.now();
   const [monitors, deliveries] = await Promise.all([dueMonitors(now, 20_000), dueDeliveries(now, 20_000)]);
-  await Promise.all([sendAll(POLL_QUEUE(), monitors), sendAll(DELIVERY_QUEUE(), deliveries)]);
+  const byPlatform = new Map<string, Ref[]>();
+  for (const { teamId, monitorId, operation, dueAt } of monitors) {
+    const platform = platformOf({ operation });
+    (byPlatform.get(platform) ?? byPlatform.set(platform, []).get(platform)!).push({ teamId, monitorId, dueAt });
+  }
+  await Promise.all([
+    ...[...byPlatform].map(([platform, due]) => sendAll(pollQueueOf(platform), due)),
+    sendAll(DELIVERY_QUEUE(), deliveries),
+  ]);
   return { polls: monitors.length, deliveries: deliveries.length };
 }
 
@@ -50,20 +65,21 @@ const invokeFunction: Invoke = async (operationId, event) => {
 export async function pollWorker(event: SQSEvent): Promise<SQSBatchResponse> {
   await loadSecrets();
   const failures: { itemIdentifier: string }[] = [];
-  for (const record of event.Records) {
-    try {
-      const { teamId, monitorId } = JSON.parse(record.body) as Ref;
-      const now = Date.now();
-      const polled = await pollMonitor(teamId!, monitorId!, now, logger, invokeFunction);
-      if (polled?.events.length) {
-        const fresh = (await listDeliveries(teamId!, monitorId!, 20)).filter((d) => d.state === 'pending' && d.attempts === 0);
-        await sendAll(DELIVERY_QUEUE(), fresh.map((d) => ({ teamId: d.teamId, monitorId: d.monitorId, eventId: d.eventId })));
+  await Promise.all(
+    event.Records.map(async (record) => {
+      try {
+        const due = JSON.parse(record.body) as { teamId: string; monitorId: string; dueAt: number };
+        const polled = await pollMonitor(due, Date.now(), logger, invokeFunction);
+        if (polled?.events.length) {
+          const fresh = (await listDeliveries(due.teamId, due.monitorId, 20)).filter((d) => d.state === 'pending' && d.attempts === 0);
+          await sendAll(DELIVERY_QUEUE(), fresh.map((d) => ({ teamId: d.teamId, monitorId: d.monitorId, eventId: d.eventId })));
+        }
+      } catch (err) {
+        logger.error('monitor poll failed', { error: (err as Error).message });
+        failures.push({ itemIdentifier: record.messageId });
       }
-    } catch (err) {
-      logger.error('monitor poll failed', { error: (err as Error).message });
-      failures.push({ itemIdentifier: record.messageId });
-    }
-  }
+    }),
+  );
   return { batchItemFailures: failures };
 }
 
@@ -78,7 +94,7 @@ export async function deliveryWorker(event: SQSEvent): Promise<SQSBatchResponse>
   await Promise.all(
     event.Records.map(async (record) => {
       try {
-        const { teamId, monitorId, eventId } = JSON.parse(record.body) as Ref;
+        const { teamId, monitorId, eventId } = JSON.parse(record.body) as Record<string, string>;
         await attempt(teamId!, monitorId!, eventId!, Date.now(), logger, requeue);
       } catch (err) {
         logger.error('delivery failed', { error: (err as Error).message });

@@ -37,3 +37,12 @@ export type MonitorableId = keyof typeof MONITORABLE;
 export const MONITORABLE_IDS = Object.keys(MONITORABLE) as MonitorableId[];
 export const isMonitorable = (id: string): id is MonitorableId => Object.hasOwn(MONITORABLE, id);
 export const watchOf = (id: MonitorableId): Watch => MONITORABLE[id];
+
+/**
+ * Polls of one platform in flight at once, at most: a slow or failing platform holds only its own
+ * share, never the others' polls (docs/monitors.md, "At scale"). Deployed, each platform has its
+ * own poll queue whose worker runs at most POLL_BATCH polls per invocation and
+ * POLLS_PER_PLATFORM / POLL_BATCH invocations at once; locally the scheduler keeps the same bound.
+ */
+export const POLLS_PER_PLATFORM = 25;
+export const POLL_BATCH = 5;

@@ -5,7 +5,7 @@ import { operation } from '../operations';
 import type { Log } from '../runtime/log';
 import { diff } from './events';
 import { enqueue, pause } from './deliver';
-import { type Monitor, getMonitor, setMonitorFields } from './store';
+import { type DueMonitor, type Monitor, getMonitor, setMonitorFields } from './store';
 
 /**
  * One poll of a monitor: a request of its operation through the operation's own handler (the same
@@ -23,7 +23,6 @@ import { type Monitor, getMonitor, setMonitorFields } from './store';
  */
 export type Invoke = (operationId: string, event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
-
 /** Half the interval, in whole seconds (0: a 1-second interval always scrapes live). */
 export const maxAgeFor = (intervalSeconds: number) => Math.floor(intervalSeconds / 2);
 
@@ -39,12 +38,18 @@ export interface PollOutcome {
   events: string[];
 }
 
-export async function pollMonitor(teamId: string, monitorId: string, now: number, log: Log, invoke: Invoke): Promise<PollOutcome | null> {
+/**
+ * Polls the monitor due at `due.dueAt`. The claim of that slot is conditional on it (and on the
+ * monitor being active), so a message the queue delivers twice, or sent again by a later tick while
+ * the first waits in the queue, polls once: the others find the slot taken and do nothing.
+ */
+export async function pollMonitor(due: Pick<DueMonitor, 'teamId' | 'monitorId' | 'dueAt'>, now: number, log: Log, invoke: Invoke): Promise<PollOutcome | null> {
+  const { teamId, monitorId } = due;
   const m = await getMonitor(teamId, monitorId);
-  if (!m || m.status !== 'active') return null;
+  if (!m || m.status !== 'active' || m.nextPollAt !== due.dueAt) return null;
   // Claim the next slot first: a poll that fails still moves on to the next interval.
   const claim = { nextPollAt: now + m.intervalSeconds * 1000, lastPollAt: now };
-  if (!(await setMonitorFields(teamId, monitorId, claim))) return null;
+  if (!(await setMonitorFields(teamId, monitorId, claim, due.dueAt))) return null;
   const claimed: Monitor = { ...m, ...claim };
   const res = await invoke(m.operation, pollEvent(m));
   const body = JSON.parse(res.body) as { data?: Record<string, unknown>; error?: { code: string } };

@@ -1,20 +1,21 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
-import { pepper } from '../auth/hashing';
+import { loaded } from '../runtime/secrets';
 
 /**
  * A monitor's signing secret. We sign every delivery with it, so it cannot be a one-way hash: it is
- * stored encrypted (AES-256-GCM) under a key derived from the key pepper (Secrets Manager,
- * KEY_PEPPER_SECRET_ARN; locally KEY_PEPPER) by HMAC-SHA256 with a purpose label. A copy of the
- * accounts table alone (backup, export, read-only leak) does not reveal any secret. The secret is
- * shown to the caller once (create, rotate) and never logged.
+ * stored encrypted (AES-256-GCM) under a key derived by HMAC-SHA256 with a purpose label from a
+ * secret of its own (Secrets Manager, MONITOR_KEY_SECRET_ARN, readable only by the monitors API and
+ * the delivery worker; locally MONITOR_KEY). A copy of the accounts table alone (backup, export,
+ * read-only leak) does not reveal any secret, and the functions that sign never hold the key pepper
+ * API keys are hashed with. The secret is shown to the caller once (create, rotate) and never logged.
  *
- * Without a pepper (npm start, tests) the derivation uses a fixed local label: fine for loopback
- * runs, and the deployed stack always has the pepper.
+ * Without that key (npm start, tests) the derivation uses a fixed local label: fine for loopback
+ * runs, and the deployed stack always has the key.
  */
 const PREFIX = 'whsec_';
 const KEY_BYTES = 24;
 
-const encryptionKey = () => createHmac('sha256', pepper() ?? 'local-monitor-secrets').update('monitor-signing-secret/v1').digest();
+const encryptionKey = () => createHmac('sha256', process.env.MONITOR_KEY || loaded.monitorKey || 'local-monitor-secrets').update('monitor-signing-secret/v1').digest();
 
 /** A new secret as shown to the caller: `whsec_` + base64 of the key. */
 export function newSecret(): string {

@@ -109,9 +109,17 @@ export async function deleteMonitor(teamId: string, monitorId: string): Promise<
   return Boolean(res.Attributes);
 }
 
+/** A due monitor, as the scheduler hands it to a poll: `dueAt` is the slot the poll claims (./poll.ts). */
+export interface DueMonitor {
+  teamId: string;
+  monitorId: string;
+  operation: MonitorableId;
+  dueAt: number;
+}
+
 /** Monitors due at `now`, oldest due first. */
-export async function dueMonitors(now: number, limit = 100): Promise<{ teamId: string; monitorId: string }[]> {
-  return (await duePage(MONITOR_DUE, now, limit)).map((i) => ({ teamId: i.teamId as string, monitorId: i.monitorId as string }));
+export async function dueMonitors(now: number, limit = 100): Promise<DueMonitor[]> {
+  return (await duePage(MONITOR_DUE, now, limit)).map((i) => ({ teamId: i.teamId as string, monitorId: i.monitorId as string, operation: i.operation as MonitorableId, dueAt: i.nextPollAt as number }));
 }
 
 /** Up to `limit` items of a due partition, oldest due first, page after page. */
@@ -171,9 +179,10 @@ export async function patchMonitor(m: Monitor, changes: Partial<Monitor>): Promi
 /**
  * Set (or, for undefined, remove) a few attributes of a monitor without rewriting it: what a poll or
  * a delivery records, so that a concurrent PATCH (pause, interval, URL) is never undone. Keeps the
- * due-index key in step when `nextPollAt` changes. False when the monitor is gone.
+ * due-index key in step when `nextPollAt` changes. False when the monitor is gone, or when
+ * `whileDueAt` is given and the monitor is no longer due at that slot (another poll claimed it).
  */
-export async function setMonitorFields(teamId: string, monitorId: string, fields: Partial<Pick<Monitor, 'nextPollAt' | 'lastPollAt' | 'lastPollStatus' | 'state' | 'failingSince'>>): Promise<boolean> {
+export async function setMonitorFields(teamId: string, monitorId: string, fields: Partial<Pick<Monitor, 'nextPollAt' | 'lastPollAt' | 'lastPollStatus' | 'state' | 'failingSince'>>, whileDueAt?: number): Promise<boolean> {
   const all: Record<string, unknown> = { ...fields, ...(fields.nextPollAt !== undefined ? { gsi1sk: dueSk(fields.nextPollAt, teamId, monitorId) } : {}), updatedAt: new Date().toISOString() };
   const set = Object.entries(all).filter(([, v]) => v !== undefined);
   const remove = Object.entries(all).filter(([, v]) => v === undefined);
@@ -186,9 +195,11 @@ export async function setMonitorFields(teamId: string, monitorId: string, fields
         TableName: T(),
         Key: { pk: teamPk(teamId), sk: monSk(monitorId) },
         UpdateExpression: expression,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: names,
-        ...(set.length ? { ExpressionAttributeValues: Object.fromEntries(set.map(([k, v]) => [`:${nameOf(k).slice(1)}`, v])) } : {}),
+        ConditionExpression: whileDueAt === undefined ? 'attribute_exists(pk)' : '#due = :due AND #status = :active',
+        ExpressionAttributeNames: { ...names, ...(whileDueAt === undefined ? {} : { '#due': 'nextPollAt', '#status': 'status' }) },
+        ...(set.length || whileDueAt !== undefined
+          ? { ExpressionAttributeValues: { ...Object.fromEntries(set.map(([k, v]) => [`:${nameOf(k).slice(1)}`, v])), ...(whileDueAt === undefined ? {} : { ':due': whileDueAt, ':active': 'active' }) } }
+          : {}),
       }),
     );
     return true;

@@ -6,8 +6,9 @@
  *   CURSOR_SECRET_ARN         -> cursorSecret (the HMAC key of the cursors the service issues)
  *   SCRAPER_PROXY_PARAMETER   -> the scraper proxy URL, credentials included (SecureString, decrypted)
  *   KEY_PEPPER_SECRET_ARN     -> keyPepper (the HMAC key API keys, session ids and invitation tokens are hashed with: shared/auth/hashing.ts)
+ *   MONITOR_KEY_SECRET_ARN    -> monitorKey (the key monitors' signing secrets are stored encrypted under: shared/monitors/secret.ts)
  *
- * Locally and in tests the plain variables (CURSOR_SECRET, SCRAPER_PROXY_URL[_...], KEY_PEPPER) still win: no AWS call
+ * Locally and in tests the plain variables (CURSOR_SECRET, SCRAPER_PROXY_URL[_...], KEY_PEPPER, MONITOR_KEY) still win: no AWS call
  * is made when no location is set. The reads go through Powertools Parameters with the AWS SDK's
  * Secrets Manager and SSM clients, imported only when a location is set (so local runs and a cache
  * hit's cold start never evaluate them; `npm run bench` prints what they cost a cold start).
@@ -19,9 +20,11 @@ export interface SecretClients {
 
 /** Where the key pepper is (set by the stack on the authorizer and the account function). */
 export const KEY_PEPPER_VARIABLE = 'KEY_PEPPER_SECRET_ARN';
+/** Where the monitors' secret key is (set by the stack on the monitors API and the delivery worker only). */
+export const MONITOR_KEY_VARIABLE = 'MONITOR_KEY_SECRET_ARN';
 
 /** The loaded values; empty until `loadSecrets` resolves (or when nothing is configured). */
-export const loaded: { cursorSecret?: string; proxyUrl?: string; keyPepper?: string } = {};
+export const loaded: { cursorSecret?: string; proxyUrl?: string; keyPepper?: string; monitorKey?: string } = {};
 
 let loading: Promise<void> | undefined;
 
@@ -30,17 +33,20 @@ export function loadSecrets(clients: () => Promise<SecretClients> = awsClients):
   const cursorArn = process.env.CURSOR_SECRET_ARN;
   const proxyParameter = process.env.SCRAPER_PROXY_PARAMETER;
   const pepperArn = process.env[KEY_PEPPER_VARIABLE];
-  if (!cursorArn && !proxyParameter && !pepperArn) return Promise.resolve();
+  const monitorKeyArn = process.env[MONITOR_KEY_VARIABLE];
+  if (!cursorArn && !proxyParameter && !pepperArn && !monitorKeyArn) return Promise.resolve();
   loading ??= (async () => {
     const c = await clients();
-    const [cursorSecret, proxyUrl, keyPepper] = await Promise.all([
+    const [cursorSecret, proxyUrl, keyPepper, monitorKey] = await Promise.all([
       cursorArn ? c.secret(cursorArn) : undefined,
       proxyParameter ? c.parameter(proxyParameter) : undefined,
       pepperArn ? c.secret(pepperArn) : undefined,
+      monitorKeyArn ? c.secret(monitorKeyArn) : undefined,
     ]);
     if (cursorSecret) loaded.cursorSecret = cursorSecret;
     if (proxyUrl) loaded.proxyUrl = proxyUrl;
     if (keyPepper) loaded.keyPepper = keyPepper;
+    if (monitorKey) loaded.monitorKey = monitorKey;
   })().catch((err: unknown) => {
     loading = undefined;
     // Never the value; the SDK's errors carry the name of the secret at most.
@@ -55,6 +61,7 @@ export function resetSecrets() {
   delete loaded.cursorSecret;
   delete loaded.proxyUrl;
   delete loaded.keyPepper;
+  delete loaded.monitorKey;
 }
 
 /** The two reads, through Powertools Parameters and the SDK clients (a secret in its ARN's region). */

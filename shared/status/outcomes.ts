@@ -1,4 +1,5 @@
 import { BatchGetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import pLimit from 'p-limit';
 import { config } from '../runtime/config';
 import { db } from '../db/client';
 import { outcomeHourKey, outcomeKey } from '../db/tables';
@@ -43,18 +44,7 @@ function minuteKeys(operation: string, from: number, to: number): string[] {
 
 /** BatchGetItem calls in flight at once, over all reads of this container (a first fold of 23 hours is hundreds). */
 const MAX_BATCHES_IN_FLIGHT = 8;
-let inFlight = 0;
-const waiting: (() => void)[] = [];
-async function limited<T>(run: () => Promise<T>): Promise<T> {
-  if (inFlight >= MAX_BATCHES_IN_FLIGHT) await new Promise<void>((r) => waiting.push(r));
-  inFlight++;
-  try {
-    return await run();
-  } finally {
-    inFlight--;
-    waiting.shift()?.();
-  }
-}
+const limited = pLimit(MAX_BATCHES_IN_FLIGHT);
 
 /** BatchGetItem over any number of keys of the cache table: 100 per call, MAX_BATCHES_IN_FLIGHT at once, unprocessed keys asked again. */
 export async function getMany(pks: string[]): Promise<Record<string, unknown>[]> {

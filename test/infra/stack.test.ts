@@ -5,6 +5,7 @@ import { SocialDataApiStack, TEAM_BURST_LIMIT, TEAM_RATE_LIMIT } from '../../inf
 import { ROUTE_GROUPS, edgeTable, groupOf, methodShare } from '../../infra/edge';
 import { ACCOUNTS, CACHE , TEAM_INDEX } from '../../shared/db/tables';
 import { ACCOUNT_ROUTES } from '../../shared/account/routes';
+import { MONITOR_ROUTES } from '../../shared/monitors/routes';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../../shared/mcp/routes';
 import { routedOperations } from '../../shared/operations';
 import { stackTemplate } from '../support/synth';
@@ -73,9 +74,9 @@ const attributesOf = (s: { Condition?: Record<string, Record<string, unknown>> }
 const tableId = (logicalPrefix: string) => ofType('AWS::DynamoDB::Table').find(([id]) => id.startsWith(logicalPrefix))![0];
 
 describe('functions', () => {
-  it('one function per routed operation plus the authorizer, the OpenAPI document, the account API, the dashboard, MCP, llms.txt, the status document and the canaries, all nodejs22.x on arm64', () => {
+  it('one function per routed operation plus the authorizer, the OpenAPI document, the account API, the dashboard, MCP, llms.txt, the status document, the canaries and the monitors\' four (API, tick, poll, delivery), all nodejs22.x on arm64', () => {
     const fns = ofType('AWS::Lambda::Function');
-    expect(fns).toHaveLength(routed.length + 8);
+    expect(fns).toHaveLength(routed.length + 8 + 4);
     for (const [, fn] of fns) {
       expect(fn.Properties.Runtime).toBe('nodejs22.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
@@ -198,8 +199,10 @@ describe('least-privilege IAM', () => {
   const accounts = { 'Fn::GetAtt': [tableId('AccountsTable'), 'Arn'] };
   const cache = { 'Fn::GetAtt': [tableId('CacheTable'), 'Arn'] };
 
-  it('grants no wildcard, Scan, DeleteItem, Batch action (but the status document\'s BatchGetItem on the cache, the authorizer\'s on key and team partitions, the operations\' on team partitions) or table action anywhere, and Query only to the account API and the MCP account tools', () => {
-    const readers = [functionByDescription('dashboard account API'), functionByDescription('the MCP server')].map((fn) => fn.Properties.Role['Fn::GetAtt'][0]);
+  it('grants no wildcard, Scan, DeleteItem, Batch action (but the status document\'s BatchGetItem on the cache, the authorizer\'s on key and team partitions, the operations\' on team partitions) or table action anywhere, and Query only to the account API and the MCP account tools (the monitors\' functions apart: test/monitors/stack.test.ts and iam.test.ts)', () => {
+    const monitorRoles = ['The monitors API', 'Monitors: '].flatMap((d) => ofType('AWS::Lambda::Function').filter(([, fn]) => String(fn.Properties.Description).startsWith(d))).map(([, fn]) => fn.Properties.Role['Fn::GetAtt'][0]);
+    expect(monitorRoles).toHaveLength(4);
+    const readers = [functionByDescription('dashboard account API'), functionByDescription('the MCP server')].map((fn) => fn.Properties.Role['Fn::GetAtt'][0]).concat(monitorRoles);
     const statusRole = functionByDescription('GET /v1/status').Properties.Role['Fn::GetAtt'][0];
     const authorizerRole = functionByDescription('REQUEST authorizer').Properties.Role['Fn::GetAtt'][0];
     const policies = ofType('AWS::IAM::Policy');
@@ -212,7 +215,7 @@ describe('least-privilege IAM', () => {
     const teamBatch = (st: { Action: string | string[]; Resource: unknown }) =>
       authorizerBatch(st) && JSON.stringify(st.Resource) === JSON.stringify(accounts) && JSON.stringify(leadingKeysOf(st as Parameters<typeof leadingKeysOf>[0])) === JSON.stringify(['TEAM#*']);
     const all = policies
-      .filter(([, p]) => !p.Properties.Roles.some((r: { Ref: string }) => r.Ref === statusRole))
+      .filter(([, p]) => !p.Properties.Roles.some((r: { Ref: string }) => r.Ref === statusRole || monitorRoles.includes(r.Ref)))
       .flatMap(([, p]) => allows(p).filter((st: { Action: string | string[]; Resource: unknown }) => !(isAuthorizers(p) && authorizerBatch(st)) && !teamBatch(st)).flatMap(actionsOf));
     expect(all.length).toBeGreaterThan(0);
     for (const action of all) {
@@ -303,23 +306,28 @@ describe('least-privilege IAM', () => {
       expect(actionsOf(attributes)).toContain('dynamodb:UpdateItem');
       expect(attributes.Condition!['ForAnyValue:StringEquals']!['dynamodb:Attributes']).toEqual(expect.arrayContaining(['name', 'usageKey', 'usageKeyId', 'createdAt']));
     }
-    // Only the account API (its own items) and nothing that scrapes may PutItem on the accounts table.
-    const putters = ofType('AWS::Lambda::Function')
-      .filter(([, fn]) => statementsOf(fn).some((st) => st.Effect !== 'Deny' && onAccounts(st) && actionsOf(st).includes('dynamodb:PutItem')))
-      .map(([, fn]) => String(fn.Properties.Description));
-    expect(putters).toEqual([String(functionByDescription('dashboard account API').Properties.Description)]);
+    // Only the account API (its own items) and the monitors' API and workers (monitor and delivery
+    // items, in team partitions only), nothing that scrapes, may PutItem on the accounts table.
+    const putting = ofType('AWS::Lambda::Function').filter(([, fn]) => statementsOf(fn).some((st) => st.Effect !== 'Deny' && onAccounts(st) && actionsOf(st).includes('dynamodb:PutItem')));
+    expect(putting.map(([, fn]) => String(fn.Properties.Description)).sort()).toEqual(
+      [functionByDescription('dashboard account API'), functionByDescription('The monitors API'), functionByDescription('Monitors: polls through'), functionByDescription('Monitors: one signed webhook')].map((fn) => String(fn.Properties.Description)).sort(),
+    );
+    for (const [, fn] of putting.filter(([, f]) => !String(f.Properties.Description).includes('dashboard account API'))) {
+      const puts = statementsOf(fn).filter((st) => st.Effect !== 'Deny' && onAccounts(st) && actionsOf(st).includes('dynamodb:PutItem'));
+      expect(puts.map(leadingKeysOf)).toEqual([['TEAM#*']]);
+    }
   });
 
-  it('the key pepper (18.7): one retained secret, readable only by the authorizer and the account API, named by KEY_PEPPER_SECRET_ARN', () => {
+  it('the key pepper (18.7): one retained secret, readable only by the authorizer, the account API and the monitors API (each checks keys or sessions), named by KEY_PEPPER_SECRET_ARN', () => {
     const json = template.toJSON() as { Resources: Record<string, Resource & { DeletionPolicy?: string }> };
     const peppers = Object.entries(json.Resources).filter(([, r]) => r.Type === 'AWS::SecretsManager::Secret' && String(r.Properties.Description).includes('KEY_PEPPER_SECRET_ARN'));
     expect(peppers).toHaveLength(1);
     const [pepperId, pepper] = peppers[0]!;
     expect(pepper.DeletionPolicy).toBe('Retain');
     const readers = ofType('AWS::Lambda::Function')
-      .filter(([, fn]) => statementsOf(fn).some((st) => JSON.stringify(st.Resource) === JSON.stringify({ Ref: pepperId })))
+      .filter(([, fn]) => statementsOf(fn).some((st) => [st.Resource].flat().some((r) => JSON.stringify(r) === JSON.stringify({ Ref: pepperId }))))
       .map(([, fn]) => String(fn.Properties.Description));
-    expect(readers.sort()).toEqual([functionByDescription('REQUEST authorizer'), functionByDescription('dashboard account API')].map((fn) => String(fn.Properties.Description)).sort());
+    expect(readers.sort()).toEqual([functionByDescription('REQUEST authorizer'), functionByDescription('dashboard account API'), functionByDescription('The monitors API')].map((fn) => String(fn.Properties.Description)).sort());
     for (const d of readers) expect(functionByDescription(d).Properties.Environment.Variables.KEY_PEPPER_SECRET_ARN).toEqual({ Ref: pepperId });
     expect(json.Resources).toBeDefined();
     template.hasOutput('KeyPepperSecretArn', { Value: { Ref: pepperId } });
@@ -350,7 +358,7 @@ describe('REST API', () => {
   const methods = ofType('AWS::ApiGateway::Method').map(([, m]) => ({ path: paths.get(m.Properties.ResourceId.Ref)!, verb: m.Properties.HttpMethod as string, props: m.Properties }));
   const isData = (path: string) => routed.some((op) => op.path === path) || path === MCP_PATH;
 
-  it('routes the routed operations (GET), the OpenAPI document, the status document, the account API, the dashboard pages, MCP and llms.txt, nothing else', () => {
+  it('routes the routed operations (GET), the OpenAPI document, the status document, the account API, the dashboard pages, MCP, llms.txt and the monitors API, nothing else', () => {
     expect(methods.map((m) => `${m.verb} ${m.path}`).sort()).toEqual(
       [
         ...routed.map((op) => `GET ${op.path}`),
@@ -361,6 +369,7 @@ describe('REST API', () => {
         'GET /dashboard/{proxy+}',
         ...MCP_METHODS.map((m) => `${m} ${MCP_PATH}`),
         `GET ${LLMS_PATH}`,
+        ...MONITOR_ROUTES.map((r) => `${r.method} ${r.path}`),
       ].sort(),
     );
   });
@@ -375,9 +384,9 @@ describe('REST API', () => {
     }
   });
 
-  it('leaves the API-key authorizer off the OpenAPI document, llms.txt, the status document, the account API (session cookie) and the dashboard', () => {
+  it('leaves the API-key authorizer off the OpenAPI document, llms.txt, the status document, the account API (session cookie), the dashboard and the monitors API (key or session, checked by its function)', () => {
     const open = methods.filter((x) => !isData(x.path));
-    expect(open).toHaveLength(3 + ACCOUNT_ROUTES.length + 2);
+    expect(open).toHaveLength(3 + ACCOUNT_ROUTES.length + 2 + MONITOR_ROUTES.length);
     for (const m of open) {
       expect(m.props.ApiKeyRequired).toBe(false);
       expect(m.props.AuthorizationType).toBe('NONE');

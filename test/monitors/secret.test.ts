@@ -2,15 +2,19 @@ import { Webhook } from 'standardwebhooks';
 import { newSecret, openSecret, sealSecret, sign } from '../../shared/monitors/secret';
 
 /** The signing secret: stored sealed (never as itself), and signing as the Standard Webhooks reference verifies. */
-test('stored sealed under the pepper-derived key: the stored form reveals nothing, and a wrong pepper cannot open it', () => {
+test('stored sealed under the monitors\' own key: the stored form reveals nothing, a wrong key cannot open it, and the key pepper plays no part', () => {
+  process.env.MONITOR_KEY = 'monitor-key-one';
   process.env.KEY_PEPPER = 'pepper-one';
   const secret = newSecret();
   const sealed = sealSecret(secret);
   expect(sealed).not.toContain(secret.slice(6, 20));
   expect(openSecret(sealed)).toBe(secret);
   process.env.KEY_PEPPER = 'pepper-two';
+  expect(openSecret(sealed)).toBe(secret);
+  process.env.MONITOR_KEY = 'monitor-key-two';
   expect(() => openSecret(sealed)).toThrow();
   delete process.env.KEY_PEPPER;
+  delete process.env.MONITOR_KEY;
 });
 
 test('signature: v1,base64(HMAC-SHA256(id.timestamp.body)), verified by the standardwebhooks package', () => {

@@ -62,3 +62,64 @@ export function roleStatements(resources: Record<string, Resource>, description:
     .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((x: { Ref: string }) => x.Ref === roleId))
     .flatMap((p) => p.Properties.PolicyDocument.Statement);
 }
+
+/** The table names of this process (config) and the ARNs the template gives them, for `dynamoCallAllowed`. */
+export type TableArns = Record<string, unknown>;
+
+/** IAM's condition operators as the stack uses them on DynamoDB; another one throws (not modelled). */
+function conditionHolds(operator: string, values: string[] | undefined, patterns: string[]): boolean {
+  switch (operator) {
+    case 'ForAllValues:StringLike':
+      return (values ?? []).every((v) => patterns.some((p) => iamLike(p, v)));
+    case 'ForAllValues:StringEquals':
+      return (values ?? []).every((v) => patterns.includes(v));
+    case 'ForAnyValue:StringEquals':
+      return (values ?? []).some((v) => patterns.includes(v));
+    case 'StringEquals':
+      return values !== undefined && values.every((v) => patterns.includes(v));
+    case 'StringEqualsIfExists':
+      return values === undefined || values.every((v) => patterns.includes(v));
+    case 'Null':
+      return patterns.every((p) => (p === 'true') === (values === undefined));
+    default:
+      throw new Error(`condition operator ${operator}: not modelled`);
+  }
+}
+
+/** A DynamoDB call of the document client (test/support/db-sends.ts) as IAM sees it: one request per table it names. */
+export function iamRequests(call: { name: string; input: Record<string, any> }, arns: TableArns): { action: string; resource: unknown; context: Record<string, string[] | undefined> }[] { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const base = call.name.replace(/Command$/, '');
+  const action = `dynamodb:${({ Get: 'GetItem', Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', BatchGet: 'BatchGetItem', BatchWrite: 'BatchWriteItem', TransactWrite: 'TransactWriteItems', TransactGet: 'TransactGetItems' } as Record<string, string>)[base] ?? base}`;
+  const resourceOf = (table: string, index?: string) => {
+    const arn = arns[table];
+    if (arn === undefined) throw new Error(`table ${table} has no ARN here`);
+    return index ? { 'Fn::Join': ['', [arn, `/index/${index}`]] } : arn;
+  };
+  const { input } = call;
+  if (call.name === 'BatchGetCommand') {
+    return Object.entries(input.RequestItems as Record<string, { Keys: { pk: string }[] }>).map(([table, { Keys }]) => ({ action, resource: resourceOf(table), context: { 'dynamodb:LeadingKeys': Keys.map((k) => String(k.pk)) } }));
+  }
+  if (call.name === 'QueryCommand') {
+    const partition = /^\s*(#?\w+)\s*=\s*(:\w+)/.exec(input.KeyConditionExpression);
+    if (!partition) throw new Error(`no partition key equality in ${input.KeyConditionExpression}`);
+    return [{ action, resource: resourceOf(input.TableName, input.IndexName), context: { 'dynamodb:LeadingKeys': [String(input.ExpressionAttributeValues?.[partition[2]!])], 'dynamodb:Select': input.Select === undefined ? undefined : [input.Select] } }];
+  }
+  const key = (input.Key ?? { pk: input.Item?.pk }) as { pk: string };
+  const context: Record<string, string[] | undefined> = { 'dynamodb:LeadingKeys': [String(key.pk)], 'dynamodb:ReturnValues': input.ReturnValues === undefined ? undefined : [input.ReturnValues] };
+  if (call.name === 'UpdateCommand') context['dynamodb:Attributes'] = attributesNamed(input as WriteInput);
+  if (call.name === 'PutCommand') context['dynamodb:Attributes'] = Object.keys(input.Item);
+  return [{ action, resource: resourceOf(input.TableName), context }];
+}
+
+/** Whether the statements allow every request of a call: an Allow whose action, resource and conditions all match, and no such Deny. */
+export function dynamoCallAllowed(statements: Statement[], call: { name: string; input: Record<string, any> }, arns: TableArns): boolean { // eslint-disable-line @typescript-eslint/no-explicit-any
+  return iamRequests(call, arns).every(({ action, resource, context }) => {
+    const matching = statements.filter(
+      (s) =>
+        [s.Action].flat().includes(action) &&
+        [s.Resource].flat().some((r) => JSON.stringify(r) === JSON.stringify(resource)) &&
+        Object.entries(s.Condition ?? {}).every(([op, keys]) => Object.entries(keys).every(([k, patterns]) => conditionHolds(op, context[k], [patterns].flat()))),
+    );
+    return matching.some((s) => s.Effect !== 'Deny') && !matching.some((s) => s.Effect === 'Deny');
+  });
+}

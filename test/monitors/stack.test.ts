@@ -1,0 +1,140 @@
+import { Validations } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { SocialDataApiStack } from '../../infra/stack';
+import { DELIVERY_CONCURRENCY, POLL_CONCURRENCY, pascalCase } from '../../infra/monitors';
+import { MONITOR_ROUTES } from '../../shared/monitors/routes';
+import { MONITORABLE_IDS, POLL_BATCH } from '../../shared/monitors/kinds';
+import { operation } from '../../shared/operations';
+import { groupOf } from '../../infra/edge';
+import { testApp } from '../support/synth';
+
+/**
+ * The monitors' part of the stack (infra/monitors.ts): the one-minute tick, a poll queue per platform
+ * and the delivery queue with their dead-letter queues, the workers with bounded concurrency, least
+ * privilege, cdk-nag.
+ */
+type Resource = { Type: string; Properties: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+const app = testApp();
+const stack = new SocialDataApiStack(app, 'SocialDataApi');
+const template = Template.fromStack(stack);
+const resources = template.toJSON().Resources as Record<string, Resource>;
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+const logicalId = (prefix: string) => Object.keys(resources).find((id) => id.startsWith(prefix) && resources[id]!.Type === 'AWS::Lambda::Function')!;
+const policiesOf = (fnPrefix: string) => {
+  const role = resources[logicalId(fnPrefix)]!.Properties.Role['Fn::GetAtt'][0] as string;
+  return ofType('AWS::IAM::Policy').filter(([, p]) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === role)).flatMap(([, p]) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown; Condition?: unknown }[]);
+};
+const actions = (s: { Action: string | string[] }) => (Array.isArray(s.Action) ? s.Action : [s.Action]);
+
+const PLATFORMS = [...new Set(MONITORABLE_IDS.map((id) => operation(id).platform))];
+const queueArn = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+const monitorQueues = () => ofType('AWS::SQS::Queue').filter(([id]) => id.startsWith('Monitor'));
+const queueId = (prefix: string) => monitorQueues().find(([id]) => id.startsWith(prefix))![0];
+
+test('a poll queue per platform and the delivery queue, each redriven to a dead-letter queue after 5 receives; TLS only', () => {
+  const ids = monitorQueues().map(([id]) => id.replace(/[0-9A-F]{8}$/, ''));
+  expect(ids.sort()).toEqual(['MonitorDeliveryDlq', 'MonitorDeliveryQueue', 'MonitorPollDlq', ...PLATFORMS.map((p) => `MonitorPollQueue${pascalCase(p)}`)].sort());
+  const redrive = (prefix: string) => resources[queueId(prefix)]!.Properties.RedrivePolicy;
+  for (const p of PLATFORMS) expect(redrive(`MonitorPollQueue${pascalCase(p)}`)).toEqual({ deadLetterTargetArn: queueArn(queueId('MonitorPollDlq')), maxReceiveCount: 5 });
+  expect(redrive('MonitorDeliveryQueue')).toEqual({ deadLetterTargetArn: queueArn(queueId('MonitorDeliveryDlq')), maxReceiveCount: 5 });
+  const sslOnly = ofType('AWS::SQS::QueuePolicy').filter(([, p]) => JSON.stringify(p.Properties.PolicyDocument).includes('aws:SecureTransport'));
+  expect(sslOnly.length).toBe(monitorQueues().length);
+});
+
+test('a one-minute tick; the poll worker fed by every platform\'s queue, each with its own bounded concurrency; visibility six times the worker\'s timeout', () => {
+  const rules = ofType('AWS::Events::Rule').filter(([id]) => id.startsWith('MonitorsTick'));
+  expect(rules).toHaveLength(1);
+  expect(rules[0]![1].Properties.ScheduleExpression).toBe('rate(1 minute)');
+  const fnRef = (prefix: string) => ({ Ref: logicalId(prefix) });
+  const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
+  const polls = mappings.filter((m) => JSON.stringify(m.FunctionName) === JSON.stringify(fnRef('MonitorsPoll')));
+  expect(polls.map((m) => JSON.stringify(m.EventSourceArn)).sort()).toEqual(PLATFORMS.map((p) => JSON.stringify(queueArn(queueId(`MonitorPollQueue${pascalCase(p)}`)))).sort());
+  for (const m of polls) expect({ max: m.ScalingConfig?.MaximumConcurrency, batch: m.BatchSize, partial: m.FunctionResponseTypes }).toEqual({ max: POLL_CONCURRENCY, batch: POLL_BATCH, partial: ['ReportBatchItemFailures'] });
+  const deliver = mappings.filter((m) => JSON.stringify(m.FunctionName) === JSON.stringify(fnRef('MonitorsDeliver')));
+  expect(deliver.map((m) => m.ScalingConfig?.MaximumConcurrency)).toEqual([DELIVERY_CONCURRENCY]);
+  expect(mappings).toHaveLength(PLATFORMS.length + 1);
+  const timeout = (prefix: string) => resources[logicalId(prefix)]!.Properties.Timeout as number;
+  for (const [id, q] of monitorQueues().filter(([qid]) => !qid.includes('Dlq'))) expect({ id, visibility: q.Properties.VisibilityTimeout }).toEqual({ id, visibility: 6 * timeout(id.startsWith('MonitorPoll') ? 'MonitorsPoll' : 'MonitorsDeliver') });
+  // The tick knows every platform's queue.
+  const tickEnv = resources[logicalId('MonitorsTick')]!.Properties.Environment.Variables;
+  const named = JSON.stringify(tickEnv.MONITOR_POLL_QUEUES);
+  for (const p of PLATFORMS) {
+    expect(named).toContain(`\\"${p}\\":\\"`);
+    expect(named).toContain(queueId(`MonitorPollQueue${pascalCase(p)}`));
+  }
+});
+
+test('each worker may send only to the queues it feeds and receive only from its own: the tick sends polls and deliveries, the poll worker deliveries, the delivery worker its retries', () => {
+  const sqsReach = (fnPrefix: string) => {
+    const statements = policiesOf(fnPrefix).filter((s) => actions(s).some((a) => a.startsWith('sqs:')));
+    const on = (pred: (a: string) => boolean) =>
+      statements
+        .filter((s) => actions(s).some(pred))
+        .flatMap((s) => [s.Resource].flat().map((r) => JSON.stringify(r).match(/"(Monitor[A-Za-z]+?)[0-9A-F]{8}"/)?.[1]))
+        .sort();
+    return { send: on((a) => a === 'sqs:SendMessage'), receive: on((a) => a === 'sqs:ReceiveMessage') };
+  };
+  const pollQueues = PLATFORMS.map((p) => `MonitorPollQueue${pascalCase(p)}`).sort();
+  expect(sqsReach('MonitorsApi')).toEqual({ send: [], receive: [] });
+  expect(sqsReach('MonitorsTick')).toEqual({ send: ['MonitorDeliveryQueue', ...pollQueues].sort(), receive: [] });
+  expect(sqsReach('MonitorsPoll')).toEqual({ send: ['MonitorDeliveryQueue'], receive: pollQueues });
+  expect(sqsReach('MonitorsDeliver')).toEqual({ send: ['MonitorDeliveryQueue'], receive: ['MonitorDeliveryQueue'] });
+});
+
+test('the stack never lets a webhook reach a loopback address: no function has WEBHOOK_ALLOW_LOOPBACK (or MONITOR_MIN_INTERVAL_SECONDS)', () => {
+  for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+    const vars = Object.keys(fn.Properties.Environment?.Variables ?? {});
+    expect({ id, vars: vars.filter((v) => v === 'WEBHOOK_ALLOW_LOOPBACK' || v === 'MONITOR_MIN_INTERVAL_SECONDS') }).toEqual({ id, vars: [] });
+  }
+});
+
+test('least privilege: only the poll worker invokes functions, and only the monitorable operations\'; no Scan anywhere; table access in team partitions', () => {
+  const invokers = ['MonitorsApi', 'MonitorsTick', 'MonitorsPoll', 'MonitorsDeliver'].filter((f) => policiesOf(f).some((s) => actions(s).includes('lambda:InvokeFunction')));
+  expect(invokers).toEqual(['MonitorsPoll']);
+  const invoked = policiesOf('MonitorsPoll').filter((s) => actions(s).includes('lambda:InvokeFunction')).flatMap((s) => s.Resource as unknown[]);
+  expect(invoked.map((r) => JSON.stringify(r)).filter((r) => r.includes(':*'))).toEqual([]);
+  expect(invoked).toHaveLength(MONITORABLE_IDS.length);
+  for (const f of ['MonitorsApi', 'MonitorsTick', 'MonitorsPoll', 'MonitorsDeliver']) {
+    for (const s of policiesOf(f).filter((st) => actions(st).some((a) => a.startsWith('dynamodb:')))) {
+      expect(actions(s)).not.toContain('dynamodb:Scan');
+      expect(JSON.stringify(s.Condition)).toContain('dynamodb:LeadingKeys');
+    }
+  }
+  // DeleteItem: only the API (a monitor deleted by its team), in team partitions; batches only read.
+  const deleters = ['MonitorsApi', 'MonitorsTick', 'MonitorsPoll', 'MonitorsDeliver'].filter((f) => policiesOf(f).some((s) => actions(s).includes('dynamodb:DeleteItem')));
+  expect(deleters).toEqual(['MonitorsApi']);
+  expect(JSON.stringify(policiesOf('MonitorsApi').filter((s) => actions(s).includes('dynamodb:DeleteItem')).map((s) => s.Condition))).toBe(JSON.stringify([{ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TEAM#*'] } }]));
+  for (const f of ['MonitorsApi', 'MonitorsTick', 'MonitorsPoll', 'MonitorsDeliver']) expect(policiesOf(f).flatMap(actions).filter((a) => /Batch/.test(a) && a !== 'dynamodb:BatchGetItem')).toEqual([]);
+  // The poll worker holds neither the key pepper nor the monitors' secret key: it never signs nor checks a key.
+  expect(Object.keys(resources[logicalId('MonitorsPoll')]!.Properties.Environment.Variables).filter((v) => v.endsWith('SECRET_ARN'))).toEqual([]);
+  expect(Object.keys(resources[logicalId('MonitorsDeliver')]!.Properties.Environment.Variables).filter((v) => v.endsWith('SECRET_ARN'))).toEqual(['MONITOR_KEY_SECRET_ARN']);
+  // The tick reads only the due partitions, and writes nothing to the table.
+  const tickDb = policiesOf('MonitorsTick').filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')));
+  expect(tickDb.flatMap(actions)).toEqual(['dynamodb:Query']);
+});
+
+test('every monitors route is an API method without the key authorizer (the function checks the key or the session), in the edge\'s monitors group', () => {
+  const methods = ofType('AWS::ApiGateway::Method').map(([, m]) => m.Properties);
+  const monitorsFn = logicalId('MonitorsApi');
+  const ours = methods.filter((m) => JSON.stringify(m.Integration?.Uri ?? '').includes(monitorsFn));
+  expect(ours.map((m) => m.HttpMethod).sort()).toEqual(MONITOR_ROUTES.map((r) => r.method).sort());
+  for (const m of ours) expect({ auth: m.AuthorizationType, key: m.ApiKeyRequired ?? false }).toEqual({ auth: 'NONE', key: false });
+  expect(MONITOR_ROUTES.every((r) => groupOf(r)?.name === 'monitors')).toBe(true);
+});
+
+test.each([
+  ['default context', {}],
+  ['with a customer-managed KMS key', { kmsKey: 'true' }],
+])('cdk-nag (AwsSolutions): no unacknowledged finding (%s)', (_name, context) => {
+  const nagApp = testApp(context);
+  new SocialDataApiStack(nagApp, 'SocialDataApi');
+  Validations.of(nagApp).addPlugins(new AwsSolutionsChecks(nagApp));
+  let problem = '';
+  try {
+    nagApp.synth();
+  } catch (err) {
+    problem = String(err).split('\n').filter((l) => /ERROR|WARN|Monitor/.test(l)).slice(0, 20).join('\n') || String(err).slice(0, 1500);
+  }
+  expect(problem).toBe('');
+});
