@@ -26,13 +26,17 @@ export function startMonitorScheduler(tickMs = Math.min(10_000, Number(process.e
   return { stop: () => clearInterval(timer) };
 }
 
+/** Where `npm run webhook-receiver` listens by default (its PORT changes it; the demo's example follows WEBHOOK_RECEIVER_URL). */
+export const DEFAULT_RECEIVER_URL = 'http://127.0.0.1:4000/webhook';
+
 /** The lines `npm run demo` prints: start the receiver, create a monitor pointing at it. */
-export function monitorExample(base: string, key: string, m: { operation: string; params: Record<string, string>; intervalSeconds: number }): string {
-  const body = JSON.stringify({ ...m, webhookUrl: 'http://127.0.0.1:4000/webhook' });
+export function monitorExample(base: string, key: string, m: { operation: string; params: Record<string, string>; intervalSeconds: number }, receiverUrl = process.env.WEBHOOK_RECEIVER_URL || DEFAULT_RECEIVER_URL): string {
+  const body = JSON.stringify({ ...m, webhookUrl: receiverUrl });
+  const port = new URL(receiverUrl).port;
   return [
     'Monitors (docs/monitors.md): in a second terminal start a receiver, then create a monitor; the demo feed gains a post every 30 s:',
     '',
-    '  npm run webhook-receiver',
+    `  ${port && port !== '4000' ? `PORT=${port} ` : ''}npm run webhook-receiver`,
     `  curl -s -X POST -H "x-api-key: ${key}" -H "content-type: application/json" "${base}/v1/monitors" -d '${body}'`,
     '',
     "Give the receiver the printed secret (WEBHOOK_SECRET=whsec_... npm run webhook-receiver) to verify signatures; it prints monitor.ready, then items.new.",
