@@ -15,7 +15,7 @@ import { loadSecrets } from '../runtime/secrets';
 import { attempt, enqueue, redeliver } from './deliver';
 import { MONITORABLE_IDS, isMonitorable } from './kinds';
 import { newSecret, sealSecret } from './secret';
-import { type Delivery, type Monitor, deleteMonitor, getDelivery, getMonitor, listDeliveries, listMonitors, patchMonitor, putMonitor } from './store';
+import { type Delivery, type Monitor, deleteMonitor, getDelivery, getMonitor, listDeliveries, listMonitors, putMonitor, updateMonitor } from './store';
 import { type MonitorRouteName, matchMonitorRoute } from './routes';
 import { webhookUrlProblem } from './webhook-url';
 
@@ -157,7 +157,9 @@ const HANDLERS: Record<MonitorRouteName, (ctx: Ctx) => Promise<Reply>> = {
       else if (body.status === 'active') Object.assign(changes, { status: 'active', pausedReason: undefined, failingSince: undefined, nextPollAt: Date.now() });
       else throw invalid('status', 'active or paused');
     }
-    return { data: { monitor: publicMonitor(await patchMonitor(m, changes)) } };
+    const next = await updateMonitor(m.teamId, m.monitorId, changes);
+    if (!next) throw notFound(NO_MONITOR);
+    return { data: { monitor: publicMonitor(next) } };
   },
 
   async remove(ctx) {
@@ -168,7 +170,8 @@ const HANDLERS: Record<MonitorRouteName, (ctx: Ctx) => Promise<Reply>> = {
   async rotateSecret(ctx) {
     const m = await mine(ctx);
     const secret = newSecret();
-    const next = await patchMonitor(m, { secret: sealSecret(secret) });
+    const next = await updateMonitor(m.teamId, m.monitorId, { secret: sealSecret(secret) });
+    if (!next) throw notFound(NO_MONITOR);
     ctx.log.info('monitor secret rotated', { monitorId: m.monitorId });
     return { data: { monitor: { ...publicMonitor(next), secret } } };
   },

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Log } from '../runtime/log';
 import type { PendingEvent } from './events';
 import { openSecret, sign } from './secret';
-import { type Delivery, type Monitor, getDelivery, getMonitor, patchMonitor, putDelivery, setMonitorFields } from './store';
+import { type Delivery, type Monitor, getDelivery, getMonitor, putDelivery, updateMonitor } from './store';
 import { postWebhook } from './webhook-url';
 
 /**
@@ -66,19 +66,19 @@ export async function attempt(teamId: string, monitorId: string, eventId: string
   else next.sweepAfter = undefined;
   await putDelivery(next);
   log.info('webhook attempt', { monitorId, eventId, type: d.type, attempts, status: res.status, ms: res.ms, error: res.error });
-  if (ok && m.failingSince !== undefined) await setMonitorFields(m.teamId, m.monitorId, { failingSince: undefined });
+  if (ok && m.failingSince !== undefined) await updateMonitor(m.teamId, m.monitorId, { failingSince: undefined });
   if (!ok) {
     const since = m.failingSince ?? now;
     if (m.status === 'active' && now - since >= PAUSE_AFTER_FAILING_MS) await pause(m, 'deliveries_failing', now);
-    else if (m.failingSince === undefined) await setMonitorFields(m.teamId, m.monitorId, { failingSince: since });
+    else if (m.failingSince === undefined) await updateMonitor(m.teamId, m.monitorId, { failingSince: since });
   }
   return next;
 }
 
-/** Pause a monitor and tell its receiver once (monitor.paused). Resumed only by hand. */
-export async function pause(m: Monitor, reason: NonNullable<Monitor['pausedReason']>, now: number): Promise<Monitor> {
-  const paused = await patchMonitor(m, { status: 'paused', pausedReason: reason });
-  await enqueue(paused, [{ type: 'monitor.paused', data: { monitorId: m.monitorId, operation: m.operation, params: m.params, reason } }], now);
+/** Pause a monitor and tell its receiver once (monitor.paused). Resumed only by hand. Null when it is gone. */
+export async function pause(m: Monitor, reason: NonNullable<Monitor['pausedReason']>, now: number, also: Pick<Partial<Monitor>, 'lastPollStatus'> = {}): Promise<Monitor | null> {
+  const paused = await updateMonitor(m.teamId, m.monitorId, { ...also, status: 'paused', pausedReason: reason });
+  if (paused) await enqueue(paused, [{ type: 'monitor.paused', data: { monitorId: m.monitorId, operation: m.operation, params: m.params, reason } }], now);
   return paused;
 }
 

@@ -5,7 +5,7 @@ import { operation } from '../operations';
 import type { Log } from '../runtime/log';
 import { diff } from './events';
 import { enqueue, pause } from './deliver';
-import { type DueMonitor, type Monitor, getMonitor, setMonitorFields } from './store';
+import { type DueMonitor, type Monitor, getMonitor, updateMonitor } from './store';
 
 /**
  * One poll of a monitor: a request of its operation through the operation's own handler (the same
@@ -49,23 +49,22 @@ export async function pollMonitor(due: Pick<DueMonitor, 'teamId' | 'monitorId' |
   if (!m || m.status !== 'active' || m.nextPollAt !== due.dueAt) return null;
   // Claim the next slot first: a poll that fails still moves on to the next interval.
   const claim = { nextPollAt: now + m.intervalSeconds * 1000, lastPollAt: now };
-  if (!(await setMonitorFields(teamId, monitorId, claim, due.dueAt))) return null;
-  const claimed: Monitor = { ...m, ...claim };
+  if (!(await updateMonitor(teamId, monitorId, claim, due.dueAt))) return null;
   const res = await invoke(m.operation, pollEvent(m));
   const body = JSON.parse(res.body) as { data?: Record<string, unknown>; error?: { code: string } };
   if (res.statusCode === 402 || res.statusCode === 404) {
-    await pause({ ...claimed, lastPollStatus: res.statusCode }, res.statusCode === 402 ? 'no_credits' : 'not_found', now);
+    await pause(m, res.statusCode === 402 ? 'no_credits' : 'not_found', now, { lastPollStatus: res.statusCode });
     return { status: res.statusCode, events: ['monitor.paused'] };
   }
   if (res.statusCode !== 200 || !body.data) {
-    await setMonitorFields(teamId, monitorId, { lastPollStatus: res.statusCode });
+    await updateMonitor(teamId, monitorId, { lastPollStatus: res.statusCode });
     log.info('monitor poll failed', { monitorId, status: res.statusCode, code: body.error?.code });
     return { status: res.statusCode, events: [] };
   }
   const about = { monitorId: m.monitorId, operation: m.operation, params: m.params };
   const { events, state } = diff(m.operation, m.state, body.data, about);
-  if (!(await setMonitorFields(teamId, monitorId, { state, lastPollStatus: 200 }))) return null;
-  const fresh = await getMonitor(teamId, monitorId);
-  if (fresh) await enqueue(fresh, events, now);
+  const fresh = await updateMonitor(teamId, monitorId, { state, lastPollStatus: 200 });
+  if (!fresh) return null;
+  await enqueue(fresh, events, now);
   return { status: 200, events: events.map((e) => e.type) };
 }

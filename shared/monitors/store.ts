@@ -168,43 +168,45 @@ export async function dueDeliveries(now: number, limit = 100): Promise<{ teamId:
   return (await duePage(DELIVERY_DUE, now, limit)).map((i) => ({ teamId: i.teamId as string, monitorId: i.monitorId as string, eventId: i.eventId as string }));
 }
 
-/** Set a few attributes of a monitor (the item must exist). */
-export async function patchMonitor(m: Monitor, changes: Partial<Monitor>): Promise<Monitor> {
-  const next = { ...m, ...changes, updatedAt: new Date().toISOString() };
-  await db().send(new PutCommand({ TableName: T(), Item: monitorItem(next), ConditionExpression: 'attribute_exists(pk)' }));
-  return next;
+/** The due-index keys that follow a change: a pause leaves the index, a resume enters it at its next poll, a new slot moves it. */
+function dueIndexChange(teamId: string, monitorId: string, fields: Partial<Monitor>): Record<string, unknown> {
+  if (fields.status === 'paused') return { gsi1pk: undefined, gsi1sk: undefined };
+  if (fields.status === 'active') {
+    if (fields.nextPollAt === undefined) throw new Error('a resumed monitor needs its next poll time');
+    return { gsi1pk: MONITOR_DUE, gsi1sk: dueSk(fields.nextPollAt, teamId, monitorId) };
+  }
+  return fields.nextPollAt !== undefined ? { gsi1sk: dueSk(fields.nextPollAt, teamId, monitorId) } : {};
 }
 
-
 /**
- * Set (or, for undefined, remove) a few attributes of a monitor without rewriting it: what a poll or
- * a delivery records, so that a concurrent PATCH (pause, interval, URL) is never undone. Keeps the
- * due-index key in step when `nextPollAt` changes. False when the monitor is gone, or when
- * `whileDueAt` is given and the monitor is no longer due at that slot (another poll claimed it).
+ * Set (or, for undefined, remove) some attributes of a monitor without rewriting it, so that changes
+ * made at once by a PATCH, a poll and a delivery never undo each other. Keeps the due index in step.
+ * The monitor as it now is, or null when it is gone, or when `whileDueAt` is given and the monitor
+ * is no longer active and due at that slot (another poll claimed it, or it was paused).
  */
-export async function setMonitorFields(teamId: string, monitorId: string, fields: Partial<Pick<Monitor, 'nextPollAt' | 'lastPollAt' | 'lastPollStatus' | 'state' | 'failingSince'>>, whileDueAt?: number): Promise<boolean> {
-  const all: Record<string, unknown> = { ...fields, ...(fields.nextPollAt !== undefined ? { gsi1sk: dueSk(fields.nextPollAt, teamId, monitorId) } : {}), updatedAt: new Date().toISOString() };
-  const set = Object.entries(all).filter(([, v]) => v !== undefined);
-  const remove = Object.entries(all).filter(([, v]) => v === undefined);
-  const names = Object.fromEntries(Object.keys(all).map((k, i) => [`#a${i}`, k]));
-  const nameOf = (k: string) => Object.entries(names).find(([, v]) => v === k)![0];
-  const expression = [set.length ? `SET ${set.map(([k]) => `${nameOf(k)} = :${nameOf(k).slice(1)}`).join(', ')}` : '', remove.length ? `REMOVE ${remove.map(([k]) => nameOf(k)).join(', ')}` : ''].filter(Boolean).join(' ');
+export async function updateMonitor(teamId: string, monitorId: string, fields: Partial<Omit<Monitor, 'teamId' | 'monitorId' | 'createdAt'>>, whileDueAt?: number): Promise<Monitor | null> {
+  const all: Record<string, unknown> = { ...fields, ...dueIndexChange(teamId, monitorId, fields), updatedAt: new Date().toISOString() };
+  const keys = Object.keys(all);
+  const name = (k: string) => `#a${keys.indexOf(k)}`;
+  const set = keys.filter((k) => all[k] !== undefined);
+  const remove = keys.filter((k) => all[k] === undefined);
+  const expression = [set.length ? `SET ${set.map((k) => `${name(k)} = :a${keys.indexOf(k)}`).join(', ')}` : '', remove.length ? `REMOVE ${remove.map(name).join(', ')}` : ''].filter(Boolean).join(' ');
+  const guard = whileDueAt === undefined ? {} : { names: { '#due': 'nextPollAt', '#status': 'status' }, values: { ':due': whileDueAt, ':active': 'active' } };
   try {
-    await db().send(
+    const res = await db().send(
       new UpdateCommand({
         TableName: T(),
         Key: { pk: teamPk(teamId), sk: monSk(monitorId) },
         UpdateExpression: expression,
-        ConditionExpression: whileDueAt === undefined ? 'attribute_exists(pk)' : '#due = :due AND #status = :active',
-        ExpressionAttributeNames: { ...names, ...(whileDueAt === undefined ? {} : { '#due': 'nextPollAt', '#status': 'status' }) },
-        ...(set.length || whileDueAt !== undefined
-          ? { ExpressionAttributeValues: { ...Object.fromEntries(set.map(([k, v]) => [`:${nameOf(k).slice(1)}`, v])), ...(whileDueAt === undefined ? {} : { ':due': whileDueAt, ':active': 'active' }) } }
-          : {}),
+        ConditionExpression: whileDueAt === undefined ? 'attribute_exists(pk)' : 'attribute_exists(pk) AND #due = :due AND #status = :active',
+        ExpressionAttributeNames: { ...Object.fromEntries(keys.map((k) => [name(k), k])), ...guard.names },
+        ExpressionAttributeValues: { ...Object.fromEntries(set.map((k) => [`:a${keys.indexOf(k)}`, all[k]])), ...guard.values },
+        ReturnValues: 'ALL_NEW',
       }),
     );
-    return true;
+    return strip<Monitor>(res.Attributes!);
   } catch (err) {
-    if ((err as Error).name === 'ConditionalCheckFailedException') return false;
+    if ((err as Error).name === 'ConditionalCheckFailedException') return null;
     throw err;
   }
 }

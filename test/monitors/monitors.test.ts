@@ -150,6 +150,15 @@ describe('the monitor resource', () => {
     expect((await api('GET', `/v1/monitors/${id}`, owner.key)).body.data.monitor.status).toBe('active');
   });
 
+  test('two PATCHes at once each change only what they name: both are kept', async () => {
+    const { key } = await h.team(10);
+    const m = (await create(key)).body.data.monitor;
+    const other = receiver.url.replace('/hook', '/other');
+    const [a, b] = await Promise.all([api('PATCH', `/v1/monitors/${m.id}`, key, { intervalSeconds: 120 }), api('PATCH', `/v1/monitors/${m.id}`, key, { webhookUrl: other })]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect((await api('GET', `/v1/monitors/${m.id}`, key)).body.data.monitor).toMatchObject({ intervalSeconds: 120, webhookUrl: other, status: 'active' });
+  });
+
   test('at most MONITORS_PER_TEAM per team', async () => {
     const { key } = await h.team(10);
     process.env.MONITORS_PER_TEAM = '2';
