@@ -313,7 +313,7 @@ test('invite -> set password -> sign in -> create key -> use it -> last used and
   // Sign out: the session ends at once, even for a request that still carried the cookie.
   const cookies = await context.cookies();
   const session = cookies.find((c) => c.name === 'sda_session')!;
-  expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/v1/account' });
+  expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/v1' });
   await page.getByRole('button', { name: 'Sign out' }).click();
   await heading(page, 'Sign in');
   await hasText(page.getByRole('status'), 'You are signed out');
