@@ -1,10 +1,10 @@
 /**
  * The account dashboard: one small single-page app over the account API (/v1/account/*).
  * Pages: sign-in, set-password (from the invitation link), keys, credits, usage (results, cache
- * hits and errors), requests (the last 7 days, filtered and paged), members (the team's members
- * and their sessions; one's own password), and the public status page (GET /v1/status: no session
- * needed). Plain DOM, no
- * framework; chart.js draws the usage charts. The session is an HttpOnly cookie the page never sees.
+ * hits and errors), requests (the last 7 days, filtered and paged), monitors (over /v1/monitors/*,
+ * with the same session), members (the team's members and their sessions; one's own password), and
+ * the public status page (GET /v1/status: no session needed). Plain DOM, no framework; chart.js
+ * draws the usage charts. The session is an HttpOnly cookie the page never sees.
  */
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
 import { OPERATIONS } from '../client/operations.gen';
@@ -12,6 +12,8 @@ import type { RequestsReport } from '../shared/account/reads';
 import type { StatusDocument } from '../shared/status/page';
 import { ERROR_STATUS } from '../shared/http/error-status';
 import type { UsageCounts, UsageReport } from '../shared/accounting/usage';
+import type { publicDelivery, publicMonitor } from '../shared/monitors/api';
+import type { MonitorForm } from '../shared/monitors/forms';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
 
@@ -62,20 +64,29 @@ interface Charge {
   credits: number;
 }
 
+/** A field's problem in a 422 VALIDATION_ERROR (`path`: the body's field, e.g. `params.handle`). */
+type Detail = { path: string; message: string };
+
 class ApiFailure extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
+    readonly details: Detail[] = [],
   ) {
     super(message);
   }
 }
 
-async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+/** The account API (/v1/account/*). */
+const api = <T>(method: string, path: string, body?: unknown) => call<T>(method, `/v1/account${path}`, body);
+/** The monitors API (/v1/monitors/*): the same session cookie, the same error envelope. */
+const monitorsApi = <T>(method: string, path: string, body?: unknown) => call<T>(method, `/v1/monitors${path}`, body);
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   let res: Response;
   try {
-    res = await fetch(`${BASE}/v1/account${path}`, {
+    res = await fetch(`${BASE}${path}`, {
       method,
       credentials: 'same-origin',
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
@@ -84,13 +95,13 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<T> 
   } catch {
     throw new ApiFailure(0, 'NETWORK', 'The service could not be reached; check the connection and try again');
   }
-  const json = (await res.json().catch(() => null)) as { data?: T; error?: { code: string; message: string; details?: { message: string }[] } } | null;
+  const json = (await res.json().catch(() => null)) as { data?: T; error?: { code: string; message: string; details?: Detail[] } } | null;
   if (!res.ok || !json || json.data === undefined) {
     const e = json?.error;
     const detail = e?.details?.[0]?.message;
     const wait = Number(res.headers.get('retry-after'));
     if (res.status === 429 && wait > 0) throw new ApiFailure(429, e?.code ?? 'RATE_LIMITED', `Too many attempts. Try again in ${duration(wait)}.`);
-    throw new ApiFailure(res.status, e?.code ?? 'UNKNOWN', detail ?? e?.message ?? `The service answered ${res.status}`);
+    throw new ApiFailure(res.status, e?.code ?? 'UNKNOWN', detail ?? e?.message ?? `The service answered ${res.status}`, e?.details ?? []);
   }
   return json.data;
 }
@@ -162,6 +173,7 @@ function header(current: string) {
               h('li', {}, link('credits', 'Credits', current)),
               h('li', {}, link('usage', 'Usage', current)),
               h('li', {}, link('requests', 'Requests', current)),
+              h('li', {}, link('monitors', 'Monitors', current)),
               h('li', {}, link('members', 'Members', current)),
               h('li', {}, link('status', 'Status', current)),
             ),
@@ -220,6 +232,7 @@ async function render() {
     if (page === 'usage') return await usagePage();
     if (page === 'requests') return await requestsPage(params);
     if (page === 'members') return await membersPage();
+    if (page === 'monitors') return await monitorsPage();
     if (page !== 'keys') return navigate('keys', '', true);
     return await keysPage();
   } catch (err) {
@@ -348,35 +361,32 @@ async function keysPage() {
       )
     : h('p', {}, 'No keys yet: create one above.');
 
-  show('API keys', h('section', { 'aria-labelledby': 'create-heading' }, h('h2', { id: 'create-heading' }, 'Create a key'), create), secretPanel(), h('section', { 'aria-label': 'Keys' }, table), confirmDialog);
+  show('API keys', h('section', { 'aria-labelledby': 'create-heading' }, h('h2', { id: 'create-heading' }, 'Create a key'), create), keySecretPanel(), h('section', { 'aria-label': 'Keys' }, table), confirmDialog);
   if (freshKey) (document.getElementById('new-secret') as HTMLInputElement | null)?.focus();
 }
 
-function secretPanel() {
-  const key = freshKey;
-  if (!key?.secret) return null;
+/** A secret shown once (a new key, a monitor's signing secret), with Copy and "I have stored it". */
+function secretPanel(title: string, label: string, secret: string, kept: string, done: () => void) {
   const status = h('p', { class: 'copied', role: 'status' });
-  const input = h('input', { id: 'new-secret', type: 'text', readonly: true, value: key.secret, spellcheck: 'false', autocomplete: 'off' });
+  const input = h('input', { id: 'new-secret', type: 'text', readonly: true, value: secret, spellcheck: 'false', autocomplete: 'off' });
   return h(
     'section',
     { class: 'secret', 'aria-labelledby': 'secret-heading' },
-    h('h2', { id: 'secret-heading' }, `Your new key “${key.name}”`),
-    h('p', { class: 'warning' }, h('strong', {}, 'Copy it now. '), 'This secret is shown once and cannot be shown again; only its hash is stored.'),
-    h('div', { class: 'field' }, h('label', { for: 'new-secret' }, `Secret of key ${key.name}`), h('div', { class: 'copy-row' }, input, h('button', { type: 'button', onclick: () => void copy(input, status) }, 'Copy'))),
+    h('h2', { id: 'secret-heading' }, title),
+    h('p', { class: 'warning' }, h('strong', {}, 'Copy it now. '), `This secret is shown once and cannot be shown again; ${kept}.`),
+    h('div', { class: 'field' }, h('label', { for: 'new-secret' }, label), h('div', { class: 'copy-row' }, input, h('button', { type: 'button', onclick: () => void copy(input, status) }, 'Copy'))),
     status,
-    h(
-      'button',
-      {
-        type: 'button',
-        class: 'secondary',
-        onclick: () => {
-          freshKey = undefined;
-          void keysPage();
-        },
-      },
-      'I have stored it',
-    ),
+    h('button', { type: 'button', class: 'secondary', onclick: done }, 'I have stored it'),
   );
+}
+
+function keySecretPanel() {
+  const key = freshKey;
+  if (!key?.secret) return null;
+  return secretPanel(`Your new key “${key.name}”`, `Secret of key ${key.name}`, key.secret, 'only its hash is stored', () => {
+    freshKey = undefined;
+    void keysPage();
+  });
 }
 
 async function copy(input: HTMLInputElement, status: HTMLElement) {
@@ -917,6 +927,278 @@ async function requestsPage(params: URLSearchParams) {
         )
       : h('p', {}, filtered ? 'No requests match these filters in the last 7 days.' : 'No requests in the last 7 days.'),
     paging,
+  );
+}
+
+// ---- monitors ---------------------------------------------------------------------------------
+
+/** The monitorable operations and their query parameters, built into the page (dashboard/build.ts). */
+declare const MONITOR_FORMS: MonitorForm[];
+type Monitor = ReturnType<typeof publicMonitor> & { secret?: string };
+type MonitorDelivery = ReturnType<typeof publicDelivery>;
+
+const PAUSED_BECAUSE: Record<string, string> = {
+  by_request: 'paused by hand',
+  no_credits: 'no credit left: resume it after topping up',
+  not_found: 'the watched thing is gone (404)',
+  deliveries_failing: 'deliveries failed for 3 days',
+};
+const every = (s: number) => (s % 3600 === 0 ? `every ${s / 3600} h` : s % 60 === 0 ? `every ${s / 60} min` : `every ${s} s`);
+const enc = encodeURIComponent;
+
+/** The monitor whose signing secret is shown once (after create or rotate), whose deliveries are open, and the form's operation. */
+let freshMonitor: Monitor | undefined;
+let deliveriesOf: string | undefined;
+let monitorOperation = MONITOR_FORMS[0]?.id ?? '';
+/** A row action's failure (pause, test, redeliver): shown at the top of the page. */
+const monitorsAlert = h('p', { class: 'error', role: 'alert' });
+
+async function monitorsPage() {
+  const { monitors } = await monitorsApi<{ monitors: Monitor[] }>('GET', '');
+  if (deliveriesOf && !monitors.some((m) => m.id === deliveriesOf)) deliveriesOf = undefined;
+  const open = monitors.find((m) => m.id === deliveriesOf);
+  const deliveries = open ? (await monitorsApi<{ deliveries: MonitorDelivery[] }>('GET', `/${enc(open.id)}/deliveries`)).deliveries : [];
+  monitorsAlert.textContent = '';
+  const table = monitors.length
+    ? h(
+        'table',
+        { class: 'stack monitors' },
+        h('caption', {}, `Monitors of ${me?.team.name || 'your team'}`),
+        h('thead', {}, h('tr', {}, ...['Watches', 'Interval', 'Webhook URL', 'Status', 'Polls', 'Actions'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('tbody', {}, ...monitors.map(monitorRow)),
+      )
+    : h('p', {}, 'No monitors yet: create one above.');
+  show(
+    'Monitors',
+    h('p', { class: 'hint' }, 'A monitor repeats one request at its interval and POSTs what is new to your webhook, signed with its secret. A poll costs credits like your own request (0 when a recent cached answer serves); deliveries are free.'),
+    h('section', { 'aria-labelledby': 'create-heading' }, h('h2', { id: 'create-heading' }, 'Create a monitor'), monitorForm()),
+    monitorSecretPanel(),
+    monitorsAlert,
+    h('section', { 'aria-label': 'Monitors' }, table),
+    open ? deliveriesSection(open, deliveries) : null,
+    confirmDialog,
+  );
+  if (freshMonitor) (document.getElementById('new-secret') as HTMLInputElement | null)?.focus();
+}
+
+function monitorSecretPanel() {
+  const m = freshMonitor;
+  if (!m?.secret) return null;
+  return secretPanel(`Signing secret of the ${m.operation} monitor`, `Signing secret of monitor ${m.id}`, m.secret, 'your receiver checks each delivery’s webhook-signature with it', () => {
+    freshMonitor = undefined;
+    void monitorsPage();
+  });
+}
+
+/** The form of one operation: its own query parameters, then the interval and the webhook URL. */
+function monitorForm() {
+  const params = h('div', { class: 'params' });
+  const showParams = (id: string) => {
+    monitorOperation = id;
+    const def = MONITOR_FORMS.find((f) => f.id === id);
+    params.replaceChildren(
+      h('p', { class: 'hint', id: 'mon-operation-hint' }, def?.summary ?? ''),
+      ...(def?.params ?? []).map(paramField),
+      ...(def && !def.params.length ? [h('p', { class: 'hint' }, 'This operation takes no parameters.')] : []),
+    );
+  };
+  const operation = choice('mon-operation', 'Operation', MONITOR_FORMS.map((f): [string, string] => [f.id, f.id]), monitorOperation);
+  const select = operation.querySelector('select')!;
+  select.dataset.path = 'operation';
+  select.setAttribute('aria-describedby', 'mon-operation-hint');
+  select.addEventListener('change', () => showParams(select.value));
+  showParams(monitorOperation);
+  const f = form(
+    'Create a monitor',
+    [
+      operation,
+      params,
+      field('mon-interval', 'Interval in seconds', { type: 'number', required: true, min: 1, max: 86400, step: 1, value: '300', inputmode: 'numeric', 'data-path': 'intervalSeconds' }, 'From 60 (one minute) to 86,400 (a day).'),
+      field('mon-webhook', 'Webhook URL', { type: 'url', required: true, autocomplete: 'off', placeholder: 'https://example.com/hooks/social', 'data-path': 'webhookUrl' }, 'https on a public address; each event is POSTed there, signed.'),
+    ],
+    'Create monitor',
+    async (el) => {
+      clearFieldErrors(el);
+      const def = MONITOR_FORMS.find((x) => x.id === select.value);
+      const values = (def?.params ?? []).map((p): [string, string] => [p.name, value(el, `mon-param-${p.name}`).trim()]).filter(([, v]) => v !== '');
+      const body = { operation: select.value, params: Object.fromEntries(values), intervalSeconds: Number(value(el, 'mon-interval')), webhookUrl: value(el, 'mon-webhook').trim() };
+      try {
+        const { monitor } = await monitorsApi<{ monitor: Monitor }>('POST', '', body);
+        freshMonitor = monitor;
+        notice = `The ${monitor.operation} monitor is created: its first poll sets the baseline and sends monitor.ready.`;
+      } catch (err) {
+        throw fieldErrors(el, err);
+      }
+      await monitorsPage();
+    },
+  );
+  f.classList.add('monitor');
+  return f;
+}
+
+/** A parameter's input (a choice when the operation lists its values), labelled by its name, its description as hint. */
+function paramField(p: MonitorForm['params'][number]) {
+  const id = `mon-param-${p.name}`;
+  const label = `${p.name}${p.required ? '' : ' (optional)'}`;
+  const values = p.schema.enum as string[] | undefined;
+  if (!values) return field(id, label, { type: 'text', required: p.required, autocomplete: 'off', spellcheck: 'false', placeholder: p.example, maxlength: p.schema.maxLength as number | undefined, 'data-path': `params.${p.name}` }, p.description);
+  const el = choice(id, label, [['', 'default'], ...values.map((v): [string, string] => [v, v])], '');
+  const select = el.querySelector('select')!;
+  select.dataset.path = `params.${p.name}`;
+  select.setAttribute('aria-describedby', `${id}-hint`);
+  el.append(h('p', { class: 'hint', id: `${id}-hint` }, p.description));
+  return el;
+}
+
+function clearFieldErrors(f: HTMLFormElement) {
+  for (const e of Array.from(f.querySelectorAll('.field-error'))) e.remove();
+  for (const c of Array.from(f.querySelectorAll('[aria-invalid]'))) {
+    c.removeAttribute('aria-invalid');
+    c.setAttribute('aria-describedby', (c.getAttribute('aria-describedby') ?? '').replace(/\s*\S+-error$/, ''));
+  }
+}
+
+/**
+ * A 422's details next to the fields they name (`data-path`), each control marked invalid and
+ * described by its message; returns the error for the form's alert line (the details no field shows).
+ */
+function fieldErrors(f: HTMLFormElement, err: unknown): Error {
+  if (!(err instanceof ApiFailure) || !err.details.length) return err as Error;
+  const unplaced: string[] = [];
+  for (const d of err.details) {
+    const control = f.querySelector<HTMLElement>(`[data-path="${CSS.escape(d.path)}"]`);
+    if (!control) {
+      unplaced.push(`${d.path}: ${d.message}`);
+      continue;
+    }
+    const id = `${control.id}-error`;
+    control.closest('.field')!.append(h('p', { class: 'error field-error', id }, d.message));
+    control.setAttribute('aria-invalid', 'true');
+    control.setAttribute('aria-describedby', `${control.getAttribute('aria-describedby') ?? ''} ${id}`.trim());
+  }
+  (f.querySelector('[aria-invalid]') as HTMLElement | null)?.focus();
+  return new Error(['Check the marked fields.', ...unplaced].join(' '));
+}
+
+/** A row's button: disabled while it runs; a failure goes to the page's alert line (a lost session to sign-in). */
+function rowAction(text: string, label: string, run: () => Promise<void>, cls = 'secondary', attrs: Record<string, string> = {}) {
+  const b = h('button', { type: 'button', class: cls, 'aria-label': label, ...attrs }, text);
+  b.addEventListener('click', () => {
+    b.disabled = true;
+    monitorsAlert.textContent = '';
+    run().catch((err: Error) => {
+      b.disabled = false;
+      if (err instanceof ApiFailure && err.status === 401) return void render();
+      monitorsAlert.textContent = err.message;
+    });
+  });
+  return b;
+}
+
+function monitorRow(m: Monitor): HTMLTableRowElement {
+  const name = `${m.operation} monitor ${m.id}`;
+  const params = Object.entries(m.params);
+  const paused = m.status === 'paused';
+  const setStatus = (status: 'active' | 'paused') => async () => {
+    await monitorsApi('PATCH', `/${enc(m.id)}`, { status });
+    notice = status === 'paused' ? `The ${m.operation} monitor is paused.` : `The ${m.operation} monitor is active again: it polls now.`;
+    await monitorsPage();
+  };
+  const actions = h(
+    'td',
+    { 'data-label': 'Actions', class: 'actions' },
+    paused ? rowAction('Resume', `Resume ${name}`, setStatus('active')) : rowAction('Pause', `Pause ${name}`, setStatus('paused')),
+    rowAction('Send test event', `Send a test event to ${name}`, async () => {
+      const { delivery } = await monitorsApi<{ delivery: MonitorDelivery }>('POST', `/${enc(m.id)}/test`, {});
+      notice = `Test event ${delivery.eventId}: ${delivery.state}${delivery.lastStatus ? ` (${delivery.lastStatus})` : ''}.`;
+      deliveriesOf = m.id;
+      await monitorsPage();
+    }),
+    rowAction(
+      'Deliveries',
+      `Deliveries of ${name}`,
+      async () => {
+        deliveriesOf = deliveriesOf === m.id ? undefined : m.id;
+        await monitorsPage();
+      },
+      'secondary',
+      { 'aria-expanded': String(deliveriesOf === m.id) },
+    ),
+    h('button', { type: 'button', class: 'secondary', 'aria-label': `Rotate the secret of ${name}`, onclick: () => confirmRotate(m) }, 'Rotate secret'),
+    h('button', { type: 'button', class: 'danger', 'aria-label': `Delete ${name}`, onclick: () => confirmDelete(m) }, 'Delete'),
+  );
+  return h(
+    'tr',
+    { 'data-monitor': m.id },
+    // One element per cell: below 640 px each cell is a grid of its label and its content.
+    h('td', { 'data-label': 'Watches' }, h('div', {}, h('code', { class: 'operation' }, m.operation), h('div', { class: 'params-list' }, params.length ? params.map(([k, v]) => `${k}=${v}`).join(', ') : 'no parameters'))),
+    h('td', { 'data-label': 'Interval', class: 'nowrap' }, every(m.intervalSeconds)),
+    h('td', { 'data-label': 'Webhook URL' }, h('code', {}, m.webhookUrl)),
+    h('td', { 'data-label': 'Status' }, h('div', {}, h('span', { class: `status ${m.status}` }, paused ? 'Paused' : 'Active'), paused && m.pausedReason ? h('div', { class: 'hint' }, PAUSED_BECAUSE[m.pausedReason] ?? m.pausedReason) : null)),
+    h(
+      'td',
+      { 'data-label': 'Polls' },
+      h('div', {}, h('div', {}, 'Last: ', time(m.lastPollAt), m.lastPollStatus ? ` (${m.lastPollStatus})` : ''), h('div', {}, 'Next: ', m.nextPollAt ? time(m.nextPollAt) : '–')),
+    ),
+    actions,
+  );
+}
+
+function confirmDelete(m: Monitor) {
+  confirmDanger(`Delete the ${m.operation} monitor?`, 'It stops polling and its deliveries are no longer listed. This cannot be undone.', 'Delete monitor', async () => {
+    await monitorsApi('DELETE', `/${enc(m.id)}`);
+    notice = `The ${m.operation} monitor is deleted.`;
+    await monitorsPage();
+  });
+}
+
+function confirmRotate(m: Monitor) {
+  confirmDanger(`Rotate the signing secret of the ${m.operation} monitor?`, 'The old secret stops signing at once: deliveries from now on verify only with the new one, shown once.', 'Rotate secret', async () => {
+    freshMonitor = (await monitorsApi<{ monitor: Monitor }>('POST', `/${enc(m.id)}/rotate-secret`, {})).monitor;
+    await monitorsPage();
+  });
+}
+
+const DELIVERY_STATE: Record<string, string> = { delivered: 'active', pending: 'paused', failed: 'revoked' };
+
+function deliveriesSection(m: Monitor, deliveries: MonitorDelivery[]) {
+  const name = `${m.operation} monitor ${m.id}`;
+  const row = (d: MonitorDelivery) =>
+    h(
+      'tr',
+      { 'data-event': d.eventId },
+      h('td', { 'data-label': 'Event ID' }, h('code', { class: 'event-id' }, d.eventId)),
+      h('td', { 'data-label': 'Type' }, d.type),
+      h('td', { 'data-label': 'Created' }, time(d.createdAt)),
+      h('td', { 'data-label': 'State' }, h('span', { class: `status ${DELIVERY_STATE[d.state] ?? ''}` }, d.state)),
+      h('td', { 'data-label': 'Attempts', class: 'num' }, String(d.attempts)),
+      h('td', { 'data-label': 'Last status' }, d.lastStatus ? String(d.lastStatus) : (d.lastError ?? '–')),
+      h('td', { 'data-label': 'Latency', class: 'num' }, d.latencyMs === null ? '–' : `${d.latencyMs} ms`),
+      h('td', { 'data-label': 'Next retry' }, d.nextRetryAt ? time(d.nextRetryAt) : '–'),
+      h(
+        'td',
+        { 'data-label': 'Actions', class: 'actions' },
+        rowAction('Redeliver', `Redeliver event ${d.eventId}`, async () => {
+          const { delivery } = await monitorsApi<{ delivery: MonitorDelivery }>('POST', `/${enc(m.id)}/deliveries/${enc(d.eventId)}/redeliver`, {});
+          notice = `Event ${delivery.eventId} sent again: ${delivery.state}${delivery.lastStatus ? ` (${delivery.lastStatus})` : ''}.`;
+          await monitorsPage();
+        }),
+      ),
+    );
+  return h(
+    'section',
+    { 'aria-labelledby': 'deliveries-heading' },
+    h('h2', { id: 'deliveries-heading' }, `Deliveries of the ${m.operation} monitor`),
+    h('p', { class: 'hint' }, 'The last 7 days, newest first. A redelivery sends the same event again with the same webhook-id, which receivers de-duplicate on. ', rowAction('Refresh', `Refresh the deliveries of ${name}`, monitorsPage)),
+    deliveries.length
+      ? h(
+          'table',
+          { class: 'stack deliveries' },
+          h('caption', {}, `Events of ${name}`),
+          h('thead', {}, h('tr', {}, ...['Event ID', 'Type', 'Created', 'State', 'Attempts', 'Last status', 'Latency', 'Next retry', 'Actions'].map((t) => h('th', { scope: 'col' }, t)))),
+          h('tbody', {}, ...deliveries.map(row)),
+        )
+      : h('p', {}, 'No events in the last 7 days.'),
   );
 }
 

@@ -1,6 +1,7 @@
 /**
  * Builds the dashboard's single-page app with esbuild: dashboard/app.ts (chart.js included) into
- * one script, dashboard/app.css into one stylesheet, plus index.html.
+ * one script (with the monitorable operations' parameters: MONITOR_FORMS), dashboard/app.css into
+ * one stylesheet, plus index.html.
  *   - in memory for the local gateway (`buildDashboard()`);
  *   - to a folder when run as a script (`tsx dashboard/build.ts OUT_DIR`): the CDK stack does this
  *     while bundling the dashboard function, so the assets ship inside that function.
@@ -9,6 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { ASSET_FILES, type Assets } from '../shared/public/dashboard-assets';
+import { monitorForms } from '../shared/monitors/forms';
 
 const HERE = __dirname;
 
@@ -25,6 +27,8 @@ export async function buildDashboard(): Promise<Assets> {
     outdir: '/out',
     write: false,
     legalComments: 'eof',
+    // The Monitors page's form per operation, from the operation table (shared/monitors/forms.ts).
+    define: { MONITOR_FORMS: JSON.stringify(monitorForms()) },
     logLevel: 'warning',
   });
   const text = (name: string) => {

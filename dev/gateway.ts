@@ -118,8 +118,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   return gateway;
 }
 
+/** As API Gateway does: `headers` and `multiValueHeaders` merged (a Set-Cookie line per value). */
 function send(res: http.ServerResponse, result: APIGatewayProxyResult): void {
-  res.writeHead(result.statusCode, result.headers as http.OutgoingHttpHeaders);
+  const multi = Object.entries(result.multiValueHeaders ?? {}).map(([name, values]) => [name, values.map(String)]);
+  res.writeHead(result.statusCode, { ...result.headers, ...Object.fromEntries(multi) } as http.OutgoingHttpHeaders);
   res.end(result.body);
 }
 
@@ -158,7 +160,7 @@ async function monitorsRoute(req: http.IncomingMessage, url: URL, requestId: str
   if (!matched) return unknownRoute(requestId);
   const body = await readBody(req);
   const { handler } = await import('../functions/monitors');
-  return handler(plainEvent(req, url, requestId, matched.route.path, matched.params, body));
+  return overPlainHttp(await handler(plainEvent(req, url, requestId, matched.route.path, matched.params, body)));
 }
 
 /** The account API: one handler for every /v1/account/* route, with the route's path parameters. */
@@ -168,12 +170,17 @@ async function accountRoute(req: http.IncomingMessage, url: URL, requestId: stri
   const body = await readBody(req);
   const event = plainEvent(req, url, requestId, matched.route.path, matched.params, body);
   const { handler } = await import('../functions/account');
-  const res = await handler(event);
-  // Served over plain http: a browser would drop a Secure cookie (except on localhost), so the
-  // local gateway alone relaxes it. API Gateway is https only and passes it unchanged.
-  const cookie = res.headers?.['set-cookie'];
-  if (typeof cookie === 'string') res.headers = { ...res.headers, 'set-cookie': cookie.replace(/; Secure/g, '') };
-  return res;
+  return overPlainHttp(await handler(event));
+}
+
+/**
+ * Served over plain http: a browser would drop a Secure cookie (except on localhost), so the local
+ * gateway alone relaxes the session cookie's lines. API Gateway is https only and passes them unchanged.
+ */
+function overPlainHttp(res: APIGatewayProxyResult): APIGatewayProxyResult {
+  const cookies = res.multiValueHeaders?.['set-cookie'];
+  if (!cookies) return res;
+  return { ...res, multiValueHeaders: { ...res.multiValueHeaders, 'set-cookie': cookies.map((c) => String(c).replace(/; Secure/g, '')) } };
 }
 
 /** The dashboard's page and assets (the app is built once, on the first request). */

@@ -5,14 +5,15 @@ import { config } from '../runtime/config';
 import { getTeam } from '../accounting/teams';
 import { entryPoint } from '../http/entry';
 import { loadSecrets } from '../runtime/secrets';
+import type { Log } from '../runtime/log';
 import { jsonAnswer } from '../http/envelope';
 import { jsonObjectBody } from '../http/body';
 import { ApiError, GATEWAY_MESSAGES, notFound } from '../http/errors';
-import { NOT_SIGNED_IN, invalid, notSignedIn, session, type Ctx, type Reply } from './context';
+import { NOT_SIGNED_IN, invalid, notSignedIn, session, sessionCookiePath, type Ctx, type Reply } from './context';
 import { getMember, roleOf, setPassword } from './members';
 import { passwordProblem } from './passwords';
 import { matchAccountRoute, type AccountRoute } from './routes';
-import { clearedSessionCookie, endSession, sessionIdFromCookies, type Session } from './sessions';
+import { clearedSessionCookies, endSession, sessionIdFromCookies, type Session } from './sessions';
 import { signIn } from './signin';
 import { TEAM_HANDLERS, caller } from './team';
 import { creditsReport, requestsReport, usageReport } from './reads';
@@ -39,13 +40,6 @@ const lowerHeaders = (h: APIGatewayProxyEvent['headers'] | null | undefined) => 
   return out;
 };
 
-/** The part of the request path before /v1 (a stage such as /prod, or a custom domain's base path). */
-function basePrefix(event: APIGatewayProxyEvent): string {
-  const full = event.requestContext?.path ?? event.path;
-  const i = full.indexOf('/v1/account/');
-  return i > 0 ? full.slice(0, i) : '';
-}
-
 /** The origin this API is served from: DASHBOARD_ORIGIN when set, else the request's own host. */
 export function expectedOrigin(headers: Record<string, string>): string | null {
   if (process.env.DASHBOARD_ORIGIN) return process.env.DASHBOARD_ORIGIN.replace(/\/+$/, '');
@@ -53,6 +47,14 @@ export function expectedOrigin(headers: Record<string, string>): string | null {
   if (!host) return null;
   const proto = (headers['x-forwarded-proto'] ?? 'https').split(',')[0]!.trim();
   return `${proto}://${host}`;
+}
+
+/** A state-changing request made with the session cookie must come from this site (400 BAD_REQUEST otherwise). */
+export function requireOwnOrigin(headers: Record<string, string>, log: Log): void {
+  const expected = expectedOrigin(headers);
+  if (headers.origin && expected && headers.origin === expected) return;
+  log.info('origin refused', { origin: headers.origin ?? null, expected });
+  throw new ApiError('BAD_REQUEST', BAD_ORIGIN);
 }
 
 const parseBody = (event: APIGatewayProxyEvent) => jsonObjectBody(event, MAX_BODY_BYTES);
@@ -92,7 +94,7 @@ const HANDLERS: Record<AccountRoute['name'], (ctx: Ctx) => Promise<Reply>> = {
   async signOut({ headers, cookiePath }) {
     const id = sessionIdFromCookies(headers.cookie);
     if (id) await endSession(id);
-    return { data: { signedOut: true }, cookie: clearedSessionCookie(cookiePath) };
+    return { data: { signedOut: true }, cookies: clearedSessionCookies(cookiePath) };
   },
 
   async me(ctx) {
@@ -184,21 +186,16 @@ async function me(s: Session) {
 
 const STATE_CHANGING = new Set(['POST', 'PATCH', 'DELETE', 'PUT']);
 
-export const accountHandler = entryPoint('account', async (event, { requestId, log, responseHeaders }) => {
+export const accountHandler = entryPoint('account', async (event, { requestId, log, responseCookies }) => {
   // The key pepper (KEY_PEPPER_SECRET_ARN: keys and session ids are hashed with it), once per cold start.
   await loadSecrets();
-  const cookiePath = `${basePrefix(event)}/v1/account`;
+  const cookiePath = sessionCookiePath(event);
   const matched = matchAccountRoute(event.httpMethod, event.path);
   if (!matched) throw new ApiError('NOT_FOUND', 'No such account route');
   const headers = lowerHeaders(event.headers);
-  if (STATE_CHANGING.has(event.httpMethod)) {
-    const expected = expectedOrigin(headers);
-    if (!headers.origin || !expected || headers.origin !== expected) {
-      log.info('origin refused', { origin: headers.origin ?? null, expected });
-      throw new ApiError('BAD_REQUEST', BAD_ORIGIN);
-    }
-  }
+  if (STATE_CHANGING.has(event.httpMethod)) requireOwnOrigin(headers, log);
   const body = STATE_CHANGING.has(event.httpMethod) ? parseBody(event) : {};
-  const reply = await HANDLERS[matched.route.name]({ event, headers, body, params: matched.params, requestId, cookiePath, log, responseHeaders });
-  return jsonAnswer(reply.status ?? 200, { data: reply.data }, requestId, reply.cookie ? { 'set-cookie': reply.cookie } : {});
+  const reply = await HANDLERS[matched.route.name]({ event, headers, body, params: matched.params, requestId, cookiePath, log, responseCookies });
+  responseCookies.push(...(reply.cookies ?? []));
+  return jsonAnswer(reply.status ?? 200, { data: reply.data }, requestId);
 });

@@ -175,10 +175,18 @@ export function sessionIdFromCookies(cookie: string | undefined): string | undef
 }
 
 /**
- * The cookie is scoped to the account API's path: the browser never sends it to the data API
- * (which would not accept it anyway). `Secure` always; the local gateway alone drops it over http.
+ * The cookie's path is `<prefix>/v1` (`path` below): the browser sends it to the account API and to
+ * the monitors API, which both accept a session, and also to the data API, which never does (its
+ * authorizer reads only keys; no caller cookie is logged). Before issue 32 it was `<prefix>/v1/account`:
+ * sign-in, sign-out and a refused session also clear a cookie left at that path, which the browser
+ * would otherwise send first to the account API. `Secure` always; the local gateway alone drops it
+ * over http.
  */
-export function sessionCookie(id: string, path: string, maxAgeSeconds: number): string {
-  return `${SESSION_COOKIE}=${id}; Path=${path}; Max-Age=${maxAgeSeconds}; HttpOnly; Secure; SameSite=Strict`;
-}
-export const clearedSessionCookie = (path: string) => `${SESSION_COOKIE}=; Path=${path}; Max-Age=0; HttpOnly; Secure; SameSite=Strict`;
+const attributes = (path: string, maxAgeSeconds: number) => `Path=${path}; Max-Age=${maxAgeSeconds}; HttpOnly; Secure; SameSite=Strict`;
+const clearedAt = (path: string) => `${SESSION_COOKIE}=; ${attributes(path, 0)}`;
+const legacyPath = (path: string) => `${path}/account`;
+
+/** The Set-Cookie lines of a sign-in: the session's cookie first, then the old path's cleared. */
+export const sessionCookies = (id: string, path: string, maxAgeSeconds: number): string[] => [`${SESSION_COOKIE}=${id}; ${attributes(path, maxAgeSeconds)}`, clearedAt(legacyPath(path))];
+/** The Set-Cookie lines that clear the session cookie (sign-out, a refused session), at both paths. */
+export const clearedSessionCookies = (path: string): string[] => [clearedAt(path), clearedAt(legacyPath(path))];

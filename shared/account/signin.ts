@@ -3,7 +3,7 @@ import { ApiError } from '../http/errors';
 import type { Ctx, Reply } from './context';
 import { getMember, isEmail, normalizeEmail, upgradePasswordHash, type Member } from './members';
 import { MAX_PASSWORD_LENGTH, decoyHash, hashPassword, needsRehash, verifyPassword } from './passwords';
-import { sessionCookie, startSession } from './sessions';
+import { sessionCookies, startSession } from './sessions';
 import { admitSignIn, signInSucceeded } from './throttle';
 
 /**
@@ -58,5 +58,5 @@ export async function signIn(ctx: Ctx, me: (s: Awaited<ReturnType<typeof startSe
   }
   const { id, session } = await startSession(member, { address: sourceAddress(ctx), userAgent: headers['user-agent'] });
   log.info('signed in', { teamId: member.teamId, memberId: member.memberId });
-  return { data: await me(session), cookie: sessionCookie(id, cookiePath, config.sessionTtlSeconds) };
+  return { data: await me(session), cookies: sessionCookies(id, cookiePath, config.sessionTtlSeconds) };
 }

@@ -13,13 +13,15 @@ import { requestScope, type RequestScope } from '../runtime/log';
 export type ProxyHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
 export interface EntryScope extends RequestScope {
-  /** Headers for this request's answer, whether it succeeds or fails (a cleared cookie, say). */
+  /** Headers for this request's answer, whether it succeeds or fails. */
   responseHeaders: Record<string, string>;
+  /** Set-Cookie lines of this request's answer, whether it succeeds or fails (a cleared cookie, say): one header each. */
+  responseCookies: string[];
 }
 
 export function entryPoint(name: string, handle: (event: APIGatewayProxyEvent, scope: EntryScope) => Promise<APIGatewayProxyResult>): ProxyHandler {
   return async (event) => {
-    const scope: EntryScope = { ...requestScope(event, name), responseHeaders: {} };
+    const scope: EntryScope = { ...requestScope(event, name), responseHeaders: {}, responseCookies: [] };
     let answer: APIGatewayProxyResult;
     try {
       answer = await handle(event, scope);
@@ -32,6 +34,7 @@ export function entryPoint(name: string, handle: (event: APIGatewayProxyEvent, s
       });
       answer = failure(apiError, scope.requestId);
     }
-    return { ...answer, headers: { ...answer.headers, ...scope.responseHeaders, ...baseHeaders(scope.requestId) } };
+    const cookies = scope.responseCookies.length ? { multiValueHeaders: { ...answer.multiValueHeaders, 'set-cookie': scope.responseCookies } } : {};
+    return { ...answer, headers: { ...answer.headers, ...scope.responseHeaders, ...baseHeaders(scope.requestId) }, ...cookies };
   };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { BAD_ORIGIN, expectedOrigin } from '../account/api';
-import { invalid, session } from '../account/context';
+import { requireOwnOrigin } from '../account/api';
+import { invalid, session, sessionCookiePath } from '../account/context';
 import { authorize } from '../auth/authorizer';
 import { keyFromHeaders } from '../auth/keys';
 import { entryPoint } from '../http/entry';
@@ -21,9 +21,11 @@ import { webhookUrlProblem } from './webhook-url';
 
 /**
  * The monitors API (MONITOR_ROUTES), managed as the account API is: with the team's API key
- * (x-api-key or Bearer) or a dashboard session (state-changing requests then need this site's
- * Origin). Free. Team-scoped: every lookup is by (caller's team, monitorId), so another team's
- * monitor is simply 404. Errors in the spec's shape.
+ * (x-api-key or Bearer) or a dashboard session (its cookie's path, <prefix>/v1, covers these
+ * routes; state-changing requests then need this site's Origin). Every current member of the team,
+ * owner or not, manages every monitor of the team, as every key of the team does (and any member
+ * may create a key): a role rule here would protect nothing. Free. Team-scoped: every lookup is by
+ * (caller's team, monitorId), so another team's monitor is simply 404. Errors in the spec's shape.
  */
 export const MAX_INTERVAL_SECONDS = 86_400;
 export const minIntervalSeconds = () => Math.max(1, Number(process.env.MONITOR_MIN_INTERVAL_SECONDS) || 60);
@@ -210,7 +212,7 @@ const parseBody = (event: APIGatewayProxyEvent) => jsonObjectBody(event, MAX_BOD
 
 const STATE_CHANGING = new Set(['POST', 'PATCH', 'DELETE']);
 
-export const monitorsHandler = entryPoint('monitors', async (event, { requestId, log, responseHeaders }) => {
+export const monitorsHandler = entryPoint('monitors', async (event, { requestId, log, responseCookies }) => {
   await loadSecrets();
   const matched = matchMonitorRoute(event.httpMethod, event.path);
   if (!matched) throw new ApiError('NOT_FOUND', 'No such monitors route');
@@ -222,13 +224,8 @@ export const monitorsHandler = entryPoint('monitors', async (event, { requestId,
     if (!key) throw new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED);
     ({ teamId, keyId } = key);
   } else {
-    const full = event.requestContext?.path ?? event.path;
-    const i = full.indexOf('/v1/monitors');
-    teamId = (await session({ headers, responseHeaders, cookiePath: `${i > 0 ? full.slice(0, i) : ''}/v1/account` })).teamId;
-    if (STATE_CHANGING.has(event.httpMethod)) {
-      const expected = expectedOrigin(headers);
-      if (!headers.origin || !expected || headers.origin !== expected) throw new ApiError('BAD_REQUEST', BAD_ORIGIN);
-    }
+    teamId = (await session({ headers, responseCookies, cookiePath: sessionCookiePath(event) })).teamId;
+    if (STATE_CHANGING.has(event.httpMethod)) requireOwnOrigin(headers, log);
   }
   log.appendKeys({ teamId });
   const body = STATE_CHANGING.has(event.httpMethod) ? parseBody(event) : {};

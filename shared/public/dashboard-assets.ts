@@ -16,7 +16,7 @@ export interface Asset {
 export type Assets = Record<string, Asset>;
 
 export const ASSET_FILES = { 'index.html': 'text/html; charset=utf-8', 'assets/app.js': 'text/javascript; charset=utf-8', 'assets/app.css': 'text/css; charset=utf-8' } as const;
-export const PAGES = ['', 'sign-in', 'set-password', 'keys', 'credits', 'usage', 'requests', 'members', 'status'];
+export const PAGES = ['', 'sign-in', 'set-password', 'keys', 'credits', 'usage', 'requests', 'monitors', 'members', 'status'];
 /** In index.html, replaced by the path before /dashboard (an API Gateway stage such as /prod). */
 export const BASE_MARKER = '%BASE%';
 

@@ -1,14 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { run } from '../../scripts/admin';
 import { BAD_ORIGIN } from '../../shared/account/api';
 import { operation } from '../../shared/operations';
 import { scenarios } from '../contract/scenarios';
 import { launchBrowser } from '../support/browser';
 import { startHarness, type Harness } from '../support/harness';
+import { SHOTS, hasText, heading, hidden, shot, tooWide, unlabelled, until, visible } from '../support/page';
 
 /**
  * The dashboard in a real browser (headless Chromium from the npm registry, see ../support/browser.ts,
@@ -22,7 +22,6 @@ import { startHarness, type Harness } from '../support/harness';
 // Hang guards only: on a busy machine the walk takes longer, never differently.
 jest.setTimeout(300_000);
 
-const SHOTS = path.join(__dirname, '..', '..', '.local', 'screenshots');
 const CLIP = operation('livestream-clip');
 const clip = scenarios['livestream-clip']!;
 
@@ -83,47 +82,6 @@ async function forgeKeyFromElsewhere(context: BrowserContext) {
   );
   await evil.close();
 }
-
-/** playwright-core has no locator assertions (those are @playwright/test's): poll until true, 30 s at most. */
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-const matches = (text: string | null, want: string | RegExp) => text !== null && (typeof want === 'string' ? text.includes(want) : want.test(text));
-const hasText = (l: Locator, want: string | RegExp) => until(`${String(l)} to contain ${String(want)}`, async () => matches(await l.first().textContent({ timeout: 200 }), want));
-const heading = (page: Page, text: string) => until(`h1 "${text}"`, async () => (await page.locator('h1').textContent({ timeout: 200 })) === text);
-const visible = (l: Locator) => l.first().waitFor({ state: 'visible', timeout: 30_000 });
-const hidden = (l: Locator) => l.first().waitFor({ state: 'hidden', timeout: 30_000 });
-
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-
-/** Every form control has a label, every button a name: the accessible basics the page promises. */
-async function unlabelled(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const bad: string[] = [];
-    for (const el of Array.from(document.querySelectorAll('input, select, textarea'))) {
-      const i = el as HTMLInputElement;
-      if (!i.labels?.length && !i.getAttribute('aria-label')) bad.push(i.outerHTML);
-    }
-    for (const b of Array.from(document.querySelectorAll('button'))) if (!(b.textContent ?? '').trim() && !b.getAttribute('aria-label')) bad.push(b.outerHTML);
-    return bad;
-  });
-}
-
-/** The elements reaching past the right edge of the viewport (none, when nothing scrolls sideways). */
-const tooWide = async (page: Page) => {
-  await page.waitForTimeout(100); // the charts resize on the next frame
-  return page.evaluate(() => [
-    ...Array.from(document.querySelectorAll('body *'))
-      .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)
-      .map((el) => `${el.tagName.toLowerCase()}.${el.className}`),
-    ...(document.documentElement.scrollWidth > window.innerWidth ? [`document ${document.documentElement.scrollWidth}px`] : []),
-  ]);
-};
 
 test('invite -> set password -> sign in -> create key -> use it -> last used and usage -> rename -> revoke -> 401 -> sign out', async () => {
   const team = await h.team(50);
@@ -313,7 +271,7 @@ test('invite -> set password -> sign in -> create key -> use it -> last used and
   // Sign out: the session ends at once, even for a request that still carried the cookie.
   const cookies = await context.cookies();
   const session = cookies.find((c) => c.name === 'sda_session')!;
-  expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/v1/account' });
+  expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/v1' });
   await page.getByRole('button', { name: 'Sign out' }).click();
   await heading(page, 'Sign in');
   await hasText(page.getByRole('status'), 'You are signed out');

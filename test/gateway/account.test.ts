@@ -38,7 +38,7 @@ async function from(address: string, method: string, path: string, body?: unknow
     isBase64Encoded: false,
     requestContext: { requestId: `direct-${Math.random()}`, path: `/prod${path}`, identity: { sourceIp: address } },
   } as never);
-  return { status: res.statusCode, headers: res.headers ?? {}, body: JSON.parse(res.body) };
+  return { status: res.statusCode, headers: res.headers ?? {}, cookies: (res.multiValueHeaders?.['set-cookie'] ?? []).map(String), body: JSON.parse(res.body) };
 }
 
 describe('invitation, password, sign-in', () => {
@@ -83,10 +83,12 @@ describe('invitation, password, sign-in', () => {
     await expect(invite(b.teamId, 'one-team@example.com')).rejects.toThrow('another team');
   });
 
-  test('the session cookie: random, HttpOnly, SameSite=Strict, scoped to the account API; stored only hashed', async () => {
+  test('the session cookie: random, HttpOnly, SameSite=Strict, scoped to /v1 (account and monitors APIs), the old /v1/account one cleared; stored only hashed', async () => {
     const m = await signedInMember(h);
-    const set = m.signIn.headers.get('set-cookie')!;
-    expect(set).toMatch(/^sda_session=[A-Za-z0-9_-]{43}; Path=\/v1\/account; Max-Age=28800; HttpOnly; SameSite=Strict$/);
+    const [set, old, ...more] = m.signIn.headers.getSetCookie();
+    expect(set).toMatch(/^sda_session=[A-Za-z0-9_-]{43}; Path=\/v1; Max-Age=28800; HttpOnly; SameSite=Strict$/);
+    expect(old).toBe('sda_session=; Path=/v1/account; Max-Age=0; HttpOnly; SameSite=Strict');
+    expect(more).toEqual([]);
     const id = m.client.cookie!.split('=')[1]!;
     const stored = await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: `SESSION#${sha256(id)}`, sk: 'SESSION' } }));
     expect(stored.Item).toMatchObject({ teamId: m.teamId, email: m.email });
@@ -106,7 +108,9 @@ describe('invitation, password, sign-in', () => {
       requestContext: { requestId: 'direct', path: '/prod/v1/account/sign-in', identity: { sourceIp: '198.51.100.7' } },
     } as never);
     expect(res.statusCode).toBe(200);
-    expect(res.headers!['set-cookie']).toMatch(/; Path=\/prod\/v1\/account; Max-Age=\d+; HttpOnly; Secure; SameSite=Strict$/);
+    const [set, old] = res.multiValueHeaders!['set-cookie']!.map(String);
+    expect(set).toMatch(/; Path=\/prod\/v1; Max-Age=\d+; HttpOnly; Secure; SameSite=Strict$/);
+    expect(old).toBe('sda_session=; Path=/prod/v1/account; Max-Age=0; HttpOnly; Secure; SameSite=Strict');
   });
 });
 
@@ -167,7 +171,7 @@ describe('sign-in failures and throttling', () => {
     try {
       const again = await from(address, 'POST', '/v1/account/sign-in', { email: m.email, password: m.password });
       expect(again.status).toBe(200);
-      const cookie = String(again.headers['set-cookie']).split(';')[0]!;
+      const cookie = again.cookies[0]!.split(';')[0]!;
       const changed = await from(address, 'POST', '/v1/account/me/password', { currentPassword: m.password, password: 'another long password' }, cookie);
       expect(changed.status).toBe(200);
       now.mockReturnValue(t0 + 6 * 24 * 3600_000);
@@ -272,7 +276,8 @@ describe('sessions', () => {
     expect((await m.client.get('/v1/account/me')).status).toBe(200);
     const out = await m.client.post('/v1/account/sign-out');
     expect(out.status).toBe(200);
-    expect(out.headers.get('set-cookie')).toMatch(/^sda_session=; Path=\/v1\/account; Max-Age=0/);
+    // Cleared at /v1 and at the path of before (/v1/account), so no old cookie outlives the sign-out.
+    expect(out.headers.getSetCookie()).toEqual(['sda_session=; Path=/v1; Max-Age=0; HttpOnly; SameSite=Strict', 'sda_session=; Path=/v1/account; Max-Age=0; HttpOnly; SameSite=Strict']);
     const after = await m.client.get('/v1/account/me', { cookie: old });
     expect(after.status).toBe(401);
     expect(after.body.error).toMatchObject({ code: 'UNAUTHORIZED', message: NOT_SIGNED_IN });
