@@ -8,6 +8,7 @@ import { logger } from '../../shared/runtime/log';
 import { invokeInProcess } from '../../dev/monitors';
 import { fixture } from '../../dev/upstream/fake';
 import { type Harness, startHarness } from '../support/harness';
+import { routesOfOneMonitor } from '../support/monitors';
 
 /**
  * Monitors end to end on the local stack: the API through the local gateway, polls through the
@@ -132,15 +133,7 @@ describe('the monitor resource', () => {
     const id = (await create(owner.key)).body.data.monitor.id;
     await tick(0);
     const eventId = (await api('GET', `/v1/monitors/${id}/deliveries`, owner.key)).body.data.deliveries[0].eventId;
-    const routes: [string, string, unknown?][] = [
-      ['GET', `/v1/monitors/${id}`],
-      ['PATCH', `/v1/monitors/${id}`, { status: 'paused' }],
-      ['POST', `/v1/monitors/${id}/rotate-secret`, {}],
-      ['POST', `/v1/monitors/${id}/test`, {}],
-      ['GET', `/v1/monitors/${id}/deliveries`],
-      ['POST', `/v1/monitors/${id}/deliveries/${eventId}/redeliver`, {}],
-      ['DELETE', `/v1/monitors/${id}`],
-    ];
+    const routes = routesOfOneMonitor(id, eventId);
     for (const [method, path, body] of routes) {
       const res = await api(method, path, other.key, body);
       expect({ method, path, status: res.status, code: res.body.error?.code }).toEqual({ method, path, status: 404, code: 'NOT_FOUND' });

@@ -4,6 +4,7 @@ import { BAD_ORIGIN, NOT_SIGNED_IN } from '../../shared/account/api';
 import { invite } from '../../shared/account/members';
 import { AccountClient, signedInMember } from '../support/account';
 import { type Harness, startHarness } from '../support/harness';
+import { routesOfOneMonitor } from '../support/monitors';
 
 /**
  * The monitors API with a dashboard session instead of a key, through the local gateway: the
@@ -123,15 +124,7 @@ test("another team's monitor is 404 on every route through a session", async () 
   const other = await signedInMember(h);
   const id = (await owner.client.post('/v1/monitors', NEW_MONITOR())).body.data.monitor.id;
   const eventId = (await owner.client.post(`/v1/monitors/${id}/test`)).body.data.delivery.eventId;
-  const routes: [string, string, unknown?][] = [
-    ['GET', `/v1/monitors/${id}`],
-    ['PATCH', `/v1/monitors/${id}`, { status: 'paused' }],
-    ['POST', `/v1/monitors/${id}/rotate-secret`, {}],
-    ['POST', `/v1/monitors/${id}/test`, {}],
-    ['GET', `/v1/monitors/${id}/deliveries`],
-    ['POST', `/v1/monitors/${id}/deliveries/${eventId}/redeliver`, {}],
-    ['DELETE', `/v1/monitors/${id}`],
-  ];
+  const routes = routesOfOneMonitor(id, eventId);
   for (const [method, path, body] of routes) {
     const res = await other.client.request(method, path, body);
     expect({ method, path, status: res.status, code: res.body.error?.code }).toEqual({ method, path, status: 404, code: 'NOT_FOUND' });

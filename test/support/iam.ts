@@ -67,7 +67,7 @@ export function roleStatements(resources: Record<string, Resource>, description:
 export type TableArns = Record<string, unknown>;
 
 /** IAM's condition operators as the stack uses them on DynamoDB; another one throws (not modelled). */
-function conditionHolds(operator: string, values: string[] | undefined, patterns: string[]): boolean {
+export function conditionHolds(operator: string, values: string[] | undefined, patterns: string[]): boolean {
   switch (operator) {
     case 'ForAllValues:StringLike':
       return (values ?? []).every((v) => patterns.some((p) => iamLike(p, v)));

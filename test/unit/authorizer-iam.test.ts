@@ -8,7 +8,7 @@ import { outcomeUpdate } from '../../shared/accounting/outcome-counts';
 import { historyUpdate } from '../../shared/accounting/request-history';
 import { usageUpdate } from '../../shared/accounting/usage';
 import { routedOperations } from '../../shared/operations';
-import { attributesNamed, iamLike, type WriteInput, roleStatements, type Resource, type Statement } from '../support/iam';
+import { attributesNamed, conditionHolds, type WriteInput, roleStatements, type Resource, type Statement } from '../support/iam';
 import { dbSends } from '../support/db-sends';
 import { stackTemplate } from '../support/synth';
 
@@ -32,25 +32,11 @@ const authorizerStatements: Statement[] = roleStatements(resources, 'REQUEST aut
 /** The request context IAM evaluates a DynamoDB item action in (the condition keys the stack uses). */
 type Context = Record<string, string[] | undefined>;
 
-function holds(operator: string, values: string[] | undefined, patterns: string[]): boolean {
-  switch (operator) {
-    case 'ForAllValues:StringLike':
-      return (values ?? []).every((v) => patterns.some((p) => iamLike(p, v)));
-    case 'ForAnyValue:StringEquals':
-      return (values ?? []).some((v) => patterns.includes(v));
-    case 'Null':
-      return patterns.every((p) => (p === 'true') === (values === undefined));
-    case 'StringEqualsIfExists':
-      return values === undefined || values.every((v) => patterns.includes(v));
-    default:
-      throw new Error(`condition operator ${operator}: not modelled by this test`);
-  }
-}
 
 function applies(s: Statement, action: string, resource: unknown, ctx: Context): boolean {
   if (![s.Action].flat().includes(action)) return false;
   if (![s.Resource].flat().some((r) => JSON.stringify(r) === JSON.stringify(resource))) return false;
-  return Object.entries(s.Condition ?? {}).every(([operator, keys]) => Object.entries(keys).every(([key, patterns]) => holds(operator, ctx[key], [patterns].flat())));
+  return Object.entries(s.Condition ?? {}).every(([operator, keys]) => Object.entries(keys).every(([key, patterns]) => conditionHolds(operator, ctx[key], [patterns].flat())));
 }
 
 /**

@@ -8,7 +8,7 @@ import { createTeam } from '../../shared/accounting/teams';
 import { db } from '../../shared/db/client';
 import { TEAM_INDEX } from '../../shared/db/tables';
 import { config } from '../../shared/runtime/config';
-import { attributesNamed, iamLike, roleStatements, type Resource, type Statement } from '../support/iam';
+import { attributesNamed, conditionHolds, roleStatements, type Resource, type Statement } from '../support/iam';
 import { dbSends } from '../support/db-sends';
 import { stackTemplate } from '../support/synth';
 
@@ -27,20 +27,6 @@ const indexArn = { 'Fn::Join': ['', [tableArn, `/index/${TEAM_INDEX.name}`]] };
 const mcpStatements: Statement[] = roleStatements(resources, 'the MCP server');
 
 type Context = Record<string, string[] | undefined>;
-function holds(operator: string, values: string[] | undefined, patterns: string[]): boolean {
-  switch (operator) {
-    case 'ForAllValues:StringLike':
-      return (values ?? []).every((v) => patterns.some((p) => iamLike(p, v)));
-    case 'ForAllValues:StringEquals':
-      return (values ?? []).every((v) => patterns.includes(v));
-    case 'ForAnyValue:StringEquals':
-      return (values ?? []).some((v) => patterns.includes(v));
-    case 'StringEquals':
-      return values !== undefined && values.every((v) => patterns.includes(v));
-    default:
-      throw new Error(`condition operator ${operator}: not modelled by this test`);
-  }
-}
 
 /** A Query as IAM sees it: the partition it asks (LeadingKeys), every attribute it names, its Select. */
 interface QueryInput {
@@ -67,7 +53,7 @@ function queryAllowed(input: QueryInput): boolean {
     (s) =>
       [s.Action].flat().includes('dynamodb:Query') &&
       [s.Resource].flat().some((r) => JSON.stringify(r) === JSON.stringify(resource)) &&
-      Object.entries(s.Condition ?? {}).every(([op, keys]) => Object.entries(keys).every(([key, patterns]) => holds(op, ctx[key], [patterns].flat()))),
+      Object.entries(s.Condition ?? {}).every(([op, keys]) => Object.entries(keys).every(([key, patterns]) => conditionHolds(op, ctx[key], [patterns].flat()))),
   );
   return applying.length > 0 && applying.every((s) => s.Effect !== 'Deny');
 }
