@@ -7,7 +7,7 @@
  *   other). test/monitors/openapi.test.ts checks real answers of the local API against them.
  */
 import { EVENT_TYPES } from '../shared/monitors/events';
-import { MONITORABLE_IDS } from '../shared/monitors/kinds';
+import { MONITOR_FIELDS, MONITOR_REQUIRED } from '../shared/monitors/request-schema';
 import { MAX_INTERVAL_SECONDS, MONITOR_ROUTES, type publicDelivery, type publicMonitor } from '../shared/monitors/api';
 import type { Delivery, Monitor } from '../shared/monitors/store';
 
@@ -75,24 +75,14 @@ const nullable = (type: string, more: Json = {}) => ({ type: [type, 'null'], ...
 const PAUSED_REASONS: NonNullable<Monitor['pausedReason']>[] = ['by_request', 'no_credits', 'not_found', 'deliveries_failing'];
 const DELIVERY_STATES: Delivery['state'][] = ['pending', 'delivered', 'failed'];
 
-const operationSchema = { type: 'string', enum: [...MONITORABLE_IDS], description: 'The monitored operation (docs/monitors.md lists what each reports)' };
-const paramsSchema = { type: 'object', additionalProperties: { type: 'string' }, description: "The operation's query parameters, checked by its own rules (no `cursor`, no `cache_max_age`)" };
-const intervalSchema = {
-  type: 'integer',
-  minimum: 60,
-  maximum: MAX_INTERVAL_SECONDS,
-  description: `Seconds between polls, 60 to ${MAX_INTERVAL_SECONDS} (MONITOR_MIN_INTERVAL_SECONDS lowers the floor for local runs and tests only)`,
-};
-const webhookUrlSchema = { type: 'string', format: 'uri', description: 'https on a public address (no private, loopback, link-local or metadata address, checked after name resolution; plain http to a loopback address only in local runs with WEBHOOK_ALLOW_LOOPBACK=1)' };
-
 const monitorProperties: Record<keyof ReturnType<typeof publicMonitor>, Json> = {
   id: { type: 'string', description: 'The monitor id (`mon_…`)' },
-  operation: operationSchema,
-  params: paramsSchema,
+  operation: MONITOR_FIELDS.operation,
+  params: MONITOR_FIELDS.params,
   // As set: at least 60 deployed; a local run's MONITOR_MIN_INTERVAL_SECONDS may have allowed less.
   intervalSeconds: { type: 'integer', minimum: 1, maximum: MAX_INTERVAL_SECONDS },
   webhookUrl: { type: 'string', format: 'uri' },
-  status: { type: 'string', enum: ['active', 'paused'] },
+  status: MONITOR_FIELDS.status,
   pausedReason: { type: ['string', 'null'], enum: [...PAUSED_REASONS, null], description: 'Why it is paused (by_request: PATCH status paused); null when active' },
   createdAt: dateTime,
   updatedAt: dateTime,
@@ -125,6 +115,7 @@ export const monitorSchemas: Json = {
 };
 
 type RouteName = (typeof MONITOR_ROUTES)[number]['name'];
+const pick = (...names: (keyof typeof MONITOR_FIELDS)[]): Json => Object.fromEntries(names.map((n) => [n, MONITOR_FIELDS[n]]));
 type Spec = { summary: string; body?: Json; ok: [number, Json, string]; errors: number[] };
 
 const monitor = obj({ monitor: ref('Monitor') });
@@ -136,7 +127,7 @@ const ALWAYS = [400, 401, 429, 503];
 const SPECS: Record<RouteName, Spec> = {
   create: {
     summary: 'Create a monitor: it polls the operation every interval and POSTs what changed to the webhook URL; its signing secret is in this answer only',
-    body: obj({ operation: operationSchema, params: paramsSchema, intervalSeconds: intervalSchema, webhookUrl: webhookUrlSchema }, ['operation', 'intervalSeconds', 'webhookUrl']),
+    body: obj(pick('operation', 'params', 'intervalSeconds', 'webhookUrl'), [...MONITOR_REQUIRED]),
     ok: [201, withSecret, 'The new monitor, with its signing secret'],
     errors: [...ALWAYS, 422],
   },
@@ -144,7 +135,7 @@ const SPECS: Record<RouteName, Spec> = {
   get: { summary: 'One monitor of the team', ok: [200, monitor, 'The monitor'], errors: [...ALWAYS, 404] },
   update: {
     summary: 'Pause or resume a monitor, or change its interval or webhook URL (a resumed monitor polls at once)',
-    body: { ...obj({ status: { type: 'string', enum: ['active', 'paused'] }, intervalSeconds: intervalSchema, webhookUrl: webhookUrlSchema }, []), additionalProperties: false },
+    body: { ...obj(pick('status', 'intervalSeconds', 'webhookUrl'), []), additionalProperties: false },
     ok: [200, monitor, 'The monitor as changed'],
     errors: [...ALWAYS, 404, 422],
   },
