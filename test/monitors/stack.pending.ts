@@ -61,6 +61,14 @@ test('least privilege: only the poll worker invokes functions, and only the moni
   expect(tickDb.flatMap(actions)).toEqual(['dynamodb:Query']);
 });
 
+test('the MCP function (its monitor tools) may invoke the monitors API function, that one alone, and still neither PutItem nor DeleteItem', () => {
+  const mcp = policiesOf('Mcp') as { Effect?: string; Action: string | string[]; Resource: unknown }[];
+  const invoke = mcp.filter((s) => actions(s).includes('lambda:InvokeFunction'));
+  expect(invoke.map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [logicalId('MonitorsApi'), 'Arn'] }]);
+  expect(mcp.filter((s) => (s.Effect ?? 'Allow') === 'Allow' && actions(s).some((a) => a === 'dynamodb:PutItem' || a === 'dynamodb:DeleteItem'))).toEqual([]);
+  expect(resources[logicalId('Mcp')]!.Properties.Environment.Variables.MONITORS_FUNCTION).toEqual({ Ref: logicalId('MonitorsApi') });
+});
+
 test('without context monitors=true, none of it is deployed', () => {
   const plain = Template.fromStack(new SocialDataApiStack(testApp(), 'SocialDataApi')).toJSON().Resources as Record<string, Resource>;
   expect(Object.keys(plain).filter((id) => id.startsWith('Monitor'))).toEqual([]);
