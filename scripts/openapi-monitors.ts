@@ -10,6 +10,7 @@ import { EVENT_TYPES } from '../shared/monitors/events';
 import { MONITOR_FIELDS, MONITOR_REQUIRED } from '../shared/monitors/request-schema';
 import { MAX_INTERVAL_SECONDS, MONITOR_ROUTES, type publicDelivery, type publicMonitor } from '../shared/monitors/api';
 import type { Delivery, Monitor } from '../shared/monitors/store';
+import { type RouteSpec, routeOperation } from './openapi-routes';
 
 type Json = Record<string, unknown>;
 
@@ -116,7 +117,6 @@ export const monitorSchemas: Json = {
 
 type RouteName = (typeof MONITOR_ROUTES)[number]['name'];
 const pick = (...names: (keyof typeof MONITOR_FIELDS)[]): Json => Object.fromEntries(names.map((n) => [n, MONITOR_FIELDS[n]]));
-type Spec = { summary: string; body?: Json; ok: [number, Json, string]; errors: number[] };
 
 const monitor = obj({ monitor: ref('Monitor') });
 const withSecret = obj({ monitor: ref('MonitorWithSecret') });
@@ -124,7 +124,7 @@ const delivery = obj({ delivery: ref('MonitorDelivery') });
 /** Every route: no or a bad key or session, a state change without this site's Origin or a body that is not a JSON object, the stage's throttle, capacity. */
 const ALWAYS = [400, 401, 429, 503];
 
-const SPECS: Record<RouteName, Spec> = {
+const SPECS: Record<RouteName, RouteSpec> = {
   create: {
     summary: 'Create a monitor: it polls the operation every interval and POSTs what changed to the webhook URL; its signing secret is in this answer only',
     body: obj(pick('operation', 'params', 'intervalSeconds', 'webhookUrl'), [...MONITOR_REQUIRED]),
@@ -159,34 +159,18 @@ const ERROR_TEXT: Record<number, string> = {
   503: 'The service is at capacity (SERVICE_UNAVAILABLE)',
 };
 
-const requestId = { 'x-request-id': { $ref: '#/components/headers/RequestId' } };
 const camelName = (name: string) => `monitors${name.charAt(0).toUpperCase()}${name.slice(1)}`;
 
 /** One operation per route of MONITOR_ROUTES; the API key (x-api-key or Bearer) or the dashboard session. */
 export function monitorPaths(): Json {
   const paths: Record<string, Json> = {};
   for (const route of MONITOR_ROUTES) {
-    const spec = SPECS[route.name];
-    const [okStatus, okSchema, okText] = spec.ok;
-    const params = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
-    const responses: Json = { [okStatus]: { description: okText, headers: requestId, content: { 'application/json': { schema: obj({ data: okSchema }) } } } };
-    for (const status of spec.errors) {
-      responses[status] = {
-        description: ERROR_TEXT[status],
-        headers: { ...requestId, ...(status === 429 || status === 503 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}) },
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-      };
-    }
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = {
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = routeOperation(route, SPECS[route.name], ERROR_TEXT, {
       operationId: camelName(route.name),
-      summary: spec.summary,
-      description: 'Free. Team-scoped: another team\'s monitor is 404. With a dashboard session, a state-changing request must also carry this site\'s Origin.',
+      description: "Free. Team-scoped: another team's monitor is 404. With a dashboard session, a state-changing request must also carry this site's Origin.",
       tags: ['monitors'],
       security: [{ apiKey: [] }, { bearer: [] }, { session: [] }],
-      ...(params.length ? { parameters: params } : {}),
-      ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
-      responses,
-    };
+    });
   }
   return paths;
 }
