@@ -16,6 +16,10 @@
  * The team's own account, with the same key and free of charge: `api.account.credits()`,
  * `api.account.usage({ days: 7 })`, `api.account.requests({ status: 'error' })` (7 days of history,
  * newest first) and `for await (const page of api.account.requestPages({ operation: '…' }))`.
+ *
+ * The team's monitors (docs/monitors.md), free: `api.monitors.create({ operation, params,
+ * intervalSeconds, webhookUrl })` (its `secret` is in that answer only), `list`, `get`, `update`
+ * (or `pause` / `resume`), `remove`, `rotateSecret`, `test`, `deliveries`, `redeliver`.
  */
 import type { CreditsReport, RequestsReport } from '../shared/account/reads';
 import type { Meta } from '../shared/http/envelope';
@@ -24,10 +28,12 @@ import type { OperationStatus, StatusDocument } from '../shared/status/page';
 import type { DataOf, OperationEntry, OperationId } from '../shared/operations';
 import type { UsageReport } from '../shared/accounting/usage';
 import type { CacheMaxAge, RequiredNames } from '../shared/http/validation';
-import { OPERATIONS } from './operations.gen';
+import type { publicDelivery, publicMonitor } from '../shared/monitors/api';
+import type { MonitorableId } from '../shared/monitors/kinds';
+import { MONITOR_ROUTES, OPERATIONS } from './operations.gen';
 
-export { OPERATIONS };
-export type { CacheMaxAge, CreditsReport, ErrorCode, Meta, OperationStatus, RequestsReport, StatusDocument, UsageReport };
+export { MONITOR_ROUTES, OPERATIONS };
+export type { CacheMaxAge, CreditsReport, ErrorCode, Meta, MonitorableId, OperationStatus, RequestsReport, StatusDocument, UsageReport };
 
 /** An answer of the account API: `data` only (it costs nothing, so there is no `meta`). */
 export interface AccountResult<T> {
@@ -54,6 +60,55 @@ export interface AccountMethods {
   /** Every page of the history, newest first, following the cursor. */
   requestPages(params?: Omit<RequestsFilter, 'cursor'>, options?: Pick<CallOptions, 'signal'>): AsyncGenerator<AccountResult<RequestsReport>, void, undefined>;
 }
+/** A monitor as the API answers it. */
+export type Monitor = ReturnType<typeof publicMonitor>;
+/** A monitor with its signing secret (`whsec_…`): the answer of `create` and `rotateSecret` only. */
+export type MonitorWithSecret = Monitor & { secret: string };
+/** An event of a monitor and its delivery (the last 7 days). */
+export type MonitorDelivery = ReturnType<typeof publicDelivery>;
+
+/** What `monitors.create` takes (POST /v1/monitors). */
+export interface NewMonitor {
+  operation: MonitorableId;
+  /** The operation's query parameters (no `cursor`, no `cache_max_age`). */
+  params?: Record<string, string>;
+  /** 60 to 86,400. */
+  intervalSeconds: number;
+  /** https on a public address. */
+  webhookUrl: string;
+}
+
+/** What `monitors.update` changes (PATCH /v1/monitors/{id}): pause or resume, the interval, the webhook URL. */
+export interface MonitorChanges {
+  status?: Monitor['status'];
+  intervalSeconds?: number;
+  webhookUrl?: string;
+}
+
+type Signal = Pick<CallOptions, 'signal'>;
+
+/** The team's monitors, managed with the client's key (free). Another team's monitor is a 404 ApiClientError. */
+export interface MonitorMethods {
+  create(monitor: NewMonitor, options?: Signal): Promise<AccountResult<{ monitor: MonitorWithSecret }>>;
+  /** Newest first. */
+  list(options?: Signal): Promise<AccountResult<{ monitors: Monitor[] }>>;
+  get(id: string, options?: Signal): Promise<AccountResult<{ monitor: Monitor }>>;
+  update(id: string, changes: MonitorChanges, options?: Signal): Promise<AccountResult<{ monitor: Monitor }>>;
+  /** `update(id, { status: 'paused' })` */
+  pause(id: string, options?: Signal): Promise<AccountResult<{ monitor: Monitor }>>;
+  /** `update(id, { status: 'active' })`: polls at once. */
+  resume(id: string, options?: Signal): Promise<AccountResult<{ monitor: Monitor }>>;
+  remove(id: string, options?: Signal): Promise<AccountResult<{ deleted: true; id: string }>>;
+  /** A new secret, in this answer only; the old one stops signing at once. */
+  rotateSecret(id: string, options?: Signal): Promise<AccountResult<{ monitor: MonitorWithSecret }>>;
+  /** Sends a `monitor.test` event now (202). */
+  test(id: string, options?: Signal): Promise<AccountResult<{ delivery: MonitorDelivery }>>;
+  /** The last 7 days, newest first. */
+  deliveries(id: string, options?: Signal): Promise<AccountResult<{ deliveries: MonitorDelivery[] }>>;
+  /** Sends an event again, with the same `webhook-id` (202). */
+  redeliver(id: string, eventId: string, options?: Signal): Promise<AccountResult<{ delivery: MonitorDelivery }>>;
+}
+
 type MethodName = keyof typeof OPERATIONS;
 type IdOf<M extends MethodName> = (typeof OPERATIONS)[M]['id'] & OperationId;
 type Params<Id extends OperationId> = OperationEntry<Id>['params'];
@@ -155,6 +210,8 @@ export class SocialDataClient {
   readonly pages: Pages;
   /** The team's own account: balance, usage and request history (free). */
   readonly account: AccountMethods;
+  /** The team's monitors (free). */
+  readonly monitors: MonitorMethods;
   private readonly fetchImpl: typeof fetch;
   private readonly base: URL;
 
@@ -182,6 +239,25 @@ export class SocialDataClient {
         }
       },
     };
+    const monitor = <T>(name: keyof typeof MONITOR_ROUTES, ids: string[], options?: Signal, body?: object) => {
+      const { method, path } = MONITOR_ROUTES[name];
+      let i = 0;
+      const url = new URL(path.replace(/\{\w+\}/g, () => encodeURIComponent(ids[i++] ?? '')).replace(/^\/+/, ''), this.base);
+      return this.request<AccountResult<T>>(method, url, body, options?.signal);
+    };
+    this.monitors = {
+      create: (m, options) => monitor('create', [], options, m),
+      list: (options) => monitor('list', [], options),
+      get: (id, options) => monitor('get', [id], options),
+      update: (id, changes, options) => monitor('update', [id], options, changes),
+      pause: (id, options) => this.monitors.update(id, { status: 'paused' }, options),
+      resume: (id, options) => this.monitors.update(id, { status: 'active' }, options),
+      remove: (id, options) => monitor('remove', [id], options),
+      rotateSecret: (id, options) => monitor('rotateSecret', [id], options),
+      test: (id, options) => monitor('test', [id], options),
+      deliveries: (id, options) => monitor('deliveries', [id], options),
+      redeliver: (id, eventId, options) => monitor('redeliver', [id, eventId], options),
+    };
   }
 
   /** GET /v1/status: each operation's state, figures of the last 15 minutes and 24 hours, and last canary (free, public). */
@@ -196,11 +272,21 @@ export class SocialDataClient {
     // The account reads take no cache_max_age (they would refuse it as an unknown parameter).
     const cacheMaxAge = opts.noCache ? undefined : (opts.cacheMaxAge ?? this.options.cacheMaxAge);
     if (cacheMaxAge) url.searchParams.set('cache_max_age', cacheMaxAge);
+    return this.request<R>('GET', url, undefined, opts.signal);
+  }
+
+  /**
+   * One request of any method (a JSON body when given), retried on 429 and 503 as configured; a
+   * POST only on 429 (refused before it ran): a 503 may come after a monitor was created.
+   */
+  private async request<R>(method: string, url: URL, json: object | undefined, signal?: AbortSignal): Promise<R> {
     const headers: Record<string, string> = this.options.bearer ? { authorization: `Bearer ${this.options.apiKey}` } : { 'x-api-key': this.options.apiKey };
+    if (json !== undefined) headers['content-type'] = 'application/json';
+    const init = { method, headers, body: json === undefined ? undefined : JSON.stringify(json), signal };
     const retry = this.options.retry === false ? { attempts: 1, maxDelayMs: 0 } : { attempts: 3, maxDelayMs: 30_000, ...this.options.retry };
     for (let attempt = 1; ; attempt++) {
-      await this.options.beforeRequest?.(url, opts.signal);
-      const res = await this.send(url, headers, opts.signal);
+      await this.options.beforeRequest?.(url, signal);
+      const res = await this.send(url, init);
       this.options.onResponse?.(res, url);
       const body = (await res.json().catch(() => null)) as { error?: { code: ErrorCode; message: string; requestId: string; details?: [] } } | null;
       if (res.ok) return body as R;
@@ -208,21 +294,26 @@ export class SocialDataClient {
       const e = body?.error;
       const error = new ApiClientError(res.status, e?.code ?? 'SERVICE_UNAVAILABLE', e?.message ?? `HTTP ${res.status}`, e?.requestId ?? res.headers.get('x-request-id') ?? '', e?.details, retryAfter);
       const waitMs = (retryAfter ?? 1) * 1000;
-      if ((res.status !== 429 && res.status !== 503) || attempt >= retry.attempts || waitMs > retry.maxDelayMs) throw error;
-      await sleep(waitMs, opts.signal);
+      const retried = res.status === 429 || (res.status === 503 && method !== 'POST');
+      if (!retried || attempt >= retry.attempts || waitMs > retry.maxDelayMs) throw error;
+      await sleep(waitMs, signal);
     }
   }
 
-  /** One request; a redirect is followed (with the key) only when it stays on the base's origin. */
-  private async send(url: URL, headers: Record<string, string>, signal?: AbortSignal): Promise<Response> {
+  /**
+   * One request; a redirect is followed (with the key) only when it stays on the base's origin,
+   * and only for a GET (another method's body is not sent again).
+   */
+  private async send(url: URL, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }): Promise<Response> {
     let target = url;
     for (let hops = 0; ; hops++) {
-      const res = await this.fetchImpl(target, { headers, signal, redirect: 'manual' });
+      const res = await this.fetchImpl(target, { ...init, redirect: 'manual' });
       // A browser hides a redirect from `manual` (an opaque answer): it cannot be checked, so it is not followed.
       if (res.type === 'opaqueredirect') throw new Error(`The API answered ${target.pathname} with a redirect, which is not followed`);
       const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;
       if (!location) return res;
       await res.body?.cancel();
+      if (init.method !== 'GET') throw new Error(`The API answered ${init.method} ${target.pathname} with a redirect, which is not followed`);
       const next = new URL(location, target);
       if (next.origin !== this.base.origin) throw new Error(`The API redirected to another origin (${next.origin}); the API key is not sent there`);
       if (hops >= MAX_REDIRECTS) throw new Error(`More than ${MAX_REDIRECTS} redirects`);

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { createMcpHandler } from '../shared/mcp/http';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { type InvokeMonitors, createMcpHandler } from '../shared/mcp/http';
 
 // POST /mcp: the MCP server over Streamable HTTP. A tool call runs its operation's own entry,
 // functions/<id>.ts, loaded on the first call of that tool. Every id starts with its platform, so
@@ -7,7 +8,21 @@ import { createMcpHandler } from '../shared/mcp/http';
 // operations' entries and no other (test/mcp/bundle.test.ts holds it to that).
 type Entry = { handler: (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> };
 
+//
+// The monitor tools run the monitors API's own function (MONITORS_FUNCTION, set by the stack),
+// invoked with the caller's key: this function, which scrapes, is never
+// granted the writes a monitor's items need. Without it, this deployment runs no monitors.
+let lambda: LambdaClient | undefined;
+const monitorsFunction = process.env.MONITORS_FUNCTION;
+const invokeMonitors: InvokeMonitors | undefined = monitorsFunction
+  ? async (event) => {
+      const res = await (lambda ??= new LambdaClient({})).send(new InvokeCommand({ FunctionName: monitorsFunction, Payload: Buffer.from(JSON.stringify(event)) }));
+      if (res.FunctionError) throw new Error(`the monitors function failed: ${res.FunctionError}`);
+      return JSON.parse(Buffer.from(res.Payload ?? new Uint8Array()).toString('utf8')) as APIGatewayProxyResult;
+    }
+  : undefined;
+
 export const handler = createMcpHandler(async (op, event) => {
   const entry = (await import(`./${op.platform}-${op.id.slice(op.platform.length + 1)}.ts`)) as Entry;
   return entry.handler(event);
-});
+}, invokeMonitors);

@@ -119,11 +119,15 @@ export class SocialDataApiStack extends Stack {
     const authorizer = this.keyAuthorizer(authorizerFn);
     this.addOperationRoutes(operations.functions, authorizer);
     this.addOpenApi();
-    this.addAgentRoutes(authorizer, operations.everyOperation);
+    const mcpFn = this.addAgentRoutes(authorizer, operations.everyOperation);
     // The account API issues the request history's cursors: sealed with the same secret.
     this.addDashboard({ ...environment, CURSOR_SECRET_ARN: operations.everyOperation.CURSOR_SECRET_ARN! });
     // Monitors with signed webhooks (infra/monitors.ts, docs/monitors.md).
-    addMonitors({ scope: this, api: this.api, accounts: this.accounts, environment, operations: operations.functions, nodeFunction: (fid, entry, props) => this.nodeFunction(fid, entry, props), allowItems: (fn, actions, prefixes) => this.allowItems(fn, actions, prefixes), withPepper: (fn) => this.withPepper(fn), generatedSecret: (sid, description, whyNotRotated) => this.generatedSecret(sid, description, 64, RemovalPolicy.RETAIN, whyNotRotated), grantData: (fn) => void this.dataKey?.grantDecrypt(fn), acknowledge });
+    const monitors = addMonitors({ scope: this, api: this.api, accounts: this.accounts, environment, operations: operations.functions, nodeFunction: (fid, entry, props) => this.nodeFunction(fid, entry, props), allowItems: (fn, actions, prefixes) => this.allowItems(fn, actions, prefixes), withPepper: (fn) => this.withPepper(fn), generatedSecret: (sid, description, whyNotRotated) => this.generatedSecret(sid, description, 64, RemovalPolicy.RETAIN, whyNotRotated), grantData: (fn) => void this.dataKey?.grantDecrypt(fn), acknowledge });
+    // The MCP monitor tools invoke the monitors API's function with the caller's key (functions/mcp.ts):
+    // that function alone, never the monitor items' writes themselves for a function that scrapes.
+    mcpFn.addEnvironment('MONITORS_FUNCTION', monitors.functions.apiFn.functionName);
+    mcpFn.addToRolePolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [monitors.functions.apiFn.functionArn] }));
     // Before any step that walks the API's methods (per-method throttles): GET /v1/status, the canaries, the alarms and their topic, the CloudWatch dashboard (infra/status.ts).
     addOperationalStatus(this, {
       serviceName: SERVICE_NAME,
@@ -479,7 +483,7 @@ export class SocialDataApiStack extends Stack {
    * charges, daily usage, request history) and, through its byTeam index, on key ids and names only
    * (the history's key names): never a member, password hash or session the index also holds.
    */
-  private addAgentRoutes(authorizer: apigateway.IAuthorizer, environment: Record<string, string>) {
+  private addAgentRoutes(authorizer: apigateway.IAuthorizer, environment: Record<string, string>): NodejsFunction {
     const mcpFn = this.nodeFunction('Mcp', 'functions/mcp.ts', {
       description: `${MCP_METHODS.join('/')} ${MCP_PATH}: the MCP server (Streamable HTTP, stateless), a tool per operation`,
       memorySize: 1024,
@@ -501,6 +505,7 @@ export class SocialDataApiStack extends Stack {
     this.publicDocument('LlmsTxt', 'functions/llms.ts', LLMS_PATH, `GET ${LLMS_PATH}: the operations, their parameters and the MCP URL, for agents`, 'The public description of the API for agents (llms.txt): no data, no credits, like the OpenAPI document.', {
       PUBLIC_BASE_URL: this.publicUrl(),
     });
+    return mcpFn;
   }
 
   /**

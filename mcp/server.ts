@@ -2,8 +2,8 @@
  * `npm run mcp`: the MCP server (shared/mcp) over stdio, for agents that start a local process
  * rather than connect to the API's own POST /mcp. Same tools, same answers: an operation's tool
  * calls the API through the typed client (so it is charged, cached and rate-limited as any HTTP
- * call); the account tools are asked of the API's /mcp endpoint with the same key, so that their
- * answers are the remote server's own. Configuration:
+ * call); the account and monitor tools are asked of the API's /mcp endpoint with the same key, so
+ * that their answers are the remote server's own. Configuration:
  *   SOCIAL_DATA_API_KEY  the API key (required)
  *   SOCIAL_DATA_API_URL  the API's base URL (required): the stack's ApiUrl output with its stage
  *                        (https://…/prod; https is assumed without a scheme), or http://localhost:3000
@@ -41,7 +41,7 @@ export function overHttp(client: SocialDataClient, api: Connection): Executor {
       throw err;
     }));
 
-  return async (tool, query) => {
+  return async (tool, query, args) => {
     if ('operation' in tool.target) {
       try {
         return await client.call<Answer>(tool.target.operation.path, query);
@@ -54,7 +54,8 @@ export function overHttp(client: SocialDataClient, api: Connection): Executor {
       }
     }
     try {
-      const result = await (await connect()).callTool({ name: tool.name, arguments: query });
+      // The monitor tools' arguments are JSON (params an object, intervalSeconds a number): sent as given.
+      const result = await (await connect()).callTool({ name: tool.name, arguments: 'monitors' in tool.target ? args : query });
       return result.structuredContent as Answer;
     } catch (err) {
       if (err instanceof StreamableHTTPError && err.code === 401) return { error: { code: 'UNAUTHORIZED', message: GATEWAY_MESSAGES.UNAUTHORIZED, requestId: randomUUID() } };

@@ -10,6 +10,7 @@ import { ROLES } from '../shared/account/members';
 import { ERROR_STATUS } from '../shared/http/errors';
 import { HISTORY_PAGE } from '../shared/accounting/request-history';
 import { SESSION_COOKIE } from '../shared/account/sessions';
+import { type RouteSpec, routeOperation } from './openapi-routes';
 
 type Json = Record<string, unknown>;
 
@@ -131,9 +132,7 @@ export const accountSchemas: Json = {
   }),
 };
 
-const data = (schema: Json) => ({ type: 'object', required: ['data'], properties: { data: schema } });
-
-type Spec = { summary: string; body?: Json; bodyOptional?: boolean; query?: Json[]; ok: [number, Json, string]; errors: number[]; open?: boolean };
+type Spec = RouteSpec & { open?: boolean };
 
 const nameBody = obj({ name: { type: 'string', minLength: 1, maxLength: 64 } });
 
@@ -231,35 +230,12 @@ export function accountPaths(): Json {
   const paths: Record<string, Json> = {};
   for (const route of ACCOUNT_ROUTES) {
     const spec = SPECS[route.name];
-    const [okStatus, okSchema, okText] = spec.ok;
-    const params = [
-      ...[...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-      ...(spec.query ?? []),
-    ];
-    const responses: Json = {
-      [okStatus]: {
-        description: okText,
-        headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
-        content: { 'application/json': { schema: data(okSchema) } },
-      },
-    };
-    for (const status of spec.errors) {
-      responses[status] = {
-        description: ERROR_TEXT[status],
-        headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' }, ...(status === 503 || status === 429 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}) },
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-      };
-    }
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = {
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = routeOperation(route, spec, ERROR_TEXT, {
       operationId: camelName(route.name),
-      summary: spec.summary,
       tags: ['account'],
       // The session cookie; the reads of KEY_READABLE also an API key; sign-in and the like need none.
       security: spec.open ? [] : KEY_READABLE.includes(route.name) ? [{ session: [] }, { apiKey: [] }, { bearer: [] }] : [{ session: [] }],
-      ...(params.length ? { parameters: params } : {}),
-      ...(spec.body ? { requestBody: { required: !spec.bodyOptional, content: { 'application/json': { schema: spec.body } } } } : {}),
-      responses,
-    };
+    });
   }
   return paths;
 }

@@ -1,7 +1,7 @@
 /**
  * The routes for agents in the OpenAPI document: POST /mcp (the MCP server over Streamable HTTP,
- * described as the JSON-RPC it carries; its tools are listed by tools/list, one per operation
- * above) and GET /llms.txt. Merged in by scripts/openapi.ts; test/mcp/http.test.ts checks the
+ * described as the JSON-RPC it carries; its tools are listed by tools/list: one per operation
+ * above, the account tools and the monitor tools) and GET /llms.txt. Merged in by scripts/openapi.ts; test/mcp/http.test.ts checks the
  * answers of /mcp against the generated document.
  */
 import { RATE_LIMIT } from '../shared/runtime/config';
@@ -50,7 +50,7 @@ export function agentPaths(): Json {
       post: {
         operationId: 'mcp',
         summary: 'The MCP server: Streamable HTTP transport, stateless, JSON answers',
-        description: `One tool per operation (named by the operation's id, its parameters as arguments, \`cache_max_age\` included) and the read-only account tools account-credits, account-usage and account-requests. A tool call runs the operation itself: the same validation, cache, credits and ledger; an error is a tool result with \`isError\` and the error's code. Every POST counts against the team's ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} s, and carries at most one tools/call. Send \`Accept: application/json, text/event-stream\`.`,
+        description: `One tool per operation (named by the operation's id, its parameters as arguments, \`cache_max_age\` included) the read-only account tools account-credits, account-usage and account-requests, and the monitor tools monitors-create (its answer shows the signing secret once), monitors-list and monitors-delete, which run the /v1/monitors routes with the caller's key. A tool call runs the operation itself: the same validation, cache, credits and ledger; an error is a tool result with \`isError\` and the error's code. Every POST counts against the team's ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} s, and carries at most one tools/call. Send \`Accept: application/json, text/event-stream\`.`,
         tags: ['agents'],
         requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcMessage' } } } },
         responses: {

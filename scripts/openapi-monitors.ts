@@ -1,7 +1,18 @@
 /**
- * The OpenAPI document's `webhooks`: the body of every event a monitor sends (docs/monitors.md),
- * with the Standard Webhooks headers. Merged in by scripts/openapi.ts.
+ * Monitors in the OpenAPI document (docs/monitors.md), merged in by scripts/openapi.ts:
+ * - `webhooks`: the body of every event a monitor sends, with the Standard Webhooks headers;
+ * - `paths`: one operation per route of MONITOR_ROUTES (shared/monitors/api.ts), with the request
+ *   bodies the API checks and the shapes publicMonitor / publicDelivery answer (the components'
+ *   property lists are typed by those functions, so a field cannot be added to one and not the
+ *   other). test/monitors/openapi.test.ts checks real answers of the local API against them.
  */
+import { EVENT_TYPES } from '../shared/monitors/events';
+import { MONITOR_FIELDS, MONITOR_REQUIRED } from '../shared/monitors/request-schema';
+import { MAX_INTERVAL_SECONDS, type publicDelivery, type publicMonitor } from '../shared/monitors/api';
+import { MONITOR_ROUTES } from '../shared/monitors/routes';
+import type { Delivery, Monitor } from '../shared/monitors/store';
+import { type RouteSpec, routeOperation } from './openapi-routes';
+
 type Json = Record<string, unknown>;
 
 const about = {
@@ -54,4 +65,113 @@ export function monitorWebhooks(): Json {
       },
     ]),
   );
+}
+
+// ---- the /v1/monitors routes ----
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const obj = (properties: Json, required = Object.keys(properties)): Json => ({ type: 'object', required, properties });
+const dateTime = { type: 'string', format: 'date-time' };
+const nullable = (type: string, more: Json = {}) => ({ type: [type, 'null'], ...more });
+
+const PAUSED_REASONS: NonNullable<Monitor['pausedReason']>[] = ['by_request', 'no_credits', 'not_found', 'deliveries_failing'];
+const DELIVERY_STATES: Delivery['state'][] = ['pending', 'delivered', 'failed'];
+
+const monitorProperties: Record<keyof ReturnType<typeof publicMonitor>, Json> = {
+  id: { type: 'string', description: 'The monitor id (`mon_…`)' },
+  operation: MONITOR_FIELDS.operation,
+  params: MONITOR_FIELDS.params,
+  // As set: at least 60 deployed; a local run's MONITOR_MIN_INTERVAL_SECONDS may have allowed less.
+  intervalSeconds: { type: 'integer', minimum: 1, maximum: MAX_INTERVAL_SECONDS },
+  webhookUrl: { type: 'string', format: 'uri' },
+  status: MONITOR_FIELDS.status,
+  pausedReason: { type: ['string', 'null'], enum: [...PAUSED_REASONS, null], description: 'Why it is paused (by_request: PATCH status paused); null when active' },
+  createdAt: dateTime,
+  updatedAt: dateTime,
+  nextPollAt: nullable('string', { format: 'date-time', description: 'null while paused' }),
+  lastPollAt: nullable('string', { format: 'date-time' }),
+  lastPollStatus: nullable('integer', { description: "The HTTP status of the last poll's answer" }),
+};
+
+const deliveryProperties: Record<keyof ReturnType<typeof publicDelivery>, Json> = {
+  eventId: { type: 'string', description: 'The `webhook-id` of every attempt' },
+  type: { type: 'string', enum: [...EVENT_TYPES] },
+  createdAt: dateTime,
+  state: { type: 'string', enum: DELIVERY_STATES, description: 'pending: an attempt is due (or under way); delivered: a 2xx answer; failed: retries ended' },
+  attempts: { type: 'integer', minimum: 0 },
+  lastStatus: nullable('integer', { description: "The receiver's last HTTP status; null before an attempt or without an answer" }),
+  lastError: nullable('string', { description: 'Why the last attempt failed, without an answer (timeout, refused address, …)' }),
+  latencyMs: nullable('integer', { description: 'How long the last attempt took' }),
+  nextRetryAt: nullable('string', { format: 'date-time', description: 'When a pending delivery is tried next' }),
+};
+
+export const monitorSchemas: Json = {
+  Monitor: obj(monitorProperties),
+  MonitorWithSecret: {
+    allOf: [
+      ref('Monitor'),
+      obj({ secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$', description: 'The signing secret (Standard Webhooks form), shown in this answer only: keep it to verify `webhook-signature`' } }),
+    ],
+  },
+  MonitorDelivery: obj(deliveryProperties),
+};
+
+type RouteName = (typeof MONITOR_ROUTES)[number]['name'];
+const pick = (...names: (keyof typeof MONITOR_FIELDS)[]): Json => Object.fromEntries(names.map((n) => [n, MONITOR_FIELDS[n]]));
+
+const monitor = obj({ monitor: ref('Monitor') });
+const withSecret = obj({ monitor: ref('MonitorWithSecret') });
+const delivery = obj({ delivery: ref('MonitorDelivery') });
+/** Every route: no or a bad key or session, a state change without this site's Origin or a body that is not a JSON object, the stage's throttle, capacity. */
+const ALWAYS = [400, 401, 429, 503];
+
+const SPECS: Record<RouteName, RouteSpec> = {
+  create: {
+    summary: 'Create a monitor: it polls the operation every interval and POSTs what changed to the webhook URL; its signing secret is in this answer only',
+    body: obj(pick('operation', 'params', 'intervalSeconds', 'webhookUrl'), [...MONITOR_REQUIRED]),
+    ok: [201, withSecret, 'The new monitor, with its signing secret'],
+    errors: [...ALWAYS, 422],
+  },
+  list: { summary: "The team's monitors, newest first", ok: [200, obj({ monitors: { type: 'array', items: ref('Monitor') } }), 'The monitors'], errors: ALWAYS },
+  get: { summary: 'One monitor of the team', ok: [200, monitor, 'The monitor'], errors: [...ALWAYS, 404] },
+  update: {
+    summary: 'Pause or resume a monitor, or change its interval or webhook URL (a resumed monitor polls at once)',
+    body: { ...obj(pick('status', 'intervalSeconds', 'webhookUrl'), []), additionalProperties: false },
+    ok: [200, monitor, 'The monitor as changed'],
+    errors: [...ALWAYS, 404, 422],
+  },
+  remove: { summary: 'Delete a monitor: no further polls or deliveries', ok: [200, obj({ deleted: { const: true }, id: { type: 'string' } }), 'Deleted'], errors: [...ALWAYS, 404] },
+  rotateSecret: { summary: 'A new signing secret, in this answer only; the old one stops signing at once', ok: [200, withSecret, 'The monitor, with its new secret'], errors: [...ALWAYS, 404] },
+  test: { summary: 'Send a monitor.test event now (one attempt at once, retried like any event)', ok: [202, delivery, 'The event and its first attempt'], errors: [...ALWAYS, 404] },
+  deliveries: {
+    summary: "The monitor's events of the last 7 days and their delivery, newest first",
+    ok: [200, obj({ deliveries: { type: 'array', items: ref('MonitorDelivery') } }), 'The deliveries'],
+    errors: [...ALWAYS, 404],
+  },
+  redeliver: { summary: 'Send an event of the last 7 days again (the same webhook-id)', ok: [202, delivery, 'The event and this attempt'], errors: [...ALWAYS, 404] },
+};
+
+const ERROR_TEXT: Record<number, string> = {
+  400: "A body that is not a JSON object, the team's monitor limit (MONITORS_PER_TEAM) reached, or a state-changing request on a dashboard session without this site's Origin (BAD_REQUEST)",
+  401: 'No API key or session, or an unknown or revoked key, or an ended session (UNAUTHORIZED)',
+  404: 'The team has no such monitor, or the monitor no such event in the last 7 days: another team\'s monitor is 404 too (NOT_FOUND)',
+  422: 'Invalid body (VALIDATION_ERROR, with details: operation, params.<name>, intervalSeconds, webhookUrl, status)',
+  429: 'Over the API\'s request rate (RATE_LIMITED, with Retry-After)',
+  503: 'The service is at capacity (SERVICE_UNAVAILABLE)',
+};
+
+const camelName = (name: string) => `monitors${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+
+/** One operation per route of MONITOR_ROUTES; the API key (x-api-key or Bearer) or the dashboard session. */
+export function monitorPaths(): Json {
+  const paths: Record<string, Json> = {};
+  for (const route of MONITOR_ROUTES) {
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = routeOperation(route, SPECS[route.name], ERROR_TEXT, {
+      operationId: camelName(route.name),
+      description: "Free. Team-scoped: another team's monitor is 404. With a dashboard session, a state-changing request must also carry this site's Origin.",
+      tags: ['monitors'],
+      security: [{ apiKey: [] }, { bearer: [] }, { session: [] }],
+    });
+  }
+  return paths;
 }

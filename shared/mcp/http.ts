@@ -4,15 +4,15 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { creditsReport, requestsReport, usageReport } from '../account/reads';
 import { type ProxyHandler, entryPoint } from '../http/entry';
 import { failure, jsonAnswer } from '../http/envelope';
-import { ApiError, GATEWAY_MESSAGES, atCapacity, toApiError } from '../http/errors';
-import { operationGetEvent } from '../http/proxy-event';
+import { ApiError, GATEWAY_MESSAGES, type ValidationDetail, atCapacity, toApiError } from '../http/errors';
+import { operationGetEvent, proxyEvent } from '../http/proxy-event';
 import { boundedDetails } from '../http/validation';
 import type { Log } from '../runtime/log';
 import type { Operation } from '../operations';
 import type { Answer, ErrorAnswer } from './render';
 import { MCP_PATH } from './routes';
 import { type Executor, createMcpServer } from './server';
-import type { AccountRead, ToolDef } from './tools';
+import { type AccountRead, MONITOR_ID, type MonitorRoute, RESPONSE_FORMAT, type ToolDef } from './tools';
 
 /**
  * POST /mcp: the MCP Streamable HTTP transport, stateless. Each POST builds its own server and
@@ -25,6 +25,13 @@ import type { AccountRead, ToolDef } from './tools';
 
 /** Runs an operation's handler (functions/<id>.ts) on an event. */
 export type InvokeOperation = (op: Operation, event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
+/**
+ * Runs the monitors API's handler (functions/monitors.ts) on an event: in process locally; on AWS
+ * the MCP function invokes the monitors API's function (MONITORS_FUNCTION), so that it never holds
+ * the table rights a monitor's items need (no PutItem or DeleteItem for a function that scrapes).
+ * Absent: this deployment runs no monitors.
+ */
+export type InvokeMonitors = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
 /** JSON-RPC messages are small; a tool call's arguments are a few query parameters. */
 const MAX_BODY_BYTES = 256 * 1024;
@@ -53,7 +60,7 @@ export function batchRefusal(body: string | undefined): string | null {
   return parsed.length > MAX_BATCH || calls > 1 ? ONE_TOOL_CALL_PER_POST : null;
 }
 
-export function createMcpHandler(invoke: InvokeOperation): ProxyHandler {
+export function createMcpHandler(invoke: InvokeOperation, invokeMonitors?: InvokeMonitors): ProxyHandler {
   return entryPoint('mcp', async (event, { requestId, log }) => {
     const teamId = event.requestContext?.authorizer?.teamId as string | undefined;
     if (!teamId) throw new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED);
@@ -67,7 +74,7 @@ export function createMcpHandler(invoke: InvokeOperation): ProxyHandler {
       log.info('batch refused', { teamId });
       return jsonAnswer(400, { jsonrpc: '2.0', error: { code: -32600, message: refusal }, id: null }, requestId);
     }
-    const server = createMcpServer(inProcess(event, teamId, invoke, log));
+    const server = createMcpServer(inProcess(event, teamId, invoke, invokeMonitors, log));
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
     try {
       await server.connect(transport);
@@ -95,11 +102,12 @@ function webRequest(event: APIGatewayProxyEvent): Request {
  * The executor of POST /mcp. Each tool call has its own request id (the ledger's key for its
  * charge), logged beside the id of the MCP request that carried it.
  */
-function inProcess(parent: APIGatewayProxyEvent, teamId: string, invoke: InvokeOperation, log: Log): Executor {
-  return async (tool, query) => {
+function inProcess(parent: APIGatewayProxyEvent, teamId: string, invoke: InvokeOperation, invokeMonitors: InvokeMonitors | undefined, log: Log): Executor {
+  return async (tool, query, args) => {
     const requestId = randomUUID();
     log.info('tool call', { tool: tool.name, toolRequestId: requestId, teamId });
     if ('account' in tool.target) return accountAnswer(tool.target, teamId, query, requestId);
+    if ('monitors' in tool.target) return monitorAnswer(parent, tool, tool.target.monitors, args, invokeMonitors, requestId, log);
     const { operation: op } = tool.target;
     try {
       return answerOf(await invoke(op, operationEvent(parent, op, query, requestId)), requestId);
@@ -112,6 +120,58 @@ function inProcess(parent: APIGatewayProxyEvent, teamId: string, invoke: InvokeO
   };
 }
 
+/** The stage's prefix of the MCP request's path (`/prod`), which an in-service call's path keeps. */
+const stagePrefixOf = (parent: APIGatewayProxyEvent) => {
+  const full = parent.requestContext?.path ?? '';
+  return full.endsWith(MCP_PATH) ? full.slice(0, -MCP_PATH.length) : '';
+};
+
+/** The credential headers of the MCP request (x-api-key, or Authorization: Bearer), as sent. */
+const KEY_HEADERS = new Set(['x-api-key', 'authorization']);
+
+/**
+ * A monitor tool's call: the request of its route of the monitors API, with the tool's arguments
+ * as the JSON body (`id` in the path), run by the monitors API's own handler. That handler checks
+ * its caller itself (the API key, or a session), so the event carries the MCP request's own key
+ * header, and nothing else of it: the call is the caller's, on the caller's team, exactly as over
+ * HTTP (another team's monitor is 404; bad arguments are its 422 with details).
+ */
+export function monitorEvent(parent: APIGatewayProxyEvent, route: MonitorRoute, args: Record<string, unknown>, requestId: string): APIGatewayProxyEvent {
+  const { [MONITOR_ID]: id, ...body } = args;
+  const path = route.path.replace('{monitorId}', encodeURIComponent(String(id)));
+  const headers = Object.fromEntries(Object.entries(parent.headers ?? {}).filter((e): e is [string, string] => KEY_HEADERS.has(e[0].toLowerCase()) && typeof e[1] === 'string'));
+  const withBody = route.method === 'POST' || route.method === 'PATCH';
+  if (withBody) headers['content-type'] = 'application/json';
+  return proxyEvent(
+    { method: route.method, path, resource: route.path, pathParameters: route.path.includes('{monitorId}') ? { monitorId: String(id) } : null, headers, body: withBody ? JSON.stringify(body) : null },
+    // The MCP request's context (stage, source address), not what its authorizer said: the monitors handler reads the key itself.
+    { ...parent.requestContext, authorizer: undefined, requestId, httpMethod: route.method, path: `${stagePrefixOf(parent)}${path}`, resourcePath: route.path },
+    parent.stageVariables ?? null,
+  );
+}
+
+async function monitorAnswer(parent: APIGatewayProxyEvent, tool: ToolDef, route: MonitorRoute, args: Record<string, unknown>, invokeMonitors: InvokeMonitors | undefined, requestId: string, log: Log): Promise<Answer> {
+  try {
+    const takes = Object.keys(tool.inputSchema.properties).filter((name) => name !== RESPONSE_FORMAT);
+    const problems = argumentProblems(Object.keys(args), takes);
+    if (route.path.includes('{monitorId}') && (typeof args[MONITOR_ID] !== 'string' || !args[MONITOR_ID])) problems.push({ path: MONITOR_ID, message: 'Required: the monitor id (mon_…)' });
+    if (problems.length) throw new ApiError('VALIDATION_ERROR', 'Invalid arguments', { details: boundedDetails(problems) });
+    if (!invokeMonitors) throw new ApiError('NOT_FOUND', 'This deployment runs no monitors');
+    return answerOf(await invokeMonitors(monitorEvent(parent, route, args, requestId)), requestId);
+  } catch (err) {
+    // The monitors handler answers every error itself; a throw here is a refusal above, or its invocation failing.
+    const e = toApiError(err);
+    if (e.status >= 500) log.error('tool call failed', { tool: tool.name, toolRequestId: requestId, cause: e.internal ?? e.message });
+    return answerOf(failure(e, requestId), requestId);
+  }
+}
+
+/** An argument the tool does not take, as a VALIDATION_ERROR detail. */
+function argumentProblems(given: string[], takes: string[]): ValidationDetail[] {
+  const message = takes.length ? `Unknown argument; this tool takes ${takes.join(', ')}` : 'Unknown argument; this tool takes none';
+  return given.filter((name) => !takes.includes(name)).map((path) => ({ path, message }));
+}
+
 /**
  * The GET proxy event API Gateway would hand the operation's function for this query: the caller's
  * team and key (and principal) from the authorizer's context, its source address, no headers (the
@@ -121,8 +181,7 @@ function inProcess(parent: APIGatewayProxyEvent, teamId: string, invoke: InvokeO
  * causes no upstream request through MCP either.
  */
 export function operationEvent(parent: APIGatewayProxyEvent, op: Operation, query: Record<string, string>, requestId: string): APIGatewayProxyEvent {
-  const full = parent.requestContext?.path ?? '';
-  const stagePrefix = full.endsWith(MCP_PATH) ? full.slice(0, -MCP_PATH.length) : '';
+  const stagePrefix = stagePrefixOf(parent);
   const caller = parent.requestContext?.authorizer ?? {};
   const authorizer = Object.fromEntries(TOOL_CALL_CONTEXT.filter((name) => caller[name] !== undefined).map((name) => [name, caller[name]]));
   return operationGetEvent(op.path, query, { ...parent.requestContext, authorizer, requestId, httpMethod: 'GET', path: `${stagePrefix}${op.path}`, resourcePath: op.path }, parent.stageVariables ?? null);
@@ -140,7 +199,8 @@ export function answerOf(result: APIGatewayProxyResult, requestId: string): Answ
   } catch {
     /* below */
   }
-  if (result.statusCode === 200 && body?.data && body.meta) return { data: body.data, meta: body.meta };
+  // The operations answer 200 with data and meta; the monitors API 200, 201 or 202 with data alone (free).
+  if (result.statusCode >= 200 && result.statusCode < 300 && body?.data) return { data: body.data, meta: body.meta ?? { requestId, creditsCharged: 0 } };
   if (body?.error) {
     const header = Object.entries(result.headers ?? {}).find(([name]) => name.toLowerCase() === 'retry-after')?.[1];
     const retryAfter = Number(header);
@@ -158,12 +218,8 @@ const ACCOUNT_READS: Record<AccountRead, (teamId: string, query: Record<string, 
 
 async function accountAnswer(target: Extract<ToolDef['target'], { account: AccountRead }>, teamId: string, query: Record<string, string>, requestId: string): Promise<Answer> {
   try {
-    const unknown = Object.keys(query).filter((name) => !Object.hasOwn(target.params, name));
-    if (unknown.length) {
-      const takes = Object.keys(target.params);
-      const message = takes.length ? `Unknown argument; this tool takes ${takes.join(', ')}` : 'Unknown argument; this tool takes none';
-      throw new ApiError('VALIDATION_ERROR', 'Invalid arguments', { details: boundedDetails(unknown.map((path) => ({ path, message }))) });
-    }
+    const unknown = argumentProblems(Object.keys(query), Object.keys(target.params));
+    if (unknown.length) throw new ApiError('VALIDATION_ERROR', 'Invalid arguments', { details: boundedDetails(unknown) });
     const data = (await ACCOUNT_READS[target.account](teamId, query)) as Record<string, unknown>;
     return { data, meta: { requestId, creditsCharged: 0 } };
   } catch (err) {

@@ -70,9 +70,10 @@ interface Trimmed {
 }
 
 function compactText(tool: ToolDef, answer: { data: Record<string, unknown>; meta: Record<string, unknown> }): string {
-  const { data, meta } = answer;
+  const { meta } = answer;
+  const { data, secret } = withoutSecret(answer.data);
   const trimmed: Trimmed = { items: new Map(), texts: 0, urls: 0, seen: new Map() };
-  const lines = [headline(tool, meta), ...block(data, 0, '', false, trimmed)];
+  const lines = [headline(tool, meta), ...(secret ? secretLines(secret) : []), ...block(data, 0, '', false, trimmed)];
   if ('cursor' in data) {
     lines.push(
       typeof data.cursor === 'string' && data.cursor
@@ -91,6 +92,22 @@ function compactText(tool: ToolDef, answer: { data: Record<string, unknown>; met
   }
   return lines.join('\n');
 }
+
+/**
+ * A monitor's signing secret (monitors-create; the monitors API shows it in that answer only): taken
+ * out of the fields, so it is never cut or left for a "more" line, and written whole on lines of its own.
+ */
+function withoutSecret(data: Record<string, unknown>): { data: Record<string, unknown>; secret?: string } {
+  const monitor = data.monitor;
+  if (!isObject(monitor) || typeof monitor.secret !== 'string') return { data };
+  const { secret, ...rest } = monitor;
+  return { data: { ...data, monitor: rest }, secret };
+}
+
+const secretLines = (secret: string) => [
+  `SIGNING SECRET (shown this once; it cannot be read again): ${secret}`,
+  'Store it with the webhook receiver now: it verifies the webhook-signature header of every delivery (Standard Webhooks). Lost, it can only be replaced (POST /v1/monitors/{id}/rotate-secret).',
+];
 
 function headline(tool: ToolDef, meta: Record<string, unknown>): string {
   const charged = Number(meta.creditsCharged ?? 0);

@@ -12,7 +12,8 @@ import { INSTRUCTIONS, RESPONSE_FORMAT, RESPONSE_FORMATS, type ResponseFormat, t
  * in Lambda, over the HTTP API from the stdio server. A tool call never fails the protocol: every
  * outcome, a thrown error included, is a tool result.
  */
-export type Executor = (tool: ToolDef, query: Record<string, string>) => Promise<Answer>;
+/** `query`: the arguments as query parameters (operation and account tools); `args`: as given (the monitor tools' JSON body), both without response_format. */
+export type Executor = (tool: ToolDef, query: Record<string, string>, args: Record<string, unknown>) => Promise<Answer>;
 
 export const SERVER_INFO = { name: 'social-data-api', version: '1.0.0' } as const;
 
@@ -37,7 +38,8 @@ export function createMcpServer(execute: Executor): Server {
     }
     let answer: Answer;
     try {
-      answer = await execute(tool, query);
+      const { [RESPONSE_FORMAT]: _format, ...args } = request.params.arguments ?? {};
+      answer = await execute(tool, query, args);
     } catch (err) {
       const e = atCapacity(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
       answer = { error: { code: e.code, message: e.message, requestId: randomUUID(), retryAfter: e.retryAfter } };

@@ -6,23 +6,30 @@ import { parameter, parameters } from '../public/parameter-schema';
 import { REQUESTS_PARAMS, USAGE_DAYS } from '../account/reads';
 import { HISTORY_PAGE } from '../accounting/request-history';
 import type { ParamDef } from '../http/validation';
+import { MONITOR_ROUTES } from '../monitors/routes';
+import { MONITOR_FIELDS, MONITOR_REQUIRED } from '../monitors/request-schema';
 
 /**
  * The MCP tools, from the operation table: one per routed operation (named by its id, its input
  * schema the operation's query parameters as the API validates them, `cache_max_age` included),
- * plus the read-only account tools. Both transports (the stdio server in mcp/, POST /mcp in
+ * plus the read-only account tools and the monitor tools (create, list, delete: the monitors API,
+ * shared/monitors/api.ts). Both transports (the stdio server in mcp/, POST /mcp in
  * functions/mcp.ts) list exactly these and render their answers with shared/mcp/render.ts.
  */
 export type AccountRead = 'credits' | 'usage' | 'requests';
+export type MonitorRoute = (typeof MONITOR_ROUTES)[number];
 
 export interface ToolDef {
   name: string;
   title: string;
   description: string;
   inputSchema: { type: 'object'; properties: Record<string, unknown>; required: string[]; additionalProperties: false };
-  annotations: { readOnlyHint: true; destructiveHint: false; idempotentHint: boolean; openWorldHint: boolean };
-  /** What the tool runs: an operation of the table, or a read of the caller's own account. */
-  target: { operation: Operation } | { account: AccountRead; params: Record<string, ParamDef> };
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  /**
+   * What the tool runs: an operation of the table, a read of the caller's own account, or a route
+   * of the monitors API (its arguments the JSON body, `id` the monitor's id in the path).
+   */
+  target: { operation: Operation } | { account: AccountRead; params: Record<string, ParamDef> } | { monitors: MonitorRoute };
 }
 
 /** A tool argument that is not a query parameter: how the answer's text is written. */
@@ -113,9 +120,48 @@ function accountTool(t: (typeof ACCOUNT_TOOLS)[number]): ToolDef {
   };
 }
 
+/** The id of a monitor, as the monitor tools that name one take it. */
+export const MONITOR_ID = 'id';
+const monitorId = { type: 'string', description: 'The monitor id (`mon_…`), as monitors-list or monitors-create show it' };
+const route = (name: MonitorRoute['name']) => MONITOR_ROUTES.find((r) => r.name === name)!;
+
+/** The monitor tools: a route of the monitors API each, free, on the caller's team. */
+const MONITOR_TOOLS: ToolDef[] = [
+  {
+    name: 'monitors-create',
+    title: 'Create a monitor (signed webhooks of what is new)',
+    description:
+      `Watch an operation: it is polled every intervalSeconds and what is new (items.new, live.started / live.ended, bulletin.new; monitor.paused when it stops) is POSTed to webhookUrl as Standard Webhooks events, signed with the monitor's secret. The answer shows that secret once: give it to the receiver to verify webhook-signature (it cannot be read again; rotating makes a new one). Creating is free; each live poll costs ${COST} credit like a call, a cached result no older than half the interval 0.`,
+    inputSchema: {
+      type: 'object',
+      properties: { operation: MONITOR_FIELDS.operation, params: MONITOR_FIELDS.params, intervalSeconds: MONITOR_FIELDS.intervalSeconds, webhookUrl: MONITOR_FIELDS.webhookUrl, [RESPONSE_FORMAT]: responseFormatProperty },
+      required: [...MONITOR_REQUIRED],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    target: { monitors: route('create') },
+  },
+  {
+    name: 'monitors-list',
+    title: "Your team's monitors",
+    description: "Your team's monitors, newest first: id, operation, params, interval, webhook URL, status (active, or paused with its reason), last and next poll. Never their secrets. Free.",
+    inputSchema: { type: 'object', properties: { [RESPONSE_FORMAT]: responseFormatProperty }, required: [], additionalProperties: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    target: { monitors: route('list') },
+  },
+  {
+    name: 'monitors-delete',
+    title: 'Delete a monitor',
+    description: "Delete one of your team's monitors: no further polls or deliveries. Another team's monitor, or one already deleted, is NOT_FOUND. Free.",
+    inputSchema: { type: 'object', properties: { [MONITOR_ID]: monitorId, [RESPONSE_FORMAT]: responseFormatProperty }, required: [MONITOR_ID], additionalProperties: false },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    target: { monitors: route('remove') },
+  },
+];
+
 let built: ToolDef[] | undefined;
-/** Every tool, in the table's order, then the account tools (built once: the schemas take a few ms). */
-export const tools = (): ToolDef[] => (built ??= [...routedOperations().map(operationTool), ...ACCOUNT_TOOLS.map(accountTool)]);
+/** Every tool, in the table's order, then the account tools and the monitor tools (built once: the schemas take a few ms). */
+export const tools = (): ToolDef[] => (built ??= [...routedOperations().map(operationTool), ...ACCOUNT_TOOLS.map(accountTool), ...MONITOR_TOOLS]);
 
 export const findTool = (name: string): ToolDef | undefined => tools().find((t) => t.name === name);
 
@@ -123,7 +169,7 @@ export const findTool = (name: string): ToolDef | undefined => tools().find((t) 
 export const listed = ({ name, title, description, inputSchema, annotations }: ToolDef) => ({ name, title, description, inputSchema, annotations });
 
 export const INSTRUCTIONS = [
-  'Tools read public social data (one tool per API operation) and your own account (account-credits, account-usage, account-requests).',
+  'Tools read public social data (one tool per API operation) and your own account (account-credits, account-usage, account-requests), and manage your monitors (monitors-create, monitors-list, monitors-delete: an operation polled every interval, what is new POSTed to your webhook, signed).',
   `A live call costs ${COST} credit; an error costs nothing; with cache_max_age (1d, 3d, 7d, 14d, 30d) a cached result of at most that age is served for 0 credits.`,
   'Answers: a compact text (long lists trimmed, with a count of what was left out) and the full data in structured content; response_format "full" writes the whole answer as text.',
   'Paged tools return a cursor: call the same tool again with it for the next page.',

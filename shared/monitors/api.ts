@@ -28,7 +28,9 @@ import { webhookUrlProblem } from './webhook-url';
  * (caller's team, monitorId), so another team's monitor is simply 404. Errors in the spec's shape.
  */
 export const MAX_INTERVAL_SECONDS = 86_400;
-export const minIntervalSeconds = () => Math.max(1, Number(process.env.MONITOR_MIN_INTERVAL_SECONDS) || 60);
+/** The floor of a monitor's interval, but where MONITOR_MIN_INTERVAL_SECONDS lowers it (local runs and tests). */
+export const MIN_INTERVAL_SECONDS = 60;
+export const minIntervalSeconds = () => Math.max(1, Number(process.env.MONITOR_MIN_INTERVAL_SECONDS) || MIN_INTERVAL_SECONDS);
 export const monitorsPerTeam = () => Number(process.env.MONITORS_PER_TEAM) || 100;
 const NO_MONITOR = 'Your team has no monitor with this id';
 const MAX_BODY_BYTES = 16 * 1024;

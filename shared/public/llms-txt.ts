@@ -24,7 +24,7 @@ export function renderLlmsTxt(base: string): string {
     '',
     '## MCP',
     '',
-    `- [MCP server](${base}${MCP_PATH}): Streamable HTTP (stateless, JSON answers); POST JSON-RPC with the same API-key header. Tools: ${tools().map((t) => t.name).join(', ')}. Each operation tool takes the operation's parameters below; an answer is a compact text plus the full \`{data, meta}\` as structured content; \`response_format: "full"\` writes it all as text.`,
+    `- [MCP server](${base}${MCP_PATH}): Streamable HTTP (stateless, JSON answers); POST JSON-RPC with the same API-key header. Tools: ${tools().map((t) => t.name).join(', ')}. Each operation tool takes the operation's parameters below; monitors-create takes \`{operation, params, intervalSeconds, webhookUrl}\` (the /v1/monitors body) and shows the signing secret once; an answer is a compact text plus the full \`{data, meta}\` as structured content; \`response_format: "full"\` writes it all as text.`,
     '',
     '## Operations',
     '',

@@ -213,3 +213,82 @@ describe("the team's own account, with the client's key (free)", () => {
     expect(unknown).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
   });
 });
+
+describe("the team's monitors, with the client's key (free)", () => {
+  let receiver: Awaited<ReturnType<typeof startServer>>;
+  beforeAll(async () => {
+    process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
+    receiver = await startServer((_req, res) => void res.writeHead(204).end());
+  });
+  afterAll(async () => {
+    delete process.env.WEBHOOK_ALLOW_LOOPBACK;
+    await receiver.close();
+  });
+
+  test('create (the secret once) → list → get → pause → test → deliveries → resume, interval and webhook → rotate → redeliver → remove', async () => {
+    const team = await h.team(5);
+    const mine = new SocialDataClient({ baseUrl: h.gateway.url, apiKey: team.key });
+    const created = await mine.monitors.create({ operation: 'microblog-a-user-posts', params: { handle: 'someone.bsky.social' }, intervalSeconds: 300, webhookUrl: `${receiver.url}/hook` });
+    const { id, secret } = created.data.monitor;
+    expect(secret).toMatch(/^whsec_/);
+    expect(created.data.monitor).toMatchObject({ operation: 'microblog-a-user-posts', status: 'active', intervalSeconds: 300 });
+    expect((await mine.monitors.list()).data.monitors.map((m) => m.id)).toEqual([id]);
+    const got = await mine.monitors.get(id);
+    expect(got.data.monitor.id).toBe(id);
+    expect(got.data.monitor).not.toHaveProperty('secret');
+    expect((await mine.monitors.pause(id)).data.monitor).toMatchObject({ status: 'paused', pausedReason: 'by_request', nextPollAt: null });
+
+    const sent = await mine.monitors.test(id);
+    expect(sent.data.delivery).toMatchObject({ type: 'monitor.test', state: 'delivered', attempts: 1, lastStatus: 204 });
+    const { deliveries } = (await mine.monitors.deliveries(id)).data;
+    expect(deliveries.map((d) => [d.eventId, d.type])).toEqual([[sent.data.delivery.eventId, 'monitor.test']]);
+    expect(receiver.requests.map((r) => [r.method, r.url, r.headers['webhook-id']])).toEqual([['POST', '/hook', sent.data.delivery.eventId]]);
+
+    expect((await mine.monitors.resume(id)).data.monitor).toMatchObject({ status: 'active', pausedReason: null });
+    expect((await mine.monitors.update(id, { intervalSeconds: 600, webhookUrl: `${receiver.url}/other` })).data.monitor).toMatchObject({ intervalSeconds: 600, webhookUrl: `${receiver.url}/other` });
+    const rotated = await mine.monitors.rotateSecret(id);
+    expect(rotated.data.monitor.secret).toMatch(/^whsec_/);
+    expect(rotated.data.monitor.secret).not.toBe(secret);
+    const again = await mine.monitors.redeliver(id, sent.data.delivery.eventId);
+    expect(again.data.delivery).toMatchObject({ eventId: sent.data.delivery.eventId, attempts: 2 });
+
+    expect((await mine.monitors.remove(id)).data).toEqual({ deleted: true, id });
+    expect((await mine.monitors.list()).data.monitors).toEqual([]);
+  });
+
+  test("another team's monitor is a typed 404; a 422 carries its details; no key is 401", async () => {
+    const [a, b] = [await h.team(1), await h.team(1)];
+    const ours = new SocialDataClient({ baseUrl: h.gateway.url, apiKey: a.key });
+    const theirs = new SocialDataClient({ baseUrl: h.gateway.url, apiKey: b.key, bearer: true });
+    const { id } = (await ours.monitors.create({ operation: 'shortvideo-user-live', params: { handle: 'someone' }, intervalSeconds: 60, webhookUrl: `${receiver.url}/hook` })).data.monitor;
+    for (const attempt of [theirs.monitors.get(id), theirs.monitors.pause(id), theirs.monitors.remove(id), theirs.monitors.deliveries(id), theirs.monitors.redeliver(id, 'evt_x')]) {
+      const err = await attempt.catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ApiClientError);
+      expect(err).toMatchObject({ status: 404, code: 'NOT_FOUND', requestId: expect.any(String) });
+    }
+    expect((await ours.monitors.get(id)).data.monitor.status).toBe('active'); // untouched
+
+    const invalid = await ours.monitors.create({ operation: 'microblog-a-user-posts', params: {}, intervalSeconds: 300, webhookUrl: `${receiver.url}/hook` }).catch((e: unknown) => e);
+    expect(invalid).toBeInstanceOf(ApiClientError);
+    expect(invalid).toMatchObject({ status: 422, code: 'VALIDATION_ERROR', details: [{ path: 'params.handle', message: expect.any(String) }] });
+    const interval = await ours.monitors.update(id, { intervalSeconds: 10 }).catch((e: unknown) => e);
+    expect(interval).toMatchObject({ status: 422, details: [{ path: 'intervalSeconds' }] });
+    const anonymous = await new SocialDataClient({ baseUrl: h.gateway.url, apiKey: 'A'.repeat(28), retry: false }).monitors.list().catch((e: unknown) => e);
+    expect(anonymous).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+    await ours.monitors.remove(id);
+  });
+
+  test('a POST is not retried on 503 (it may have run); a GET is, after Retry-After', async () => {
+    let calls = 0;
+    const unavailable: typeof fetch = async () => {
+      calls += 1;
+      return new Response(JSON.stringify({ error: { code: 'SERVICE_UNAVAILABLE', message: 'busy', requestId: 'r' } }), { status: 503, headers: { 'retry-after': '1' } });
+    };
+    const flaky = new SocialDataClient({ baseUrl: h.gateway.url, apiKey: key, fetch: unavailable, retry: { attempts: 2 } });
+    await expect(flaky.monitors.create({ operation: 'citygame-daily', intervalSeconds: 3600, webhookUrl: 'https://hooks.example.com/x' })).rejects.toMatchObject({ status: 503 });
+    expect(calls).toBe(1);
+    calls = 0;
+    await expect(flaky.monitors.list()).rejects.toMatchObject({ status: 503 });
+    expect(calls).toBe(2);
+  });
+});

@@ -6,7 +6,7 @@ import { balance } from '../../shared/accounting/teams';
 import { routedOperations } from '../../shared/operations';
 import { scenarios } from '../contract/scenarios';
 import { startHarness, type Harness } from '../support/harness';
-import { stageProxy, type TestServer } from './servers';
+import { stageProxy, startServer, type TestServer } from './servers';
 
 /**
  * `npm run mcp` driven by the SDK's own client over stdio, against the local gateway and the fake
@@ -42,9 +42,9 @@ afterAll(async () => {
 type ToolAnswer = { isError?: boolean; content: { text: string }[]; structuredContent?: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
 const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolAnswer;
 
-test('one tool per live operation and the account tools, with input schemas from the table: the same list as POST /mcp', async () => {
+test('one tool per live operation, the account tools and the monitor tools, with input schemas from the table: the same list as POST /mcp', async () => {
   const { tools } = await client.listTools();
-  expect(tools.map((t) => t.name).sort()).toEqual([...routedOperations().map((o) => o.id), 'account-credits', 'account-usage', 'account-requests'].sort());
+  expect(tools.map((t) => t.name).sort()).toEqual([...routedOperations().map((o) => o.id), 'account-credits', 'account-usage', 'account-requests', 'monitors-create', 'monitors-list', 'monitors-delete'].sort());
   const clip = tools.find((t) => t.name === 'livestream-clip')!;
   expect(clip.inputSchema).toMatchObject({ type: 'object', required: ['url'], properties: { url: { type: 'string' }, cache_max_age: { enum: ['1d', '3d', '7d', '14d', '30d'] } } });
 
@@ -93,6 +93,26 @@ test('the stdio server\'s account-requests: the history of the same team, the to
   expect(result.isError).toBeFalsy();
   expect(result.structuredContent.data.requests.length).toBeGreaterThan(0);
   expect(result.structuredContent.data.requests.every((r: { status: number; operation: string }) => r.status === 200 && r.operation === 'livestream-clip')).toBe(true);
+});
+
+test("the monitor tools answer through the API's /mcp endpoint, with the same key and JSON arguments: create (the secret once), list, delete", async () => {
+  process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
+  const receiver = await startServer((_req, res) => void res.writeHead(204).end());
+  try {
+    const created = await call('monitors-create', { operation: 'citygame-daily', params: {}, intervalSeconds: 3600, webhookUrl: `${receiver.url}/hook` });
+    expect(created.isError).toBeFalsy();
+    const { id, secret } = created.structuredContent.data.monitor;
+    expect(secret).toMatch(/^whsec_/);
+    expect(created.content[0]!.text).toContain(`SIGNING SECRET (shown this once; it cannot be read again): ${secret}`);
+    expect((await call('monitors-list', {})).structuredContent.data.monitors.map((m: { id: string }) => m.id)).toEqual([id]);
+    const invalid = await call('monitors-create', { operation: 'citygame-daily', intervalSeconds: 5, webhookUrl: `${receiver.url}/hook` });
+    expect(invalid.structuredContent.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'intervalSeconds' }] });
+    expect((await call('monitors-delete', { id })).structuredContent.data).toEqual({ deleted: true, id });
+    expect((await call('monitors-delete', { id })).structuredContent.error.code).toBe('NOT_FOUND');
+  } finally {
+    delete process.env.WEBHOOK_ALLOW_LOOPBACK;
+    await receiver.close();
+  }
 });
 
 test('no API URL, or a plain-http one off this machine: the server refuses to start (no http default for the key)', async () => {

@@ -523,7 +523,8 @@ describe('routes for agents', () => {
     expect(mcp.Properties.MemorySize).toBe(1024);
     expect(mcp.Properties.Timeout).toBe(op.Properties.Timeout);
     const env = mcp.Properties.Environment.Variables;
-    expect(Object.keys(env).sort()).toEqual(Object.keys(op.Properties.Environment.Variables).sort());
+    // The operations' environment, and the monitors API's function its monitor tools invoke.
+    expect(Object.keys(env).sort()).toEqual([...Object.keys(op.Properties.Environment.Variables), 'MONITORS_FUNCTION'].sort());
     expect(env.CURSOR_SECRET_ARN).toEqual(op.Properties.Environment.Variables.CURSOR_SECRET_ARN);
     const stmts = statementsOf(mcp);
     // CDK merges statements with the same actions into one listing both tables.
@@ -537,10 +538,12 @@ describe('routes for agents', () => {
     expect(stmts.filter((st) => st.Effect === 'Deny')).toHaveLength(2);
     expect(byTable('CacheTable')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     // Besides the tables and the byTeam index (account-requests names each request's key), only what
-    // every operation function has: reading the cursor secret.
+    // every operation function has, reading the cursor secret, and invoking the monitors API's function.
     const secretRef = JSON.stringify(op.Properties.Environment.Variables.CURSOR_SECRET_ARN);
     const index = JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId('AccountsTable'), 'Arn'] }, '/index/byTeam']] });
-    expect(new Set(stmts.flatMap(resources))).toEqual(new Set([arn('AccountsTable'), arn('CacheTable'), secretRef, index]));
+    const monitorsApi = JSON.stringify({ 'Fn::GetAtt': [ofType('AWS::Lambda::Function').find(([, fn]) => String(fn.Properties.Description).startsWith('The monitors API'))![0], 'Arn'] });
+    expect(new Set(stmts.flatMap(resources))).toEqual(new Set([arn('AccountsTable'), arn('CacheTable'), secretRef, index, monitorsApi]));
+    expect(stmts.filter((st) => resources(st).includes(monitorsApi)).flatMap(actionsOf)).toEqual(['lambda:InvokeFunction']);
     expect(stmts.filter((st) => resources(st).includes(secretRef)).flatMap(actionsOf)).toEqual(['secretsmanager:GetSecretValue']);
     expect(stmts.filter((st) => resources(st).includes(index)).flatMap(actionsOf)).toEqual(['dynamodb:Query']);
     // Through the index, key ids and names only (issue 30.5; the calls themselves: test/unit/mcp-iam.test.ts).

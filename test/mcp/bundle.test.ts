@@ -54,7 +54,7 @@ const post = (body: unknown, requestId: string, authorizer: Record<string, strin
     requestContext: { requestId, path: '/prod/mcp', ...(authorizer ? { authorizer } : {}) },
   }) as unknown as APIGatewayProxyEvent;
 
-test('the MCP bundle holds every operation entry, answers tools/list, and runs a tool through its operation (1 credit)', async () => {
+test('the MCP bundle holds every operation entry, answers tools/list, runs a tool through its operation (1 credit), and no monitor tool without the monitors function', async () => {
   const { fn, inputs } = await bundle('functions/mcp.ts');
   expect(inputs.filter((i) => i.startsWith('functions/')).sort()).toEqual([...routedOperations().map(handlerFile), 'functions/mcp.ts'].sort());
   expect(inputs).not.toContain('docs/openapi.json');
@@ -62,7 +62,11 @@ test('the MCP bundle holds every operation entry, answers tools/list, and runs a
   const list = await fn.handler(post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, 'bundle-list'));
   expect(list.statusCode).toBe(200);
   expect(list.headers?.['x-request-id']).toBe('bundle-list');
-  expect(JSON.parse(list.body).result.tools).toHaveLength(routedOperations().length + 3);
+  expect(JSON.parse(list.body).result.tools).toHaveLength(routedOperations().length + 3 + 3); // the account and monitor tools
+
+  // Without MONITORS_FUNCTION (the stack always sets it), the monitor tools say so.
+  const monitors = await fn.handler(post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'monitors-list', arguments: {} } }, 'bundle-monitors'));
+  expect(JSON.parse(monitors.body).result).toMatchObject({ isError: true, structuredContent: { error: { code: 'NOT_FOUND', message: 'This deployment runs no monitors' } } });
 
   const s = scenarios['livestream-clip']!;
   s.routes(fake);

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { addCredits, balance } from '../../shared/accounting/teams';
@@ -13,6 +14,8 @@ import { scenarios } from '../contract/scenarios';
 import { type Harness, startHarness, withGateway } from '../support/harness';
 import { LogCapture } from '../support/logs';
 import { openApiMismatch } from '../support/openapi-check';
+
+const MONITOR_TOOLS = ['monitors-create', 'monitors-list', 'monitors-delete'];
 
 /**
  * POST /mcp through the local gateway, driven by the MCP SDK's own client over Streamable HTTP:
@@ -95,7 +98,7 @@ describe('the API key, before any MCP work', () => {
   test('a tools/list without initialize on this container works too (stateless)', async () => {
     const res = await post({ 'x-api-key': key, 'mcp-protocol-version': '2025-06-18' }, { jsonrpc: '2.0', id: 7, method: 'tools/list' });
     expect(res.status).toBe(200);
-    expect((await documented(res)).result.tools.length).toBe(routedOperations().length + 3);
+    expect((await documented(res)).result.tools.length).toBe(routedOperations().length + 3 + MONITOR_TOOLS.length);
   });
 
   test('GET and DELETE: 405 with a key, 401 without', async () => {
@@ -112,10 +115,16 @@ describe('the API key, before any MCP work', () => {
 });
 
 describe('tools from the operation table', () => {
-  test('one tool per routed operation, plus the account tools', async () => {
+  test('one tool per routed operation, plus the account tools and the monitor tools', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual([...routedOperations().map((o) => o.id), 'account-credits', 'account-usage', 'account-requests'].sort());
-    for (const t of tools) expect(t.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(tools.map((t) => t.name).sort()).toEqual([...routedOperations().map((o) => o.id), 'account-credits', 'account-usage', 'account-requests', ...MONITOR_TOOLS].sort());
+    for (const t of tools.filter((x) => !x.name.startsWith('monitors-'))) expect(t.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    const annotations = Object.fromEntries(tools.filter((x) => x.name.startsWith('monitors-')).map((t) => [t.name, t.annotations]));
+    expect(annotations).toEqual({
+      'monitors-create': { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      'monitors-list': { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      'monitors-delete': { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    });
   });
 
   test("each operation tool's input schema is the operation's parameters, as the API validates them", async () => {
@@ -328,6 +337,114 @@ describe('account tools (free, the caller\'s own team)', () => {
     const other = await h.team(7);
     const c = await connect({ authorization: `Bearer ${other.key}` });
     expect((await call(c, 'account-credits', {})).structuredContent.data).toEqual({ balance: 7, charges: [] });
+  });
+});
+
+describe('monitor tools (free, the caller\'s own team, through the monitors API)', () => {
+  const receiver = http.createServer((req, res) => void req.resume().on('end', () => res.writeHead(204).end()));
+  let hook = '';
+  beforeAll(async () => {
+    process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  });
+  afterAll(async () => {
+    delete process.env.WEBHOOK_ALLOW_LOOPBACK;
+    await new Promise((r) => receiver.close(r));
+  });
+  const api = async (method: string, path: string, k: string) => (await fetch(`${h.gateway.url}${path}`, { method, headers: { 'x-api-key': k } })).json();
+
+  test('monitors-create shows the signing secret once, labelled; monitors-list shows the monitor without it; monitors-delete removes it; 0 credits', async () => {
+    const team = await h.team(3);
+    const c = await connect({ authorization: `Bearer ${team.key}` });
+    const created = await call(c, 'monitors-create', { operation: 'microblog-a-user-posts', params: { handle: 'someone.bsky.social' }, intervalSeconds: 300, webhookUrl: hook });
+    expect(created.isError).toBeFalsy();
+    const { monitor } = created.structuredContent.data;
+    expect(monitor).toMatchObject({ id: expect.stringMatching(/^mon_/), operation: 'microblog-a-user-posts', params: { handle: 'someone.bsky.social' }, intervalSeconds: 300, status: 'active', secret: expect.stringMatching(/^whsec_/) });
+    expect(created.structuredContent.meta).toEqual({ requestId: expect.any(String), creditsCharged: 0 });
+    const t = text(created);
+    expect(t).toMatch(/^monitors-create: result; 0 credits charged \(request [^)]+\)\.\nSIGNING SECRET \(shown this once; it cannot be read again\): whsec_\S+\n/);
+    expect(t.split(monitor.secret)).toHaveLength(2); // written once, whole
+    expect(t).toContain(`id: ${monitor.id}`);
+
+    // The caller's team, as over HTTP with the same key.
+    expect((await api('GET', `/v1/monitors/${monitor.id}`, team.key)).data.monitor).toMatchObject({ id: monitor.id, status: 'active' });
+    const listed = await call(c, 'monitors-list', {});
+    expect(listed.structuredContent.data.monitors.map((m: { id: string }) => m.id)).toEqual([monitor.id]);
+    expect(listed.structuredContent.data.monitors[0]).not.toHaveProperty('secret');
+    expect(text(listed)).not.toContain('whsec_');
+    expect(text(listed)).not.toContain('SIGNING SECRET');
+
+    const deleted = await call(c, 'monitors-delete', { id: monitor.id });
+    expect(deleted.isError).toBeFalsy();
+    expect(deleted.structuredContent.data).toEqual({ deleted: true, id: monitor.id });
+    expect((await call(c, 'monitors-list', {})).structuredContent.data.monitors).toEqual([]);
+    expect(await balance(team.teamId)).toBe(3);
+  });
+
+  test("another team's monitor is NOT_FOUND; bad arguments are VALIDATION_ERROR with details", async () => {
+    const [a, b] = [await h.team(1), await h.team(1)];
+    const ours = await connect({ 'x-api-key': a.key });
+    const theirs = await connect({ 'x-api-key': b.key });
+    const { id } = (await call(ours, 'monitors-create', { operation: 'shortvideo-user-live', params: { handle: 'someone' }, intervalSeconds: 60, webhookUrl: hook })).structuredContent.data.monitor;
+    const refused = await call(theirs, 'monitors-delete', { id });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent.error).toMatchObject({ code: 'NOT_FOUND' });
+    expect(text(refused)).toMatch(/^NOT_FOUND: /);
+    expect((await call(theirs, 'monitors-list', {})).structuredContent.data.monitors).toEqual([]);
+    expect((await call(ours, 'monitors-list', {})).structuredContent.data.monitors.map((m: { id: string }) => m.id)).toEqual([id]);
+
+    const invalid = await call(ours, 'monitors-create', { operation: 'microblog-a-user-posts', params: {}, intervalSeconds: 300, webhookUrl: hook });
+    expect(invalid.isError).toBe(true);
+    expect(invalid.structuredContent.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'params.handle', message: expect.any(String) }] });
+    expect(text(invalid)).toContain('- params.handle: ');
+    const badUrl = await call(ours, 'monitors-create', { operation: 'shortvideo-user-live', params: { handle: 'someone' }, intervalSeconds: 300, webhookUrl: 'http://10.0.0.1/hook' });
+    expect(badUrl.structuredContent.error.details).toEqual([{ path: 'webhookUrl', message: expect.any(String) }]);
+    expect((await call(ours, 'monitors-create', { operation: 'nope', intervalSeconds: 300, webhookUrl: hook })).structuredContent.error.details).toEqual([{ path: 'operation', message: expect.stringContaining('microblog-a-user-posts') }]);
+    expect((await call(ours, 'monitors-delete', {})).structuredContent.error.details).toEqual([{ path: 'id', message: 'Required: the monitor id (mon_…)' }]);
+    expect((await call(ours, 'monitors-list', { id })).structuredContent.error.details).toEqual([{ path: 'id', message: 'Unknown argument; this tool takes none' }]);
+    expect((await call(ours, 'monitors-create', { status: 'paused' })).structuredContent.error.details).toEqual([{ path: 'status', message: 'Unknown argument; this tool takes operation, params, intervalSeconds, webhookUrl' }]);
+    expect((await call(ours, 'monitors-delete', { id: '../../v1/monitors' })).structuredContent.error.code).toBe('NOT_FOUND');
+    expect((await call(ours, 'monitors-delete', { id })).isError).toBeFalsy();
+  });
+
+  test('the monitors handler gets the MCP request\'s key header and nothing else of it; a deployment without monitors answers NOT_FOUND', async () => {
+    const seen: APIGatewayProxyEvent[] = [];
+    const post = (body: unknown) =>
+      ({
+        httpMethod: 'POST',
+        path: '/mcp',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', 'X-Api-Key': key, cookie: 'sdapi_session=abc', 'x-forwarded-for': '203.0.113.9' },
+        body: JSON.stringify(body),
+        isBase64Encoded: false,
+        stageVariables: null,
+        requestContext: { requestId: 'mcp-request', path: '/prod/mcp', authorizer: { teamId: 'forged', keyId: 'k', principalId: 'p', balanceHint: '5' } },
+      }) as unknown as APIGatewayProxyEvent;
+    const toolCall = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'monitors-delete', arguments: { id: 'mon_1' } } };
+    const withMonitors = createMcpHandler(async () => { throw new Error('no operation here'); }, async (event) => {
+      seen.push(event);
+      return { statusCode: 404, headers: {}, body: JSON.stringify({ error: { code: 'NOT_FOUND', message: 'Your team has no monitor with this id', requestId: event.requestContext.requestId } }) };
+    });
+    const answer = JSON.parse((await withMonitors(post(toolCall))).body);
+    expect(answer.result.structuredContent.error).toMatchObject({ code: 'NOT_FOUND' });
+    expect(seen).toHaveLength(1);
+    const [event] = seen;
+    expect({ method: event!.httpMethod, path: event!.path, resource: event!.resource, pathParameters: event!.pathParameters, headers: event!.headers, body: event!.body }).toEqual({
+      method: 'DELETE',
+      path: '/v1/monitors/mon_1',
+      resource: '/v1/monitors/{monitorId}',
+      pathParameters: { monitorId: 'mon_1' },
+      headers: { 'X-Api-Key': key },
+      body: null,
+    });
+    expect(event!.requestContext).toMatchObject({ path: '/prod/v1/monitors/mon_1', httpMethod: 'DELETE', resourcePath: '/v1/monitors/{monitorId}' });
+    expect(event!.requestContext.authorizer).toBeUndefined();
+    expect(event!.requestContext.requestId).not.toBe('mcp-request');
+
+    const without = createMcpHandler(async () => { throw new Error('no operation here'); });
+    const none = JSON.parse((await without(post(toolCall))).body);
+    expect(none.result.isError).toBe(true);
+    expect(none.result.structuredContent.error).toMatchObject({ code: 'NOT_FOUND', message: 'This deployment runs no monitors' });
   });
 });
 

@@ -82,6 +82,15 @@ test('each worker may send only to the queues it feeds and receive only from its
   expect(sqsReach('MonitorsDeliver')).toEqual({ send: ['MonitorDeliveryQueue'], receive: ['MonitorDeliveryQueue'] });
 });
 
+test('the MCP function (its monitor tools) may invoke the monitors API function, that one alone, and still neither PutItem nor DeleteItem', () => {
+  const mcp = policiesOf('Mcp') as { Effect?: string; Action: string | string[]; Resource: unknown }[];
+  const invoke = mcp.filter((s) => actions(s).includes('lambda:InvokeFunction'));
+  expect(invoke.map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [logicalId('MonitorsApi'), 'Arn'] }]);
+  const accountsArn = JSON.stringify({ 'Fn::GetAtt': [Object.keys(resources).find((id) => id.startsWith('AccountsTable') && resources[id]!.Type === 'AWS::DynamoDB::Table'), 'Arn'] });
+  expect(mcp.filter((s) => (s.Effect ?? 'Allow') === 'Allow' && JSON.stringify(s.Resource).includes(accountsArn) && actions(s).some((a) => a === 'dynamodb:PutItem' || a === 'dynamodb:DeleteItem'))).toEqual([]);
+  expect(resources[logicalId('Mcp')]!.Properties.Environment.Variables.MONITORS_FUNCTION).toEqual({ Ref: logicalId('MonitorsApi') });
+});
+
 test('the stack never lets a webhook reach a loopback address: no function has WEBHOOK_ALLOW_LOOPBACK (or MONITOR_MIN_INTERVAL_SECONDS)', () => {
   for (const [id, fn] of ofType('AWS::Lambda::Function')) {
     const vars = Object.keys(fn.Properties.Environment?.Variables ?? {});

@@ -4,6 +4,7 @@ import { creditsReport, keyNames, requestsReport, usageReport } from '../../shar
 import { invite, setPassword } from '../../shared/account/members';
 import { startSession } from '../../shared/account/sessions';
 import { createKey } from '../../shared/auth/keys';
+import { createMcpHandler } from '../../shared/mcp/http';
 import { createTeam } from '../../shared/accounting/teams';
 import { db } from '../../shared/db/client';
 import { TEAM_INDEX } from '../../shared/db/tables';
@@ -11,12 +12,17 @@ import { config } from '../../shared/runtime/config';
 import { attributesNamed, conditionHolds, roleStatements, type Resource, type Statement } from '../support/iam';
 import { dbSends } from '../support/db-sends';
 import { stackTemplate } from '../support/synth';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 
 /**
  * Issue 30.5: the MCP function parses hostile pages and JSON, so it may read through the accounts
  * table's byTeam index only what its account tools need, the names of a team's keys; never a
  * member's e-mail or password hash, a session or an invitation. Every read its account tools make
  * is held against the synthesized policy, and reads of anything else are refused by it.
+ *
+ * Its monitor tools (issue 32) add no table right: the tool call is the monitors API's own handler,
+ * invoked with the caller's key (on AWS, that function, with its rights; the stack grants the MCP
+ * function lambda:InvokeFunction on it alone: test/monitors/stack.test.ts).
  */
 
 const resources: Record<string, Resource> = stackTemplate().toJSON().Resources;
@@ -119,4 +125,37 @@ test('what the allowed read returns: key ids and names only, whatever else the p
   const attributes = new Set((res.Items ?? []).flatMap((item) => Object.keys(item)));
   expect([...attributes].sort()).toEqual(['keyId', 'name']);
   expect(res.Items!.length).toBeGreaterThanOrEqual(3); // the key, the member, the session
+});
+
+test('the monitor tools: the MCP function itself makes no table request for them, holds no PutItem or DeleteItem on the accounts table, and may invoke the monitors API function alone', async () => {
+  const allowed = mcpStatements.filter((st) => (st.Effect ?? 'Allow') === 'Allow');
+  const onAccounts = allowed.filter((st) => JSON.stringify(st.Resource).includes(accountsId)).flatMap((st) => [st.Action].flat());
+  expect(onAccounts.filter((a) => ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'].includes(a))).toEqual([]);
+  const monitorsApi = Object.keys(resources).find((id) => resources[id]!.Type === 'AWS::Lambda::Function' && String(resources[id]!.Properties.Description).startsWith('The monitors API'))!;
+  expect(allowed.filter((st) => [st.Action].flat().some((a) => a.startsWith('lambda:'))).map((st) => ({ actions: st.Action, resource: st.Resource }))).toEqual([
+    { actions: 'lambda:InvokeFunction', resource: { 'Fn::GetAtt': [monitorsApi, 'Arn'] } },
+  ]);
+
+  const invoked: APIGatewayProxyEvent[] = [];
+  const handler = createMcpHandler(
+    async () => {
+      throw new Error('no operation here');
+    },
+    async (event) => {
+      invoked.push(event);
+      return { statusCode: 200, headers: {}, body: JSON.stringify({ data: { monitors: [] } }) };
+    },
+  );
+  const post = {
+    httpMethod: 'POST',
+    path: '/mcp',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', 'x-api-key': 'A'.repeat(28) },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'monitors-list', arguments: {} } }),
+    isBase64Encoded: false,
+    requestContext: { requestId: 'r', path: '/prod/mcp', authorizer: { teamId, keyId: 'k', principalId: teamId } },
+  } as unknown as APIGatewayProxyEvent;
+  const { result, calls } = await dbSends(() => handler(post));
+  expect(JSON.parse(result.body).result.structuredContent).toEqual({ data: { monitors: [] }, meta: { requestId: expect.any(String), creditsCharged: 0 } });
+  expect(invoked.map((e) => `${e.httpMethod} ${e.path}`)).toEqual(['GET /v1/monitors']);
+  expect(calls).toEqual([]);
 });

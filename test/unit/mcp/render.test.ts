@@ -93,3 +93,18 @@ describe('errors', () => {
     );
   });
 });
+
+test("a monitor's signing secret: on its own labelled line right after the headline, whole, once; the structured content keeps it", () => {
+  const create = findTool('monitors-create')!;
+  const secret = `whsec_${'A'.repeat(32)}`;
+  const monitor = { id: 'mon_1', operation: 'microblog-a-user-posts', params: { handle: 'alice' }, intervalSeconds: 300, webhookUrl: 'https://hooks.example.com/x', status: 'active', pausedReason: null, secret };
+  const a = answer({ monitor }, { requestId: 'r-3', creditsCharged: 0 });
+  const lines = compact(a, create).split('\n');
+  expect(lines.slice(0, 2)).toEqual(['monitors-create: result; 0 credits charged (request r-3).', `SIGNING SECRET (shown this once; it cannot be read again): ${secret}`]);
+  expect(lines.filter((l) => l.includes(secret))).toHaveLength(1);
+  expect(lines.join('\n')).toContain('id: mon_1');
+  expect(toolResult(create, a).structuredContent).toEqual({ data: { monitor }, meta: { requestId: 'r-3', creditsCharged: 0 } });
+  // Without a secret (list, get), no such line.
+  const { secret: _s, ...shown } = monitor;
+  expect(compact(answer({ monitors: [shown] }, { requestId: 'r-4', creditsCharged: 0 }), findTool('monitors-list')!)).not.toContain('SIGNING SECRET');
+});
