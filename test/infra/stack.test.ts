@@ -12,20 +12,8 @@ import { stackTemplate } from '../support/synth';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
-/**
- * The app as `cdk synth` builds it (cdk.json's context and feature flags), minus esbuild bundling.
- * One synthesis per context (the tests only read templates): several tests ask for the same one.
- */
-const synthesized = new Map<string, Template>();
-function synth(extraContext: Record<string, unknown> = {}) {
-  const id = JSON.stringify(Object.entries(extraContext).sort(([a], [b]) => a.localeCompare(b)));
-  const known = synthesized.get(id);
-  if (known) return known;
-  const template = stackTemplate(extraContext);
-  synthesized.set(id, template);
-  return template;
-}
-
+/** The app as `cdk synth` builds it (cdk.json's context and feature flags), minus esbuild bundling: once per context (test/support/synth.ts). */
+const synth = stackTemplate;
 const template = synth();
 const resources = template.toJSON().Resources as Record<string, Resource>;
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
@@ -199,7 +187,7 @@ describe('least-privilege IAM', () => {
   const accounts = { 'Fn::GetAtt': [tableId('AccountsTable'), 'Arn'] };
   const cache = { 'Fn::GetAtt': [tableId('CacheTable'), 'Arn'] };
 
-  it('grants no wildcard, Scan, DeleteItem, Batch action (but the status document\'s BatchGetItem on the cache, the authorizer\'s on key and team partitions, the operations\' on team partitions) or table action anywhere, and Query only to the account API and the MCP account tools (the monitors\' functions apart: test/monitors/stack.test.ts and iam.test.ts)', () => {
+  it('grants no wildcard, Scan, DeleteItem, Batch action (but the status document\'s BatchGetItem on the cache, the authorizer\'s on key and team partitions, the operations\' on team partitions) or table action anywhere, and Query only to the account API and the MCP account tools (the monitors\' functions apart: test/infra/monitors.ts and test/monitors/iam.test.ts)', () => {
     const monitorRoles = ['The monitors API', 'Monitors: '].flatMap((d) => ofType('AWS::Lambda::Function').filter(([, fn]) => String(fn.Properties.Description).startsWith(d))).map(([, fn]) => fn.Properties.Role['Fn::GetAtt'][0]);
     expect(monitorRoles).toHaveLength(4);
     const readers = [functionByDescription('dashboard account API'), functionByDescription('the MCP server')].map((fn) => fn.Properties.Role['Fn::GetAtt'][0]).concat(monitorRoles);
@@ -844,7 +832,8 @@ describe('headers and data at rest (issue 18.10)', () => {
   });
 });
 
-// The cdk-nag pack and the status items run in this file's module registry, so aws-cdk-lib and the
-// stack load once for all three (each test file loads them anew: about 10 s of CPU per file).
+// The cdk-nag pack, the status items and the monitors' part run in this file's module registry, so
+// aws-cdk-lib and the stack load once for all four (each test file loads them anew: about 10 s of CPU per file).
 import './nag';
 import './status';
+import './monitors';

@@ -15,7 +15,7 @@ import { logger } from '../../shared/runtime/log';
 import { config } from '../../shared/runtime/config';
 import { dbSends, type Sent } from '../support/db-sends';
 import { dynamoCallAllowed, iamRequests, roleStatements, type Resource } from '../support/iam';
-import { stackTemplate } from '../support/synth';
+import { stackJson } from '../support/synth';
 
 /**
  * Every DynamoDB call the monitors' functions make, held against their synthesized roles (the
@@ -27,7 +27,7 @@ import { stackTemplate } from '../support/synth';
 process.env.MONITOR_MIN_INTERVAL_SECONDS = '1';
 process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
 
-const resources: Record<string, Resource> = stackTemplate().toJSON().Resources;
+const resources: Record<string, Resource> = stackJson().Resources;
 const tableArn = (prefix: string) => ({ 'Fn::GetAtt': [Object.keys(resources).find((id) => id.startsWith(prefix) && resources[id]!.Type === 'AWS::DynamoDB::Table')!, 'Arn'] });
 const arns = { [config.accountsTable]: tableArn('AccountsTable'), [config.cacheTable]: tableArn('CacheTable') };
 

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { startDynamoLocal, type LocalDynamo } from '../../dev/dynamo';
 
 /**
@@ -12,4 +15,6 @@ export default async function globalSetup() {
   process.once('exit', () => dynamo.process.kill('SIGKILL'));
   (globalThis as { __DYNAMO__?: LocalDynamo }).__DYNAMO__ = dynamo;
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  // The synthesized stack's templates, shared by the test files that only read them (test/support/synth.ts).
+  process.env.STACK_TEMPLATE_CACHE = mkdtempSync(path.join(tmpdir(), 'sdapi-templates-'));
 }

@@ -10,7 +10,7 @@ import { usageUpdate } from '../../shared/accounting/usage';
 import { routedOperations } from '../../shared/operations';
 import { attributesNamed, conditionHolds, type WriteInput, roleStatements, type Resource, type Statement } from '../support/iam';
 import { dbSends } from '../support/db-sends';
-import { stackTemplate } from '../support/synth';
+import { stackJson } from '../support/synth';
 
 /**
  * The authorizer's DynamoDB calls against the IAM policy the stack gives it (infra/stack.ts): every
@@ -22,7 +22,7 @@ import { stackTemplate } from '../support/synth';
 
 
 /** The stack as `cdk synth` builds it (cdk.json's context), minus esbuild bundling. */
-const resources: Record<string, Resource> = stackTemplate().toJSON().Resources;
+const resources: Record<string, Resource> = stackJson().Resources;
 const tableArn = (logicalPrefix: string) => ({ 'Fn::GetAtt': [Object.keys(resources).find((id) => id.startsWith(logicalPrefix) && resources[id]!.Type === 'AWS::DynamoDB::Table')!, 'Arn'] });
 const tables = { [config.accountsTable]: tableArn('AccountsTable'), [config.cacheTable]: tableArn('CacheTable') };
 

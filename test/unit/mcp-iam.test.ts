@@ -11,7 +11,7 @@ import { TEAM_INDEX } from '../../shared/db/tables';
 import { config } from '../../shared/runtime/config';
 import { attributesNamed, conditionHolds, roleStatements, type Resource, type Statement } from '../support/iam';
 import { dbSends } from '../support/db-sends';
-import { stackTemplate } from '../support/synth';
+import { stackJson } from '../support/synth';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 
 /**
@@ -22,10 +22,10 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
  *
  * Its monitor tools (issue 32) add no table right: the tool call is the monitors API's own handler,
  * invoked with the caller's key (on AWS, that function, with its rights; the stack grants the MCP
- * function lambda:InvokeFunction on it alone: test/monitors/stack.test.ts).
+ * function lambda:InvokeFunction on it alone: test/infra/monitors.ts).
  */
 
-const resources: Record<string, Resource> = stackTemplate().toJSON().Resources;
+const resources: Record<string, Resource> = stackJson().Resources;
 const accountsId = Object.keys(resources).find((id) => id.startsWith('AccountsTable') && resources[id]!.Type === 'AWS::DynamoDB::Table')!;
 const tableArn = { 'Fn::GetAtt': [accountsId, 'Arn'] };
 const indexArn = { 'Fn::Join': ['', [tableArn, `/index/${TEAM_INDEX.name}`]] };

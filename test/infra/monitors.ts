@@ -1,24 +1,18 @@
-import { Validations } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import { SocialDataApiStack } from '../../infra/stack';
 import { DELIVERY_CONCURRENCY, POLL_CONCURRENCY, pascalCase } from '../../infra/monitors';
 import { MONITOR_ROUTES } from '../../shared/monitors/routes';
 import { MONITORABLE_IDS, POLL_BATCH } from '../../shared/monitors/kinds';
 import { operation } from '../../shared/operations';
 import { groupOf } from '../../infra/edge';
-import { testApp } from '../support/synth';
+import { stackTemplate } from '../support/synth';
 
 /**
+ * Registered by test/infra/stack.test.ts (one module registry for the stack's template tests).
  * The monitors' part of the stack (infra/monitors.ts): the one-minute tick, a poll queue per platform
  * and the delivery queue with their dead-letter queues, the workers with bounded concurrency, least
- * privilege, cdk-nag.
+ * privilege (cdk-nag runs on the whole stack: ./nag.ts).
  */
 type Resource = { Type: string; Properties: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
-const app = testApp();
-const stack = new SocialDataApiStack(app, 'SocialDataApi');
-const template = Template.fromStack(stack);
-const resources = template.toJSON().Resources as Record<string, Resource>;
+const resources = stackTemplate().toJSON().Resources as Record<string, Resource>;
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 const logicalId = (prefix: string) => Object.keys(resources).find((id) => id.startsWith(prefix) && resources[id]!.Type === 'AWS::Lambda::Function')!;
 const policiesOf = (fnPrefix: string) => {
@@ -130,20 +124,4 @@ test('every monitors route is an API method without the key authorizer (the func
   expect(ours.map((m) => m.HttpMethod).sort()).toEqual(MONITOR_ROUTES.map((r) => r.method).sort());
   for (const m of ours) expect({ auth: m.AuthorizationType, key: m.ApiKeyRequired ?? false }).toEqual({ auth: 'NONE', key: false });
   expect(MONITOR_ROUTES.every((r) => groupOf(r)?.name === 'monitors')).toBe(true);
-});
-
-test.each([
-  ['default context', {}],
-  ['with a customer-managed KMS key', { kmsKey: 'true' }],
-])('cdk-nag (AwsSolutions): no unacknowledged finding (%s)', (_name, context) => {
-  const nagApp = testApp(context);
-  new SocialDataApiStack(nagApp, 'SocialDataApi');
-  Validations.of(nagApp).addPlugins(new AwsSolutionsChecks(nagApp));
-  let problem = '';
-  try {
-    nagApp.synth();
-  } catch (err) {
-    problem = String(err).split('\n').filter((l) => /ERROR|WARN|Monitor/.test(l)).slice(0, 20).join('\n') || String(err).slice(0, 1500);
-  }
-  expect(problem).toBe('');
 });
