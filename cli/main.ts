@@ -39,6 +39,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (err instanceof ApiClientError) {
       process.stderr.write(`social-data: ${err.code} (${err.status}): ${err.message}${err.requestId ? ` [request ${err.requestId}]` : ''}\n`);
+      for (const d of err.details ?? []) process.stderr.write(`  ${d.path}: ${d.message}\n`);
       return EXIT.failed;
     }
     process.stderr.write(`social-data: ${err instanceof Error ? err.message : String(err)}\n`);

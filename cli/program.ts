@@ -1,9 +1,10 @@
 import { Command as Cli, InvalidArgumentError, Option } from 'commander';
-import type { CacheMaxAge } from '../client';
+import { SocialDataClient, type CacheMaxAge } from '../client';
 import { RATE_LIMIT } from '../shared/runtime/config';
 import type { ParamDef, ValidationRules } from '../shared/http/validation';
 import { accountRead, type AccountRead } from './account';
 import { dryRun } from './dry-run';
+import { addMonitorCommands } from './monitors';
 import { readInputs } from './inputs';
 import { FORMATS, type Format } from './output';
 import { startRun, tasksOf, type RunOptions } from './run';
@@ -228,13 +229,17 @@ export function buildProgram(io: Io): Cli {
       .command(name)
       .description(description)
       .option('--out <file>', 'write to this file (default: standard output)');
-  const readAccount = async (read: AccountRead, self: Cli, extra: Parameters<typeof accountRead>[1] extends infer O ? Partial<O> : never) => {
+  /** The API's address and the key of a command (its options, else the variables); the key only where it is needed. */
+  const target = (self: Cli, needsKey: boolean) => {
     const flags = self.optsWithGlobals<{ apiKey?: string; apiUrl?: string; out?: string }>();
     const apiUrl = flags.apiUrl ?? io.env[API_URL_VARIABLE];
     const apiKey = flags.apiKey ?? io.env[API_KEY_VARIABLE];
     if (!apiUrl) throw new UsageError(`no API address: set $${API_URL_VARIABLE} or give --api-url`);
-    if (!apiKey && read !== 'status') throw new UsageError(`no API key: set $${API_KEY_VARIABLE} or give --api-key`);
-    await accountRead(read, { apiUrl, apiKey, out: flags.out, ...extra });
+    if (!apiKey && needsKey) throw new UsageError(`no API key: set $${API_KEY_VARIABLE} or give --api-key`);
+    return { apiUrl, apiKey, out: flags.out };
+  };
+  const readAccount = async (read: AccountRead, self: Cli, extra: Parameters<typeof accountRead>[1] extends infer O ? Partial<O> : never) => {
+    await accountRead(read, { ...target(self, read !== 'status'), ...extra });
     io.exit(EXIT.ok);
   };
   account('credits', "The team's balance and latest charges (free).").action((_f, self: Cli) => readAccount('credits', self, {}));
@@ -250,5 +255,12 @@ export function buildProgram(io: Io): Cli {
       readAccount('requests', self, { all: f.all, filter: { operation: f.operation, status: f.status === 'error' || f.status === undefined ? f.status : Number(f.status), limit: f.limit } }),
     );
   account('status', "Each operation's state over 15 minutes and 24 hours, and its last canary (public, no key).").action((_f, self: Cli) => readAccount('status', self, {}));
+  addMonitorCommands(program, {
+    client: (self) => {
+      const { apiUrl, apiKey } = target(self, true);
+      return new SocialDataClient({ baseUrl: apiUrl, apiKey: apiKey! });
+    },
+    done: () => io.exit(EXIT.ok),
+  });
   return program;
 }
