@@ -14,6 +14,7 @@
  *   4. Live answers against a 200 ms upstream, in interleaved rounds: min/median/max of the
  *      per-round medians; one-round operations judged on the median of their round medians.
  *   5. The key's lastUsedAt writes over the whole run (at most one a minute per key).
+ *   6. A monitor's own writes per poll, quiet and with news (./bench-monitors.ts).
  *
  * Everything runs on loopback, on the local stack (dev/stack.ts): its own DynamoDB Local (in memory,
  * a Java process), the replay of the recorded fixtures answering every input in a node process of
@@ -26,7 +27,7 @@
  *
  * Quick runs while developing (or on a busy machine): `npm run bench -- --quick` (or BENCH_QUICK=1),
  * and the BENCH_* knobs printed at the start (BENCH_OPS=<id>,<id> limits the operations,
- * BENCH_SECTIONS=imports,paths,operations,delayed the sections). A reduced run says so in its header.
+ * BENCH_SECTIONS=imports,paths,operations,delayed,monitors the sections). A reduced run says so in its header.
  */
 
 import { execFileSync } from 'node:child_process';
@@ -36,6 +37,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import * as esbuild from 'esbuild';
 import { measuringEnvironment } from '../dev/env';
+import { benchMonitorWrites } from './bench-monitors';
 import { type DynamoWatch, type WriteSummary, describeWrites, moneyWrites, recordWrites, summarize, watchDynamo } from './bench-dynamo';
 
 // Before any project module is loaded (they are imported below, when needed).
@@ -72,7 +74,7 @@ const K = {
   /** Delayed live answers per operation and round (after 1 discarded one). */
   roundRequests: knob('ROUND_REQUESTS', 4, 2),
 };
-const ALL_SECTIONS = ['imports', 'paths', 'operations', 'delayed'] as const;
+const ALL_SECTIONS = ['imports', 'paths', 'operations', 'delayed', 'monitors'] as const;
 type Section = (typeof ALL_SECTIONS)[number];
 const SECTIONS = new Set<Section>(
   process.env.BENCH_SECTIONS ? (process.env.BENCH_SECTIONS.split(',').map((x) => x.trim()).filter((x) => (ALL_SECTIONS as readonly string[]).includes(x)) as Section[]) : ALL_SECTIONS,
@@ -920,7 +922,7 @@ async function main() {
     const withHandler = operations.filter((o) => (routedIds.has(o.id) || existsSync(path.join(ROOT, handlerFile(o)))) && (!ONLY_OPS || ONLY_OPS.has(o.id)));
     await benchBundles(withHandler.map((o) => ({ id: o.id, file: handlerFile(o), parsesHtml: o.parsesHtml, routed: routedIds.has(o.id), platform: o.platform })));
   }
-  if (!SECTIONS.has('paths') && !SECTIONS.has('operations') && !SECTIONS.has('delayed')) return printSummary(started);
+  if (!SECTIONS.has('paths') && !SECTIONS.has('operations') && !SECTIONS.has('delayed') && !SECTIONS.has('monitors')) return printSummary(started);
 
   const { active, notes } = activeScenarios(scenarios, routed, operations);
   console.log('\n== Operations benched through the gateway ==');
@@ -957,6 +959,7 @@ async function main() {
     if (SECTIONS.has('operations') && active.length) figures = await benchOperations(b, active, runners, warmI);
     if (SECTIONS.has('delayed') && active.length) await benchDelayed(b, active, runners, figures);
     benchKeyTouches(b, requestsStarted);
+    if (SECTIONS.has('monitors')) await benchMonitorWrites();
 
     const own = process.cpuUsage(ownCpu0);
     const up = await b.upstream.cpuUsage();

@@ -130,7 +130,6 @@ const HANDLERS: Record<MonitorRouteName, (ctx: Ctx) => Promise<Reply>> = {
       webhookUrl,
       status: 'active',
       secret: sealSecret(secret),
-      state: { baseline: false },
       createdAt: new Date(now).toISOString(),
       updatedAt: new Date(now).toISOString(),
       nextPollAt: now,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type MonitorableId, watchOf } from './kinds';
 
 /**
@@ -6,7 +7,10 @@ import { type MonitorableId, watchOf } from './kinds';
  *
  * - The first poll only sets the baseline (monitor.ready).
  * - items.new: members whose id was not among the ids seen recently (SEEN_MAX of them, newest
- *   first), so an item that moves in the list (re-ranked) is never new again.
+ *   first), so an item that moves in the list (re-ranked) is never new again. The ids are kept as
+ *   short hashes (seenMark: 12 characters, 72 bits; two of 1,000 colliding is about 1 in 10^16), so
+ *   the state stays under 16 KB whatever the platform's ids look like; and it changes only when
+ *   something is new, so a quiet poll writes none of it (./poll.ts).
  * - live.started / live.ended: on a change of `isLive`, with the live object.
  * - bulletin.new: a bulletin of another date (or headline) than the last one.
  * A batch of items larger than MAX_EVENT_BYTES is split into several events.
@@ -16,10 +20,14 @@ export const MAX_EVENT_BYTES = 256 * 1024;
 
 export interface WatchState {
   baseline: boolean;
+  /** seenMark of each id seen recently, newest first. */
   seen?: string[];
   isLive?: boolean;
   bulletin?: string;
 }
+
+/** What the state keeps of an item's id. */
+export const seenMark = (id: string) => createHash('sha256').update(id).digest('base64url').slice(0, 12);
 
 export const EVENT_TYPES = ['monitor.ready', 'monitor.test', 'monitor.paused', 'items.new', 'live.started', 'live.ended', 'bulletin.new'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -35,10 +43,12 @@ export function diff(operation: MonitorableId, state: WatchState, data: Data, ab
   const events: PendingEvent[] = [];
   const next: WatchState = { baseline: true };
   if (watch.kind === 'items') {
-    const items = watch.items(data);
+    const items = watch.items(data).map((i) => ({ ...i, mark: seenMark(i.id) }));
     const seen = new Set(state.seen ?? []);
-    const fresh = state.baseline ? items.filter((i) => !seen.has(i.id)) : [];
-    next.seen = [...new Set([...items.map((i) => i.id), ...(state.seen ?? [])])].slice(0, SEEN_MAX);
+    const unseen = items.filter((i) => !seen.has(i.mark));
+    const fresh = state.baseline ? unseen : [];
+    // Something new: the page's ids (refreshed) before the older ones. Nothing new: the state as it was.
+    next.seen = unseen.length || !state.baseline ? [...new Set([...items.map((i) => i.mark), ...(state.seen ?? [])])].slice(0, SEEN_MAX) : state.seen;
     for (const batch of split(fresh.map((i) => i.item), about)) events.push({ type: 'items.new', data: { ...about, items: batch } });
   } else if (watch.kind === 'live') {
     const isLive = data.isLive === true;

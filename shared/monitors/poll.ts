@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { operationGetEvent } from '../http/proxy-event';
 import { operation } from '../operations';
 import type { Log } from '../runtime/log';
 import { diff } from './events';
 import { enqueue, pause } from './deliver';
-import { type DueMonitor, type Monitor, getMonitor, updateMonitor } from './store';
+import { type DueMonitor, type Monitor, getMonitor, getWatchState, putWatchState, updateMonitor } from './store';
 
 /**
  * One poll of a monitor: a request of its operation through the operation's own handler (the same
@@ -45,7 +46,7 @@ export interface PollOutcome {
  */
 export async function pollMonitor(due: Pick<DueMonitor, 'teamId' | 'monitorId' | 'dueAt'>, now: number, log: Log, invoke: Invoke): Promise<PollOutcome | null> {
   const { teamId, monitorId } = due;
-  const m = await getMonitor(teamId, monitorId);
+  const [m, seen] = await Promise.all([getMonitor(teamId, monitorId), getWatchState(teamId, monitorId)]);
   if (!m || m.status !== 'active' || m.nextPollAt !== due.dueAt) return null;
   // Claim the next slot first: a poll that fails still moves on to the next interval.
   const claim = { nextPollAt: now + m.intervalSeconds * 1000, lastPollAt: now };
@@ -62,9 +63,11 @@ export async function pollMonitor(due: Pick<DueMonitor, 'teamId' | 'monitorId' |
     return { status: res.statusCode, events: [] };
   }
   const about = { monitorId: m.monitorId, operation: m.operation, params: m.params };
-  const { events, state } = diff(m.operation, m.state, body.data, about);
-  const fresh = await updateMonitor(teamId, monitorId, { state, lastPollStatus: 200 });
-  if (!fresh) return null;
+  const { events, state } = diff(m.operation, seen, body.data, about);
+  const fresh = await updateMonitor(teamId, monitorId, { lastPollStatus: 200 });
+  if (!fresh) return null; // deleted meanwhile
+  // The state only when something changed (the first poll, something new): a quiet poll writes none of it.
+  if (!isDeepStrictEqual(state, seen)) await putWatchState(teamId, monitorId, state);
   await enqueue(fresh, events, now);
   return { status: 200, events: events.map((e) => e.type) };
 }

@@ -9,8 +9,11 @@ import type { MonitorableId } from './kinds';
  * Monitors and their deliveries, in the accounts table (no new table: the team's data lives there):
  *
  *   TEAM#<teamId> / MON#<monitorId>              a monitor: operation, params, intervalSeconds, webhookUrl, status,
- *                                                pausedReason?, secret (sealed: ./secret.ts), state, nextPollAt, …
+ *                                                pausedReason?, secret (sealed: ./secret.ts), nextPollAt, … (about 1 KB:
+ *                                                each poll's claim rewrites it, so it holds nothing that grows)
  *                                                (gsi1pk MONDUE, gsi1sk <nextPollAt>#<teamId>#<monitorId> while active)
+ *   TEAM#<teamId> / MONSTATE#<monitorId>         what its polls have seen (./events.ts WatchState: up to 1,000 id marks,
+ *                                                under 16 KB), written only when something is new
  *   TEAM#<teamId> / MONDLV#<monitorId>#<eventId> an event and its delivery: type, body, attempts, lastStatus, ms,
  *                                                nextAttemptAt? (gsi1pk DLVDUE, gsi1sk <nextAttemptAt>#… while pending);
  *                                                expiresAt after 7 days
@@ -32,7 +35,6 @@ export interface Monitor {
   status: 'active' | 'paused';
   pausedReason?: 'by_request' | 'no_credits' | 'not_found' | 'deliveries_failing';
   secret: string;
-  state: WatchState;
   createdAt: string;
   updatedAt: string;
   nextPollAt: number;
@@ -66,6 +68,7 @@ export interface Delivery {
 }
 
 const monSk = (id: string) => `MON#${id}`;
+const stateSk = (id: string) => `MONSTATE#${id}`;
 const dlvSk = (monitorId: string, eventId: string) => `MONDLV#${monitorId}#${eventId}`;
 const T = () => config.accountsTable;
 const dueSk = (at: number, ...ids: string[]) => `${new Date(at).toISOString()}#${ids.join('#')}`;
@@ -105,8 +108,21 @@ export async function listMonitors(teamId: string): Promise<Monitor[]> {
 }
 
 export async function deleteMonitor(teamId: string, monitorId: string): Promise<boolean> {
-  const res = await db().send(new DeleteCommand({ TableName: T(), Key: { pk: teamPk(teamId), sk: monSk(monitorId) }, ReturnValues: 'ALL_OLD' }));
+  const [res] = await Promise.all([
+    db().send(new DeleteCommand({ TableName: T(), Key: { pk: teamPk(teamId), sk: monSk(monitorId) }, ReturnValues: 'ALL_OLD' })),
+    db().send(new DeleteCommand({ TableName: T(), Key: { pk: teamPk(teamId), sk: stateSk(monitorId) } })),
+  ]);
   return Boolean(res.Attributes);
+}
+
+/** What a monitor's polls have seen; before its first poll, no baseline. */
+export async function getWatchState(teamId: string, monitorId: string): Promise<WatchState> {
+  const res = await db().send(new GetCommand({ TableName: T(), Key: { pk: teamPk(teamId), sk: stateSk(monitorId) }, ConsistentRead: true }));
+  return (res.Item?.state as WatchState | undefined) ?? { baseline: false };
+}
+
+export async function putWatchState(teamId: string, monitorId: string, state: WatchState): Promise<void> {
+  await db().send(new PutCommand({ TableName: T(), Item: { pk: teamPk(teamId), sk: stateSk(monitorId), state } }));
 }
 
 /** A due monitor, as the scheduler hands it to a poll: `dueAt` is the slot the poll claims (./poll.ts). */

@@ -1,4 +1,4 @@
-import { MAX_EVENT_BYTES, diff, split } from '../../shared/monitors/events';
+import { MAX_EVENT_BYTES, SEEN_MAX, diff, split } from '../../shared/monitors/events';
 
 /** The events a poll's answer gives, from what the monitor remembers (pure: no stack needed). */
 const about = { monitorId: 'mon_1', operation: 'x', params: {} };
@@ -29,6 +29,19 @@ describe('items.new', () => {
     expect(added.events).toEqual([{ type: 'items.new', data: { ...about, items: [{ id: 'd', text: 'comment d' }] } }]);
     // b dropped off the page and comes back: still seen recently, so not new.
     expect(diff('shortvideo-video-comments', added.state, page('b', 'd'), about).events).toEqual([]);
+  });
+  test('a quiet poll (nothing new, however re-ranked) leaves the state as it was: nothing to write', () => {
+    const first = diff('shortvideo-video-comments', { baseline: false }, page('a', 'b', 'c'), about);
+    expect(diff('shortvideo-video-comments', first.state, page('c', 'b', 'a'), about).state).toEqual(first.state);
+    expect(diff('shortvideo-video-comments', first.state, page('d', 'a'), about).state).not.toEqual(first.state);
+  });
+  test('the state of 1,000 ids seen keeps short marks, whatever the ids: under 16 KB for 70-character post URIs', () => {
+    const uri = (i: number) => `at://did:plc:abcdefghijklmnopqrstuvwx/app.bsky.feed.post/3l${String(i).padStart(11, '0')}`;
+    let state = diff('microblog-a-user-posts', { baseline: false }, { posts: [] }, about).state;
+    for (let p = 0; p < 60; p++) state = diff('microblog-a-user-posts', state, { posts: Array.from({ length: 20 }, (_, i) => ({ id: uri(p * 20 + i) })) }, about).state;
+    expect(state.seen).toHaveLength(SEEN_MAX);
+    expect(Buffer.byteLength(JSON.stringify(state))).toBeLessThan(16_000);
+    expect(JSON.stringify(state)).not.toContain('at://');
   });
   test('a batch over 256 KB is split into several events, each under the limit', () => {
     const big = Array.from({ length: 40 }, (_, i) => ({ id: String(i), text: 'x'.repeat(20_000) }));

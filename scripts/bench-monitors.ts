@@ -1,0 +1,78 @@
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { itemBytes } from './bench-dynamo';
+
+/**
+ * Section 6 of `npm run bench`: what one poll of a monitor writes besides its request (section 2
+ * prices the request's own writes). A microblog-a monitor that has seen 1,000 posts (70-character
+ * `at://` ids, its state built by the same diff the polls run) is polled through `pollMonitor`, the
+ * operation's answer given (no upstream): once quiet (the same page again), once with one new post.
+ *
+ * DynamoDB Local reports no consumed capacity, so each write is priced from the items themselves,
+ * read before and after it (DynamoDB's item size rules: ./bench-dynamo.ts itemBytes): a PutItem
+ * ⌈after / 1 KB⌉, an UpdateItem ⌈max(before, after) / 1 KB⌉; an item in the `byTeam` index
+ * (projection ALL) the same again there, and both its old and new copies when its index key moves.
+ */
+const kb = (bytes: number) => (bytes ? Math.ceil(bytes / 1024) : 0);
+
+export async function benchMonitorWrites(): Promise<void> {
+  const { db, rawDb } = await import('../shared/db/client');
+  const { config } = await import('../shared/runtime/config');
+  const { putMonitor, putWatchState, getMonitor } = await import('../shared/monitors/store');
+  const { pollMonitor } = await import('../shared/monitors/poll');
+  const { diff } = await import('../shared/monitors/events');
+  const { logger } = await import('../shared/runtime/log');
+  const read = async (key: { pk: string; sk: string }) => (await rawDb().send(new GetItemCommand({ TableName: config.accountsTable, Key: { pk: { S: key.pk }, sk: { S: key.sk } }, ConsistentRead: true }))).Item;
+
+  const client = db();
+  const send = client.send.bind(client);
+  let tableUnits = 0;
+  let indexUnits = 0;
+  const written = new Map<string, number>();
+  const spy = (async (command: { constructor: { name: string }; input: Record<string, any> }) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const name = command.constructor.name;
+    const priced = (name === 'PutCommand' || name === 'UpdateCommand') && command.input.TableName === config.accountsTable;
+    const key = priced ? ((command.input.Key ?? { pk: command.input.Item.pk, sk: command.input.Item.sk }) as { pk: string; sk: string }) : undefined;
+    const before = key ? await read(key) : undefined;
+    const res = await send(command as never);
+    if (key) {
+      const after = await read(key);
+      const [b, a] = [before ? itemBytes(before) : 0, after ? itemBytes(after) : 0];
+      tableUnits += name === 'PutCommand' ? kb(a) : Math.max(kb(b), kb(a));
+      const indexKey = (i: typeof before) => (i?.gsi1pk && i?.gsi1sk ? `${i.gsi1pk.S}|${i.gsi1sk.S}` : undefined);
+      const [ib, ia] = [indexKey(before), indexKey(after)];
+      if (ib && ia && ib !== ia) indexUnits += kb(b) + kb(a);
+      else if (ib || ia) indexUnits += Math.max(kb(b), kb(a));
+      written.set(key.sk.replace(/#.*/, ''), a);
+    }
+    return res;
+  }) as typeof client.send;
+  client.send = spy;
+  try {
+    const uri = (i: number) => `at://did:plc:abcdefghijklmnopqrstuvwx/app.bsky.feed.post/3l${String(i).padStart(11, '0')}`;
+    const page = (from: number) => ({ posts: Array.from({ length: 20 }, (_, i) => ({ id: uri(from + i), text: `post ${from + i}` })) });
+    let state = diff('microblog-a-user-posts', { baseline: false }, page(0), {}).state;
+    for (let p = 1; p < 50; p++) state = diff('microblog-a-user-posts', state, page(p * 20), {}).state;
+    const now = Date.now();
+    const teamId = `bench-monitor-${now}`;
+    const monitorId = 'mon_bench';
+    await putMonitor({ teamId, monitorId, operation: 'microblog-a-user-posts', params: { handle: 'someone.example' }, intervalSeconds: 300, webhookUrl: 'https://example.com/hooks/social', status: 'active', secret: `v1.${'x'.repeat(16)}.${'y'.repeat(22)}.${'z'.repeat(64)}`, createdAt: new Date(now).toISOString(), updatedAt: new Date(now).toISOString(), nextPollAt: now });
+    await putWatchState(teamId, monitorId, state);
+    const poll = async (at: number, from: number) => {
+      tableUnits = 0;
+      indexUnits = 0;
+      const { nextPollAt } = (await getMonitor(teamId, monitorId))!;
+      const out = await pollMonitor({ teamId, monitorId, dueAt: nextPollAt }, at, logger, async () => ({ statusCode: 200, headers: {}, body: JSON.stringify({ data: page(from) }) }));
+      return { events: out?.events.join(', ') || 'none', table: tableUnits, index: indexUnits };
+    };
+    const rows = [
+      { what: 'quiet poll (the newest page again)', ...(await poll(now + 1, 980)) },
+      { what: 'poll with one new post', ...(await poll(now + 400_000, 981)) },
+    ];
+    console.log('\n== 6. A monitor\'s own writes per poll (besides its request: section 2) ==');
+    console.log(`  a microblog-a monitor that has seen 1,000 posts; monitor item ${written.get('MON') ?? 0} B, seen-state item ${written.get('MONSTATE') ?? 0} B (after the polls)`);
+    console.log('  poll                                 | events    | table WU | byTeam WU | total WU');
+    for (const r of rows) console.log(`  ${r.what.padEnd(36)} | ${r.events.padEnd(9)} | ${String(r.table).padStart(8)} | ${String(r.index).padStart(9)} | ${String(r.table + r.index).padStart(8)}`);
+  } finally {
+    client.send = send as typeof client.send;
+  }
+}
