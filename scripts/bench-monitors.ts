@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { itemBytes } from './bench-dynamo';
 
@@ -5,7 +7,8 @@ import { itemBytes } from './bench-dynamo';
  * Section 6 of `npm run bench`: what one poll of a monitor writes besides its request (section 2
  * prices the request's own writes). A microblog-a monitor that has seen 1,000 posts (70-character
  * `at://` ids, its state built by the same diff the polls run) is polled through `pollMonitor`, the
- * operation's answer given (no upstream): once quiet (the same page again), once with one new post.
+ * operation's answer given (no upstream): once quiet (the same page again), once with one new post;
+ * then the delivery worker's attempt of that post's event, to a receiver on loopback.
  *
  * DynamoDB Local reports no consumed capacity, so each write is priced from the items themselves,
  * read before and after it (DynamoDB's item size rules: ./bench-dynamo.ts itemBytes): a PutItem
@@ -17,7 +20,9 @@ const kb = (bytes: number) => (bytes ? Math.ceil(bytes / 1024) : 0);
 export async function benchMonitorWrites(): Promise<void> {
   const { db, rawDb } = await import('../shared/db/client');
   const { config } = await import('../shared/runtime/config');
-  const { putMonitor, putWatchState, getMonitor } = await import('../shared/monitors/store');
+  const { putMonitor, putWatchState, getMonitor, listDeliveries, updateMonitor } = await import('../shared/monitors/store');
+  const { attempt } = await import('../shared/monitors/deliver');
+  const { newSecret, sealSecret } = await import('../shared/monitors/secret');
   const { pollMonitor } = await import('../shared/monitors/poll');
   const { diff } = await import('../shared/monitors/events');
   const { logger } = await import('../shared/runtime/log');
@@ -55,7 +60,7 @@ export async function benchMonitorWrites(): Promise<void> {
     const now = Date.now();
     const teamId = `bench-monitor-${now}`;
     const monitorId = 'mon_bench';
-    await putMonitor({ teamId, monitorId, operation: 'microblog-a-user-posts', params: { handle: 'someone.example' }, intervalSeconds: 300, webhookUrl: 'https://example.com/hooks/social', status: 'active', secret: `v1.${'x'.repeat(16)}.${'y'.repeat(22)}.${'z'.repeat(64)}`, createdAt: new Date(now).toISOString(), updatedAt: new Date(now).toISOString(), nextPollAt: now });
+    await putMonitor({ teamId, monitorId, operation: 'microblog-a-user-posts', params: { handle: 'someone.example' }, intervalSeconds: 300, webhookUrl: 'https://example.com/hooks/social', status: 'active', secret: sealSecret(newSecret()), createdAt: new Date(now).toISOString(), updatedAt: new Date(now).toISOString(), nextPollAt: now });
     await putWatchState(teamId, monitorId, state);
     const poll = async (at: number, from: number) => {
       tableUnits = 0;
@@ -68,10 +73,27 @@ export async function benchMonitorWrites(): Promise<void> {
       { what: 'quiet poll (the newest page again)', ...(await poll(now + 1, 980)) },
       { what: 'poll with one new post', ...(await poll(now + 400_000, 981)) },
     ];
+    // The delivery worker's attempt of that event, to a receiver on loopback answering 204.
+    const receiver = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()));
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const allowed = process.env.WEBHOOK_ALLOW_LOOPBACK;
+    process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
+    try {
+      await updateMonitor(teamId, monitorId, { webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` });
+      const [pending] = await listDeliveries(teamId, monitorId);
+      tableUnits = 0;
+      indexUnits = 0;
+      const tried = await attempt(teamId, monitorId, pending!.eventId, Date.now(), logger);
+      rows.push({ what: `delivery attempt (${tried?.lastStatus}, event ${pending!.body.length} B)`, events: tried?.state ?? '?', table: tableUnits, index: indexUnits });
+    } finally {
+      if (allowed === undefined) delete process.env.WEBHOOK_ALLOW_LOOPBACK;
+      else process.env.WEBHOOK_ALLOW_LOOPBACK = allowed;
+      await new Promise((r) => receiver.close(r));
+    }
     console.log('\n== 6. A monitor\'s own writes per poll (besides its request: section 2) ==');
     console.log(`  a microblog-a monitor that has seen 1,000 posts; monitor item ${written.get('MON') ?? 0} B, seen-state item ${written.get('MONSTATE') ?? 0} B (after the polls)`);
-    console.log('  poll                                 | events    | table WU | byTeam WU | total WU');
-    for (const r of rows) console.log(`  ${r.what.padEnd(36)} | ${r.events.padEnd(9)} | ${String(r.table).padStart(8)} | ${String(r.index).padStart(9)} | ${String(r.table + r.index).padStart(8)}`);
+    console.log(`  ${'step'.padEnd(44)} | ${'outcome'.padEnd(9)} | table WU | byTeam WU | total WU`);
+    for (const r of rows) console.log(`  ${r.what.padEnd(44)} | ${r.events.padEnd(9)} | ${String(r.table).padStart(8)} | ${String(r.index).padStart(9)} | ${String(r.table + r.index).padStart(8)}`);
   } finally {
     client.send = send as typeof client.send;
   }
