@@ -65,12 +65,12 @@ export const dynamoRoundTripCount = () => trips;
  * the item may carry and this one does not) that `item` lacks REMOVEd. The functions that parse
  * hostile pages have no PutItem on the accounts table: a Put replaces whatever item has the key, a
  * team item too, and could drop its attributes (name, usage key) that an UpdateItem may not name.
- * `condition` (its own placeholders) says which existing item the update may change.
+ * `condition` (its own placeholders, names and values) says which existing item the update may change.
  */
 export function itemUpdate(
   tableName: string,
   item: Record<string, unknown>,
-  opts: { absent?: readonly string[]; condition?: { expression: string; values?: Record<string, unknown> } } = {},
+  opts: { absent?: readonly string[]; condition?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> } } = {},
 ) {
   const keyNames = ['pk', 'sk'];
   const Key = Object.fromEntries(keyNames.map((k) => [k, item[k]]));
@@ -97,7 +97,7 @@ export function itemUpdate(
     Key,
     UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
     ...(opts.condition ? { ConditionExpression: opts.condition.expression } : {}),
-    ExpressionAttributeNames: names,
+    ExpressionAttributeNames: { ...names, ...(opts.condition?.names ?? {}) },
     ExpressionAttributeValues: { ...values, ...(opts.condition?.values ?? {}) },
   };
 }

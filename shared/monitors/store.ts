@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../db/client';
+import { db, isConditionalFailure, itemUpdate } from '../db/client';
 import { TEAM_INDEX, teamPk } from '../db/tables';
 import { config } from '../runtime/config';
 import type { PendingEvent, WatchState } from './events';
@@ -202,27 +202,16 @@ function dueIndexChange(teamId: string, monitorId: string, fields: Partial<Monit
  */
 export async function updateMonitor(teamId: string, monitorId: string, fields: Partial<Omit<Monitor, 'teamId' | 'monitorId' | 'createdAt'>>, whileDueAt?: number): Promise<Monitor | null> {
   const all: Record<string, unknown> = { ...fields, ...dueIndexChange(teamId, monitorId, fields), updatedAt: new Date().toISOString() };
-  const keys = Object.keys(all);
-  const name = (k: string) => `#a${keys.indexOf(k)}`;
-  const set = keys.filter((k) => all[k] !== undefined);
-  const remove = keys.filter((k) => all[k] === undefined);
-  const expression = [set.length ? `SET ${set.map((k) => `${name(k)} = :a${keys.indexOf(k)}`).join(', ')}` : '', remove.length ? `REMOVE ${remove.map(name).join(', ')}` : ''].filter(Boolean).join(' ');
-  const guard = whileDueAt === undefined ? {} : { names: { '#due': 'nextPollAt', '#status': 'status' }, values: { ':due': whileDueAt, ':active': 'active' } };
+  const condition =
+    whileDueAt === undefined
+      ? { expression: 'attribute_exists(pk)' }
+      : { expression: 'attribute_exists(pk) AND #due = :due AND #status = :active', names: { '#due': 'nextPollAt', '#status': 'status' }, values: { ':due': whileDueAt, ':active': 'active' } };
+  const absent = Object.keys(all).filter((k) => all[k] === undefined);
   try {
-    const res = await db().send(
-      new UpdateCommand({
-        TableName: T(),
-        Key: { pk: teamPk(teamId), sk: monSk(monitorId) },
-        UpdateExpression: expression,
-        ConditionExpression: whileDueAt === undefined ? 'attribute_exists(pk)' : 'attribute_exists(pk) AND #due = :due AND #status = :active',
-        ExpressionAttributeNames: { ...Object.fromEntries(keys.map((k) => [name(k), k])), ...guard.names },
-        ExpressionAttributeValues: { ...Object.fromEntries(set.map((k) => [`:a${keys.indexOf(k)}`, all[k]])), ...guard.values },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
+    const res = await db().send(new UpdateCommand({ ...itemUpdate(T(), { pk: teamPk(teamId), sk: monSk(monitorId), ...all }, { absent, condition }), ReturnValues: 'ALL_NEW' }));
     return strip<Monitor>(res.Attributes!);
   } catch (err) {
-    if ((err as Error).name === 'ConditionalCheckFailedException') return null;
+    if (isConditionalFailure(err)) return null;
     throw err;
   }
 }
