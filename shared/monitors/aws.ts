@@ -31,10 +31,15 @@ const pollQueueOf = (platform: string): string => {
 const DELIVERY_QUEUE = () => process.env.MONITOR_DELIVERY_QUEUE_URL!;
 
 type Ref = Record<string, string | number>;
+/**
+ * Sends the references, 10 a call. An entry SQS refuses is logged, not retried here: what it names
+ * is still in its due partition, so the next tick sends it again.
+ */
 async function sendAll(queueUrl: string, refs: Ref[]): Promise<void> {
   for (let i = 0; i < refs.length; i += 10) {
     const batch = refs.slice(i, i + 10);
-    await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch.map((r, j) => ({ Id: String(j), MessageBody: JSON.stringify(r) })) }));
+    const res = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch.map((r, j) => ({ Id: String(j), MessageBody: JSON.stringify(r) })) }));
+    if (res.Failed?.length) logger.warn('queue refused messages; the next tick sends them again', { queueUrl, failed: res.Failed.length, code: res.Failed[0]!.Code });
   }
 }
 
@@ -62,45 +67,43 @@ const invokeFunction: Invoke = async (operationId, event) => {
   return JSON.parse(Buffer.from(res.Payload ?? new Uint8Array()).toString('utf8'));
 };
 
-export async function pollWorker(event: SQSEvent): Promise<SQSBatchResponse> {
+/**
+ * An SQS batch, each record handled side by side: one that throws is logged and reported alone
+ * (ReportBatchItemFailures), so SQS retries it and not the others.
+ */
+async function eachRecord(event: SQSEvent, what: string, handle: (body: Record<string, unknown>) => Promise<void>): Promise<SQSBatchResponse> {
   await loadSecrets();
   const failures: { itemIdentifier: string }[] = [];
   await Promise.all(
-    event.Records.map(async (record) => {
-      try {
-        const due = JSON.parse(record.body) as { teamId: string; monitorId: string; dueAt: number };
-        const polled = await pollMonitor(due, Date.now(), logger, invokeFunction);
-        if (polled?.events.length) {
-          const fresh = (await listDeliveries(due.teamId, due.monitorId, 20)).filter((d) => d.state === 'pending' && d.attempts === 0);
-          await sendAll(DELIVERY_QUEUE(), fresh.map((d) => ({ teamId: d.teamId, monitorId: d.monitorId, eventId: d.eventId })));
-        }
-      } catch (err) {
-        logger.error('monitor poll failed', { error: (err as Error).message });
-        failures.push({ itemIdentifier: record.messageId });
-      }
-    }),
+    event.Records.map((record) =>
+      // A body that is not JSON fails alone too.
+      Promise.resolve(record.body)
+        .then((body) => handle(JSON.parse(body) as Record<string, unknown>))
+        .catch((err: unknown) => {
+          logger.error(`${what} failed`, { error: (err as Error).message });
+          failures.push({ itemIdentifier: record.messageId });
+        }),
+    ),
   );
   return { batchItemFailures: failures };
 }
+
+export const pollWorker = (event: SQSEvent) =>
+  eachRecord(event, 'monitor poll', async (body) => {
+    const due = body as { teamId: string; monitorId: string; dueAt: number };
+    const polled = await pollMonitor(due, Date.now(), logger, invokeFunction);
+    if (!polled?.events.length) return;
+    const fresh = (await listDeliveries(due.teamId, due.monitorId, 20)).filter((d) => d.state === 'pending' && d.attempts === 0);
+    await sendAll(DELIVERY_QUEUE(), fresh.map((d) => ({ teamId: d.teamId, monitorId: d.monitorId, eventId: d.eventId })));
+  });
 
 const requeue = async (d: Delivery, delaySeconds: number) => {
   await sqs.send(new SendMessageCommand({ QueueUrl: DELIVERY_QUEUE(), DelaySeconds: Math.ceil(delaySeconds), MessageBody: JSON.stringify({ teamId: d.teamId, monitorId: d.monitorId, eventId: d.eventId }) }));
   return true;
 };
 
-export async function deliveryWorker(event: SQSEvent): Promise<SQSBatchResponse> {
-  await loadSecrets();
-  const failures: { itemIdentifier: string }[] = [];
-  await Promise.all(
-    event.Records.map(async (record) => {
-      try {
-        const { teamId, monitorId, eventId } = JSON.parse(record.body) as Record<string, string>;
-        await attempt(teamId!, monitorId!, eventId!, Date.now(), logger, requeue);
-      } catch (err) {
-        logger.error('delivery failed', { error: (err as Error).message });
-        failures.push({ itemIdentifier: record.messageId });
-      }
-    }),
-  );
-  return { batchItemFailures: failures };
-}
+export const deliveryWorker = (event: SQSEvent) =>
+  eachRecord(event, 'delivery', async (body) => {
+    const { teamId, monitorId, eventId } = body as Record<string, string>;
+    await attempt(teamId!, monitorId!, eventId!, Date.now(), logger, requeue);
+  });
