@@ -14,7 +14,7 @@ import { dueDeliveries, dueMonitors, getMonitor, listDeliveries } from '../../sh
 import { logger } from '../../shared/runtime/log';
 import { config } from '../../shared/runtime/config';
 import { dbSends, type Sent } from '../support/db-sends';
-import { dynamoCallAllowed, iamRequests, roleStatements, type Resource } from '../support/iam';
+import { callAllowed, iamRequests, roleStatements, type Resource } from '../support/iam';
 import { stackJson } from '../support/synth';
 
 /**
@@ -33,7 +33,7 @@ const arns = { [config.accountsTable]: tableArn('AccountsTable'), [config.cacheT
 
 function refused(description: string, calls: Sent[]) {
   const statements = roleStatements(resources, description);
-  return calls.filter((c) => !dynamoCallAllowed(statements, c, arns)).map((c) => ({ call: c.name, requests: iamRequests(c, arns).map((r) => ({ action: r.action, keys: r.context['dynamodb:LeadingKeys'] })) }));
+  return calls.filter((c) => !callAllowed(statements, c, arns)).map((c) => ({ call: c.name, requests: iamRequests(c).map((r) => ({ action: r.action, keys: r.context['dynamodb:LeadingKeys'] })) }));
 }
 
 let statuses: number[] = [];

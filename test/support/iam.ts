@@ -1,6 +1,8 @@
 /**
- * What IAM sees of a DynamoDB write, for tests that hold the code's writes against the stack's
- * policies (test/unit/authorizer-iam.test.ts, test/infra/stack.test.ts).
+ * What IAM sees of a DynamoDB call, and its answer under a role's synthesized statements: the one
+ * evaluator of the tests that hold the code's calls against the stack's policies
+ * (test/unit/authorizer-iam.test.ts, test/unit/mcp-iam.test.ts, test/monitors/iam.test.ts,
+ * test/infra/stack.test.ts).
  */
 
 /** IAM's StringLike: case-sensitive, `*` any run of characters (none too), `?` one character. */
@@ -86,40 +88,76 @@ export function conditionHolds(operator: string, values: string[] | undefined, p
   }
 }
 
-/** A DynamoDB call of the document client (test/support/db-sends.ts) as IAM sees it: one request per table it names. */
-export function iamRequests(call: { name: string; input: Record<string, any> }, arns: TableArns): { action: string; resource: unknown; context: Record<string, string[] | undefined> }[] { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const base = call.name.replace(/Command$/, '');
-  const action = `dynamodb:${({ Get: 'GetItem', Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', BatchGet: 'BatchGetItem', BatchWrite: 'BatchWriteItem', TransactWrite: 'TransactWriteItems', TransactGet: 'TransactGetItems' } as Record<string, string>)[base] ?? base}`;
-  const resourceOf = (table: string, index?: string) => {
-    const arn = arns[table];
-    if (arn === undefined) throw new Error(`table ${table} has no ARN here`);
-    return index ? { 'Fn::Join': ['', [arn, `/index/${index}`]] } : arn;
-  };
+/* eslint-disable @typescript-eslint/no-explicit-any -- SDK inputs are arbitrary records here */
+/** A DynamoDB call of the document client (test/support/db-sends.ts): its command's name and input. */
+export type Call = { name: string; input: Record<string, any> };
+
+/** One request as IAM evaluates it: its action, table (and index), the items it names, and its condition keys. */
+export interface IamRequest {
+  action: string;
+  table: string;
+  index?: string;
+  keys: Record<string, unknown>[];
+  /** dynamodb:Attributes as this file counts them (stricter than IAM, never laxer). */
+  attributes: string[];
+  context: Record<string, string[] | undefined>;
+}
+
+const ACTION_OF_COMMAND: Record<string, string> = { GetCommand: 'dynamodb:GetItem', PutCommand: 'dynamodb:PutItem', UpdateCommand: 'dynamodb:UpdateItem', DeleteCommand: 'dynamodb:DeleteItem' };
+const ACTION_OF_TRANSACTION: Record<string, string> = { Put: 'dynamodb:PutItem', Update: 'dynamodb:UpdateItem', Delete: 'dynamodb:DeleteItem', ConditionCheck: 'dynamodb:ConditionCheckItem' };
+
+/** An item action (or a transaction's): its key's partition, the attributes it names (a Put: its item's), and ReturnValues (NONE unless asked). */
+function itemRequest(action: string, input: Record<string, any>): IamRequest {
+  const key = (input.Key ?? { pk: input.Item?.pk, sk: input.Item?.sk }) as Record<string, unknown>;
+  const attributes = input.Item ? Object.keys(input.Item) : attributesNamed({ ...input, Key: key, ConditionExpression: [input.ConditionExpression, input.ProjectionExpression].filter(Boolean).join(' AND ') || undefined });
+  const returnValues = [input.ReturnValues ?? input.ReturnValuesOnConditionCheckFailure ?? 'NONE'];
+  return { action, table: input.TableName, keys: [key], attributes, context: { 'dynamodb:LeadingKeys': [String(key.pk)], 'dynamodb:Attributes': attributes, 'dynamodb:ReturnValues': returnValues } };
+}
+
+/**
+ * The requests of one call as IAM evaluates them: a transaction's items one by one; a BatchGetItem
+ * one request per table, whose LeadingKeys are every partition key it asks (IAM evaluates it once,
+ * so ForAllValues holds only when every key matches); a Query its partition, and every name its
+ * key condition, filter and projection use.
+ */
+export function iamRequests(call: Call): IamRequest[] {
   const { input } = call;
+  if (call.name === 'TransactWriteCommand') return (input.TransactItems as Record<string, Record<string, any>>[]).flatMap((item) => Object.entries(item).map(([kind, body]) => itemRequest(ACTION_OF_TRANSACTION[kind]!, body)));
   if (call.name === 'BatchGetCommand') {
-    return Object.entries(input.RequestItems as Record<string, { Keys: { pk: string }[] }>).map(([table, { Keys }]) => ({ action, resource: resourceOf(table), context: { 'dynamodb:LeadingKeys': Keys.map((k) => String(k.pk)) } }));
+    return Object.entries(input.RequestItems as Record<string, { Keys: Record<string, unknown>[]; ProjectionExpression?: string }>).map(([table, request]) => {
+      const attributes = attributesNamed({ ...request, Key: request.Keys[0] ?? {}, ConditionExpression: request.ProjectionExpression });
+      return { action: 'dynamodb:BatchGetItem', table, keys: request.Keys, attributes, context: { 'dynamodb:LeadingKeys': request.Keys.map((k) => String(k.pk)), 'dynamodb:Attributes': attributes, 'dynamodb:ReturnValues': ['NONE'] } };
+    });
   }
   if (call.name === 'QueryCommand') {
     const partition = /^\s*(#?\w+)\s*=\s*(:\w+)/.exec(input.KeyConditionExpression);
     if (!partition) throw new Error(`no partition key equality in ${input.KeyConditionExpression}`);
-    return [{ action, resource: resourceOf(input.TableName, input.IndexName), context: { 'dynamodb:LeadingKeys': [String(input.ExpressionAttributeValues?.[partition[2]!])], 'dynamodb:Select': input.Select === undefined ? undefined : [input.Select] } }];
+    const attributes = attributesNamed({
+      Key: {},
+      ExpressionAttributeNames: input.ExpressionAttributeNames,
+      ConditionExpression: [input.KeyConditionExpression.replace(/begins_with\(/g, '('), input.FilterExpression, input.ProjectionExpression?.replace(/,/g, ' AND ')].filter(Boolean).join(' AND '),
+    });
+    const context = { 'dynamodb:LeadingKeys': [String(input.ExpressionAttributeValues?.[partition[2]!])], 'dynamodb:Attributes': attributes, 'dynamodb:Select': input.Select === undefined ? undefined : [input.Select] };
+    return [{ action: 'dynamodb:Query', table: input.TableName, ...(input.IndexName ? { index: input.IndexName } : {}), keys: [], attributes, context }];
   }
-  const key = (input.Key ?? { pk: input.Item?.pk }) as { pk: string };
-  const context: Record<string, string[] | undefined> = { 'dynamodb:LeadingKeys': [String(key.pk)], 'dynamodb:ReturnValues': input.ReturnValues === undefined ? undefined : [input.ReturnValues] };
-  if (call.name === 'UpdateCommand') context['dynamodb:Attributes'] = attributesNamed(input as WriteInput);
-  if (call.name === 'PutCommand') context['dynamodb:Attributes'] = Object.keys(input.Item);
-  return [{ action, resource: resourceOf(input.TableName), context }];
+  const action = ACTION_OF_COMMAND[call.name];
+  if (!action) throw new Error(`${call.name}: a call this file does not know how IAM authorizes`);
+  return [itemRequest(action, input)];
 }
 
-/** Whether the statements allow every request of a call: an Allow whose action, resource and conditions all match, and no such Deny. */
-export function dynamoCallAllowed(statements: Statement[], call: { name: string; input: Record<string, any> }, arns: TableArns): boolean { // eslint-disable-line @typescript-eslint/no-explicit-any
-  return iamRequests(call, arns).every(({ action, resource, context }) => {
-    const matching = statements.filter(
-      (s) =>
-        [s.Action].flat().includes(action) &&
-        [s.Resource].flat().some((r) => JSON.stringify(r) === JSON.stringify(resource)) &&
-        Object.entries(s.Condition ?? {}).every(([op, keys]) => Object.entries(keys).every(([k, patterns]) => conditionHolds(op, context[k], [patterns].flat()))),
-    );
-    return matching.some((s) => s.Effect !== 'Deny') && !matching.some((s) => s.Effect === 'Deny');
-  });
+/** IAM's answer for one request: an Allow applies and no Deny does. `tableArns`: table name -> its ARN in the template. */
+export function isAllowed(statements: Statement[], request: IamRequest, tableArns: TableArns): boolean {
+  const arn = tableArns[request.table];
+  if (arn === undefined) throw new Error(`table ${request.table} has no ARN here`);
+  const resource = request.index ? { 'Fn::Join': ['', [arn, `/index/${request.index}`]] } : arn;
+  const matching = statements.filter(
+    (s) =>
+      [s.Action].flat().includes(request.action) &&
+      [s.Resource].flat().some((r) => JSON.stringify(r) === JSON.stringify(resource)) &&
+      Object.entries(s.Condition ?? {}).every(([operator, keys]) => Object.entries(keys).every(([key, patterns]) => conditionHolds(operator, request.context[key], [patterns].flat()))),
+  );
+  return matching.length > 0 && matching.every((s) => s.Effect !== 'Deny');
 }
+
+/** Whether the statements allow every request of a call. */
+export const callAllowed = (statements: Statement[], call: Call, tableArns: TableArns) => iamRequests(call).every((r) => isAllowed(statements, r, tableArns));

@@ -8,7 +8,7 @@ import { outcomeUpdate } from '../../shared/accounting/outcome-counts';
 import { historyUpdate } from '../../shared/accounting/request-history';
 import { usageUpdate } from '../../shared/accounting/usage';
 import { routedOperations } from '../../shared/operations';
-import { attributesNamed, conditionHolds, type WriteInput, roleStatements, type Resource, type Statement } from '../support/iam';
+import { type Call, iamRequests, isAllowed, type WriteInput, roleStatements, type Resource, type Statement } from '../support/iam';
 import { dbSends } from '../support/db-sends';
 import { stackJson } from '../support/synth';
 
@@ -29,46 +29,7 @@ const tables = { [config.accountsTable]: tableArn('AccountsTable'), [config.cach
 /** The statements of the authorizer's role. */
 const authorizerStatements: Statement[] = roleStatements(resources, 'REQUEST authorizer');
 
-/** The request context IAM evaluates a DynamoDB item action in (the condition keys the stack uses). */
-type Context = Record<string, string[] | undefined>;
-
-
-function applies(s: Statement, action: string, resource: unknown, ctx: Context): boolean {
-  if (![s.Action].flat().includes(action)) return false;
-  if (![s.Resource].flat().some((r) => JSON.stringify(r) === JSON.stringify(resource))) return false;
-  return Object.entries(s.Condition ?? {}).every(([operator, keys]) => Object.entries(keys).every(([key, patterns]) => conditionHolds(operator, ctx[key], [patterns].flat())));
-}
-
-/**
- * IAM's answer: no Deny applies and an Allow does. `leadingKeys`: the partition keys of every item
- * the request asks for (one for an item action; a BatchGetItem's keys on this table, all together:
- * IAM evaluates the request once, so ForAllValues holds only when every key matches).
- */
-function allowed(action: string, tableName: string, input: WriteInput & { ProjectionExpression?: string }, leadingKeys = [String(input.Key.pk)]): boolean {
-  const ctx: Context = {
-    'dynamodb:LeadingKeys': leadingKeys,
-    'dynamodb:Attributes': attributesNamed({ ...input, ConditionExpression: [input.ConditionExpression, input.ProjectionExpression].filter(Boolean).join(' AND ') || undefined }),
-    // Always present on UpdateItem (NONE unless asked); on a transaction's action, its ReturnValuesOnConditionCheckFailure.
-    'dynamodb:ReturnValues': [input.ReturnValues ?? input.ReturnValuesOnConditionCheckFailure ?? 'NONE'],
-  };
-  const resource = tables[tableName];
-  if (!resource) throw new Error(`a call to table ${tableName}, neither the accounts nor the cache table`);
-  const matching = authorizerStatements.filter((s) => applies(s, action, resource, ctx));
-  return matching.length > 0 && matching.every((s) => s.Effect !== 'Deny');
-}
-
-const ACTION_OF_TRANSACTION: Record<string, string> = { Put: 'dynamodb:PutItem', Update: 'dynamodb:UpdateItem', Delete: 'dynamodb:DeleteItem', ConditionCheck: 'dynamodb:ConditionCheckItem' };
-const ACTION_OF_COMMAND: Record<string, string> = { GetCommand: 'dynamodb:GetItem', UpdateCommand: 'dynamodb:UpdateItem', PutCommand: 'dynamodb:PutItem', DeleteCommand: 'dynamodb:DeleteItem' };
-
-/** A BatchGetItem's request on one table (lib-dynamodb's shape). */
-interface BatchGetRequest {
-  Keys: Record<string, unknown>[];
-  ConsistentRead?: boolean;
-  ProjectionExpression?: string;
-  ExpressionAttributeNames?: Record<string, string>;
-}
-
-/** One item action of a call: IAM's action, the table, the input; with whether the policy allows it. */
+/** One item a call names, with the action on it and IAM's answer for the request it is part of (test/support/iam.ts). */
 interface Checked {
   action: string;
   table: string;
@@ -78,40 +39,18 @@ interface Checked {
   allowed: boolean;
 }
 
-function check(action: string, input: WriteInput & { TableName: string }): Checked {
-  return { action, table: input.TableName, pk: String(input.Key.pk), sk: String(input.Key.sk), attributes: attributesNamed(input), allowed: allowed(action, input.TableName, input) };
-}
-
-/**
- * A BatchGetItem: one request per table, which IAM allows or refuses as a whole (its LeadingKeys
- * every requested partition key); one row per requested item, each with the request's answer.
- */
-function checkBatchGet(requestItems: Record<string, BatchGetRequest>): Checked[] {
-  return Object.entries(requestItems).flatMap(([table, request]) => {
-    const leadingKeys = request.Keys.map((key) => String(key.pk));
-    const answer = request.Keys.length > 0 && allowed('dynamodb:BatchGetItem', table, { ...request, Key: request.Keys[0]! }, leadingKeys);
-    return request.Keys.map((Key) => {
-      const input = { ...request, Key };
-      const attributes = attributesNamed({ ...input, ConditionExpression: request.ProjectionExpression });
-      return { action: 'dynamodb:BatchGetItem', table, pk: String(Key.pk), sk: String(Key.sk), attributes, allowed: answer };
-    });
+/** The items of one SDK call (a transaction's one by one, a batch's item by item, each with the whole request's answer). */
+const checked = (call: Call): Checked[] =>
+  iamRequests(call).flatMap((r) => {
+    const allowed = isAllowed(authorizerStatements, r, tables);
+    return r.keys.map((key) => ({ action: r.action, table: r.table, pk: String(key.pk), sk: String(key.sk), attributes: r.attributes, allowed }));
   });
-}
-
-/** The item actions of one SDK command (a transaction's one by one, a batch's item by item). */
-function actionsOfCommand(name: string, input: Record<string, any>): Checked[] {
-  if (name === 'TransactWriteCommand') {
-    return (input.TransactItems as Record<string, WriteInput & { TableName: string }>[]).flatMap((item) => Object.entries(item).map(([kind, body]) => check(ACTION_OF_TRANSACTION[kind]!, body)));
-  }
-  if (name === 'BatchGetCommand') return checkBatchGet(input.RequestItems as Record<string, BatchGetRequest>);
-  const action = ACTION_OF_COMMAND[name];
-  if (!action) throw new Error(`${name}: a call this test does not know how IAM authorizes`);
-  return [check(action, input as WriteInput & { TableName: string })];
-}
+const checkUpdate = (input: WriteInput & { TableName: string }) => checked({ name: 'UpdateCommand', input })[0]!;
+const checkBatchGet = (requestItems: Record<string, { Keys: Record<string, unknown>[]; ConsistentRead?: boolean }>) => checked({ name: 'BatchGetCommand', input: { RequestItems: requestItems } });
 
 /** Every item action the authorizer sends while `run` runs. */
 async function sent(run: () => Promise<unknown>): Promise<Checked[]> {
-  return (await dbSends(run)).calls.flatMap((c) => actionsOfCommand(c.name, c.input));
+  return (await dbSends(run)).calls.flatMap(checked);
 }
 
 const op = routedOperations().find((o) => Object.keys(o.params).length > 0)!;
@@ -157,14 +96,14 @@ test('every call the authorizer makes (key read, key and balance batched, touch)
 
 test('the policy allows touchKey, and no write in a team partition or on the cache table', () => {
   const now = Date.now();
-  expect(check('dynamodb:UpdateItem', touchKeyUpdate('a-hash', now)).allowed).toBe(true);
+  expect(checkUpdate(touchKeyUpdate('a-hash', now)).allowed).toBe(true);
   const answer = { teamId: 't', keyId: 'k', operation: op.id, requestId: 'r', status: 422, code: 'VALIDATION_ERROR' as const, credits: 0, cached: false, ms: 0, time: now };
   const refused = [
     usageUpdate(answer),
     historyUpdate(answer),
     outcomeUpdate({ operation: op.id, status: 422, code: 'VALIDATION_ERROR', cached: false, live: false, ms: 0, upstreamCalls: 0, at: now }),
   ];
-  expect(refused.map((input) => check('dynamodb:UpdateItem', input as WriteInput & { TableName: string })).filter((c) => c.allowed)).toEqual([]);
+  expect(refused.map((input) => checkUpdate(input as WriteInput & { TableName: string })).filter((c) => c.allowed)).toEqual([]);
   const actions = authorizerStatements.flatMap((st) => (st.Effect === 'Deny' ? [] : [st.Action].flat()));
   expect(actions.filter((a) => /Put|Delete|BatchWrite|TransactWrite|ConditionCheck/.test(a))).toEqual([]);
 });
@@ -191,7 +130,7 @@ test("what the allow-list refuses: a team's credits or reservation mark, a ledge
     // Asking for the whole item back.
     { ...touchKeyUpdate('h', Date.now()), ReturnValues: 'ALL_NEW' },
   ];
-  expect(refused.map((input) => check('dynamodb:UpdateItem', input)).filter((c) => c.allowed)).toEqual([]);
+  expect(refused.map((input) => checkUpdate(input)).filter((c) => c.allowed)).toEqual([]);
 });
 
 test('a BatchGetItem is allowed only when every key it asks is in a key or team partition of the accounts table', () => {

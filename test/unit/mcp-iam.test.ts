@@ -9,7 +9,7 @@ import { createTeam } from '../../shared/accounting/teams';
 import { db } from '../../shared/db/client';
 import { TEAM_INDEX } from '../../shared/db/tables';
 import { config } from '../../shared/runtime/config';
-import { attributesNamed, conditionHolds, roleStatements, type Resource, type Statement } from '../support/iam';
+import { callAllowed, roleStatements, type Resource, type Statement } from '../support/iam';
 import { dbSends } from '../support/db-sends';
 import { stackJson } from '../support/synth';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
@@ -28,13 +28,10 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 const resources: Record<string, Resource> = stackJson().Resources;
 const accountsId = Object.keys(resources).find((id) => id.startsWith('AccountsTable') && resources[id]!.Type === 'AWS::DynamoDB::Table')!;
 const tableArn = { 'Fn::GetAtt': [accountsId, 'Arn'] };
-const indexArn = { 'Fn::Join': ['', [tableArn, `/index/${TEAM_INDEX.name}`]] };
 
 const mcpStatements: Statement[] = roleStatements(resources, 'the MCP server');
 
-type Context = Record<string, string[] | undefined>;
-
-/** A Query as IAM sees it: the partition it asks (LeadingKeys), every attribute it names, its Select. */
+/** A Query as IAM sees it (test/support/iam.ts): the partition it asks, every attribute it names, its Select. */
 interface QueryInput {
   IndexName?: string;
   KeyConditionExpression: string;
@@ -44,25 +41,7 @@ interface QueryInput {
   ExpressionAttributeNames?: Record<string, string>;
   ExpressionAttributeValues?: Record<string, unknown>;
 }
-function queryAllowed(input: QueryInput): boolean {
-  const names = input.ExpressionAttributeNames ?? {};
-  const partition = /^\s*(#?\w+)\s*=\s*(:\w+)/.exec(input.KeyConditionExpression);
-  if (!partition) throw new Error(`no partition key equality in ${input.KeyConditionExpression}`);
-  const ctx: Context = {
-    'dynamodb:LeadingKeys': [String(input.ExpressionAttributeValues?.[partition[2]!])],
-    // Stricter than IAM, never laxer: the key condition's and the filter's names count as well.
-    'dynamodb:Attributes': attributesNamed({ Key: {}, ExpressionAttributeNames: names, ConditionExpression: [input.KeyConditionExpression.replace(/begins_with\(/g, '('), input.FilterExpression, input.ProjectionExpression?.replace(/,/g, ' AND ')].filter(Boolean).join(' AND ') }),
-    'dynamodb:Select': input.Select === undefined ? undefined : [input.Select],
-  };
-  const resource = input.IndexName ? indexArn : tableArn;
-  const applying = mcpStatements.filter(
-    (s) =>
-      [s.Action].flat().includes('dynamodb:Query') &&
-      [s.Resource].flat().some((r) => JSON.stringify(r) === JSON.stringify(resource)) &&
-      Object.entries(s.Condition ?? {}).every(([op, keys]) => Object.entries(keys).every(([key, patterns]) => conditionHolds(op, ctx[key], [patterns].flat()))),
-  );
-  return applying.length > 0 && applying.every((s) => s.Effect !== 'Deny');
-}
+const queryAllowed = (input: QueryInput) => callAllowed(mcpStatements, { name: 'QueryCommand', input: { TableName: config.accountsTable, ...input } }, { [config.accountsTable]: tableArn });
 
 let teamId: string;
 beforeAll(async () => {
