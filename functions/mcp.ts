@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { type InvokeMonitors, createMcpHandler } from '../shared/mcp/http';
+import { invokeProxy } from '../shared/runtime/invoke';
 
 // POST /mcp: the MCP server over Streamable HTTP. A tool call runs its operation's own entry,
 // functions/<id>.ts, loaded on the first call of that tool. Every id starts with its platform, so
@@ -12,15 +12,8 @@ type Entry = { handler: (event: APIGatewayProxyEvent) => Promise<APIGatewayProxy
 // The monitor tools run the monitors API's own function (MONITORS_FUNCTION, set by the stack),
 // invoked with the caller's key: this function, which scrapes, is never
 // granted the writes a monitor's items need. Without it, this deployment runs no monitors.
-let lambda: LambdaClient | undefined;
 const monitorsFunction = process.env.MONITORS_FUNCTION;
-const invokeMonitors: InvokeMonitors | undefined = monitorsFunction
-  ? async (event) => {
-      const res = await (lambda ??= new LambdaClient({})).send(new InvokeCommand({ FunctionName: monitorsFunction, Payload: Buffer.from(JSON.stringify(event)) }));
-      if (res.FunctionError) throw new Error(`the monitors function failed: ${res.FunctionError}`);
-      return JSON.parse(Buffer.from(res.Payload ?? new Uint8Array()).toString('utf8')) as APIGatewayProxyResult;
-    }
-  : undefined;
+const invokeMonitors: InvokeMonitors | undefined = monitorsFunction ? (event) => invokeProxy(monitorsFunction, event) : undefined;
 
 export const handler = createMcpHandler(async (op, event) => {
   const entry = (await import(`./${op.platform}-${op.id.slice(op.platform.length + 1)}.ts`)) as Entry;

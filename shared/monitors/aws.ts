@@ -1,6 +1,6 @@
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { SQSClient, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSBatchResponse } from 'aws-lambda';
+import { invokeProxy } from '../runtime/invoke';
 import { logger } from '../runtime/log';
 import { loadSecrets } from '../runtime/secrets';
 import { attempt } from './deliver';
@@ -21,7 +21,6 @@ import { type Delivery, dueDeliveries, dueMonitors, listDeliveries } from './sto
  * concurrency (POLLS_PER_PLATFORM), so one platform's slow upstream never holds another's polls.
  */
 const sqs = new SQSClient({});
-const lambda = new LambdaClient({});
 /** MONITOR_POLL_QUEUES: JSON, platform -> its poll queue's URL (infra/monitors.ts). */
 const pollQueueOf = (platform: string): string => {
   const url = (JSON.parse(process.env.MONITOR_POLL_QUEUES ?? '{}') as Record<string, string>)[platform];
@@ -63,8 +62,7 @@ const invokeFunction: Invoke = async (operationId, event) => {
   const names = JSON.parse(process.env.MONITOR_FUNCTIONS ?? '{}') as Record<string, string>;
   const name = names[operationId];
   if (!name) throw new Error(`no function for ${operationId}`);
-  const res = await lambda.send(new InvokeCommand({ FunctionName: name, Payload: Buffer.from(JSON.stringify(event)) }));
-  return JSON.parse(Buffer.from(res.Payload ?? new Uint8Array()).toString('utf8'));
+  return invokeProxy(name, event);
 };
 
 /**
