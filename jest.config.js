@@ -19,7 +19,7 @@ module.exports = {
   transform: {
     '^.+\\.(t|j|mj)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
-  // The bundles the bundle tests build (test/bundle.test.ts, test/mcp/bundle.test.ts) are run as
+  // The bundles the bundle tests build (test/infra/bundle.test.ts, test/infra/mcp-bundle.test.ts) are run as
   // Lambda runs them, untouched: transforming a megabyte of minified code per function took most
   // of those files' time.
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`, '/(mcp-)?bundles?-[^/]+/'],
@@ -28,6 +28,7 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['<rootDir>/test/support/per-file-env.ts'],
+  setupFilesAfterEnv: ['<rootDir>/test/support/unit-guard.ts'],
   testSequencer: '<rootDir>/test/support/sequencer.js',
   // A guard against a hang, not a speed test: a busy machine must not fail a test that is merely slow.
   testTimeout: 120000,

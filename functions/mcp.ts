@@ -5,7 +5,7 @@ import { invokeProxy } from '../shared/runtime/invoke';
 // POST /mcp: the MCP server over Streamable HTTP. A tool call runs its operation's own entry,
 // functions/<id>.ts, loaded on the first call of that tool. Every id starts with its platform, so
 // the template below names exactly the files functions/*-*.ts, which esbuild bundles: the
-// operations' entries and no other (test/mcp/bundle.test.ts holds it to that).
+// operations' entries and no other (test/infra/mcp-bundle.test.ts holds it to that).
 type Entry = { handler: (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> };
 
 //

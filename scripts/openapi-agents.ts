@@ -1,7 +1,7 @@
 /**
  * The routes for agents in the OpenAPI document: POST /mcp (the MCP server over Streamable HTTP,
  * described as the JSON-RPC it carries; its tools are listed by tools/list: one per operation
- * above, the account tools and the monitor tools) and GET /llms.txt. Merged in by scripts/openapi.ts; test/mcp/http.test.ts checks the
+ * above, the account tools and the monitor tools) and GET /llms.txt. Merged in by scripts/openapi.ts; test/gateway/mcp.test.ts checks the
  * answers of /mcp against the generated document.
  */
 import { RATE_LIMIT } from '../shared/runtime/config';

@@ -329,7 +329,7 @@ for (const op of routed) describe(`routed ${op.number} ${op.id}`, () => {
   }
 
   // Each status the operation lists is produced by some request. 429 is not produced here: it takes
-  // 100 requests of one team within a minute, and test/pipeline.test.ts ('rate limit') covers it
+  // 100 requests of one team within a minute, and test/gateway/pipeline.test.ts ('rate limit') covers it
   // for the gateway every operation shares.
   const statuses = op.responses.filter((s) => s !== 200 && s !== 429);
   for (const status of statuses) test(`${status}`, async () => {

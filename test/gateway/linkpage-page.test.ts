@@ -10,7 +10,7 @@ import { LINKPAGE_GRAPHQL, LINKPAGE_SHELL, graphqlOperation, linkpageRoutes } fr
 
 /**
  * Operation 6 through the local gateway: every status it lists (200, 404, 422, 503; 401 and 402
- * are checked for every operation in test/contract, 429 in test/pipeline.test.ts), credits charged
+ * are checked for every operation in test/contract, 429 in test/gateway/pipeline.test.ts), credits charged
  * only on success, nothing cached on error, one cache entry per username.
  */
 const OP = '/v1/linkpage/page';

@@ -6,7 +6,7 @@ import { ACTIVATE, gqlPath, upstreamFailures, type FakeGuestTokens } from '../..
 
 /**
  * Operation 12 through the local gateway: every listed status (200, 422, 503; 401 and 402 are
- * checked for every operation in test/contract, 429 in test/pipeline.test.ts), and the spec's
+ * checked for every operation in test/contract, 429 in test/gateway/pipeline.test.ts), and the spec's
  * common rule 5 (a deleted or hidden note is 404) although the operation's list omits 404.
  */
 const PATH = '/v1/microblog-b/note';

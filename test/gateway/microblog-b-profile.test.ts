@@ -6,7 +6,7 @@ import { ACTIVATE, gqlPath, upstreamFailures, type FakeGuestTokens } from '../..
 
 /**
  * Operation 3 through the local gateway: 200, 404, 422 and 503 (401 and 402 are checked for every
- * operation in test/contract, 429 in test/pipeline.test.ts), charges only on success, nothing cached on error.
+ * operation in test/contract, 429 in test/gateway/pipeline.test.ts), charges only on success, nothing cached on error.
  */
 const PATH = '/v1/microblog-b/profile';
 const USER = gqlPath('UserByScreenName');

@@ -6,7 +6,7 @@ import { gqlPath, upstreamFailures, type FakeGuestTokens } from '../../dev/upstr
 
 /**
  * Operation 10 through the local gateway: 200, 404, 422 and 503 (401 and 402 are checked for every
- * operation in test/contract, 429 in test/pipeline.test.ts), trim in the cache key, charges only on success.
+ * operation in test/contract, 429 in test/gateway/pipeline.test.ts), trim in the cache key, charges only on success.
  */
 const PATH = '/v1/microblog-b/user-notes';
 const USER = gqlPath('UserByScreenName');

@@ -187,7 +187,7 @@ describe('least-privilege IAM', () => {
   const accounts = { 'Fn::GetAtt': [tableId('AccountsTable'), 'Arn'] };
   const cache = { 'Fn::GetAtt': [tableId('CacheTable'), 'Arn'] };
 
-  it('grants no wildcard, Scan, DeleteItem, Batch action (but the status document\'s BatchGetItem on the cache, the authorizer\'s on key and team partitions, the operations\' on team partitions) or table action anywhere, and Query only to the account API and the MCP account tools (the monitors\' functions apart: test/infra/monitors.ts and test/monitors/iam.test.ts)', () => {
+  it('grants no wildcard, Scan, DeleteItem, Batch action (but the status document\'s BatchGetItem on the cache, the authorizer\'s on key and team partitions, the operations\' on team partitions) or table action anywhere, and Query only to the account API and the MCP account tools (the monitors\' functions apart: test/infra/monitors.ts and test/infra/iam/monitors.test.ts)', () => {
     const monitorRoles = ['The monitors API', 'Monitors: '].flatMap((d) => ofType('AWS::Lambda::Function').filter(([, fn]) => String(fn.Properties.Description).startsWith(d))).map(([, fn]) => fn.Properties.Role['Fn::GetAtt'][0]);
     expect(monitorRoles).toHaveLength(4);
     const readers = [functionByDescription('dashboard account API'), functionByDescription('the MCP server')].map((fn) => fn.Properties.Role['Fn::GetAtt'][0]).concat(monitorRoles);
@@ -534,7 +534,7 @@ describe('routes for agents', () => {
     expect(stmts.filter((st) => resources(st).includes(monitorsApi)).flatMap(actionsOf)).toEqual(['lambda:InvokeFunction']);
     expect(stmts.filter((st) => resources(st).includes(secretRef)).flatMap(actionsOf)).toEqual(['secretsmanager:GetSecretValue']);
     expect(stmts.filter((st) => resources(st).includes(index)).flatMap(actionsOf)).toEqual(['dynamodb:Query']);
-    // Through the index, key ids and names only (issue 30.5; the calls themselves: test/unit/mcp-iam.test.ts).
+    // Through the index, key ids and names only (issue 30.5; the calls themselves: test/infra/iam/mcp.test.ts).
     expect(stmts.filter((st) => resources(st).includes(index)).map((st) => st.Condition)).toEqual([
       {
         'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TEAM#*'] },

@@ -1,7 +1,7 @@
 /**
  * What IAM sees of a DynamoDB call, and its answer under a role's synthesized statements: the one
  * evaluator of the tests that hold the code's calls against the stack's policies
- * (test/unit/authorizer-iam.test.ts, test/unit/mcp-iam.test.ts, test/monitors/iam.test.ts,
+ * (test/infra/iam/authorizer.test.ts, test/infra/iam/mcp.test.ts, test/infra/iam/monitors.test.ts,
  * test/infra/stack.test.ts).
  */
 

@@ -7,13 +7,14 @@ const Sequencer = require('@jest/test-sequencer').default;
 // Seconds as measured in a full run with three workers on two cores (2026-11-27).
 const SLOW = [
   [/test\/reliability\/(ledger-concurrency|fuzz)\.test\.ts$/, 60],
+  [/test\/infra\/(mcp-)?bundle\.test\.ts$/, 12],
+  [/test\/infra\/iam\//, 10],
   [/test\/infra\//, 50],
   [/test\/reliability\/upstream-faults-\d+\.test\.ts$/, 35],
   [/test\/reliability\/database-faults\.test\.ts$/, 35],
   [/test\/reliability\//, 15],
-  [/test\/bundle\.test\.ts$/, 12],
-  [/test\/(e2e|client|mcp)\//, 8],
-  [/test\/cli\/(?!units)/, 30],
+  [/test\/(e2e|gateway\/client)\//, 8],
+  [/test\/gateway\/cli\//, 30],
 ];
 
 class LongestFirst extends Sequencer {

@@ -1,0 +1,135 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult } from 'aws-lambda';
+import * as esbuild from 'esbuild';
+import { createKey } from '../../shared/auth/keys';
+import { envName } from '../../shared/runtime/config';
+import { createTeam } from '../../shared/accounting/teams';
+import { ensureTables } from '../../dev/tables';
+import { handlerFile, routedOperations } from '../../shared/operations';
+import { FakeUpstream } from '../../dev/upstream/fake';
+import { scenarios } from '../contract/scenarios';
+
+/**
+ * The bundles Lambda runs, built with the stack's esbuild settings (CommonJS, minified, everything
+ * bundled, the scraper behind a dynamic import) and called the way Lambda calls them: the
+ * authorizer with a REQUEST event, then the function with a REST proxy event.
+ */
+const ROOT = path.join(__dirname, '..', '..');
+const outDir = mkdtempSync(path.join(os.tmpdir(), 'bundles-'));
+const fake = new FakeUpstream();
+
+/** Every entry in one esbuild run (each bundle is the same as alone: no code splitting); entry -> its index.js. */
+async function bundleAll(entries: string[]): Promise<Map<string, string>> {
+  const out = (entry: string) => path.join(entry.replace(/[/.]/g, '_'), 'index');
+  await esbuild.build({ entryPoints: entries.map((entry) => ({ in: path.join(ROOT, entry), out: out(entry) })), outdir: outDir, bundle: true, platform: 'node', target: 'node22', format: 'cjs', minify: true, logLevel: 'warning' });
+  return new Map(entries.map((entry) => [entry, path.join(outDir, `${out(entry)}.js`)]));
+}
+let bundles: Map<string, string>;
+const bundle = (entry: string) => bundles.get(entry)!;
+
+let key: string;
+let teamId: string;
+beforeAll(async () => {
+  bundles = await bundleAll(['functions/authorizer.ts', 'functions/account.ts', ...routedOperations().map(handlerFile)]);
+  await ensureTables();
+  await fake.start();
+  for (const op of routedOperations()) process.env[`UPSTREAM_${envName(op.platform)}_URL`] = fake.url;
+  const team = await createTeam('bundle-test', 100, { usageKey: 'usage-bundle-test' });
+  key = (await createKey(team.teamId, 'bundle', team.usageKey)).secret;
+  teamId = team.teamId;
+});
+afterAll(async () => {
+  await fake.stop();
+  rmSync(outDir, { recursive: true, force: true });
+});
+
+test.each(routedOperations().map((op) => [op.id, op] as const))('%s: the bundled authorizer and function answer 200', async (_id, op) => {
+  const authorizer = require(bundle('functions/authorizer.ts')) as { handler: (e: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult> };
+  const fn = require(bundle(handlerFile(op))) as { handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> };
+  const scenario = scenarios[op.id as keyof typeof scenarios];
+  if (!scenario) throw new Error(`no contract scenario for ${op.id}`);
+  fake.reset();
+  scenario.routes(fake);
+
+  const headers = { 'X-Api-Key': key };
+  const auth = await authorizer.handler({
+    type: 'REQUEST',
+    methodArn: `arn:aws:execute-api:us-east-1:123456789012:abc123/prod/GET${op.path}`,
+    headers,
+    requestContext: { requestId: 'bundle-auth' },
+  } as unknown as APIGatewayRequestAuthorizerEvent);
+  expect(auth.usageIdentifierKey).toBe('usage-bundle-test');
+  expect(auth.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow', Resource: 'arn:aws:execute-api:us-east-1:123456789012:abc123/prod/*' });
+
+  const res = await fn.handler({
+    resource: op.path,
+    path: op.path,
+    httpMethod: 'GET',
+    headers,
+    multiValueHeaders: {},
+    queryStringParameters: scenario.query,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: { requestId: `bundle-${op.id}`, authorizer: auth.context },
+  } as unknown as APIGatewayProxyEvent);
+  expect(res.statusCode).toBe(200);
+  const body = JSON.parse(res.body);
+  expect(body.meta).toMatchObject({ requestId: `bundle-${op.id}`, creditsCharged: 1, cached: false });
+  expect(res.headers?.['x-request-id']).toBe(`bundle-${op.id}`);
+});
+
+test('a 422 through the bundled authorizer and function: the authorizer only reads (key and balance), the function answers and records it once', async () => {
+  const op = routedOperations().find((o) => Object.keys(o.params).length > 0)!;
+  const authorizer = require(bundle('functions/authorizer.ts')) as { handler: (e: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult> };
+  const fn = require(bundle(handlerFile(op))) as { handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> };
+  const headers = { 'X-Api-Key': key };
+  const query = { unknown: 'x' };
+  const request = { resource: op.path, path: op.path, httpMethod: 'GET', headers, queryStringParameters: query, multiValueQueryStringParameters: { unknown: ['x'] } };
+  const authorize = (requestId: string) =>
+    authorizer.handler({ ...request, type: 'REQUEST', methodArn: `arn:aws:execute-api:us-east-1:123456789012:abc123/prod/GET${op.path}`, requestContext: { requestId } } as unknown as APIGatewayRequestAuthorizerEvent);
+  await authorize('bundle-422-known'); // the key is known to this authorizer from now on
+  const { usage } = await import('../../shared/accounting/usage');
+  const invalid = async () => (await usage(teamId, 1)).byOperation[op.id]?.byCode.VALIDATION_ERROR ?? 0;
+  const before = await invalid();
+  const auth = await authorize('bundle-422');
+  expect(auth.context).toEqual({ teamId, keyId: expect.any(String), creditsHint: expect.any(Number) });
+  const res = await fn.handler({ ...request, multiValueHeaders: {}, pathParameters: null, stageVariables: null, body: null, isBase64Encoded: false, requestContext: { requestId: 'bundle-422', authorizer: auth.context } } as unknown as APIGatewayProxyEvent);
+  expect(res.statusCode).toBe(422);
+  expect(JSON.parse(res.body).error).toMatchObject({ code: 'VALIDATION_ERROR', requestId: 'bundle-422' });
+  expect((await invalid()) - before).toBe(1);
+  const { requestHistory } = await import('../../shared/accounting/request-history');
+  expect((await requestHistory(teamId, { limit: 100 })).requests.filter((r) => r.requestId === 'bundle-422')).toEqual([expect.objectContaining({ status: 422, code: 'VALIDATION_ERROR', operation: op.id })]);
+});
+
+test('dashboard: the bundled function serves the pages and the assets built next to it (as the stack bundles it)', async () => {
+  const dir = path.join(outDir, 'dashboard-fn');
+  const { writeDashboard } = await import('../../dashboard/build');
+  await writeDashboard(path.join(dir, 'dashboard')); // what the stack's afterBundling hook runs
+  await esbuild.build({ entryPoints: [path.join(ROOT, 'functions/dashboard.ts')], bundle: true, platform: 'node', target: 'node22', format: 'cjs', minify: true, outfile: path.join(dir, 'index.js'), logLevel: 'warning' });
+  const fn = require(path.join(dir, 'index.js')) as { handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> };
+  const call = (p: string) => fn.handler({ path: p, httpMethod: 'GET', headers: {}, requestContext: { requestId: 'bundle-dash', path: `/prod${p}` } } as unknown as APIGatewayProxyEvent);
+
+  const page = await call('/dashboard/keys');
+  expect(page.statusCode).toBe(200);
+  expect(page.headers?.['content-type']).toMatch(/^text\/html/);
+  expect(page.headers?.['content-security-policy']).toContain("script-src 'self'");
+  expect(page.body).toContain('src="/prod/dashboard/assets/app.js"');
+  const js = await call('/dashboard/assets/app.js');
+  expect(js.statusCode).toBe(200);
+  expect(js.body).toContain('/v1/account'); // the app, chart.js bundled in: nothing from a CDN
+  expect(js.body).not.toMatch(/https?:\/\/(cdn|unpkg|cdnjs)\./);
+  expect((await call('/dashboard/assets/app.css')).headers?.['content-type']).toMatch(/^text\/css/);
+  expect((await call('/dashboard/nope')).statusCode).toBe(404);
+});
+
+test('account: the bundled function answers the account API (not signed in -> 401 in the error envelope)', async () => {
+  const fn = require(bundle('functions/account.ts')) as { handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> };
+  const res = await fn.handler({ path: '/v1/account/me', httpMethod: 'GET', headers: { 'x-api-key': key }, requestContext: { requestId: 'bundle-account', path: '/prod/v1/account/me' } } as unknown as APIGatewayProxyEvent);
+  expect(res.statusCode).toBe(401);
+  expect(JSON.parse(res.body).error).toMatchObject({ code: 'UNAUTHORIZED', requestId: 'bundle-account' });
+});

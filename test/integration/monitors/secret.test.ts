@@ -1,0 +1,39 @@
+import { Webhook } from 'standardwebhooks';
+import { newSecret, openSecret, sealSecret, sign } from '../../../shared/monitors/secret';
+
+/** The signing secret: stored sealed (never as itself), and signing as the Standard Webhooks reference verifies. */
+test('stored sealed under the monitors\' own key: the stored form reveals nothing, a wrong key cannot open it, and the key pepper plays no part', () => {
+  process.env.MONITOR_KEY = 'monitor-key-one';
+  process.env.KEY_PEPPER = 'pepper-one';
+  const secret = newSecret();
+  const sealed = sealSecret(secret);
+  expect(sealed).not.toContain(secret.slice(6, 20));
+  expect(openSecret(sealed)).toBe(secret);
+  process.env.KEY_PEPPER = 'pepper-two';
+  expect(openSecret(sealed)).toBe(secret);
+  process.env.MONITOR_KEY = 'monitor-key-two';
+  expect(() => openSecret(sealed)).toThrow();
+  delete process.env.KEY_PEPPER;
+  delete process.env.MONITOR_KEY;
+});
+
+test('signature: v1,base64(HMAC-SHA256(id.timestamp.body)), verified by the standardwebhooks package', () => {
+  const secret = newSecret();
+  const ts = Math.floor(Date.now() / 1000);
+  const body = JSON.stringify({ type: 'monitor.test', timestamp: new Date().toISOString(), data: {} });
+  const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(ts), 'webhook-signature': sign(secret, 'msg_1', ts, body) };
+  expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
+  expect(() => new Webhook(newSecret()).verify(body, headers)).toThrow();
+});
+
+test("the local receiver's few-line verification (scripts/webhook-receiver.ts) accepts our signature and refuses a changed body", () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { verify } = require('../../../scripts/webhook-receiver') as typeof import('../../../scripts/webhook-receiver');
+  const secret = newSecret();
+  const ts = Math.floor(Date.now() / 1000);
+  const body = '{"type":"items.new","timestamp":"2026-11-29T00:00:00.000Z","data":{}}';
+  const headers = { 'webhook-id': 'msg_2', 'webhook-timestamp': String(ts), 'webhook-signature': sign(secret, 'msg_2', ts, body) };
+  expect(verify(secret, headers, body)).toBe(true);
+  expect(verify(secret, headers, body.replace('items', 'itemz'))).toBe(false);
+  expect(verify(secret, { ...headers, 'webhook-timestamp': String(ts - 3600) }, body)).toBe(false);
+});
