@@ -43,7 +43,9 @@ def _columns_of(items: Sequence[Mapping[str, Any]]) -> List[Column]:
     for item in items:
         if isinstance(item, Mapping):
             walk(item, ())
-    return list(seen.values())
+    # A value that is null in one item and an object in another is its fields' columns only.
+    parents = {c[1][:i] for c in seen.values() for i in range(1, len(c[1]))}
+    return [c for c in seen.values() if c[1] not in parents]
 
 
 def to_records(items: Iterable[Mapping[str, Any]], columns: Optional[Sequence[Column]] = None) -> List[Dict[str, Any]]:
