@@ -23,7 +23,7 @@ def environment() -> Dict[str, str]:
         tsx = ROOT / "node_modules" / ".bin" / "tsx"
         if not tsx.exists():
             raise RuntimeError(f"{tsx} is missing: run `npm ci` in {ROOT} first (the tests start the local stack with it)")
-        env = {**os.environ, "POWERTOOLS_LOG_LEVEL": "SILENT", "POWERTOOLS_METRICS_DISABLED": "true"}
+        env = {**os.environ, "POWERTOOLS_LOG_LEVEL": "SILENT", "POWERTOOLS_METRICS_DISABLED": "true", "AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED": "true"}
         _started = subprocess.Popen([str(tsx), "test/python/stack.ts"], cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         atexit.register(_stop)
         assert _started.stdout is not None
