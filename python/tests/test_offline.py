@@ -162,6 +162,20 @@ class Records(unittest.TestCase):
         self.assertEqual(rows[1]["extra"], 1)
 
 
+try:
+    import pandas  # noqa: F401
+except ImportError:
+    pandas = None
+
+
+class DataFrame(unittest.TestCase):
+    @unittest.skipIf(pandas is None, "pandas is not installed (to_dataframe is optional)")
+    def test_to_dataframe_has_the_records_columns(self) -> None:
+        frame = social_data.to_dataframe([{"id": "1", "author": {"handle": "a"}}, {"id": "2", "author": {"handle": "b"}}])
+        self.assertEqual(list(frame.columns), ["id", "author.handle"])
+        self.assertEqual(list(frame["author.handle"]), ["a", "b"])
+
+
 class Webhooks(unittest.TestCase):
     SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 

@@ -55,7 +55,24 @@ export async function startSdkStack(): Promise<SdkStack> {
   // The documented 503 of a deployment without a citygame source (dev/demo.ts does the same).
   delete process.env.CITYGAME_SOURCE_URL;
   delete process.env.CITYGAME_FIELDS;
-  const stack = await startLocalStack({ upstream: 'replay', team: { name: 'python-sdk', credits: 1000 } });
+  // Monitors may deliver to http://127.0.0.1 (as in `npm start`); put back as it was when stopped (a jest worker runs other files after this one).
+  const loopback = process.env.WEBHOOK_ALLOW_LOOPBACK;
+  process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
+  const restore = () => {
+    if (loopback === undefined) delete process.env.WEBHOOK_ALLOW_LOOPBACK;
+    else process.env.WEBHOOK_ALLOW_LOOPBACK = loopback;
+  };
+  let stack: LocalStack;
+  try {
+    stack = await startLocalStack({ upstream: 'replay', team: { name: 'python-sdk', credits: 1000 } });
+  } catch (err) {
+    restore();
+    throw err;
+  }
+  const stop = async () => {
+    await stack.stop();
+    restore();
+  };
   try {
     const page1 = fixture('shortvideo/comments-page1.json') as { comments: unknown[] };
     const last = fixture('shortvideo/comments-last.json') as { comments: unknown[] };
@@ -73,9 +90,9 @@ export async function startSdkStack(): Promise<SdkStack> {
       SOCIAL_DATA_TEST_CALLS: JSON.stringify(calls),
       SOCIAL_DATA_TEST_WEBHOOKS: JSON.stringify(signedWebhooks()),
     };
-    return { env, stack, stop: () => stack.stop() };
+    return { env, stack, stop };
   } catch (err) {
-    await stack.stop();
+    await stop();
     throw err;
   }
 }
@@ -84,7 +101,6 @@ if (require.main === module) {
   // The environment the handlers read, as jest's set-up gives it (quiet logs, no metrics).
   process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-  process.env.WEBHOOK_ALLOW_LOOPBACK ??= '1';
   process.env.AWS_REGION ??= 'us-east-1';
   startSdkStack().then(
     (s) => {
