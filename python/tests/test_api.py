@@ -4,8 +4,10 @@ APIs, and webhooks signed by the `standardwebhooks` package."""
 from __future__ import annotations
 
 import json
+import threading
 import typing
 import unittest
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import social_data
 from social_data import Client, to_records, verify_webhook
@@ -132,6 +134,32 @@ class Errors(unittest.TestCase):
             self.assertTrue(e.exception.message)
 
 
+class Receiver:
+    """A webhook receiver on http.server: it keeps each POST's headers and raw body and answers 204."""
+
+    def __init__(self) -> None:
+        self.received: typing.List[typing.Tuple[typing.Dict[str, str], bytes]] = []
+        received = self.received
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("content-length") or 0))
+                received.append(({k.lower(): v for k, v in self.headers.items()}, body))
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args: typing.Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
 class AccountAndMonitors(unittest.TestCase):
     def test_account_reads(self) -> None:
         c = client()
@@ -143,9 +171,11 @@ class AccountAndMonitors(unittest.TestCase):
         history = c.account.requests(limit=2).data
         self.assertLessEqual(len(history["requests"]), 2)
 
-    def test_monitor_lifecycle(self) -> None:
+    def test_monitor_lifecycle_and_its_test_webhook_verified(self) -> None:
         c = client()
-        created = c.monitors.create(operation="microblog-a-user-posts", params=CALLS["microblog-a-user-posts"], interval_seconds=3600, webhook_url="http://127.0.0.1:9/hook").data["monitor"]
+        receiver = Receiver()
+        self.addCleanup(receiver.close)
+        created = c.monitors.create(operation="microblog-a-user-posts", params=CALLS["microblog-a-user-posts"], interval_seconds=3600, webhook_url=receiver.url).data["monitor"]
         self.assertTrue(created["secret"].startswith("whsec_"))
         mid = created["id"]
         self.assertIn(mid, [m["id"] for m in c.monitors.list().data["monitors"]])
@@ -155,6 +185,14 @@ class AccountAndMonitors(unittest.TestCase):
         self.assertNotEqual(rotated, created["secret"])
         delivery = c.monitors.test(mid).data["delivery"]
         self.assertEqual(delivery["type"], "monitor.test")
+        # The API signed it with the new secret: verified here, refused with the old one.
+        self.assertEqual(len(receiver.received), 1, receiver.received)
+        headers, body = receiver.received[0]
+        self.assertEqual(headers["webhook-id"], delivery["eventId"])
+        event = verify_webhook(body, headers, rotated)
+        self.assertEqual(event["type"], "monitor.test")
+        with self.assertRaises(WebhookVerificationError):
+            verify_webhook(body, headers, created["secret"])
         self.assertIn(delivery["eventId"], [d["eventId"] for d in c.monitors.deliveries(mid).data["deliveries"]])
         self.assertEqual(c.monitors.redeliver(mid, delivery["eventId"]).data["delivery"]["eventId"], delivery["eventId"])
         with self.assertRaises(social_data.NotFound):
