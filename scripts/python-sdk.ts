@@ -72,9 +72,16 @@ class TypeWriter {
   component(name: string, extra: Record<string, string> = {}): string {
     if (!this.written.has(name)) {
       this.written.add(name);
-      this.object(name, this.components[name] as Json, extra);
+      this.object(name, this.merged(this.components[name] as Json), extra);
     }
     return name;
+  }
+
+  /** An allOf of objects (a monitor with its secret) as one object: their properties and required keys together. */
+  private merged(s: Json): Json {
+    if (!Array.isArray(s.allOf)) return s;
+    const parts = (s.allOf as Json[]).map((p) => this.merged(typeof p.$ref === 'string' ? (this.components[p.$ref.replace('#/components/schemas/', '')] as Json) : p));
+    return { type: 'object', properties: Object.assign({}, ...parts.map((p) => p.properties ?? {})), required: parts.flatMap((p) => (p.required as string[] | undefined) ?? []) };
   }
 
   type(s: Json | undefined, name: string): string {
@@ -84,7 +91,7 @@ class TypeWriter {
     if (Array.isArray(s.enum)) return `Literal[${s.enum.map(literal).join(', ')}]`;
     const branches = (s.anyOf ?? s.oneOf) as Json[] | undefined;
     if (branches) return this.union(branches, name);
-    if (Array.isArray(s.allOf) && s.allOf.length === 1) return this.type(s.allOf[0], name);
+    if (Array.isArray(s.allOf)) return s.allOf.length === 1 ? this.type(s.allOf[0], name) : this.object(name, this.merged(s));
     if (Array.isArray(s.type)) return this.union(s.type.map((t: string) => ({ ...s, type: t })), name);
     switch (s.type) {
       case 'string':
@@ -156,6 +163,8 @@ interface PyParam {
 /** A query parameter's Python type: `true`/`false` is a bool; an enum a Literal; otherwise as its schema says. */
 function paramType(schema: Json, types: TypeWriter, name: string): string {
   if (Array.isArray(schema.enum) && schema.enum.length === 2 && schema.enum.includes('true') && schema.enum.includes('false')) return 'bool';
+  // Digits only (a count, a number of days): an int, sent as its digits.
+  if (schema.type === 'string' && schema.pattern === '^\\d+$') return 'int';
   return types.type(schema, name);
 }
 
@@ -239,10 +248,14 @@ function routeMethod(name: string, method: string, routePath: string, doc0: Json
     ? Object.entries((bodySchema.properties ?? {}) as Record<string, Json>).map(([k, s]) => ({ py: snake(k), wire: k, type: types.type(s, `${owner}${upperFirst(name)}${upperFirst(k)}`), required: ((bodySchema.required ?? []) as string[]).includes(k), description: (s.description as string) ?? '' }))
     : [];
   const positional = pathParams.map((p) => `${snake(p)}: str`);
+  // The type of the answer's `data`, from the route's success response in the document.
+  const success = Object.entries((o.responses ?? {}) as Record<string, Json>).find(([status]) => status.startsWith('2'))?.[1];
+  const dataSchema = success?.content?.['application/json']?.schema?.properties?.data as Json | undefined;
+  const dataType = dataSchema ? types.type(dataSchema, `${owner}${upperFirst(name)}Data`) : 'Dict[str, Any]';
   const kw = [...query, ...body];
   const sig = ['self', ...positional, ...(kw.length ? ['*'] : []), ...kw.filter((p) => p.required).map((p) => `${p.py}: ${p.type}`), ...kw.filter((p) => !p.required).map((p) => `${p.py}: Optional[${p.type}] = None`)].join(', ');
   const out: string[] = [];
-  out.push(`    def ${snake(name)}(${sig}) -> Result[Dict[str, Any]]:`);
+  out.push(`    def ${snake(name)}(${sig}) -> Result[${dataType}]:`);
   out.push(doc([`${method} ${routePath}: ${o.summary ?? ''}`.trim(), ...(kw.length ? ['', ...argsDoc(kw)] : [])], '        '));
   const pathExpr = pathParams.length ? `_path(${JSON.stringify(routePath)}, ${pathParams.map(snake).join(', ')})` : JSON.stringify(routePath);
   out.push(`        return self._send(${JSON.stringify(method)}, ${pathExpr}, ${query.length ? wireDict(query) : 'None'}, ${bodySchema ? wireDict(body) : 'None'})`, '');

@@ -168,10 +168,7 @@ class Transport:
         attempt = 0
         while True:
             attempt += 1
-            try:
-                status, answer_headers, payload = self._send(method, url, headers, data)
-            except SocialDataError:
-                raise
+            status, answer_headers, payload = self._send(method, url, headers, data)
             if 200 <= status < 300:
                 return payload if isinstance(payload, dict) else {"data": payload}
             error = self._error(status, answer_headers, payload)

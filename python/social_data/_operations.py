@@ -2402,6 +2402,151 @@ class ShortvideoSearchHashtagData(TypedDict):
     fetchedAt: str
 
 
+class AccountCreditsChargesItem(TypedDict):
+    time: str
+    operation: str
+    requestId: str
+    credits: int
+
+
+class AccountCredits(TypedDict):
+    balance: int
+    charges: List[AccountCreditsChargesItem]
+
+
+class AccountUsageCounts(TypedDict):
+    live: int
+    hits: int
+    errors: Dict[str, int]
+    credits: int
+
+
+class AccountUsageDaysItem(TypedDict):
+    day: str
+    operations: Dict[str, AccountUsageCounts]
+
+
+class AccountUsageSummary(TypedDict):
+    requests: int
+    live: int
+    hits: int
+    errorCount: int
+    credits: int
+    cacheHitShare: Optional[float]
+    byStatus: Dict[str, int]
+    byCode: Dict[str, int]
+
+
+class AccountUsage(TypedDict):
+    days: List[AccountUsageDaysItem]
+    totals: AccountUsageSummary
+    byOperation: Dict[str, AccountUsageSummary]
+
+
+class _AccountRequestRequired(TypedDict):
+    time: str
+    operation: str
+    keyId: Optional[str]
+    keyName: Optional[str]
+    status: int
+    code: Literal["BAD_REQUEST", "UNAUTHORIZED", "INSUFFICIENT_CREDITS", "NOT_FOUND", "VALIDATION_ERROR", "RATE_LIMITED", "UPSTREAM_BLOCKED", "EXTRACTION_FAILED", "PLATFORM_UNAVAILABLE", "SERVICE_UNAVAILABLE", None]
+    credits: int
+    cached: bool
+    ms: int
+    requestId: str
+
+
+class AccountRequest(_AccountRequestRequired, total=False):
+    source: Literal["monitor"]
+    monitorId: str
+
+
+class AccountRequests(TypedDict):
+    requests: List[AccountRequest]
+    cursor: Optional[str]
+    hasMore: bool
+
+
+class MonitorWithSecret(TypedDict):
+    id: str
+    operation: Literal["microblog-a-user-posts", "microblog-b-user-notes", "microblog-b-note", "microblog-c-user-posts", "shortvideo-video-comments", "shortvideo-search-hashtag", "shortvideo-user-following", "shortvideo-user-live", "citygame-daily"]
+    params: Dict[str, str]
+    intervalSeconds: int
+    webhookUrl: str
+    status: Literal["active", "paused"]
+    pausedReason: Literal["by_request", "no_credits", "not_found", "deliveries_failing", None]
+    createdAt: str
+    updatedAt: str
+    nextPollAt: Optional[str]
+    lastPollAt: Optional[str]
+    lastPollStatus: Optional[int]
+    secret: str
+
+
+class MonitorCreateData(TypedDict):
+    monitor: MonitorWithSecret
+
+
+class Monitor(TypedDict):
+    id: str
+    operation: Literal["microblog-a-user-posts", "microblog-b-user-notes", "microblog-b-note", "microblog-c-user-posts", "shortvideo-video-comments", "shortvideo-search-hashtag", "shortvideo-user-following", "shortvideo-user-live", "citygame-daily"]
+    params: Dict[str, str]
+    intervalSeconds: int
+    webhookUrl: str
+    status: Literal["active", "paused"]
+    pausedReason: Literal["by_request", "no_credits", "not_found", "deliveries_failing", None]
+    createdAt: str
+    updatedAt: str
+    nextPollAt: Optional[str]
+    lastPollAt: Optional[str]
+    lastPollStatus: Optional[int]
+
+
+class MonitorListData(TypedDict):
+    monitors: List[Monitor]
+
+
+class MonitorGetData(TypedDict):
+    monitor: Monitor
+
+
+class MonitorUpdateData(TypedDict):
+    monitor: Monitor
+
+
+class MonitorDeleteData(TypedDict):
+    deleted: Literal[True]
+    id: str
+
+
+class MonitorRotateSecretData(TypedDict):
+    monitor: MonitorWithSecret
+
+
+class MonitorDelivery(TypedDict):
+    eventId: str
+    type: Literal["monitor.ready", "monitor.test", "monitor.paused", "items.new", "live.started", "live.ended", "bulletin.new"]
+    createdAt: str
+    state: Literal["pending", "delivered", "failed"]
+    attempts: int
+    lastStatus: Optional[int]
+    lastError: Optional[str]
+    latencyMs: Optional[int]
+    nextRetryAt: Optional[str]
+
+
+class MonitorTestData(TypedDict):
+    delivery: MonitorDelivery
+
+
+class MonitorDeliveriesData(TypedDict):
+    deliveries: List[MonitorDelivery]
+
+
+class MonitorRedeliverData(TypedDict):
+    delivery: MonitorDelivery
+
+
 class MicroblogAUserPosts(_Operation[MicroblogAUserPostsData]):
     r"""1. GET /v1/microblog-a/user/posts: An account's posts, newest first, as on its profile's Posts tab (posts, reposts, own threads; pinned post first on page 1).
 
@@ -3845,11 +3990,11 @@ class MicroblogC:
 class Account(_Routes):
     """The team's own account, read with the API key (free): its balance, usage and request history."""
 
-    def credits(self) -> Result[Dict[str, Any]]:
+    def credits(self) -> Result[AccountCredits]:
         r"""GET /v1/account/credits: The balance and the latest charges (free; a session or an API key)"""
         return self._send("GET", "/v1/account/credits", None, None)
 
-    def usage(self, *, days: Optional[str] = None) -> Result[Dict[str, Any]]:
+    def usage(self, *, days: Optional[int] = None) -> Result[AccountUsage]:
         r"""GET /v1/account/usage: Every answer per UTC day and operation: live results, cache hits and errors by code, with credits (free; a session or an API key)
 
         Args:
@@ -3857,7 +4002,7 @@ class Account(_Routes):
         """
         return self._send("GET", "/v1/account/usage", {"days": days}, None)
 
-    def requests(self, *, operation: Optional[str] = None, status: Optional[str] = None, limit: Optional[str] = None, cursor: Optional[str] = None) -> Result[Dict[str, Any]]:
+    def requests(self, *, operation: Optional[str] = None, status: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Result[AccountRequests]:
         r"""GET /v1/account/requests: The team's requests of the last 7 days, newest first, paged (free; a session or an API key)
 
         Args:
@@ -3872,7 +4017,7 @@ class Account(_Routes):
 class Monitors(_Routes):
     """The team's monitors (docs/monitors.md), managed with the API key (free)."""
 
-    def create(self, *, operation: Literal["microblog-a-user-posts", "microblog-b-user-notes", "microblog-b-note", "microblog-c-user-posts", "shortvideo-video-comments", "shortvideo-search-hashtag", "shortvideo-user-following", "shortvideo-user-live", "citygame-daily"], interval_seconds: int, webhook_url: str, params: Optional[Dict[str, str]] = None) -> Result[Dict[str, Any]]:
+    def create(self, *, operation: Literal["microblog-a-user-posts", "microblog-b-user-notes", "microblog-b-note", "microblog-c-user-posts", "shortvideo-video-comments", "shortvideo-search-hashtag", "shortvideo-user-following", "shortvideo-user-live", "citygame-daily"], interval_seconds: int, webhook_url: str, params: Optional[Dict[str, str]] = None) -> Result[MonitorCreateData]:
         r"""POST /v1/monitors: Create a monitor: it polls the operation every interval and POSTs what changed to the webhook URL; its signing secret is in this answer only
 
         Args:
@@ -3888,15 +4033,15 @@ class Monitors(_Routes):
         """
         return self._send("POST", "/v1/monitors", None, {"operation": operation, "params": params, "intervalSeconds": interval_seconds, "webhookUrl": webhook_url})
 
-    def list(self) -> Result[Dict[str, Any]]:
+    def list(self) -> Result[MonitorListData]:
         r"""GET /v1/monitors: The team's monitors, newest first"""
         return self._send("GET", "/v1/monitors", None, None)
 
-    def get(self, monitor_id: str) -> Result[Dict[str, Any]]:
+    def get(self, monitor_id: str) -> Result[MonitorGetData]:
         r"""GET /v1/monitors/{monitorId}: One monitor of the team"""
         return self._send("GET", _path("/v1/monitors/{monitorId}", monitor_id), None, None)
 
-    def update(self, monitor_id: str, *, status: Optional[Literal["active", "paused"]] = None, interval_seconds: Optional[int] = None, webhook_url: Optional[str] = None) -> Result[Dict[str, Any]]:
+    def update(self, monitor_id: str, *, status: Optional[Literal["active", "paused"]] = None, interval_seconds: Optional[int] = None, webhook_url: Optional[str] = None) -> Result[MonitorUpdateData]:
         r"""PATCH /v1/monitors/{monitorId}: Pause or resume a monitor, or change its interval or webhook URL (a resumed monitor polls at once)
 
         Args:
@@ -3909,23 +4054,23 @@ class Monitors(_Routes):
         """
         return self._send("PATCH", _path("/v1/monitors/{monitorId}", monitor_id), None, {"status": status, "intervalSeconds": interval_seconds, "webhookUrl": webhook_url})
 
-    def delete(self, monitor_id: str) -> Result[Dict[str, Any]]:
+    def delete(self, monitor_id: str) -> Result[MonitorDeleteData]:
         r"""DELETE /v1/monitors/{monitorId}: Delete a monitor: no further polls or deliveries"""
         return self._send("DELETE", _path("/v1/monitors/{monitorId}", monitor_id), None, None)
 
-    def rotate_secret(self, monitor_id: str) -> Result[Dict[str, Any]]:
+    def rotate_secret(self, monitor_id: str) -> Result[MonitorRotateSecretData]:
         r"""POST /v1/monitors/{monitorId}/rotate-secret: A new signing secret, in this answer only; the old one stops signing at once"""
         return self._send("POST", _path("/v1/monitors/{monitorId}/rotate-secret", monitor_id), None, None)
 
-    def test(self, monitor_id: str) -> Result[Dict[str, Any]]:
+    def test(self, monitor_id: str) -> Result[MonitorTestData]:
         r"""POST /v1/monitors/{monitorId}/test: Send a monitor.test event now (one attempt at once, retried like any event)"""
         return self._send("POST", _path("/v1/monitors/{monitorId}/test", monitor_id), None, None)
 
-    def deliveries(self, monitor_id: str) -> Result[Dict[str, Any]]:
+    def deliveries(self, monitor_id: str) -> Result[MonitorDeliveriesData]:
         r"""GET /v1/monitors/{monitorId}/deliveries: The monitor's events of the last 7 days and their delivery, newest first"""
         return self._send("GET", _path("/v1/monitors/{monitorId}/deliveries", monitor_id), None, None)
 
-    def redeliver(self, monitor_id: str, event_id: str) -> Result[Dict[str, Any]]:
+    def redeliver(self, monitor_id: str, event_id: str) -> Result[MonitorRedeliverData]:
         r"""POST /v1/monitors/{monitorId}/deliveries/{eventId}/redeliver: Send an event of the last 7 days again (the same webhook-id)"""
         return self._send("POST", _path("/v1/monitors/{monitorId}/deliveries/{eventId}/redeliver", monitor_id, event_id), None, None)
 
