@@ -259,6 +259,15 @@ function routeMethod(name: string, method: string, routePath: string, doc0: Json
   out.push(doc([`${method} ${routePath}: ${o.summary ?? ''}`.trim(), ...(kw.length ? ['', ...argsDoc(kw)] : [])], '        '));
   const pathExpr = pathParams.length ? `_path(${JSON.stringify(routePath)}, ${pathParams.map(snake).join(', ')})` : JSON.stringify(routePath);
   out.push(`        return self._send(${JSON.stringify(method)}, ${pathExpr}, ${query.length ? wireDict(query) : 'None'}, ${bodySchema ? wireDict(body) : 'None'})`, '');
+  // A GET whose answer carries a cursor for its `cursor` parameter (the request history): every page too.
+  const answer = dataSchema && typeof dataSchema.$ref === 'string' ? (doc0.components.schemas[dataSchema.$ref.replace('#/components/schemas/', '')] as Json) : dataSchema;
+  const cursorParam = query.find((p) => p.wire === 'cursor');
+  if (method === 'GET' && cursorParam && answer?.properties?.cursor) {
+    const rest = query.filter((p) => p !== cursorParam);
+    out.push(`    def ${snake(name)}_pages(${['self', ...(rest.length ? ['*'] : []), ...rest.map((p) => `${p.py}: Optional[${p.type}] = None`)].join(', ')}) -> Iterator[Result[${dataType}]]:`);
+    out.push(doc([`Every page of ${method} ${routePath}, following the cursor to the last.`, ...(rest.length ? ['', ...argsDoc(rest)] : [])], '        '));
+    out.push(`        return self._pages(${JSON.stringify(routePath)}, ${wireDict(rest)}, "cursor")`, '');
+  }
   return out.join('\n');
 }
 

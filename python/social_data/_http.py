@@ -317,6 +317,17 @@ class _Routes:
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
 
-    def _send(self, method: str, path: str, query: Optional[Mapping[str, Any]], body: Optional[Mapping[str, Any]]) -> Result[Dict[str, Any]]:
+    def _send(self, method: str, path: str, query: Optional[Mapping[str, Any]], body: Optional[Mapping[str, Any]]) -> Result[Any]:
         answer = self._transport.request(method, path, query, body)
-        return Result(data=answer.get("data"), meta=None)  # type: ignore[arg-type]
+        return Result(data=answer.get("data"), meta=None)
+
+    def _pages(self, path: str, query: Mapping[str, Any], cursor_name: str) -> Iterator[Result[Any]]:
+        cursor: Optional[str] = None
+        while True:
+            page = self._send("GET", path, {**query, cursor_name: cursor}, None)
+            yield page
+            data = page.data if isinstance(page.data, dict) else {}
+            following = data.get("cursor")
+            if following in (None, "") or following == cursor or data.get("hasMore") is False:
+                return
+            cursor = str(following)

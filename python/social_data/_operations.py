@@ -4013,6 +4013,16 @@ class Account(_Routes):
         """
         return self._send("GET", "/v1/account/requests", {"operation": operation, "status": status, "limit": limit, "cursor": cursor}, None)
 
+    def requests_pages(self, *, operation: Optional[str] = None, status: Optional[str] = None, limit: Optional[int] = None) -> Iterator[Result[AccountRequests]]:
+        r"""Every page of GET /v1/account/requests, following the cursor to the last.
+
+        Args:
+            operation: An operation id (e.g. livestream-clip): only its requests
+            status: An HTTP status (200, 404, 503, …), or `error` for every error answer
+            limit: Requests per page: a whole number from 1 to 100 (default 50)
+        """
+        return self._pages("/v1/account/requests", {"operation": operation, "status": status, "limit": limit}, "cursor")
+
 
 class Monitors(_Routes):
     """The team's monitors (docs/monitors.md), managed with the API key (free)."""

@@ -78,6 +78,14 @@ class EveryOperation(unittest.TestCase):
 
 
 class PagesAndItems(unittest.TestCase):
+    def test_items_of_an_operation_without_a_cursor_are_its_one_answers_list(self) -> None:
+        c = client()
+        answer = c.microblog_b.user_notes(**CALLS["microblog-b-user-notes"])
+        notes = list(c.microblog_b.user_notes.items(**CALLS["microblog-b-user-notes"], cache_max_age="1d"))
+        self.assertGreater(len(notes), 0)
+        self.assertEqual([n["id"] for n in notes], list(dict.fromkeys(n["id"] for n in answer.data["notes"])))
+        self.assertFalse(hasattr(c.microblog_b.user_notes, "pages"))
+
     def test_items_of_overlapping_pages_each_once(self) -> None:
         c = client()
         url = CALLS["shortvideo-video-comments"]["url"]
@@ -168,8 +176,18 @@ class AccountAndMonitors(unittest.TestCase):
         self.assertIsNone(c.account.credits().meta)
         usage = c.account.usage(days=7).data
         self.assertIsInstance(usage, dict)
-        history = c.account.requests(limit=2).data
-        self.assertLessEqual(len(history["requests"]), 2)
+        c.microblog_b.profile(**CALLS["microblog-b-profile"])
+        c.microblog_b.profile(**CALLS["microblog-b-profile"], cache_max_age="1d")
+        history = c.account.requests(limit=1).data
+        self.assertEqual(len(history["requests"]), 1)
+        self.assertTrue(history["hasMore"])
+        pages = []
+        for page in c.account.requests_pages(limit=1):
+            pages.append(page.data["requests"][0])
+            if len(pages) == 2:
+                break
+        self.assertEqual(len(pages), 2)
+        self.assertNotEqual(pages[0], pages[1])
 
     def test_monitor_lifecycle_and_its_test_webhook_verified(self) -> None:
         c = client()
