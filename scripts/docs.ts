@@ -6,7 +6,8 @@
  *   cache key, responses, recorded deviations, example) sits between the GENERATED markers, and the
  *   hand-written part below it (decisions, upstream flow, null fields, limits) is kept as it is;
  * - the operation table of README.md and docs/README.md, between the same markers;
- * - docs/openapi.json and client/operations.gen.ts (scripts/openapi.ts).
+ * - docs/openapi.json and client/operations.gen.ts (scripts/openapi.ts);
+ * - python/social_data/_operations.py, the Python SDK's operations (scripts/python-sdk.ts).
  * Nothing about an operation's contract is written by hand: change the table and regenerate.
  * test/contract/docs.test.ts fails when a committed file is not what `generatedDocs()` gives.
  */
@@ -18,6 +19,7 @@ import { ERROR_STATUS, type ErrorCode } from '../shared/http/errors';
 import { answeredStatuses, handlerFile, operations, type Operation, type Status } from '../shared/operations';
 import { CACHE_MAX_AGE_SECONDS } from '../shared/http/validation';
 import { CLIENT_TABLE_PATH, OPENAPI_FILE, renderClientTable, renderOpenApi } from './openapi';
+import { PYTHON_OPERATIONS_PATH, renderPythonOperations } from './python-sdk';
 
 const ROOT = path.join(__dirname, '..');
 export const DOCS_DIR = path.join(ROOT, 'docs');
@@ -300,7 +302,7 @@ export function generatedDocs(): { file: string; content: string }[] {
 }
 
 if (require.main === module) {
-  const files = [...generatedDocs(), { file: OPENAPI_FILE, content: renderOpenApi() }, { file: CLIENT_TABLE_PATH, content: renderClientTable() }];
+  const files = [...generatedDocs(), { file: OPENAPI_FILE, content: renderOpenApi() }, { file: CLIENT_TABLE_PATH, content: renderClientTable() }, { file: PYTHON_OPERATIONS_PATH, content: renderPythonOperations() }];
   for (const { file, content } of files) {
     if (readIfThere(file) === content) continue;
     mkdirSync(path.dirname(file), { recursive: true });
