@@ -4,7 +4,7 @@
  * parameters and `data` schemas, converted from the valibot schemas by @valibot/to-json-schema),
  * the error codes (shared/http/errors.ts), the command line's facts of each operation (its list
  * field and CSV columns, cli/table.ts), the key-readable account routes (shared/account/routes.ts)
- * and the monitors' routes (shared/monitors/routes.ts). `npm run docs` writes it; test/python/sdk.test.ts
+ * and the monitors' routes (shared/monitors/routes.ts). `npm run docs` writes it; test/gateway/python/sdk.test.ts
  * fails when the committed file is not a fresh generation.
  *
  * What is written, in Python 3.9 syntax:

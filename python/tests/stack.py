@@ -1,5 +1,5 @@
-"""The API the tests run against: the one named by SOCIAL_DATA_API_URL (test/python/sdk.test.ts starts
-it and hands it over), or else the local stack started here, once, as `tsx test/python/stack.ts`
+"""The API the tests run against: the one named by SOCIAL_DATA_API_URL (test/gateway/python/sdk.test.ts starts
+it and hands it over), or else the local stack started here, once, as `tsx test/gateway/python/stack.ts`
 (DynamoDB Local, the replay upstream, the local gateway), stopped when the tests end."""
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def environment() -> Dict[str, str]:
         if not tsx.exists():
             raise RuntimeError(f"{tsx} is missing: run `npm ci` in {ROOT} first (the tests start the local stack with it)")
         env = {**os.environ, "POWERTOOLS_LOG_LEVEL": "SILENT", "POWERTOOLS_METRICS_DISABLED": "true", "AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED": "true"}
-        _started = subprocess.Popen([str(tsx), "test/python/stack.ts"], cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        _started = subprocess.Popen([str(tsx), "test/gateway/python/stack.ts"], cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         atexit.register(_stop)
         assert _started.stdout is not None
         for line in _started.stdout:

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { startLocalStack, type LocalStack } from '../../dev/stack';
-import { teamWithKey } from '../../dev/teams';
-import { fixture, fixtureText } from '../../dev/upstream/fake';
-import { RECORDED, SHORTVIDEO } from '../../dev/upstream/replay';
-import { routedOperations } from '../../shared/operations';
-import { snake } from '../../scripts/python-sdk';
+import { startLocalStack, type LocalStack } from '../../../dev/stack';
+import { teamWithKey } from '../../../dev/teams';
+import { fixture, fixtureText } from '../../../dev/upstream/fake';
+import { RECORDED, SHORTVIDEO } from '../../../dev/upstream/replay';
+import { routedOperations } from '../../../shared/operations';
+import { snake } from '../../../scripts/python-sdk';
 
 /**
  * What the Python SDK's tests (python/tests) run against: the local stack (dev/stack.ts) on DynamoDB
@@ -16,8 +16,8 @@ import { snake } from '../../scripts/python-sdk';
  *   SOCIAL_DATA_TEST_CALLS                      per operation id, the keyword arguments of a recorded input;
  *   SOCIAL_DATA_TEST_WEBHOOKS                   webhooks signed by the `standardwebhooks` package, each
  *                                               with whether it must verify.
- * test/python/sdk.test.ts starts it in jest's process; `python3 -m unittest` run from python/ without
- * SOCIAL_DATA_API_URL starts it as `tsx test/python/stack.ts`, which prints the environment as one
+ * test/gateway/python/sdk.test.ts starts it in jest's process; `python3 -m unittest` run from python/ without
+ * SOCIAL_DATA_API_URL starts it as `tsx test/gateway/python/stack.ts`, which prints the environment as one
  * JSON line and runs until its standard input closes.
  *
  * The video's comments are served as a source that re-ranks between requests (the first comment of

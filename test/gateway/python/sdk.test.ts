@@ -1,20 +1,20 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { routedOperations } from '../../shared/operations';
-import { MONITOR_ROUTES } from '../../shared/monitors/routes';
-import { ACCOUNT_ROUTES, KEY_READABLE } from '../../shared/account/routes';
-import { OPENAPI_FILE } from '../../scripts/openapi';
-import { PYTHON_OPERATIONS_PATH, pythonMethod, pythonNamespace, renderPythonOperations, snake } from '../../scripts/python-sdk';
+import { routedOperations } from '../../../shared/operations';
+import { MONITOR_ROUTES } from '../../../shared/monitors/routes';
+import { ACCOUNT_ROUTES, KEY_READABLE } from '../../../shared/account/routes';
+import { OPENAPI_FILE } from '../../../scripts/openapi';
+import { PYTHON_OPERATIONS_PATH, pythonMethod, pythonNamespace, renderPythonOperations, snake } from '../../../scripts/python-sdk';
 import { startSdkStack, type SdkStack } from './stack';
 
 /**
  * The Python SDK (python/, docs/python.md): its generated module is what `npm run docs` writes from
  * the operation table; every method's parameters are the OpenAPI document's; and its own tests
  * (`python3 -m unittest` in python/) pass against the local gateway on this run's DynamoDB Local
- * with the replay upstream, started here (test/python/stack.ts).
+ * with the replay upstream, started here (test/gateway/python/stack.ts).
  */
-const ROOT = path.join(__dirname, '..', '..');
+const ROOT = path.join(__dirname, '..', '..', '..');
 const PYTHON_DIR = path.join(ROOT, 'python');
 const PYTHON = process.env.PYTHON || 'python3';
 
