@@ -20,6 +20,8 @@ import { nodeFunction } from './node-function';
 import { StackPart } from './part';
 import type { StatusSettings } from './settings';
 
+export { CANARY_INTERVAL_MINUTES } from './settings';
+
 export const METRICS_NAMESPACE = 'SocialDataApi';
 const ALARM_MIN_ANSWERS = 5;
 
