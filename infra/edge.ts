@@ -1,17 +1,27 @@
+import { Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
+import type { Construct } from 'constructs';
+import { NOT_SIGNED_IN } from '../shared/account/context';
 import { ACCOUNT_ROUTES, DASHBOARD_PATH, KEY_READABLE } from '../shared/account/routes';
+import { ERROR_STATUS, GATEWAY_MESSAGES, GATEWAY_REFUSAL_HEADERS, RETRY_AFTER_S, type ErrorCode } from '../shared/http/errors';
 import { SESSION_COOKIE } from '../shared/account/sessions';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
 import { MONITOR_ROUTES } from '../shared/monitors/routes';
 import { routedOperations } from '../shared/operations';
 import { OPENAPI_ROUTE } from '../shared/public/openapi-document';
+import { RATE_LIMIT } from '../shared/runtime/config';
 import { STATUS_PATH } from '../shared/status/page';
+import { acknowledge } from './acknowledge';
+import { StackPart } from './part';
 
 /**
  * The edge in front of the functions, as data: every route belongs to one route group, and each group
  * has a per-address limit (a WAF rate-based rule scoped to the group's paths), a per-method share (an
  * API Gateway throttle of its own for each of its methods, sized from that limit) and, for the routes
  * that need one, the credential without which WAF refuses a request before it reaches API Gateway.
- * infra/stack.ts builds the web ACL, the method settings and the gateway cache from it; docs/security.md
+ * The Edge construct below builds the web ACL, the method settings and the gateway cache from it; docs/security.md
  * ("The edge") shows its arithmetic, and test/infra/stack.test.ts holds the two to each other.
  *
  * The sizing rule: a method's burst is ADDRESSES_TO_DRAIN_BURST times its group's per-address limit,
@@ -220,4 +230,246 @@ export function edgeTable(): string {
     '|---|---|---|---|---|---|---|',
     ...rows,
   ].join('\n');
+}
+
+/** Per team: the spec's limit (RATE_LIMIT), as a token bucket of 100 refilled at 100/60 per second. */
+export const TEAM_RATE_LIMIT = RATE_LIMIT.requests / RATE_LIMIT.windowSeconds;
+export const TEAM_BURST_LIMIT = RATE_LIMIT.requests;
+/** A token comes back every 0.6 s at the team rate, so one second is always enough to retry. */
+const THROTTLE_RETRY_AFTER_S = 1;
+/** The handlers' own SERVICE_UNAVAILABLE Retry-After. */
+const GATEWAY_5XX_RETRY_AFTER_S = RETRY_AFTER_S.SERVICE_UNAVAILABLE;
+/** The deployed stage (the first path segment of the execute-api URL). */
+export const STAGE_NAME = 'prod';
+
+/** The access-log line: who (team), what (route), how it ended, how long. No key, query or header. */
+const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  time: '$context.requestTime',
+  ip: '$context.identity.sourceIp',
+  method: '$context.httpMethod',
+  resource: '$context.resourcePath',
+  status: '$context.status',
+  bytes: '$context.responseLength',
+  latencyMs: '$context.responseLatency',
+  integrationLatencyMs: '$context.integrationLatency',
+  teamId: '$context.authorizer.principalId',
+  error: '$context.error.responseType',
+};
+
+/** Gateway response templates are not VTL, but $context variables are substituted. */
+export function errorTemplate(code: ErrorCode, message: string): string {
+  return JSON.stringify({ error: { code, message, requestId: '$context.requestId' } });
+}
+
+export interface EdgeProps {
+  /** The stage's default throttle, applied to each key-authorised method (settings STAGE_RATE_LIMIT/STAGE_BURST_LIMIT). */
+  stageRateLimit: number;
+  stageBurstLimit: number;
+  /** API Gateway's cache for the answers that are the same for every caller. */
+  gatewayCache: boolean;
+  /** The web ACL's overall limit per address per 5 minutes; undefined: no web ACL. */
+  wafRateLimitPer5Min?: number;
+  /** The API's public base URL when it is not the stage's execute-api URL (a custom domain). */
+  publicUrl?: string;
+}
+
+/**
+ * The edge as a construct: the REST API and its stage (throttle, access logs without keys, error-only
+ * execution logs, the cache), the per-team usage plan, API Gateway's own refusals in the service's
+ * error envelope, the WAFv2 web ACL, and each method's share (method settings, from the route
+ * groups above). The other parts add their routes to `api`; the method settings are computed at
+ * synthesis, over every method any part has added.
+ */
+export class Edge extends StackPart {
+  readonly api: apigateway.RestApi;
+  readonly usagePlan: apigateway.UsagePlan;
+  /** The API's public address: the configured publicUrl, else the stage's execute-api URL. */
+  readonly publicUrl: string;
+
+  constructor(scope: Construct, id: string, private readonly props: EdgeProps) {
+    super(scope, id);
+    this.api = this.restApi();
+    // Built from the API's id, not from the stage, which depends on the methods and so on the functions.
+    const stack = Stack.of(this);
+    this.publicUrl = props.publicUrl ?? `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${STAGE_NAME}`;
+    this.usagePlan = this.api.addUsagePlan('TeamUsagePlan', {
+      name: 'social-data-api-team',
+      description: `One API key per team (created by the admin CLI); ${RATE_LIMIT.requests} requests per ${RATE_LIMIT.windowSeconds} s per team`,
+      throttle: { rateLimit: TEAM_RATE_LIMIT, burstLimit: TEAM_BURST_LIMIT },
+      apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
+    });
+    this.addGatewayResponses();
+    const stage = this.api.deploymentStage.node.defaultChild as apigateway.CfnStage;
+    const existing = (stage.methodSettings ?? []) as apigateway.CfnStage.MethodSettingProperty[];
+    stage.methodSettings = Lazy.any({ produce: () => [...existing, ...this.methodSettings()] });
+    this.addWebAcl();
+  }
+
+  /** The REST API and its prod stage: stage throttle, access logs without keys, error-only execution logs. */
+  private restApi(): apigateway.RestApi {
+    const api = new apigateway.RestApi(this, 'Api', {
+      restApiName: 'SocialDataApi',
+      description: 'Public social-data extraction API',
+      endpointConfiguration: { types: [apigateway.EndpointType.REGIONAL] },
+      // The authorizer names the team's usage-plan key, so the usage plan throttles per team.
+      apiKeySourceType: apigateway.ApiKeySourceType.AUTHORIZER,
+      // The account-level role API Gateway needs to write access and execution logs.
+      cloudWatchRole: true,
+      deployOptions: {
+        stageName: STAGE_NAME,
+        throttlingRateLimit: this.props.stageRateLimit,
+        throttlingBurstLimit: this.props.stageBurstLimit,
+        // The cache serves the dashboard's assets and the public documents without a Lambda per
+        // request (methodSettings turns it on for those methods alone); nothing else is cached.
+        ...(this.props.gatewayCache ? { cacheClusterEnabled: true, cacheClusterSize: '0.5' } : {}),
+        cachingEnabled: false,
+        // One access-log line per request; never the key, the query string or a header.
+        accessLogDestination: new apigateway.LogGroupLogDestination(
+          new logs.LogGroup(this, 'ApiAccessLogs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
+        ),
+        accessLogFormat: apigateway.AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+        // Execution logs for errors only, without request or response bodies (dataTrace would log keys).
+        loggingLevel: apigateway.MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+      },
+    });
+    acknowledge(api, 'AwsSolutions-APIG2', 'Parameters are validated by each function, which answers the spec\'s 422 with details; a gateway validator would answer 400 in another shape.');
+    acknowledge(api, 'AwsSolutions-COG4', 'Key-authorised by design (the spec\'s API keys, via the REQUEST authorizer); there are no Cognito users.');
+    acknowledge(
+      api,
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      'AWS\'s own policy for the API Gateway account logging role, scoped to exactly what API Gateway logging needs.',
+    );
+    // RestApi adds an output with a generated name; the stack's ApiUrl replaces it with a stable one.
+    api.node.tryRemoveChild('Endpoint');
+    return api;
+  }
+
+  /**
+   * Every method's share of API Gateway, from its route group: the open groups' methods each get a
+   * throttle of their own, sized from the group's per-address limit (so one address at its limit
+   * drains at most a quarter of a method's burst and a twentieth of its rate), and, where the answer
+   * is the same for every caller, API Gateway's cache; the key-authorised methods share the stage's
+   * default throttle (applied to each method), which must be at least their group's share. A method
+   * in no group, or whose authorizer contradicts its group, fails the synthesis.
+   */
+  private methodSettings(): apigateway.CfnStage.MethodSettingProperty[] {
+    const { stageRateLimit: stageRate, stageBurstLimit: stageBurst } = this.props;
+    const settings: apigateway.CfnStage.MethodSettingProperty[] = [];
+    for (const m of this.api.methods) {
+      const route = { method: m.httpMethod, path: m.resource.path };
+      const group = groupOf(route);
+      if (!group) throw new Error(`${route.method} ${route.path} belongs to no route group (infra/edge.ts ROUTE_GROUPS): every route needs a per-address limit and a per-method share`);
+      const keyed = (m.node.defaultChild as apigateway.CfnMethod).authorizationType !== apigateway.AuthorizationType.NONE;
+      if (keyed !== (group.credential(route) === 'key')) throw new Error(`${route.method} ${route.path}: group ${group.name} says it needs ${group.credential(route)}, but its method ${keyed ? 'has' : 'has no'} key authorizer`);
+      const share = methodShare(group);
+      if (keyed) {
+        if (stageRate < share.rate || stageBurst < share.burst) {
+          throw new Error(`stageRateLimit/stageBurstLimit (${stageRate}/${stageBurst}) are below the share of a key-authorised method (${share.rate}/${share.burst}): one address under its WAF limit could drain it`);
+        }
+        continue;
+      }
+      const ttl = this.props.gatewayCache ? group.cacheTtlSeconds?.(route) : undefined;
+      settings.push({
+        resourcePath: `/${route.path.replace(/\//g, '~1')}`,
+        httpMethod: route.method,
+        throttlingRateLimit: share.rate,
+        throttlingBurstLimit: share.burst,
+        ...(ttl ? { cachingEnabled: true, cacheTtlInSeconds: ttl, cacheDataEncrypted: true } : {}),
+      });
+    }
+    return settings;
+  }
+
+  /**
+   * A WAFv2 web ACL on the stage: it blocks an address sending more than wafRateLimitPer5Min requests
+   * in WAF's 5-minute window (whatever the route), refuses a request without the credential its route
+   * needs (401) before API Gateway counts it, and holds each address to its route group's limit.
+   * Without a limit (context wafRateLimit=false) there is none.
+   */
+  private addWebAcl() {
+    const limit = this.props.wafRateLimitPer5Min;
+    if (limit === undefined) {
+      acknowledge(this.api, 'AwsSolutions-APIG3', 'No WAF by choice of this deployment (context wafRateLimit=false): the deployer has a web ACL of their own; per-method throttles on the open routes and the per-team usage plan still apply.');
+      return;
+    }
+    const visibility = (name: string) => ({ cloudWatchMetricsEnabled: true, metricName: name, sampledRequestsEnabled: true });
+    const nosniff = { name: 'x-content-type-options', value: 'nosniff' };
+    const rateLimited = { block: { customResponse: { responseCode: ERROR_STATUS.RATE_LIMITED, customResponseBodyKey: 'RateLimited', responseHeaders: [{ name: 'retry-after', value: '60' }, nosniff] } } };
+    const refused = (body: string) => ({ block: { customResponse: { responseCode: ERROR_STATUS.UNAUTHORIZED, customResponseBodyKey: body, responseHeaders: [nosniff, ...Object.entries(GATEWAY_REFUSAL_HEADERS).map(([name, value]) => ({ name, value }))] } } });
+    const rule = (name: string, priority: number, action: object, statement: object): wafv2.CfnWebACL.RuleProperty => ({ name, priority, action, statement, visibilityConfig: visibility(name) });
+    const acl = new wafv2.CfnWebACL(this, 'ApiWebAcl', {
+      scope: 'REGIONAL',
+      description: `In front of the API: ${limit} requests per address per 5 minutes, a credential before the routes that need one, a per-address limit per route group`,
+      defaultAction: { allow: {} },
+      visibilityConfig: visibility('SocialDataApiAcl'),
+      // The service's error envelope (WAF cannot add the request id).
+      customResponseBodies: {
+        RateLimited: { contentType: 'APPLICATION_JSON', content: JSON.stringify({ error: { code: 'RATE_LIMITED', message: GATEWAY_MESSAGES.RATE_LIMITED } }) },
+        Unauthorized: { contentType: 'APPLICATION_JSON', content: JSON.stringify({ error: { code: 'UNAUTHORIZED', message: GATEWAY_MESSAGES.UNAUTHORIZED } }) },
+        NotSignedIn: { contentType: 'APPLICATION_JSON', content: JSON.stringify({ error: { code: 'UNAUTHORIZED', message: NOT_SIGNED_IN } }) },
+      },
+      rules: [
+        // Every route, whatever the group: the overall cap of one address.
+        rule('RateLimitPerAddress', 0, rateLimited, { rateBasedStatement: { aggregateKeyType: 'IP', limit, evaluationWindowSec: 300 } }),
+        // A request without a credential never reaches API Gateway, so it draws on no method's share:
+        // no key to a key-authorised route (or to any path that is not an open route's), no session
+        // (or key, for the three reads) to the account API.
+        rule('KeyRequired', 1, refused('Unauthorized'), waf.and(waf.not(openPaths()), waf.not(waf.hasKey()))),
+        rule('SessionRequired', 2, refused('NotSignedIn'), waf.and(waf.paths(routesNeeding('session')), waf.not(waf.hasSession()))),
+        rule('SessionOrKeyRequired', 3, refused('NotSignedIn'), waf.and(waf.paths(routesNeeding('key-or-session')), waf.not(waf.hasSession()), waf.not(waf.hasKey()))),
+        // Each group's per-address limit, well under each of its methods' share.
+        ...ROUTE_GROUPS.map((group, i) =>
+          rule(`PerAddress-${group.name}`, 10 + i, rateLimited, {
+            rateBasedStatement: { aggregateKeyType: 'IP', limit: group.perAddress.limit, evaluationWindowSec: group.perAddress.windowSeconds, scopeDownStatement: groupScope(group) },
+          }),
+        ),
+      ],
+    });
+    const association = new wafv2.CfnWebACLAssociation(this, 'ApiWebAclAssociation', {
+      resourceArn: this.api.deploymentStage.stageArn,
+      webAclArn: acl.attrArn,
+    });
+    // The stage ARN is built from names, not a reference: wait for the stage to exist.
+    association.node.addDependency(this.api.deploymentStage);
+  }
+
+  /**
+   * API Gateway's own refusals in the service's error envelope. One status per response type,
+   * so MISSING_AUTHENTICATION_TOKEN (what a REST API answers for a path or method it does not
+   * have; no method here uses IAM auth, so a bad key never produces it) becomes 404.
+   */
+  private addGatewayResponses() {
+    const R = apigateway.ResponseType;
+    const reply = (id: string, type: apigateway.ResponseType, code: ErrorCode, message: string, retryAfter?: number) =>
+      this.api.addGatewayResponse(id, {
+        type,
+        statusCode: String(ERROR_STATUS[code]),
+        responseHeaders: {
+          // A mapping expression (no quotes): API Gateway substitutes the request id.
+          'x-request-id': 'context.requestId',
+          'x-content-type-options': "'nosniff'",
+          ...Object.fromEntries(Object.entries(GATEWAY_REFUSAL_HEADERS).map(([name, value]) => [name, `'${value}'`])),
+          ...(retryAfter !== undefined ? { 'retry-after': `'${retryAfter}'` } : {}),
+        },
+        templates: { 'application/json': errorTemplate(code, message) },
+      });
+
+    const M = GATEWAY_MESSAGES;
+    reply('Unauthorized', R.UNAUTHORIZED, 'UNAUTHORIZED', M.UNAUTHORIZED);
+    reply('AccessDenied', R.ACCESS_DENIED, 'UNAUTHORIZED', M.UNAUTHORIZED);
+    reply('InvalidApiKey', R.INVALID_API_KEY, 'UNAUTHORIZED', M.UNAUTHORIZED);
+    reply('MissingAuthenticationToken', R.MISSING_AUTHENTICATION_TOKEN, 'NOT_FOUND', M.NOT_FOUND);
+    reply('ResourceNotFound', R.RESOURCE_NOT_FOUND, 'NOT_FOUND', M.NOT_FOUND);
+    reply('Throttled', R.THROTTLED, 'RATE_LIMITED', M.RATE_LIMITED, THROTTLE_RETRY_AFTER_S);
+    reply('QuotaExceeded', R.QUOTA_EXCEEDED, 'RATE_LIMITED', M.RATE_LIMITED, THROTTLE_RETRY_AFTER_S);
+    const unavailable = M.SERVICE_UNAVAILABLE;
+    reply('AuthorizerFailure', R.AUTHORIZER_FAILURE, 'SERVICE_UNAVAILABLE', unavailable, GATEWAY_5XX_RETRY_AFTER_S);
+    reply('AuthorizerConfigurationError', R.AUTHORIZER_CONFIGURATION_ERROR, 'SERVICE_UNAVAILABLE', unavailable, GATEWAY_5XX_RETRY_AFTER_S);
+    // The handlers never answer 5xx other than 503 themselves: any other 5xx is the gateway's own
+    // failure (integration error or timeout), which is our capacity problem.
+    reply('Default5xx', R.DEFAULT_5XX, 'SERVICE_UNAVAILABLE', unavailable, GATEWAY_5XX_RETRY_AFTER_S);
+    reply('Default4xx', R.DEFAULT_4XX, 'BAD_REQUEST', M.BAD_REQUEST);
+  }
 }

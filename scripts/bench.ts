@@ -39,6 +39,7 @@ import * as esbuild from 'esbuild';
 import { measuringEnvironment } from '../dev/env';
 import { benchMonitorWrites } from './bench-monitors';
 import { type DynamoWatch, type WriteSummary, describeWrites, moneyWrites, recordWrites, summarize, watchDynamo } from './bench-dynamo';
+import { ESBUILD_OPTIONS } from '../infra/bundling';
 
 // Before any project module is loaded (they are imported below, when needed).
 measuringEnvironment('bench');
@@ -189,19 +190,12 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 export const providers = [new SSMProvider(), new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({}) })];
 `;
 
-/** The options infra/stack.ts gives NodejsFunction (minify, source map without sources, node22, cjs, nothing external). */
+/** The options every function is bundled with (infra/bundling.ts: minify, source map without sources, node22, cjs, nothing external). */
 async function bundle(t: BundleTarget, outDir: string): Promise<{ file: string; byPackage: [string, number][] }> {
   const outfile = path.join(outDir, t.name.replace(/[^\w.+-]+/g, '_'), 'index.js');
   const result = await esbuild.build({
     ...(t.entry ? { entryPoints: [path.join(ROOT, t.entry)] } : { stdin: { contents: t.contents ?? '', resolveDir: ROOT, sourcefile: `${t.name}.ts`, loader: 'ts' as const } }),
-    bundle: true,
-    platform: 'node',
-    target: 'node22',
-    format: 'cjs',
-    minify: true,
-    sourcemap: true,
-    sourcesContent: false,
-    external: [],
+    ...ESBUILD_OPTIONS,
     outfile,
     absWorkingDir: ROOT,
     logLevel: 'warning',

@@ -6,7 +6,7 @@ import { testApp } from '../support/synth';
 
 /**
  * AWS's own best-practice rules (cdk-nag v3, the AwsSolutions pack, as a CDK policy-validation
- * plugin) on the synthesized stack: every finding is fixed in infra/stack.ts or acknowledged there
+ * plugin) on the synthesized stack: every finding is fixed in the stack's parts (infra/*.ts) or acknowledged there
  * with a one-line reason (docs/security.md lists them). An unacknowledged error or warning fails synthesis.
  */
 function findings(extraContext: Record<string, unknown> = {}): string[] {

@@ -837,3 +837,4 @@ describe('headers and data at rest (issue 18.10)', () => {
 import './nag';
 import './status';
 import './monitors';
+import './budget';

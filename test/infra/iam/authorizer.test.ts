@@ -13,7 +13,7 @@ import { dbSends } from '../../support/db-sends';
 import { stackJson } from '../../support/synth';
 
 /**
- * The authorizer's DynamoDB calls against the IAM policy the stack gives it (infra/stack.ts): every
+ * The authorizer's DynamoDB calls against the IAM policy the stack gives it (infra/operations.ts, with infra/iam.ts's grants): every
  * call its code path makes, and every input its builders can make, must be allowed by the
  * synthesized statements, its UpdateItem on the accounts table by the allow-list of attribute
  * names. The authorizer only reads, and writes one attribute: a key's lastUsedAt. A change that
