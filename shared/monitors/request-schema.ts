@@ -1,5 +1,9 @@
-import { MAX_INTERVAL_SECONDS, MIN_INTERVAL_SECONDS } from './api';
+import { DEFAULT_MONITOR_MIN_INTERVAL_SECONDS } from '../runtime/config';
 import { MONITORABLE_IDS } from './kinds';
+
+export const MAX_INTERVAL_SECONDS = 86_400;
+/** The floor of a monitor's interval, but where MONITOR_MIN_INTERVAL_SECONDS lowers it (local runs and tests; config.monitorMinIntervalSeconds). */
+export const MIN_INTERVAL_SECONDS = DEFAULT_MONITOR_MIN_INTERVAL_SECONDS;
 
 /**
  * The fields of a monitor a caller sets, as JSON Schema: the OpenAPI document's request bodies of

@@ -1,27 +1,22 @@
+import { matchRoute, type RouteDef } from '../api/routes';
+
 /**
  * The monitors API's routes, written once: the function routes by them, the local gateway serves
  * them, the CDK stack adds one API Gateway method per entry in the edge's "monitors" route group
- * (infra/edge.ts), and the OpenAPI document, client and dashboard follow them.
+ * (infra/edge.ts), and the OpenAPI document, client and dashboard follow them. Every route answers the
+ * team's API key or a dashboard session (`caller: 'either'`, shared/api/router.ts).
  */
 export const MONITOR_ROUTES = [
-  { method: 'POST', path: '/v1/monitors', name: 'create' },
-  { method: 'GET', path: '/v1/monitors', name: 'list' },
-  { method: 'GET', path: '/v1/monitors/{monitorId}', name: 'get' },
-  { method: 'PATCH', path: '/v1/monitors/{monitorId}', name: 'update' },
-  { method: 'DELETE', path: '/v1/monitors/{monitorId}', name: 'remove' },
-  { method: 'POST', path: '/v1/monitors/{monitorId}/rotate-secret', name: 'rotateSecret' },
-  { method: 'POST', path: '/v1/monitors/{monitorId}/test', name: 'test' },
-  { method: 'GET', path: '/v1/monitors/{monitorId}/deliveries', name: 'deliveries' },
-  { method: 'POST', path: '/v1/monitors/{monitorId}/deliveries/{eventId}/redeliver', name: 'redeliver' },
-] as const;
+  { method: 'POST', path: '/v1/monitors', name: 'create', caller: 'either' },
+  { method: 'GET', path: '/v1/monitors', name: 'list', caller: 'either' },
+  { method: 'GET', path: '/v1/monitors/{monitorId}', name: 'get', caller: 'either' },
+  { method: 'PATCH', path: '/v1/monitors/{monitorId}', name: 'update', caller: 'either' },
+  { method: 'DELETE', path: '/v1/monitors/{monitorId}', name: 'remove', caller: 'either' },
+  { method: 'POST', path: '/v1/monitors/{monitorId}/rotate-secret', name: 'rotateSecret', caller: 'either' },
+  { method: 'POST', path: '/v1/monitors/{monitorId}/test', name: 'test', caller: 'either' },
+  { method: 'GET', path: '/v1/monitors/{monitorId}/deliveries', name: 'deliveries', caller: 'either' },
+  { method: 'POST', path: '/v1/monitors/{monitorId}/deliveries/{eventId}/redeliver', name: 'redeliver', caller: 'either' },
+] as const satisfies readonly RouteDef[];
 export type MonitorRouteName = (typeof MONITOR_ROUTES)[number]['name'];
 
-const COMPILED = MONITOR_ROUTES.map((r) => ({ route: r, re: new RegExp(`${r.path.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`) }));
-export function matchMonitorRoute(method: string, path: string) {
-  for (const { route, re } of COMPILED) {
-    if (route.method !== method) continue;
-    const m = re.exec(path);
-    if (m) return { route, params: { ...(m.groups ?? {}) } };
-  }
-  return null;
-}
+export const matchMonitorRoute = (method: string, path: string) => matchRoute(MONITOR_ROUTES, method, path);
