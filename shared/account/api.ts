@@ -6,11 +6,11 @@ import { invalid } from '../http/validation';
 import { notSignedIn } from '../api/caller';
 import { getMember, roleOf, setPassword } from '../auth/members';
 import { passwordProblem } from '../auth/passwords';
-import { ACCOUNT_ROUTES } from './routes';
+import { ACCOUNT_ROUTES } from '../api/account-routes';
 import { clearedSessionCookies, endSession, sessionIdFromCookies, type Session } from '../auth/sessions';
 import { signIn } from './signin';
 import { TEAM_HANDLERS, caller } from './team';
-import { creditsReport, requestsReport, usageReport } from './reads';
+import { creditsReport, requestsReport, usageReport } from '../api/account-reads';
 import type { SessionCtx } from './context';
 
 /**

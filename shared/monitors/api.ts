@@ -5,11 +5,12 @@ import { invalidBody, validateQuery } from '../http/validation';
 import { operation, type Operation } from '../operations';
 import { config } from '../runtime/config';
 import { attempt, enqueue, redeliver } from './deliver';
-import { MONITORABLE_IDS, type MonitorableId, isMonitorable } from './kinds';
-import { MAX_INTERVAL_SECONDS } from './request-schema';
+import { MONITORABLE_IDS, type MonitorableId, isMonitorable } from '../api/monitor-kinds';
+import { MAX_INTERVAL_SECONDS } from '../api/monitor-schema';
 import { newSecret, sealSecret } from './secret';
-import { type Delivery, type Monitor, deleteMonitor, getDelivery, getMonitor, listDeliveries, listMonitors, putMonitor, updateMonitor } from './store';
-import { MONITOR_ROUTES } from './routes';
+import { publicDelivery, publicMonitor } from './shapes';
+import { type Monitor, deleteMonitor, getDelivery, getMonitor, listDeliveries, listMonitors, putMonitor, updateMonitor } from './store';
+import { MONITOR_ROUTES } from '../api/monitor-routes';
 import { webhookUrlProblem } from './webhook-url';
 
 /**
@@ -27,32 +28,7 @@ export const monitorsPerTeam = () => config.monitorsPerTeam;
 const NO_MONITOR = 'Your team has no monitor with this id';
 const MAX_BODY_BYTES = 16 * 1024;
 
-export const publicMonitor = (m: Monitor) => ({
-  id: m.monitorId,
-  operation: m.operation,
-  params: m.params,
-  intervalSeconds: m.intervalSeconds,
-  webhookUrl: m.webhookUrl,
-  status: m.status,
-  pausedReason: m.pausedReason ?? null,
-  createdAt: m.createdAt,
-  updatedAt: m.updatedAt,
-  nextPollAt: m.status === 'active' ? new Date(m.nextPollAt).toISOString() : null,
-  lastPollAt: m.lastPollAt ? new Date(m.lastPollAt).toISOString() : null,
-  lastPollStatus: m.lastPollStatus ?? null,
-});
-
-export const publicDelivery = (d: Delivery) => ({
-  eventId: d.eventId,
-  type: d.type,
-  createdAt: new Date(d.createdAt).toISOString(),
-  state: d.state,
-  attempts: d.attempts,
-  lastStatus: d.lastStatus ?? null,
-  lastError: d.lastError ?? null,
-  latencyMs: d.ms ?? null,
-  nextRetryAt: d.state === 'pending' && d.nextAttemptAt !== undefined ? new Date(d.nextAttemptAt).toISOString() : null,
-});
+export { publicDelivery, publicMonitor };
 
 type Problems = ValidationDetail[];
 

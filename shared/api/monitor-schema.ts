@@ -1,5 +1,5 @@
 import { DEFAULT_MONITOR_MIN_INTERVAL_SECONDS } from '../runtime/config';
-import { MONITORABLE_IDS } from './kinds';
+import { MONITORABLE_IDS } from './monitor-kinds';
 
 export const MAX_INTERVAL_SECONDS = 86_400;
 /** The floor of a monitor's interval, but where MONITOR_MIN_INTERVAL_SECONDS lowers it (local runs and tests; config.monitorMinIntervalSeconds). */
