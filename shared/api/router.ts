@@ -76,6 +76,8 @@ export function jsonApi<const R extends readonly RouteDef[]>(name: string, route
   return entryPoint(name, async (event, { requestId, log, responseCookies }) => {
     // The key pepper (KEY_PEPPER_SECRET_ARN: keys and session ids are hashed with it) and the like, once per cold start.
     await loadSecrets();
+    // API Gateway always sends both: an event without them is our own failure (503), not the caller's 404.
+    if (typeof event.path !== 'string' || typeof event.httpMethod !== 'string') throw new Error('malformed proxy event: no path or method');
     const matched = matchRoute(routes, event.httpMethod, event.path);
     if (!matched) throw new ApiError('NOT_FOUND', options.notFound);
     const { route, params } = matched;
