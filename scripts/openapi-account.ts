@@ -1,5 +1,5 @@
 /**
- * The account API (shared/account/routes.ts) in the OpenAPI document: one operation per route, the
+ * The account API (shared/api/account-routes.ts) in the OpenAPI document: one operation per route, the
  * session cookie as its security scheme, and the shapes shared/account/api.ts answers. Kept beside
  * scripts/openapi.ts, which merges it in; test/gateway/account.test.ts checks every account-API
  * response of its run against the generated document.
