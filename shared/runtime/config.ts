@@ -155,6 +155,10 @@ export const config = {
     const raw = process.env.PASSWORD_HASH_TEST_LOG2N;
     return process.env.NODE_ENV === 'test' && raw && /^\d{1,2}$/.test(raw) ? Number(raw) : undefined;
   },
+  /** The canaries' inputs over their defaults (JSON; the stack sets it from context `canaryInputs`). */
+  get canaryInputs() {
+    return process.env.CANARY_INPUTS || undefined;
+  },
   /** The cache keeps an entry this long (TTL attribute), whatever cache_max_age callers use. */
   cacheTtlSeconds: 30 * 24 * 3600,
 };
@@ -165,6 +169,9 @@ export const config = {
  * gateway applies the same bucket).
  */
 export const RATE_LIMIT = { requests: 100, windowSeconds: 60 } as const;
+
+/** Whether a setting another module names is set (an operation's source, Operation.sourceVariable). */
+export const isSet = (name: string): boolean => !!process.env[name];
 
 /** `microblog-a` -> `MICROBLOG_A` */
 export const envName = (platform: string) => platform.toUpperCase().replace(/[^A-Z0-9]+/g, '_');

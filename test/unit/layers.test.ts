@@ -147,3 +147,13 @@ test('the MCP server never imports the scripts', () => {
 test('the command line is a client of the API: it never imports the scripts, the tests, the local stack or the functions', () => {
   expect(violations('cli', ['scripts', 'test', 'dev', 'infra', 'functions', 'mcp'])).toEqual([]);
 });
+
+test('the entry points and shared/api read no setting themselves: every environment variable goes through shared/runtime/config.ts', () => {
+  const reads = [...ENTRY_POINTS, 'shared/api'].flatMap((entry) =>
+    files(path.join(ROOT, entry.endsWith('.ts') ? path.dirname(entry) : entry))
+      .filter((f) => within(path.relative(ROOT, f), entry))
+      .filter((f) => /process\.env/.test(readFileSync(f, 'utf8')))
+      .map((f) => path.relative(ROOT, f)),
+  );
+  expect(reads).toEqual([]);
+});
