@@ -71,7 +71,7 @@ export interface JsonApiOptions {
 }
 
 /** The Lambda handler of a JSON API: `routes` dispatched to `handlers` through the steps above. */
-export function jsonApi<const R extends readonly RouteDef[]>(name: string, routes: R, handlers: Handlers<R>, options: JsonApiOptions): ProxyHandler {
+export function jsonApi<const R extends readonly RouteDef[]>(name: string, routes: R, handlers: NoInfer<Handlers<R>>, options: JsonApiOptions): ProxyHandler {
   const byName = handlers as unknown as Record<string, (ctx: RouteContext) => Promise<Reply>>;
   return entryPoint(name, async (event, { requestId, log, responseCookies }) => {
     // The key pepper (KEY_PEPPER_SECRET_ARN: keys and session ids are hashed with it) and the like, once per cold start.
