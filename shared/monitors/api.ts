@@ -22,9 +22,6 @@ import { webhookUrlProblem } from './webhook-url';
  * (caller's team, monitorId), so another team's monitor is simply 404. Errors in the spec's shape;
  * a create or update that is wrong in several ways is told every problem at once (at most 20).
  */
-export { MAX_INTERVAL_SECONDS };
-export const minIntervalSeconds = () => config.monitorMinIntervalSeconds;
-export const monitorsPerTeam = () => config.monitorsPerTeam;
 const NO_MONITOR = 'Your team has no monitor with this id';
 const MAX_BODY_BYTES = 16 * 1024;
 
@@ -58,7 +55,7 @@ function checkParams(operationId: MonitorableId | undefined, raw: unknown, probl
 }
 
 function checkInterval(raw: unknown, problems: Problems): number {
-  const min = minIntervalSeconds();
+  const min = config.monitorMinIntervalSeconds;
   if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < min || raw > MAX_INTERVAL_SECONDS) problems.push({ path: 'intervalSeconds', message: `An integer from ${min} to ${MAX_INTERVAL_SECONDS} (seconds)` });
   return raw as number;
 }
@@ -87,7 +84,8 @@ const HANDLERS: Handlers<typeof MONITOR_ROUTES> = {
     const intervalSeconds = checkInterval(body.intervalSeconds, problems);
     const webhookUrl = await checkUrl(body.webhookUrl, problems);
     if (problems.length || !operationId) throw invalidBody(problems);
-    if ((await listMonitors(ctx.teamId)).length >= monitorsPerTeam()) throw new ApiError('BAD_REQUEST', `Your team has ${monitorsPerTeam()} monitors, the most allowed; delete one first`);
+    const most = config.monitorsPerTeam;
+    if ((await listMonitors(ctx.teamId)).length >= most) throw new ApiError('BAD_REQUEST', `Your team has ${most} monitors, the most allowed; delete one first`);
     const now = Date.now();
     const secret = newSecret();
     const m: Monitor = {
