@@ -4,13 +4,16 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { Unauthorized, authorizerHandler } from '../shared/auth/authorizer';
 import { failure } from '../shared/http/envelope';
+import type { ProxyHandler } from '../shared/http/entry';
 import { RATE_LIMIT, config } from '../shared/runtime/config';
 import { ApiError, GATEWAY_MESSAGES, GATEWAY_REFUSAL_HEADERS, atCapacity } from '../shared/http/errors';
 import { logger } from '../shared/runtime/log';
 import { routedOperations, type Operation } from '../shared/operations';
-import { DASHBOARD_PATH, matchAccountRoute } from '../shared/account/routes';
+import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/api/account-routes';
+import { MONITOR_ROUTES } from '../shared/api/monitor-routes';
+import { type RouteDef, matchRoute } from '../shared/api/routes';
 import { createMcpHandler } from '../shared/mcp/http';
-import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
+import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/api/agent-routes';
 import { OPENAPI_ROUTE } from '../shared/public/openapi-document';
 import { llmsTxtHandler } from '../shared/public/llms-txt';
 import { STATUS_PATH } from '../shared/status/page';
@@ -142,8 +145,8 @@ function router(opts: GatewayOptions, publicUrl: () => string): (req: http.Incom
       if (url.pathname === OPENAPI_ROUTE && get) return (await import('../functions/openapi')).handler(plainEvent(req, url, requestId, OPENAPI_ROUTE, null, null));
       if (url.pathname === STATUS_PATH && get) return (await import('../functions/status')).handler(plainEvent(req, url, requestId, STATUS_PATH, null, null));
       if (url.pathname === LLMS_PATH && get) return llms(plainEvent(req, url, requestId, LLMS_PATH, null, null));
-      if (url.pathname.startsWith('/v1/account/')) return await accountRoute(req, url, requestId);
-      if (url.pathname === '/v1/monitors' || url.pathname.startsWith('/v1/monitors/')) return await monitorsRoute(req, url, requestId);
+      if (url.pathname.startsWith('/v1/account/')) return await jsonApiRoute(ACCOUNT_ROUTES, () => import('../functions/account'), req, url, requestId);
+      if (url.pathname === '/v1/monitors' || url.pathname.startsWith('/v1/monitors/')) return await jsonApiRoute(MONITOR_ROUTES, () => import('../functions/monitors'), req, url, requestId);
       if ((url.pathname === DASHBOARD_PATH || url.pathname.startsWith(`${DASHBOARD_PATH}/`)) && get) return await dashboard(req, url, requestId);
       return await operation(req, url, requestId);
     } catch (err) {
@@ -153,24 +156,16 @@ function router(opts: GatewayOptions, publicUrl: () => string): (req: http.Incom
   };
 }
 
-/** The monitors API (shared/monitors/api.ts): an API key or the dashboard session, checked by the function. */
-async function monitorsRoute(req: http.IncomingMessage, url: URL, requestId: string): Promise<APIGatewayProxyResult> {
-  const { matchMonitorRoute } = await import('../shared/monitors/routes');
-  const matched = matchMonitorRoute(req.method ?? 'GET', url.pathname);
+/**
+ * A JSON API (the account API, the monitors API): its route table, and the one function serving it
+ * (shared/api/router.ts), which checks the caller itself (an API key or the dashboard session).
+ */
+async function jsonApiRoute(routes: readonly RouteDef[], fn: () => Promise<{ handler: ProxyHandler }>, req: http.IncomingMessage, url: URL, requestId: string): Promise<APIGatewayProxyResult> {
+  const matched = matchRoute(routes, req.method ?? 'GET', url.pathname);
   if (!matched) return unknownRoute(requestId);
   const body = await readBody(req);
-  const { handler } = await import('../functions/monitors');
+  const { handler } = await fn();
   return overPlainHttp(await handler(plainEvent(req, url, requestId, matched.route.path, matched.params, body)));
-}
-
-/** The account API: one handler for every /v1/account/* route, with the route's path parameters. */
-async function accountRoute(req: http.IncomingMessage, url: URL, requestId: string): Promise<APIGatewayProxyResult> {
-  const matched = matchAccountRoute(req.method ?? 'GET', url.pathname);
-  if (!matched) return unknownRoute(requestId);
-  const body = await readBody(req);
-  const event = plainEvent(req, url, requestId, matched.route.path, matched.params, body);
-  const { handler } = await import('../functions/account');
-  return overPlainHttp(await handler(event));
 }
 
 /**

@@ -1,11 +1,11 @@
 /**
- * The account API (shared/account/routes.ts) in the OpenAPI document: one operation per route, the
+ * The account API (shared/api/account-routes.ts) in the OpenAPI document: one operation per route, the
  * session cookie as its security scheme, and the shapes shared/account/api.ts answers. Kept beside
  * scripts/openapi.ts, which merges it in; test/gateway/account.test.ts checks every account-API
  * response of its run against the generated document.
  */
-import { REQUESTS_PARAMS } from '../shared/account/reads';
-import { ACCOUNT_ROUTES, KEY_READABLE, type AccountRoute } from '../shared/account/routes';
+import { REQUESTS_PARAMS } from '../shared/api/account-reads';
+import { ACCOUNT_ROUTES, type AccountRoute } from '../shared/api/account-routes';
 import { ROLES } from '../shared/account/members';
 import { ERROR_STATUS } from '../shared/http/errors';
 import { HISTORY_PAGE } from '../shared/accounting/request-history';
@@ -132,7 +132,7 @@ export const accountSchemas: Json = {
   }),
 };
 
-type Spec = RouteSpec & { open?: boolean };
+type Spec = RouteSpec;
 
 const nameBody = obj({ name: { type: 'string', minLength: 1, maxLength: 64 } });
 
@@ -142,16 +142,14 @@ const SPECS: Record<AccountRoute['name'], Spec> = {
     body: obj({ token: { type: 'string' }, password: { type: 'string', minLength: 12, maxLength: 200 } }),
     ok: [200, obj({ email: { type: 'string' } }), 'The password is set'],
     errors: [400, 422, 503],
-    open: true,
   },
   signIn: {
     summary: 'Sign in; answers the session cookie',
     body: obj({ email: { type: 'string' }, password: { type: 'string' } }),
     ok: [200, ref('AccountMember'), `Signed in; Set-Cookie: ${SESSION_COOKIE}=…; HttpOnly; Secure; SameSite=Strict`],
     errors: [400, 401, 429, 503],
-    open: true,
   },
-  signOut: { summary: 'End the session at once', ok: [200, obj({ signedOut: { type: 'boolean' } }), 'Signed out; the cookie is cleared'], errors: [400, 503], open: true },
+  signOut: { summary: 'End the session at once', ok: [200, obj({ signedOut: { type: 'boolean' } }), 'Signed out; the cookie is cleared'], errors: [400, 503] },
   me: { summary: 'The signed-in member and their team', ok: [200, ref('AccountMember'), 'The member'], errors: [401, 503] },
   listKeys: { summary: "The team's keys, newest first (never their secrets)", ok: [200, obj({ keys: { type: 'array', items: ref('AccountKey') } }), 'The keys'], errors: [401, 503] },
   createKey: { summary: 'Create a named key; its secret is in this answer only', body: nameBody, ok: [201, obj({ key: ref('AccountNewKey') }), 'The new key, with its secret'], errors: [400, 401, 422, 503] },
@@ -233,8 +231,8 @@ export function accountPaths(): Json {
     (paths[route.path] ??= {})[route.method.toLowerCase()] = routeOperation(route, spec, ERROR_TEXT, {
       operationId: camelName(route.name),
       tags: ['account'],
-      // The session cookie; the reads of KEY_READABLE also an API key; sign-in and the like need none.
-      security: spec.open ? [] : KEY_READABLE.includes(route.name) ? [{ session: [] }, { apiKey: [] }, { bearer: [] }] : [{ session: [] }],
+      // The dashboard's API: a read a key may also make lists the session first.
+      callerFirst: 'session',
     });
   }
   return paths;

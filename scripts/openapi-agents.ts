@@ -5,7 +5,7 @@
  * answers of /mcp against the generated document.
  */
 import { RATE_LIMIT } from '../shared/runtime/config';
-import { LLMS_PATH, MCP_PATH } from '../shared/mcp/routes';
+import { LLMS_PATH, MCP_PATH } from '../shared/api/agent-routes';
 
 type Json = Record<string, unknown>;
 

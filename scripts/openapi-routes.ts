@@ -1,9 +1,12 @@
 /**
  * One OpenAPI operation of a route table (the account API's ACCOUNT_ROUTES, the monitors API's
  * MONITOR_ROUTES): its path parameters, JSON body, success envelope `{data}` and errors in the
- * spec's shape (Retry-After on 429 and 503). Used by scripts/openapi-account.ts and
+ * spec's shape (Retry-After on 429 and 503), and who may call it (`security`, from the route's
+ * `caller`). Used by scripts/openapi-account.ts and
  * scripts/openapi-monitors.ts.
  */
+import type { Caller } from '../shared/api/routes';
+
 type Json = Record<string, unknown>;
 
 export interface RouteSpec {
@@ -17,12 +20,26 @@ export interface RouteSpec {
 }
 
 const requestId = { 'x-request-id': { $ref: '#/components/headers/RequestId' } };
+const KEY = [{ apiKey: [] }, { bearer: [] }];
+const SESSION = [{ session: [] }];
+
+/**
+ * The `security` of a route, from its `caller` (shared/api/routes.ts): none for a public route; the
+ * session cookie; the API key (x-api-key or Bearer); or either, listed in the order the API is mostly
+ * called by (`first`).
+ */
+export function securityOf(caller: Caller, first: 'key' | 'session' = 'key'): Json[] {
+  if (caller === 'public') return [];
+  if (caller === 'session') return SESSION;
+  if (caller === 'key') return KEY;
+  return first === 'key' ? [...KEY, ...SESSION] : [...SESSION, ...KEY];
+}
 
 export function routeOperation(
-  route: { path: string },
+  route: { path: string; caller: Caller },
   spec: RouteSpec,
   errorText: Record<number, string>,
-  about: { operationId: string; description?: string; tags: string[]; security: Json[] },
+  about: { operationId: string; description?: string; tags: string[]; callerFirst?: 'key' | 'session' },
 ): Json {
   const [okStatus, okSchema, okText] = spec.ok;
   const params = [
@@ -44,7 +61,7 @@ export function routeOperation(
     summary: spec.summary,
     ...(about.description ? { description: about.description } : {}),
     tags: about.tags,
-    security: about.security,
+    security: securityOf(route.caller, about.callerFirst),
     ...(params.length ? { parameters: params } : {}),
     ...(spec.body ? { requestBody: { required: !spec.bodyOptional, content: { 'application/json': { schema: spec.body } } } } : {}),
     responses,

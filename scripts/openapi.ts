@@ -13,12 +13,12 @@ import { RATE_LIMIT } from '../shared/runtime/config';
 import { answeredStatuses, operations, type Operation, type Status } from '../shared/operations';
 import { OPENAPI_ROUTE } from '../shared/public/openapi-document';
 import { CACHE_MAX_AGE_SECONDS } from '../shared/http/validation';
-import { parameters } from '../shared/public/parameter-schema';
+import { parameters } from '../shared/api/parameter-schema';
 import { accountPaths, accountSchemas, sessionScheme } from './openapi-account';
 import { agentPaths, agentSchemas } from './openapi-agents';
 import { statusPaths, statusSchemas } from './openapi-status';
 import { monitorPaths, monitorSchemas, monitorWebhooks } from './openapi-monitors';
-import { MONITOR_ROUTES } from '../shared/monitors/routes';
+import { MONITOR_ROUTES } from '../shared/api/monitor-routes';
 
 const ROOT = path.join(__dirname, '..');
 /** The generated document's file (served at OPENAPI_ROUTE). */

@@ -1,22 +1,17 @@
-import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { authorize } from '../auth/authorizer';
-import { createKey, heldBy, keyFromHeaders, listKeys, renameKey, revokeKey, type KeyRecord } from '../auth/keys';
-import { config } from '../runtime/config';
+import { jsonApi, type Handlers } from '../api/router';
+import { createKey, heldBy, listKeys, renameKey, revokeKey, type KeyRecord } from '../auth/keys';
 import { getTeam } from '../accounting/teams';
-import { entryPoint } from '../http/entry';
-import { loadSecrets } from '../runtime/secrets';
-import type { Log } from '../runtime/log';
-import { jsonAnswer } from '../http/envelope';
-import { jsonObjectBody } from '../http/body';
-import { ApiError, GATEWAY_MESSAGES, notFound } from '../http/errors';
-import { NOT_SIGNED_IN, invalid, notSignedIn, session, sessionCookiePath, type Ctx, type Reply } from './context';
-import { getMember, roleOf, setPassword } from './members';
-import { passwordProblem } from './passwords';
-import { matchAccountRoute, type AccountRoute } from './routes';
-import { clearedSessionCookies, endSession, sessionIdFromCookies, type Session } from './sessions';
+import { ApiError, notFound } from '../http/errors';
+import { invalid } from '../http/validation';
+import { notSignedIn } from '../api/caller';
+import { getMember, roleOf, setPassword } from '../auth/members';
+import { passwordProblem } from '../auth/passwords';
+import { ACCOUNT_ROUTES } from '../api/account-routes';
+import { clearedSessionCookies, endSession, sessionIdFromCookies, type Session } from '../auth/sessions';
 import { signIn } from './signin';
 import { TEAM_HANDLERS, caller } from './team';
-import { creditsReport, requestsReport, usageReport } from './reads';
+import { creditsReport, requestsReport, usageReport } from '../api/account-reads';
+import type { SessionCtx } from './context';
 
 /**
  * The account API (ACCOUNT_ROUTES) behind the dashboard. JSON in, `{data}` or the spec's error
@@ -24,41 +19,15 @@ import { creditsReport, requestsReport, usageReport } from './reads';
  * lookup is by (session team, keyId), so another team's key is simply not found. The three reads
  * a script needs (credits, usage, requests) also answer an API key (`x-api-key` or Bearer) for the
  * key's team, free of charge; every other route ignores a key (it never signs in here), and
- * state-changing requests must carry this site's Origin.
+ * state-changing requests must carry this site's Origin. Who may call each route is its `caller`
+ * (./routes.ts); shared/api/router.ts checks it, and the Origin, before any handler runs.
  */
-export { NOT_SIGNED_IN };
+export { BAD_ORIGIN, NOT_SIGNED_IN } from '../api/caller';
 export { SIGN_IN_FAILED, SIGN_IN_THROTTLED } from './signin';
-export const BAD_ORIGIN = 'The request must come from the dashboard of this site (Origin header)';
 export const NOT_YOUR_KEY = 'Only an owner of the team can rename or revoke a key another member holds, or a key of the team';
 export const BAD_TOKEN = 'This set-password link is invalid, used or expired; ask for a new invitation';
 const MAX_BODY_BYTES = 8 * 1024;
 const KEY_NAME_MAX = 64;
-
-const lowerHeaders = (h: APIGatewayProxyEvent['headers'] | null | undefined) => {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h ?? {})) if (typeof v === 'string') out[k.toLowerCase()] = v;
-  return out;
-};
-
-/** The origin this API is served from: DASHBOARD_ORIGIN when set, else the request's own host. */
-export function expectedOrigin(headers: Record<string, string>): string | null {
-  if (process.env.DASHBOARD_ORIGIN) return process.env.DASHBOARD_ORIGIN.replace(/\/+$/, '');
-  const host = headers.host;
-  if (!host) return null;
-  const proto = (headers['x-forwarded-proto'] ?? 'https').split(',')[0]!.trim();
-  return `${proto}://${host}`;
-}
-
-/** A state-changing request made with the session cookie must come from this site (400 BAD_REQUEST otherwise). */
-export function requireOwnOrigin(headers: Record<string, string>, log: Log): void {
-  const expected = expectedOrigin(headers);
-  if (headers.origin && expected && headers.origin === expected) return;
-  log.info('origin refused', { origin: headers.origin ?? null, expected });
-  throw new ApiError('BAD_REQUEST', BAD_ORIGIN);
-}
-
-const parseBody = (event: APIGatewayProxyEvent) => jsonObjectBody(event, MAX_BODY_BYTES);
-
 
 function keyName(value: unknown): string {
   const name = typeof value === 'string' ? value.trim() : '';
@@ -79,7 +48,7 @@ export const publicKey = (k: KeyRecord) => ({
 });
 
 
-const HANDLERS: Record<AccountRoute['name'], (ctx: Ctx) => Promise<Reply>> = {
+const HANDLERS: Handlers<typeof ACCOUNT_ROUTES> = {
   async setPassword({ body }) {
     const problem = passwordProblem(body.password);
     if (problem) throw invalid('password', problem);
@@ -98,17 +67,17 @@ const HANDLERS: Record<AccountRoute['name'], (ctx: Ctx) => Promise<Reply>> = {
   },
 
   async me(ctx) {
-    return { data: await me(await session(ctx)) };
+    return { data: await me(ctx.session) };
   },
 
   async listKeys(ctx) {
-    const { teamId } = await session(ctx);
+    const { teamId } = ctx.session;
     const keys = (await listKeys(teamId)).map(publicKey).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
     return { data: { keys } };
   },
 
   async createKey(ctx) {
-    const { teamId, memberId, email } = await session(ctx);
+    const { teamId, memberId, email } = ctx.session;
     const name = keyName(ctx.body.name);
     const team = await getTeam(teamId);
     if (!team) throw notSignedIn(ctx);
@@ -135,15 +104,15 @@ const HANDLERS: Record<AccountRoute['name'], (ctx: Ctx) => Promise<Reply>> = {
   },
 
   async credits(ctx) {
-    return { data: await creditsReport(await readerTeam(ctx)) };
+    return { data: await creditsReport(ctx.teamId) };
   },
 
   async usage(ctx) {
-    return { data: await usageReport(await readerTeam(ctx), ctx.event.queryStringParameters?.days) };
+    return { data: await usageReport(ctx.teamId, ctx.query.days) };
   },
 
   async requests(ctx) {
-    return { data: await requestsReport(await readerTeam(ctx), ctx.event.queryStringParameters) };
+    return { data: await requestsReport(ctx.teamId, ctx.query) };
   },
 
   ...TEAM_HANDLERS,
@@ -153,24 +122,12 @@ const HANDLERS: Record<AccountRoute['name'], (ctx: Ctx) => Promise<Reply>> = {
  * The session of a caller who may rename or revoke the route's key: an owner any key of the team, a
  * member only a key they hold (heldBy). A key the team has not is left to the handler's 404.
  */
-async function mayChangeKey(ctx: Ctx): Promise<Session> {
-  const you = await session(ctx);
+async function mayChangeKey(ctx: SessionCtx): Promise<Session> {
+  const you = ctx.session;
   if (roleOf(await caller(ctx, you)) === 'owner') return you;
   const key = (await listKeys(you.teamId)).find((k) => k.keyId === ctx.params.keyId);
   if (key && heldBy(key)?.memberId !== you.memberId) throw new ApiError('BAD_REQUEST', NOT_YOUR_KEY);
   return you;
-}
-
-/**
- * The team of a read's caller: the API key's when the request carries one (checked as the
- * authorizer checks it: unknown or revoked is 401), else the dashboard session's.
- */
-async function readerTeam(ctx: Ctx): Promise<string> {
-  if (keyFromHeaders(ctx.headers) === undefined) return (await session(ctx)).teamId;
-  const key = await authorize(ctx.headers);
-  if (!key) throw new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED);
-  ctx.log.appendKeys({ teamId: key.teamId, keyId: key.keyId });
-  return key.teamId;
 }
 
 async function me(s: Session) {
@@ -184,18 +141,4 @@ async function me(s: Session) {
   };
 }
 
-const STATE_CHANGING = new Set(['POST', 'PATCH', 'DELETE', 'PUT']);
-
-export const accountHandler = entryPoint('account', async (event, { requestId, log, responseCookies }) => {
-  // The key pepper (KEY_PEPPER_SECRET_ARN: keys and session ids are hashed with it), once per cold start.
-  await loadSecrets();
-  const cookiePath = sessionCookiePath(event);
-  const matched = matchAccountRoute(event.httpMethod, event.path);
-  if (!matched) throw new ApiError('NOT_FOUND', 'No such account route');
-  const headers = lowerHeaders(event.headers);
-  if (STATE_CHANGING.has(event.httpMethod)) requireOwnOrigin(headers, log);
-  const body = STATE_CHANGING.has(event.httpMethod) ? parseBody(event) : {};
-  const reply = await HANDLERS[matched.route.name]({ event, headers, body, params: matched.params, requestId, cookiePath, log, responseCookies });
-  responseCookies.push(...(reply.cookies ?? []));
-  return jsonAnswer(reply.status ?? 200, { data: reply.data }, requestId);
-});
+export const accountHandler = jsonApi('account', ACCOUNT_ROUTES, HANDLERS, { notFound: 'No such account route', maxBodyBytes: MAX_BODY_BYTES });

@@ -1,9 +1,9 @@
 import { config } from '../runtime/config';
 import { ApiError } from '../http/errors';
 import type { Ctx, Reply } from './context';
-import { getMember, isEmail, normalizeEmail, upgradePasswordHash, type Member } from './members';
-import { MAX_PASSWORD_LENGTH, decoyHash, hashPassword, needsRehash, verifyPassword } from './passwords';
-import { sessionCookies, startSession } from './sessions';
+import { getMember, isEmail, normalizeEmail, upgradePasswordHash, type Member } from '../auth/members';
+import { MAX_PASSWORD_LENGTH, decoyHash, hashPassword, needsRehash, verifyPassword } from '../auth/passwords';
+import { sessionCookies, startSession } from '../auth/sessions';
 import { admitSignIn, signInSucceeded } from './throttle';
 
 /**

@@ -1,8 +1,10 @@
 import { ApiError, notFound } from '../http/errors';
-import { invalid, notSignedIn, session, type Ctx, type Reply } from './context';
-import { endAllSessions, getMember, listMembers, memberOfTeam, removeMemberAndKeys, roleOf, type Member } from './members';
-import { hashPassword, passwordProblem } from './passwords';
-import { endOtherSessions, endSessionById, listSessions, sessionIdFromCookies, type Session } from './sessions';
+import { notSignedIn } from '../api/caller';
+import { invalid } from '../http/validation';
+import type { Reply, SessionCtx as Ctx } from './context';
+import { endAllSessions, getMember, listMembers, memberOfTeam, removeMemberAndKeys, roleOf, type Member } from '../auth/members';
+import { hashPassword, passwordProblem } from '../auth/passwords';
+import { endOtherSessions, endSessionById, listSessions, sessionIdFromCookies, type Session } from '../auth/sessions';
 import { admit, passwordMatches, sourceAddress } from './signin';
 import { signInSucceeded } from './throttle';
 
@@ -46,7 +48,7 @@ async function teamMember(ctx: Ctx, you: Session, memberId = ctx.params.memberId
 }
 
 /** The caller as a member now (their role read afresh, strongly consistent), or 401. */
-export async function caller(ctx: Ctx, you: Session): Promise<Member> {
+export async function caller(ctx: Pick<Ctx, 'responseCookies' | 'cookiePath'>, you: Session): Promise<Member> {
   const m = await getMember(you.email);
   if (!m || m.memberId !== you.memberId || m.teamId !== you.teamId) throw notSignedIn(ctx);
   return m;
@@ -59,13 +61,13 @@ async function mayManage(ctx: Ctx, you: Session, m: Member): Promise<void> {
 
 export const TEAM_HANDLERS = {
   async listMembers(ctx: Ctx): Promise<Reply> {
-    const you = await session(ctx);
+    const you = ctx.session;
     return { data: { members: (await listMembers(you.teamId)).map((m) => publicMember(m, you)) } };
   },
 
   /** Owners only. Body (optional): `{transferKeysTo: memberId}`, the member who keeps the removed member's keys; else they are revoked. */
   async removeMember(ctx: Ctx): Promise<Reply> {
-    const you = await session(ctx);
+    const you = ctx.session;
     if (roleOf(await caller(ctx, you)) !== 'owner') throw new ApiError('BAD_REQUEST', OWNERS_ONLY);
     const m = await teamMember(ctx, you);
     if (m.memberId === you.memberId) throw new ApiError('BAD_REQUEST', CANNOT_REMOVE_SELF);
@@ -80,7 +82,7 @@ export const TEAM_HANDLERS = {
   },
 
   async listSessions(ctx: Ctx): Promise<Reply> {
-    const you = await session(ctx);
+    const you = ctx.session;
     const m = await teamMember(ctx, you);
     await mayManage(ctx, you, m);
     return { data: { sessions: (await listSessions(m)).map((s) => publicSession(s, you)) } };
@@ -88,7 +90,7 @@ export const TEAM_HANDLERS = {
 
   /** Every session of the member, except the caller's own (ending one's own is signing out). */
   async endSessions(ctx: Ctx): Promise<Reply> {
-    const you = await session(ctx);
+    const you = ctx.session;
     const m = await teamMember(ctx, you);
     await mayManage(ctx, you, m);
     const self = m.memberId === you.memberId;
@@ -99,7 +101,7 @@ export const TEAM_HANDLERS = {
   },
 
   async endSession(ctx: Ctx): Promise<Reply> {
-    const you = await session(ctx);
+    const you = ctx.session;
     const m = await teamMember(ctx, you);
     await mayManage(ctx, you, m);
     if (!(await endSessionById(m, ctx.params.sessionId ?? ''))) throw notFound('This member has no live session with this id');
@@ -109,7 +111,7 @@ export const TEAM_HANDLERS = {
 
   /** The current password proves it is the member (not someone at an unlocked screen); counted like a sign-in. */
   async changePassword(ctx: Ctx): Promise<Reply> {
-    const you = await session(ctx);
+    const you = ctx.session;
     const problem = passwordProblem(ctx.body.password);
     if (problem) throw invalid('password', problem);
     const current = typeof ctx.body.currentPassword === 'string' ? ctx.body.currentPassword : '';

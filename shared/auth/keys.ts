@@ -34,7 +34,7 @@ export interface KeyRecord {
   createdAt: string;
   /** Absent only on keys created before creators were recorded. */
   createdBy?: KeyCreator;
-  /** The member the key was transferred to when its holder was removed (shared/account/members.ts); absent: its creator. */
+  /** The member the key was transferred to when its holder was removed (shared/auth/members.ts); absent: its creator. */
   transferredTo?: Extract<KeyCreator, { kind: 'member' }>;
   lastUsedAt?: string;
   revokedAt?: string;

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { badCursor, validationError, type ValidationDetail } from './errors';
+import { ApiError, badCursor, validationError, type ValidationDetail } from './errors';
 
 /**
  * Parameter validation with valibot. Each parameter of each operation is a valibot schema from a
@@ -187,3 +187,8 @@ export function validateQuery<P extends Record<string, ParamDef>>(
   // `values` is exactly ParamValues<P>: the one place that turns checked data into its type.
   return { values: values as ParamValues<P>, cacheMaxAge };
 }
+
+/** 422 VALIDATION_ERROR for a JSON request body: every problem found, at most MAX_DETAILS of them. */
+export const invalidBody = (details: readonly ValidationDetail[]) => new ApiError('VALIDATION_ERROR', 'Invalid request body', { details: boundedDetails(details) });
+/** 422 for one problem of a JSON request body. */
+export const invalid = (path: string, message: string) => invalidBody([{ path, message }]);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { creditsReport, requestsReport, usageReport } from '../account/reads';
+import { creditsReport, requestsReport, usageReport } from '../api/account-reads';
 import { type ProxyHandler, entryPoint } from '../http/entry';
 import { failure, jsonAnswer } from '../http/envelope';
 import { ApiError, GATEWAY_MESSAGES, type ValidationDetail, atCapacity, toApiError } from '../http/errors';
@@ -10,9 +10,9 @@ import { boundedDetails } from '../http/validation';
 import type { Log } from '../runtime/log';
 import type { Operation } from '../operations';
 import type { Answer, ErrorAnswer } from './render';
-import { MCP_PATH } from './routes';
+import { MCP_PATH } from '../api/agent-routes';
 import { type Executor, createMcpServer } from './server';
-import { type AccountRead, MONITOR_ID, type MonitorRoute, RESPONSE_FORMAT, type ToolDef } from './tools';
+import { type AccountRead, MONITOR_ID, type MonitorRoute, RESPONSE_FORMAT, type ToolDef } from '../api/mcp-tools';
 
 /**
  * POST /mcp: the MCP Streamable HTTP transport, stateless. Each POST builds its own server and

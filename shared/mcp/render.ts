@@ -1,5 +1,5 @@
 import type { ErrorCode, ValidationDetail } from '../http/errors';
-import type { ResponseFormat, ToolDef } from './tools';
+import type { ResponseFormat, ToolDef } from '../api/mcp-tools';
 
 /**
  * A tool's answer as MCP returns it. The structured content is the API's own envelope, whole:

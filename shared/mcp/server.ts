@@ -3,7 +3,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { atCapacity } from '../http/errors';
 import { type Answer, type ErrorAnswer, errorResult, toolResult } from './render';
-import { INSTRUCTIONS, RESPONSE_FORMAT, RESPONSE_FORMATS, type ResponseFormat, type ToolDef, findTool, listed, splitArguments, tools } from './tools';
+import { INSTRUCTIONS, RESPONSE_FORMAT, RESPONSE_FORMATS, type ResponseFormat, type ToolDef, findTool, listed, splitArguments, tools } from '../api/mcp-tools';
 
 /**
  * The one MCP server, whatever carries it: stdio (mcp/server.ts, `npm run mcp`) or the Streamable

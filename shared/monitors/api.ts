@@ -1,22 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { requireOwnOrigin } from '../account/api';
-import { invalid, session, sessionCookiePath } from '../account/context';
-import { authorize } from '../auth/authorizer';
-import { keyFromHeaders } from '../auth/keys';
-import { entryPoint } from '../http/entry';
-import { jsonAnswer } from '../http/envelope';
-import { jsonObjectBody } from '../http/body';
-import { ApiError, GATEWAY_MESSAGES, notFound, type ValidationDetail } from '../http/errors';
-import { validateQuery } from '../http/validation';
+import { jsonApi, type Handlers, type TeamContext } from '../api/router';
+import { ApiError, notFound, type ValidationDetail } from '../http/errors';
+import { invalidBody, validateQuery } from '../http/validation';
 import { operation, type Operation } from '../operations';
-import type { Log } from '../runtime/log';
-import { loadSecrets } from '../runtime/secrets';
+import { config } from '../runtime/config';
 import { attempt, enqueue, redeliver } from './deliver';
-import { MONITORABLE_IDS, isMonitorable } from './kinds';
+import { MONITORABLE_IDS, type MonitorableId, isMonitorable } from '../api/monitor-kinds';
+import { MAX_INTERVAL_SECONDS } from '../api/monitor-schema';
 import { newSecret, sealSecret } from './secret';
-import { type Delivery, type Monitor, deleteMonitor, getDelivery, getMonitor, listDeliveries, listMonitors, putMonitor, updateMonitor } from './store';
-import { type MonitorRouteName, matchMonitorRoute } from './routes';
+import { publicDelivery, publicMonitor } from './shapes';
+import { type Monitor, deleteMonitor, getDelivery, getMonitor, listDeliveries, listMonitors, putMonitor, updateMonitor } from './store';
+import { MONITOR_ROUTES } from '../api/monitor-routes';
 import { webhookUrlProblem } from './webhook-url';
 
 /**
@@ -25,84 +19,54 @@ import { webhookUrlProblem } from './webhook-url';
  * routes; state-changing requests then need this site's Origin). Every current member of the team,
  * owner or not, manages every monitor of the team, as every key of the team does (and any member
  * may create a key): a role rule here would protect nothing. Free. Team-scoped: every lookup is by
- * (caller's team, monitorId), so another team's monitor is simply 404. Errors in the spec's shape.
+ * (caller's team, monitorId), so another team's monitor is simply 404. Errors in the spec's shape;
+ * a create or update that is wrong in several ways is told every problem at once (at most 20).
  */
-export const MAX_INTERVAL_SECONDS = 86_400;
-/** The floor of a monitor's interval, but where MONITOR_MIN_INTERVAL_SECONDS lowers it (local runs and tests). */
-export const MIN_INTERVAL_SECONDS = 60;
-export const minIntervalSeconds = () => Math.max(1, Number(process.env.MONITOR_MIN_INTERVAL_SECONDS) || MIN_INTERVAL_SECONDS);
-export const monitorsPerTeam = () => Number(process.env.MONITORS_PER_TEAM) || 100;
 const NO_MONITOR = 'Your team has no monitor with this id';
 const MAX_BODY_BYTES = 16 * 1024;
 
-export const publicMonitor = (m: Monitor) => ({
-  id: m.monitorId,
-  operation: m.operation,
-  params: m.params,
-  intervalSeconds: m.intervalSeconds,
-  webhookUrl: m.webhookUrl,
-  status: m.status,
-  pausedReason: m.pausedReason ?? null,
-  createdAt: m.createdAt,
-  updatedAt: m.updatedAt,
-  nextPollAt: m.status === 'active' ? new Date(m.nextPollAt).toISOString() : null,
-  lastPollAt: m.lastPollAt ? new Date(m.lastPollAt).toISOString() : null,
-  lastPollStatus: m.lastPollStatus ?? null,
-});
+export { publicDelivery, publicMonitor };
 
-export const publicDelivery = (d: Delivery) => ({
-  eventId: d.eventId,
-  type: d.type,
-  createdAt: new Date(d.createdAt).toISOString(),
-  state: d.state,
-  attempts: d.attempts,
-  lastStatus: d.lastStatus ?? null,
-  lastError: d.lastError ?? null,
-  latencyMs: d.ms ?? null,
-  nextRetryAt: d.state === 'pending' && d.nextAttemptAt !== undefined ? new Date(d.nextAttemptAt).toISOString() : null,
-});
+type Problems = ValidationDetail[];
 
-function checkParams(operationId: string, raw: unknown): Record<string, string> {
+/** The monitor's query parameters, each problem added to `problems` (the operation's own rules when it is known). */
+function checkParams(operationId: MonitorableId | undefined, raw: unknown, problems: Problems): Record<string, string> {
   if (raw === undefined) raw = {};
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw invalid('params', 'Must be an object of query parameters');
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return (problems.push({ path: 'params', message: 'Must be an object of query parameters' }), {});
   const params: Record<string, string> = {};
+  const refused = new Set<string>();
   for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
-    if (typeof v !== 'string') throw invalid(`params.${k}`, 'Must be a string');
-    if (k === 'cursor' || k === 'cache_max_age') throw invalid(`params.${k}`, 'A monitor watches the first page; the cache age follows its interval');
-    params[k] = v;
+    if (typeof v !== 'string') problems.push({ path: `params.${k}`, message: 'Must be a string' });
+    else if (k === 'cursor' || k === 'cache_max_age') problems.push({ path: `params.${k}`, message: 'A monitor watches the first page; the cache age follows its interval' });
+    else params[k] = v;
+    if (!(k in params)) refused.add(k);
   }
-  const op = operation(operationId as Parameters<typeof operation>[0]) as Operation;
+  if (!operationId) return params;
+  const op = operation(operationId) as Operation;
   try {
     validateQuery({ params: op.params, oneOf: op.oneOf }, params);
   } catch (err) {
-    if (err instanceof ApiError && err.details) throw new ApiError('VALIDATION_ERROR', 'Invalid request body', { details: err.details.map((d: ValidationDetail) => ({ path: `params.${d.path}`, message: d.message })) });
-    if (err instanceof ApiError) throw invalid('params', err.message);
-    throw err;
+    if (!(err instanceof ApiError)) throw err;
+    if (!err.details) problems.push({ path: 'params', message: err.message });
+    // A parameter refused above is not also "Required" here.
+    for (const d of err.details ?? []) if (!refused.has(d.path)) problems.push({ path: `params.${d.path}`, message: d.message });
   }
   return params;
 }
 
-function checkInterval(raw: unknown): number {
-  const min = minIntervalSeconds();
-  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < min || raw > MAX_INTERVAL_SECONDS) throw invalid('intervalSeconds', `An integer from ${min} to ${MAX_INTERVAL_SECONDS} (seconds)`);
-  return raw;
+function checkInterval(raw: unknown, problems: Problems): number {
+  const min = config.monitorMinIntervalSeconds;
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < min || raw > MAX_INTERVAL_SECONDS) problems.push({ path: 'intervalSeconds', message: `An integer from ${min} to ${MAX_INTERVAL_SECONDS} (seconds)` });
+  return raw as number;
 }
 
-async function checkUrl(raw: unknown): Promise<string> {
+async function checkUrl(raw: unknown, problems: Problems): Promise<string> {
   const problem = await webhookUrlProblem(raw);
-  if (problem) throw invalid('webhookUrl', problem);
-  return (raw as string).trim();
+  if (problem) problems.push({ path: 'webhookUrl', message: problem });
+  return typeof raw === 'string' ? raw.trim() : '';
 }
 
-interface Ctx {
-  teamId: string;
-  keyId?: string;
-  body: Record<string, unknown>;
-  params: Record<string, string>;
-  event: APIGatewayProxyEvent;
-  log: Log;
-}
-type Reply = { status?: number; data: unknown };
+type Ctx = TeamContext;
 
 async function mine(ctx: Ctx): Promise<Monitor> {
   const m = await getMonitor(ctx.teamId, ctx.params.monitorId ?? '');
@@ -110,21 +74,25 @@ async function mine(ctx: Ctx): Promise<Monitor> {
   return m;
 }
 
-const HANDLERS: Record<MonitorRouteName, (ctx: Ctx) => Promise<Reply>> = {
+const HANDLERS: Handlers<typeof MONITOR_ROUTES> = {
   async create(ctx) {
     const { body } = ctx;
-    if (typeof body.operation !== 'string' || !isMonitorable(body.operation)) throw invalid('operation', `One of ${MONITORABLE_IDS.join(', ')}`);
-    const params = checkParams(body.operation, body.params);
-    const intervalSeconds = checkInterval(body.intervalSeconds);
-    const webhookUrl = await checkUrl(body.webhookUrl);
-    if ((await listMonitors(ctx.teamId)).length >= monitorsPerTeam()) throw new ApiError('BAD_REQUEST', `Your team has ${monitorsPerTeam()} monitors, the most allowed; delete one first`);
+    const problems: Problems = [];
+    const operationId = typeof body.operation === 'string' && isMonitorable(body.operation) ? body.operation : undefined;
+    if (!operationId) problems.push({ path: 'operation', message: `One of ${MONITORABLE_IDS.join(', ')}` });
+    const params = checkParams(operationId, body.params, problems);
+    const intervalSeconds = checkInterval(body.intervalSeconds, problems);
+    const webhookUrl = await checkUrl(body.webhookUrl, problems);
+    if (problems.length || !operationId) throw invalidBody(problems);
+    const most = config.monitorsPerTeam;
+    if ((await listMonitors(ctx.teamId)).length >= most) throw new ApiError('BAD_REQUEST', `Your team has ${most} monitors, the most allowed; delete one first`);
     const now = Date.now();
     const secret = newSecret();
     const m: Monitor = {
       teamId: ctx.teamId,
       monitorId: `mon_${randomBytes(10).toString('hex')}`,
       ...(ctx.keyId ? { keyId: ctx.keyId } : {}),
-      operation: body.operation,
+      operation: operationId,
       params,
       intervalSeconds,
       webhookUrl,
@@ -152,14 +120,16 @@ const HANDLERS: Record<MonitorRouteName, (ctx: Ctx) => Promise<Reply>> = {
     const m = await mine(ctx);
     const { body } = ctx;
     const changes: Partial<Monitor> = {};
-    for (const k of Object.keys(body)) if (!['status', 'intervalSeconds', 'webhookUrl'].includes(k)) throw invalid(k, 'Only status, intervalSeconds and webhookUrl can be changed');
-    if (body.intervalSeconds !== undefined) changes.intervalSeconds = checkInterval(body.intervalSeconds);
-    if (body.webhookUrl !== undefined) changes.webhookUrl = await checkUrl(body.webhookUrl);
+    const problems: Problems = [];
+    for (const k of Object.keys(body)) if (!['status', 'intervalSeconds', 'webhookUrl'].includes(k)) problems.push({ path: k, message: 'Only status, intervalSeconds and webhookUrl can be changed' });
+    if (body.intervalSeconds !== undefined) changes.intervalSeconds = checkInterval(body.intervalSeconds, problems);
+    if (body.webhookUrl !== undefined) changes.webhookUrl = await checkUrl(body.webhookUrl, problems);
     if (body.status !== undefined) {
       if (body.status === 'paused') Object.assign(changes, { status: 'paused', pausedReason: 'by_request' });
       else if (body.status === 'active') Object.assign(changes, { status: 'active', pausedReason: undefined, failingSince: undefined, nextPollAt: Date.now() });
-      else throw invalid('status', 'active or paused');
+      else problems.push({ path: 'status', message: 'active or paused' });
     }
+    if (problems.length) throw invalidBody(problems);
     const next = await updateMonitor(m.teamId, m.monitorId, changes);
     if (!next) throw notFound(NO_MONITOR);
     return { data: { monitor: publicMonitor(next) } };
@@ -203,33 +173,4 @@ const HANDLERS: Record<MonitorRouteName, (ctx: Ctx) => Promise<Reply>> = {
   },
 };
 
-const lowerHeaders = (h: APIGatewayProxyEvent['headers'] | null | undefined) => {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h ?? {})) if (typeof v === 'string') out[k.toLowerCase()] = v;
-  return out;
-};
-
-const parseBody = (event: APIGatewayProxyEvent) => jsonObjectBody(event, MAX_BODY_BYTES);
-
-const STATE_CHANGING = new Set(['POST', 'PATCH', 'DELETE']);
-
-export const monitorsHandler = entryPoint('monitors', async (event, { requestId, log, responseCookies }) => {
-  await loadSecrets();
-  const matched = matchMonitorRoute(event.httpMethod, event.path);
-  if (!matched) throw new ApiError('NOT_FOUND', 'No such monitors route');
-  const headers = lowerHeaders(event.headers);
-  let teamId: string;
-  let keyId: string | undefined;
-  if (keyFromHeaders(headers) !== undefined) {
-    const key = await authorize(headers);
-    if (!key) throw new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED);
-    ({ teamId, keyId } = key);
-  } else {
-    teamId = (await session({ headers, responseCookies, cookiePath: sessionCookiePath(event) })).teamId;
-    if (STATE_CHANGING.has(event.httpMethod)) requireOwnOrigin(headers, log);
-  }
-  log.appendKeys({ teamId });
-  const body = STATE_CHANGING.has(event.httpMethod) ? parseBody(event) : {};
-  const reply = await HANDLERS[matched.route.name]({ teamId, keyId, body, params: matched.params, event, log });
-  return jsonAnswer(reply.status ?? 200, { data: reply.data }, requestId);
-});
+export const monitorsHandler = jsonApi('monitors', MONITOR_ROUTES, HANDLERS, { notFound: 'No such monitors route', maxBodyBytes: MAX_BODY_BYTES });

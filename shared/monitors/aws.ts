@@ -1,5 +1,6 @@
 import { SQSClient, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSBatchResponse } from 'aws-lambda';
+import { config } from '../runtime/config';
 import { invokeProxy } from '../runtime/invoke';
 import { logger } from '../runtime/log';
 import { loadSecrets } from '../runtime/secrets';
@@ -23,11 +24,11 @@ import { type Delivery, dueDeliveries, dueMonitors, listDeliveries } from './sto
 const sqs = new SQSClient({});
 /** MONITOR_POLL_QUEUES: JSON, platform -> its poll queue's URL (infra/monitors.ts). */
 const pollQueueOf = (platform: string): string => {
-  const url = (JSON.parse(process.env.MONITOR_POLL_QUEUES ?? '{}') as Record<string, string>)[platform];
+  const url = config.monitorPollQueues[platform];
   if (!url) throw new Error(`no poll queue for ${platform}`);
   return url;
 };
-const DELIVERY_QUEUE = () => process.env.MONITOR_DELIVERY_QUEUE_URL!;
+const DELIVERY_QUEUE = () => config.monitorDeliveryQueueUrl!;
 
 type Ref = Record<string, string | number>;
 /**
@@ -59,8 +60,7 @@ export async function tickHandler(): Promise<{ polls: number; deliveries: number
 
 /** The operation's function, by name from MONITOR_FUNCTIONS (JSON: operation id -> function name). */
 const invokeFunction: Invoke = async (operationId, event) => {
-  const names = JSON.parse(process.env.MONITOR_FUNCTIONS ?? '{}') as Record<string, string>;
-  const name = names[operationId];
+  const name = config.monitorFunctions[operationId];
   if (!name) throw new Error(`no function for ${operationId}`);
   return invokeProxy(name, event);
 };

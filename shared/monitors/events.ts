@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type MonitorableId, watchOf } from './kinds';
+import { type MonitorableId, watchOf } from '../api/monitor-kinds';
 
 /**
  * From one successful poll's `data` and what the monitor remembers, the events to send and what to

@@ -1,6 +1,6 @@
 import { operation, type Operation } from '../operations';
-import { parameter, type ParameterObject } from '../public/parameter-schema';
-import { MONITORABLE_IDS, type MonitorableId } from './kinds';
+import { parameter, type ParameterObject } from '../api/parameter-schema';
+import { MONITORABLE_IDS, type MonitorableId } from '../api/monitor-kinds';
 
 /**
  * What the dashboard's Monitors page asks for each monitorable operation: its query parameters as

@@ -2,7 +2,7 @@ import pLimit from 'p-limit';
 import { operation } from '../operations';
 import type { Log } from '../runtime/log';
 import { attempt } from './deliver';
-import { POLLS_PER_PLATFORM } from './kinds';
+import { POLLS_PER_PLATFORM } from '../api/monitor-kinds';
 import { type Invoke, pollMonitor } from './poll';
 import { type DueMonitor, dueDeliveries, dueMonitors } from './store';
 

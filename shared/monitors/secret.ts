@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
-import { loaded } from '../runtime/secrets';
+import { config } from '../runtime/config';
 
 /**
  * A monitor's signing secret. We sign every delivery with it, so it cannot be a one-way hash: it is
@@ -15,7 +15,7 @@ import { loaded } from '../runtime/secrets';
 const PREFIX = 'whsec_';
 const KEY_BYTES = 24;
 
-const encryptionKey = () => createHmac('sha256', process.env.MONITOR_KEY || loaded.monitorKey || 'local-monitor-secrets').update('monitor-signing-secret/v1').digest();
+const encryptionKey = () => createHmac('sha256', config.monitorKey || 'local-monitor-secrets').update('monitor-signing-secret/v1').digest();
 
 /** A new secret as shown to the caller: `whsec_` + base64 of the key. */
 export function newSecret(): string {

@@ -3,7 +3,7 @@ import { db, isConditionalFailure, itemUpdate } from '../db/client';
 import { TEAM_INDEX, teamPk } from '../db/tables';
 import { config } from '../runtime/config';
 import type { PendingEvent, WatchState } from './events';
-import type { MonitorableId } from './kinds';
+import type { MonitorableId } from '../api/monitor-kinds';
 
 /**
  * Monitors and their deliveries, in the accounts table (no new table: the team's data lives there):

@@ -2,6 +2,7 @@ import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
+import { config } from '../runtime/config';
 import { isPublicAddress, lookupWith } from '../scrape/address';
 
 /**
@@ -14,7 +15,7 @@ import { isPublicAddress, lookupWith } from '../scrape/address';
  * WEBHOOK_ALLOW_LOOPBACK=1 (local runs and tests only; the stack never sets it) also allows plain
  * http to a loopback address.
  */
-export const allowLoopback = () => process.env.WEBHOOK_ALLOW_LOOPBACK === '1';
+export const allowLoopback = () => config.webhookAllowLoopback;
 
 const isLoopback = (address: string) => {
   const a = address.replace(/^\[|\]$/g, '');

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { entryPoint } from '../http/entry';
 import { ApiError } from '../http/errors';
-import { DASHBOARD_PATH } from '../account/routes';
+import { DASHBOARD_PATH } from '../api/account-routes';
 
 /**
  * The dashboard's single-page app: index.html for each page path, and the bundled script and

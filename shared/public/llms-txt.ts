@@ -1,11 +1,11 @@
 import { COST } from '../accounting/teams';
 import { RATE_LIMIT, config } from '../runtime/config';
 import { entryPoint } from '../http/entry';
-import { MCP_PATH } from '../mcp/routes';
+import { MCP_PATH } from '../api/agent-routes';
 import { OPENAPI_ROUTE } from './openapi-document';
-import { tools } from '../mcp/tools';
+import { tools } from '../api/mcp-tools';
 import { routedOperations } from '../operations';
-import { parameters } from './parameter-schema';
+import { parameters } from '../api/parameter-schema';
 
 /**
  * GET /llms.txt, without a key: the API for agents, in the llms.txt form (markdown: a title, a

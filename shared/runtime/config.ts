@@ -17,6 +17,9 @@ const num = (name: string, fallback: number): number => {
  */
 export const DEFAULT_SCRAPE_DEADLINE_MS = 20_000;
 
+/** The shortest interval of a monitor unless MONITOR_MIN_INTERVAL_SECONDS lowers it (local runs and tests). */
+export const DEFAULT_MONITOR_MIN_INTERVAL_SECONDS = 60;
+
 export const config = {
   get accountsTable() {
     return process.env.ACCOUNTS_TABLE || 'social-data-accounts';
@@ -112,6 +115,50 @@ export const config = {
   get statusMaxAgeSeconds() {
     return Math.min(30, num('STATUS_MAX_AGE_S', 5));
   },
+  /** The dashboard's origin, when it is not the API's own host (state-changing session requests must come from it). */
+  get dashboardOrigin() {
+    return process.env.DASHBOARD_ORIGIN || undefined;
+  },
+  /** The shortest interval of a monitor (DEFAULT_MONITOR_MIN_INTERVAL_SECONDS); local runs and tests only lower it. */
+  get monitorMinIntervalSeconds() {
+    return Math.max(1, num('MONITOR_MIN_INTERVAL_SECONDS', 0) || DEFAULT_MONITOR_MIN_INTERVAL_SECONDS);
+  },
+  /** Monitors a team may have. */
+  get monitorsPerTeam() {
+    return num('MONITORS_PER_TEAM', 0) || 100;
+  },
+  /** Plain http webhooks to a loopback address too (`1`: local runs and tests; never the stack). */
+  get webhookAllowLoopback() {
+    return process.env.WEBHOOK_ALLOW_LOOPBACK === '1';
+  },
+  /** The AWS monitor workers' poll queues (JSON: platform -> queue URL; set by the stack). */
+  get monitorPollQueues(): Record<string, string> {
+    return JSON.parse(process.env.MONITOR_POLL_QUEUES || '{}') as Record<string, string>;
+  },
+  /** The AWS delivery worker's queue (set by the stack). */
+  get monitorDeliveryQueueUrl() {
+    return process.env.MONITOR_DELIVERY_QUEUE_URL || undefined;
+  },
+  /** The monitorable operations' function names (JSON: operation id -> function name; set by the stack). */
+  get monitorFunctions(): Record<string, string> {
+    return JSON.parse(process.env.MONITOR_FUNCTIONS || '{}') as Record<string, string>;
+  },
+  /** The key monitors' signing secrets are stored encrypted under: MONITOR_KEY, else the one read at cold start (MONITOR_KEY_SECRET_ARN). */
+  get monitorKey() {
+    return process.env.MONITOR_KEY || loaded.monitorKey || undefined;
+  },
+  /**
+   * Tests only: scrypt's N lowered to 2^value (PASSWORD_HASH_TEST_LOG2N), read only under NODE_ENV=test;
+   * undefined anywhere else, whatever the environment says.
+   */
+  get passwordHashTestLog2n() {
+    const raw = process.env.PASSWORD_HASH_TEST_LOG2N;
+    return process.env.NODE_ENV === 'test' && raw && /^\d{1,2}$/.test(raw) ? Number(raw) : undefined;
+  },
+  /** The canaries' inputs over their defaults (JSON; the stack sets it from context `canaryInputs`). */
+  get canaryInputs() {
+    return process.env.CANARY_INPUTS || undefined;
+  },
   /** The cache keeps an entry this long (TTL attribute), whatever cache_max_age callers use. */
   cacheTtlSeconds: 30 * 24 * 3600,
 };
@@ -122,6 +169,9 @@ export const config = {
  * gateway applies the same bucket).
  */
 export const RATE_LIMIT = { requests: 100, windowSeconds: 60 } as const;
+
+/** Whether a setting another module names is set (an operation's source, Operation.sourceVariable). */
+export const isSet = (name: string): boolean => !!process.env[name];
 
 /** `microblog-a` -> `MICROBLOG_A` */
 export const envName = (platform: string) => platform.toUpperCase().replace(/[^A-Z0-9]+/g, '_');

@@ -38,7 +38,7 @@ export interface CanaryRun {
 }
 
 /** The inputs in force: the defaults, then CANARY_INPUTS (JSON) over them. */
-export function canaryInputs(env = process.env.CANARY_INPUTS): CanaryInputs {
+export function canaryInputs(env = config.canaryInputs): CanaryInputs {
   const overrides = env ? (JSON.parse(env) as CanaryInputs) : {};
   return { ...CANARY_INPUTS, ...overrides };
 }

@@ -1,4 +1,4 @@
-import { config } from '../runtime/config';
+import { config, isSet } from '../runtime/config';
 import { canaryKey } from '../db/tables';
 import { entryPoint } from '../http/entry';
 import { type Operation, operations } from '../operations';
@@ -60,7 +60,7 @@ const iso = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString() 
 
 /** Everything the page shows, from the counters and the canary records: their reads all sent at once. */
 /** Routed, and its source named when its source is configuration (see Operation.sourceVariable). */
-export const isConfigured = (op: Operation, env: NodeJS.ProcessEnv = process.env): boolean => op.status === 'live' && (!op.sourceVariable || !!env[op.sourceVariable]);
+export const isConfigured = (op: Operation): boolean => op.status === 'live' && (!op.sourceVariable || isSet(op.sourceVariable));
 
 export async function buildStatus(now = Date.now()): Promise<StatusDocument> {
   const ordered = [...operations].sort((a, b) => a.number - b.number);

@@ -97,7 +97,7 @@ describe('real answers of the local API match the document', () => {
     expect((await call('get', [id], undefined, { 'x-api-key': other.key })).status).toBe(404);
     expect((await call('redeliver', [id, 'evt_nope'])).status).toBe(404);
     expect((await call('list', [], undefined, {})).status).toBe(401);
-    const invalid = await call('create', [], { operation: 'microblog-a-user-posts', params: {}, intervalSeconds: 5, webhookUrl: hook });
+    const invalid = await call('create', [], { operation: 'microblog-a-user-posts', params: {}, intervalSeconds: 300, webhookUrl: hook });
     expect(invalid.status).toBe(422);
     expect(invalid.body.error.details.map((d: { path: string }) => d.path)).toEqual(['params.handle']);
     expect((await call('update', [id], { intervalSeconds: 5 })).status).toBe(422);

@@ -8,7 +8,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { GATEWAY_MESSAGES } from '../../shared/http/errors';
 import { MAX_BATCH, ONE_TOOL_CALL_PER_POST, createMcpHandler } from '../../shared/mcp/http';
 import { routedOperations } from '../../shared/operations';
-import { parameters } from '../../shared/public/parameter-schema';
+import { parameters } from '../../shared/api/parameter-schema';
 import { fixture } from '../../dev/upstream/fake';
 import { scenarios } from '../contract/scenarios';
 import { type Harness, startHarness, withGateway } from '../support/harness';

@@ -30,13 +30,17 @@ const violations = (dir: string, forbidden: string[]) =>
 
 /**
  * Every module of shared/ and functions/ has a layer (docs/architecture.md), and imports only its own
- * layer or those below it: the entry points, the table, the platforms, the scraping core, the
- * accounting (money, usage, history, outcome counts) beside the keys and the result cache, then the
- * HTTP base (entry, envelope, errors, validation, cursor seal), the database, the runtime.
+ * layer or those below it: the entry points, what they share (shared/api: the router, the route
+ * tables, the schemas and tool catalogue the documents describe), the table, the platforms, the
+ * scraping core, the accounting (money, usage, history, outcome counts) beside the keys, members and
+ * sessions and the result cache, then the HTTP base (entry, envelope, errors, validation, cursor
+ * seal), the database, the runtime.
  */
+const ENTRY_POINTS = ['shared/pipeline.ts', 'shared/mcp', 'shared/account', 'shared/status', 'shared/public', 'shared/monitors'] as const;
 const LAYERS: readonly (readonly string[])[] = [
   ['functions'],
-  ['shared/pipeline.ts', 'shared/mcp', 'shared/account', 'shared/status', 'shared/public', 'shared/monitors'],
+  ENTRY_POINTS,
+  ['shared/api'],
   ['shared/operations.ts'],
   ['shared/platforms'],
   ['shared/scrape'],
@@ -46,6 +50,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['shared/runtime'],
 ];
 const layerOf = (rel: string) => LAYERS.findIndex((layer) => layer.some((d) => within(rel, d) || within(`${rel}.ts`, d)));
+const entryPointOf = (rel: string) => ENTRY_POINTS.find((d) => within(rel, d) || within(`${rel}.ts`, d));
 
 test('every module of shared/ and functions/ has a layer, and imports only its own layer or those below', () => {
   const all = [...files(path.join(ROOT, 'shared')), ...files(path.join(ROOT, 'functions'))];
@@ -60,6 +65,15 @@ test('every module of shared/ and functions/ has a layer, and imports only its o
       .map((i) => `${rel} imports ${i}`);
   });
   expect(upward).toEqual([]);
+});
+
+test('each entry point is a layer of its own: none imports another (what two share lives below them, in shared/api or lower)', () => {
+  const sideways = ENTRY_POINTS.flatMap((entry) =>
+    files(path.join(ROOT, entry.endsWith('.ts') ? path.dirname(entry) : entry))
+      .filter((f) => entryPointOf(path.relative(ROOT, f)) === entry)
+      .flatMap((f) => importsOf(f).filter((i) => entryPointOf(i) !== undefined && entryPointOf(i) !== entry).map((i) => `${path.relative(ROOT, f)} imports ${i}`)),
+  );
+  expect(sideways).toEqual([]);
 });
 
 test('no import circle anywhere in shared/, not even a type-only one', () => {
@@ -132,4 +146,14 @@ test('the MCP server never imports the scripts', () => {
 
 test('the command line is a client of the API: it never imports the scripts, the tests, the local stack or the functions', () => {
   expect(violations('cli', ['scripts', 'test', 'dev', 'infra', 'functions', 'mcp'])).toEqual([]);
+});
+
+test('the entry points and shared/api read no setting themselves: every environment variable goes through shared/runtime/config.ts', () => {
+  const reads = [...ENTRY_POINTS, 'shared/api'].flatMap((entry) =>
+    files(path.join(ROOT, entry.endsWith('.ts') ? path.dirname(entry) : entry))
+      .filter((f) => within(path.relative(ROOT, f), entry))
+      .filter((f) => /process\.env/.test(readFileSync(f, 'utf8')))
+      .map((f) => path.relative(ROOT, f)),
+  );
+  expect(reads).toEqual([]);
 });

@@ -127,6 +127,27 @@ describe('the monitor resource', () => {
     expect(((await notJson.json()) as { error: { code: string } }).error.code).toBe('BAD_REQUEST');
   });
 
+  test('a create or update wrong in several ways is told every problem at once (issue 37)', async () => {
+    const { key } = await h.team(10);
+    const res = await create(key, { params: { handle: 'no spaces allowed here' }, intervalSeconds: 0, webhookUrl: 'ftp://example.com/x' });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: 'Invalid request body' });
+    expect(res.body.error.details.map((d: { path: string }) => d.path)).toEqual(['params.handle', 'intervalSeconds', 'webhookUrl']);
+    for (const d of res.body.error.details) expect(Object.keys(d).sort()).toEqual(['message', 'path']);
+
+    const id = (await create(key)).body.data.monitor.id;
+    const update = await api('PATCH', `/v1/monitors/${id}`, key, { status: 'sleeping', intervalSeconds: 86_401, webhookUrl: 'ftp://example.com/x' });
+    expect(update.status).toBe(422);
+    expect(update.body.error.details.map((d: { path: string }) => d.path)).toEqual(['intervalSeconds', 'webhookUrl', 'status']);
+    expect((await api('GET', `/v1/monitors/${id}`, key)).body.data.monitor).toMatchObject({ status: 'active', intervalSeconds: 1 });
+
+    // Many problems: at most 20 details, the last one counting those left out.
+    const many = await create(key, { params: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`p${i}`, i])) });
+    expect(many.status).toBe(422);
+    expect(many.body.error.details).toHaveLength(20);
+    expect(many.body.error.details[19].path).toBe('*');
+  });
+
   test("another team's monitor is 404 on every route; no key is 401", async () => {
     const owner = await h.team(10);
     const other = await h.team(10);

@@ -1,5 +1,5 @@
 import { COMPACT, errorText, toolResult, type Answer } from '../../../shared/mcp/render';
-import { findTool } from '../../../shared/mcp/tools';
+import { findTool } from '../../../shared/api/mcp-tools';
 
 /** The text an agent reads: compact by default, everything still in the structured content. */
 const posts = findTool('microblog-a-user-posts')!;

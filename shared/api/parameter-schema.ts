@@ -5,7 +5,7 @@ import { CACHE_MAX_AGE_SECONDS, type ParamDef } from '../http/validation';
 /**
  * An operation's query parameters as OpenAPI parameter objects with JSON Schemas, from the operation
  * table's valibot schemas: the OpenAPI document (scripts/openapi.ts), the MCP tools' input schemas
- * (shared/mcp/tools.ts, which both MCP transports serve) and llms.txt are all built from these.
+ * (shared/api/mcp-tools.ts, which both MCP transports serve) and llms.txt are all built from these.
  */
 export interface ParameterObject {
   name: string;

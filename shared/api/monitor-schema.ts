@@ -1,10 +1,14 @@
-import { MAX_INTERVAL_SECONDS, MIN_INTERVAL_SECONDS } from './api';
-import { MONITORABLE_IDS } from './kinds';
+import { DEFAULT_MONITOR_MIN_INTERVAL_SECONDS } from '../runtime/config';
+import { MONITORABLE_IDS } from './monitor-kinds';
+
+export const MAX_INTERVAL_SECONDS = 86_400;
+/** The floor of a monitor's interval, but where MONITOR_MIN_INTERVAL_SECONDS lowers it (local runs and tests; config.monitorMinIntervalSeconds). */
+export const MIN_INTERVAL_SECONDS = DEFAULT_MONITOR_MIN_INTERVAL_SECONDS;
 
 /**
  * The fields of a monitor a caller sets, as JSON Schema: the OpenAPI document's request bodies of
  * POST and PATCH /v1/monitors (scripts/openapi-monitors.ts) and the MCP tool monitors-create
- * (shared/mcp/tools.ts) describe them with these. The API checks them itself (./api.ts).
+ * (shared/api/mcp-tools.ts) describe them with these. The API checks them itself (shared/monitors/api.ts).
  */
 export const MONITOR_FIELDS = {
   operation: { type: 'string', enum: [...MONITORABLE_IDS], description: 'The operation to poll (docs/monitors.md lists what each reports)' },

@@ -2,12 +2,12 @@ import * as v from 'valibot';
 import { RATE_LIMIT } from '../runtime/config';
 import { COST } from '../accounting/teams';
 import { routedOperations, type Operation } from '../operations';
-import { parameter, parameters } from '../public/parameter-schema';
-import { REQUESTS_PARAMS, USAGE_DAYS } from '../account/reads';
+import { parameter, parameters } from './parameter-schema';
+import { REQUESTS_PARAMS, USAGE_DAYS } from './account-reads';
 import { HISTORY_PAGE } from '../accounting/request-history';
 import type { ParamDef } from '../http/validation';
-import { MONITOR_ROUTES } from '../monitors/routes';
-import { MONITOR_FIELDS, MONITOR_REQUIRED } from '../monitors/request-schema';
+import { MONITOR_ROUTES } from './monitor-routes';
+import { MONITOR_FIELDS, MONITOR_REQUIRED } from './monitor-schema';
 
 /**
  * The MCP tools, from the operation table: one per routed operation (named by its id, its input
