@@ -173,6 +173,9 @@ async function readerTeam(ctx: Ctx): Promise<string> {
   return key.teamId;
 }
 
+/** The signed-in member, as GET /v1/account/me and a sign-in answer it. */
+export type AccountMe = Awaited<ReturnType<typeof me>>;
+
 async function me(s: Session) {
   const [team, member] = await Promise.all([getTeam(s.teamId), getMember(s.email)]);
   return {
