@@ -80,6 +80,7 @@ const daysParam: ParamDef = {
 const requestsParams: Record<keyof typeof REQUESTS_PARAMS, ParamDef> = {
   operation: { schema: v.pipe(v.string(), v.minLength(1)), description: REQUESTS_PARAMS.operation, example: 'livestream-clip' },
   status: { schema: v.pipe(v.string(), v.regex(/^([1-5]\d\d|error)$/, REQUESTS_PARAMS.status)), description: REQUESTS_PARAMS.status, example: 'error' },
+  source: { schema: v.picklist(['request', 'monitor']), description: REQUESTS_PARAMS.source, example: 'monitor' },
   limit: { schema: v.pipe(v.string(), v.regex(/^\d+$/, 'A whole number')), description: REQUESTS_PARAMS.limit, example: String(HISTORY_PAGE.default) },
   cursor: { schema: v.pipe(v.string(), v.minLength(1)), description: REQUESTS_PARAMS.cursor },
 };

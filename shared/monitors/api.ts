@@ -18,6 +18,7 @@ import { newSecret, sealSecret } from './secret';
 import { type Delivery, type Monitor, deleteMonitor, getDelivery, getMonitor, listDeliveries, listMonitors, putMonitor, updateMonitor } from './store';
 import { type MonitorRouteName, matchMonitorRoute } from './routes';
 import { webhookUrlProblem } from './webhook-url';
+import { MAX_INTERVAL_SECONDS, minIntervalSeconds } from './limits';
 
 /**
  * The monitors API (MONITOR_ROUTES), managed as the account API is: with the team's API key
@@ -27,10 +28,7 @@ import { webhookUrlProblem } from './webhook-url';
  * may create a key): a role rule here would protect nothing. Free. Team-scoped: every lookup is by
  * (caller's team, monitorId), so another team's monitor is simply 404. Errors in the spec's shape.
  */
-export const MAX_INTERVAL_SECONDS = 86_400;
-/** The floor of a monitor's interval, but where MONITOR_MIN_INTERVAL_SECONDS lowers it (local runs and tests). */
-export const MIN_INTERVAL_SECONDS = 60;
-export const minIntervalSeconds = () => Math.max(1, Number(process.env.MONITOR_MIN_INTERVAL_SECONDS) || MIN_INTERVAL_SECONDS);
+export { MAX_INTERVAL_SECONDS, MIN_INTERVAL_SECONDS, minIntervalSeconds } from './limits';
 export const monitorsPerTeam = () => Number(process.env.MONITORS_PER_TEAM) || 100;
 const NO_MONITOR = 'Your team has no monitor with this id';
 const MAX_BODY_BYTES = 16 * 1024;
