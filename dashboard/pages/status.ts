@@ -17,8 +17,12 @@ function canary(c: OperationStatus['canary']) {
   return `${c.ok ? 'passed' : `failed (${c.code ?? 'error'}${c.consecutiveFailures > 1 ? `, ${c.consecutiveFailures} in a row` : ''})`}${drift.length ? `; drift: ${drift.join(', ')}` : ''}, ${when(c.at)}`;
 }
 
-/** A path that wraps only after a "/", never inside a segment. */
-const Path = ({ path }: { path: string }) => html`<code class="path">${path.split('/').map((seg, i) => (i === 0 ? seg : html`/<wbr />${seg}`))}</code>`;
+/** A path that wraps only before a "/" (each segment a box that is never broken), and not at all on a wide screen. */
+const Path = ({ path }: { path: string }) =>
+  html`<code class="path">${path
+    .split('/')
+    .slice(1)
+    .map((seg) => html`<span>/${seg}</span>`)}</code>`;
 
 /** "unknown" with some answers is not a mystery: there were too few to judge by (the rules' minimum). */
 function State({ o, minSample }: { o: OperationStatus; minSample: number }) {

@@ -4,9 +4,10 @@
  * charts span the days there is data for, not 30 mostly empty ones.
  */
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip, type ChartDataset } from 'chart.js';
-import { OPERATIONS, type UsageReport } from '../../client/index';
+import type { UsageReport } from '../../client/index';
 import { ERROR_STATUS } from '../../shared/http/error-status';
 import { PAGE_ROOT, api } from '../lib/api';
+import { colourOf } from '../lib/colours';
 import { percent } from '../lib/format';
 import { html, useEffect, useRef } from '../lib/html';
 import { Page, Table, Td, useLoad, type PageProps } from '../lib/ui';
@@ -21,16 +22,10 @@ const OUTCOMES: { label: string; color: string; pick: (o: Counts) => number }[] 
   { label: 'Cache hits', color: '#1a7f37', pick: (o) => o.hits },
   { label: 'Errors', color: '#cf222e', pick: errorsOf },
 ];
-/** Thirteen colours told apart at a glance (hue and lightness), one per operation of the table, in its order. */
-const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf', '#111111', '#ffd92f', '#a6d854'];
-const OPERATION_IDS: string[] = Object.values(OPERATIONS).map((o) => o.id);
-export const colourOf = (op: string) => PALETTE[Math.max(0, OPERATION_IDS.indexOf(op)) % PALETTE.length]!;
-
-/** The days from the first with an answer to today (at least 7 days, to keep the bars narrow). */
-export function daysWithData(days: UsageReport['days'], atLeast = 7): UsageReport['days'] {
+/** The days from the first with an answer to today: the range there is data for. */
+function daysWithData(days: UsageReport['days']): UsageReport['days'] {
   const first = days.findIndex((d) => Object.keys(d.operations).length > 0);
-  if (first < 0) return [];
-  return days.slice(Math.max(0, Math.min(first, days.length - atLeast)));
+  return first < 0 ? [] : days.slice(first);
 }
 
 function BarChart({ label, labels, datasets }: { label: string; labels: string[]; datasets: ChartDataset<'bar', number[]>[] }) {
@@ -38,7 +33,7 @@ function BarChart({ label, labels, datasets }: { label: string; labels: string[]
   useEffect(() => {
     const chart = new Chart(canvas.current!, {
       type: 'bar',
-      data: { labels, datasets },
+      data: { labels, datasets: datasets.map((d) => ({ maxBarThickness: 56, ...d })) },
       options: {
         responsive: true,
         maintainAspectRatio: false,
@@ -49,7 +44,7 @@ function BarChart({ label, labels, datasets }: { label: string; labels: string[]
     });
     return () => chart.destroy();
   }, [labels.join(), JSON.stringify(datasets)]);
-  return html`<div class="chart"><canvas ref=${canvas} role="img" aria-label=${label}></canvas></div>`;
+  return html`<div class="chart" data-days=${labels.length}><canvas ref=${canvas} role="img" aria-label=${label}></canvas></div>`;
 }
 
 export function UsagePage({ app, notice }: PageProps) {
