@@ -59,8 +59,13 @@ export function useLoad<T>(app: App, load: () => Promise<T>, inputs: unknown[] =
   return { ...state, reload, fail };
 }
 
-export const Time = ({ iso, exact = false }: { iso: string | null | undefined; exact?: boolean }) =>
-  iso ? html`<time datetime=${iso}>${exact ? whenExact(iso) : when(iso)}</time>` : 'never';
+/** A time in UTC; where it must wrap, only between its date and its time of day. */
+export function Time({ iso, exact = false }: { iso: string | null | undefined; exact?: boolean }) {
+  if (!iso) return 'never';
+  const text = exact ? whenExact(iso) : when(iso);
+  const space = text.indexOf(' ');
+  return html`<time datetime=${iso}><span class="nowrap">${text.slice(0, space)}</span> <span class="nowrap">${text.slice(space + 1)}</span></time>`;
+}
 
 type Attrs = Record<string, unknown>;
 

@@ -31,7 +31,7 @@ function row(q: RequestsReport['requests'][number]) {
     <${Td} label="Source"><${SourceLabel} source=${q.source} monitorId=${q.monitorId} /><//>
     <${Td} label="Key">${q.keyName ?? (q.keyId ? html`<code>${q.keyId}</code>` : '–')}<//>
     <${Td} label="Status" cls="num"><span class=${`status ${q.status < 400 ? 'active' : 'revoked'}`}>${String(q.status)}</span><//>
-    <${Td} label="Error code">${q.code ? html`<code>${q.code}</code>` : '–'}<//>
+    <${Td} label="Error code">${q.code ? html`<code class="nowrap">${q.code}</code>` : '–'}<//>
     <${Td} label="Credits" cls="num">${String(q.credits)}<//>
     <${Td} label="Cached">${q.cached ? 'yes' : 'no'}<//>
     <${Td} label="Latency" cls="num nowrap">${`${q.ms} ms`}<//>

@@ -75,7 +75,7 @@ export function UsagePage({ app, notice }: PageProps) {
       <${Td} label="Credits" cls="num">${String(o.credits)}<//>
     </tr>`;
   };
-  const span = days.length ? `${days[0]!.day} to ${days.at(-1)!.day}: the days with answers (of the last 30)` : '';
+  const span = days.length === 1 ? `${days[0]!.day}: the one day with answers (of the last 30)` : days.length ? `${days[0]!.day} to ${days.at(-1)!.day}: the days since the first answer (of the last 30)` : '';
   return html`<${Page} title="Usage" notice=${notice}>
     <dl class="totals">
       ${total('Requests, 30 days', String(u.totals.requests))} ${total('Live results', String(u.totals.live))} ${total('Cache hits', String(u.totals.hits))}

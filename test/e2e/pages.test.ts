@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { SocialDataClient } from '../../client/index';
@@ -21,7 +22,7 @@ import { SHOTS, hasText, heading, shot, tooWide, unlabelled, until, visible } fr
  * operations with paths unbroken inside a segment and latencies on one line, Requests and Credits
  * tell (and filter) a monitor's poll from the team's own request, Usage gives each operation its
  * colour over the days there is data for, and the Monitors form gives handle/userId as one choice
- * and shows every problem of a 422 under its field. Screenshots: .local/screenshots/page-<name>-<width>.png.
+ * and shows every problem of a 422 under its field. Screenshots: .local/screenshots/page-<name>-<width>.png (and the first screen at 390 px: -390-top).
  */
 jest.setTimeout(300_000);
 process.env.MONITOR_MIN_INTERVAL_SECONDS = '1';
@@ -60,6 +61,7 @@ async function bothWidths(page: Page, name: string, wide?: () => Promise<void>) 
   expect({ name, width: 1280, tooWide: await tooWide(page) }).toEqual({ name, width: 1280, tooWide: [] });
   await page.setViewportSize(NARROW);
   await shot(page, `page-${name}-390`);
+  await page.screenshot({ path: path.join(SHOTS, `page-${name}-390-top.png`) });
   expect({ name, width: 390, tooWide: await tooWide(page) }).toEqual({ name, width: 390, tooWide: [] });
   await page.setViewportSize(WIDE);
 }
