@@ -117,6 +117,12 @@ test('every page at 1280 and 390 px; status, sources, usage colours and range, t
   await until('the poll in the history', async () => (await client.account.requests({ source: 'monitor' })).data.requests.length === 1);
   const ownRequests = (await client.account.requests({ source: 'request' })).data.requests;
   expect(ownRequests).toHaveLength(4);
+  // The API's source filter: anything but request or monitor is a 422, and a cursor is bound to it.
+  await expect(client.account.requests({ source: 'job' as never })).rejects.toMatchObject({ status: 422, details: [{ path: 'source', message: expect.stringContaining('monitor') }] });
+  const firstPage = (await client.account.requests({ source: 'request', limit: 1 })).data;
+  expect(firstPage.cursor).not.toBeNull();
+  await expect(client.account.requests({ source: 'monitor', limit: 1, cursor: firstPage.cursor! })).rejects.toMatchObject({ status: 400 });
+  expect((await client.account.requests({ source: 'request', limit: 1, cursor: firstPage.cursor! })).data.requests[0]!.source).toBeUndefined();
 
   const context = await browser.newContext({ viewport: WIDE });
   const page = await context.newPage();
