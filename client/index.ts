@@ -27,7 +27,7 @@
  */
 import type { CreditsReport, RequestsReport } from '../shared/account/reads';
 import type { Meta } from '../shared/http/envelope';
-import type { ErrorCode } from '../shared/http/errors';
+import type { ErrorCode, ValidationDetail } from '../shared/http/errors';
 import type { OperationStatus, StatusDocument } from '../shared/status/page';
 import type { DataOf, OperationEntry, OperationId } from '../shared/operations';
 import type { UsageReport } from '../shared/accounting/usage';
@@ -203,6 +203,9 @@ export interface ClientOptions {
   onResponse?: (response: Response, url: URL) => void;
 }
 
+/** One problem of a 422 VALIDATION_ERROR: `path` names the parameter or body field (e.g. `params.handle`). */
+export type ErrorDetail = ValidationDetail;
+
 /** An error answer of the API, typed. */
 export class ApiClientError extends Error {
   constructor(
@@ -210,7 +213,7 @@ export class ApiClientError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly requestId: string,
-    readonly details?: { path: string; message: string }[],
+    readonly details?: ErrorDetail[],
     /** Seconds, from the Retry-After header (429, 503). */
     readonly retryAfter?: number,
   ) {
@@ -355,7 +358,7 @@ export class SocialDataClient {
       await this.options.beforeRequest?.(url, signal);
       const res = await this.send(url, init);
       this.options.onResponse?.(res, url);
-      const body = (await res.json().catch(() => null)) as { error?: { code: ErrorCode; message: string; requestId: string; details?: { path: string; message: string }[] } } | null;
+      const body = (await res.json().catch(() => null)) as { error?: { code: ErrorCode; message: string; requestId: string; details?: ErrorDetail[] } } | null;
       if (res.ok) return body as R;
       const retryAfter = Number(res.headers.get('retry-after')) || undefined;
       const e = body?.error;

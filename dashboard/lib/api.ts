@@ -1,4 +1,4 @@
-import { ApiClientError, SocialDataClient } from '../../client/index';
+import { ApiClientError, SocialDataClient, type ErrorDetail } from '../../client/index';
 
 /**
  * The one client of the API the pages call (client/index.ts, typed): in session mode, so the
@@ -11,8 +11,7 @@ export const PAGE_ROOT = `${BASE}/dashboard`;
 
 export const api = new SocialDataClient({ baseUrl: `${location.origin}${BASE}`, session: true, retry: false });
 
-/** A field's problem in a 422 VALIDATION_ERROR (`path`: the body's field, e.g. `params.handle`). */
-export type Detail = { path: string; message: string };
+export type Detail = ErrorDetail;
 
 const duration = (seconds: number) => (seconds < 90 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`);
 

@@ -19,7 +19,6 @@ export function MembersPage({ app, notice: arrived }: PageProps) {
   );
   const [question, setQuestion] = useState<Question | null>(null);
   const [notice, setNotice] = useState(arrived);
-  const [alert, setAlert] = useState<string | null>(null);
   const done = async (text: string) => {
     await data.reload();
     setNotice(text);
@@ -51,12 +50,12 @@ export function MembersPage({ app, notice: arrived }: PageProps) {
   </tr>`;
 
   const d = data.data;
-  return html`<${Page} title="Members" notice=${notice} error=${alert ?? data.error}>
+  return html`<${Page} title="Members" notice=${notice} error=${data.error}>
     <p class="hint">The operator invites new members and names the team's owners (admin CLI). Owners remove members: their sessions end at once and the API keys they hold are revoked.</p>
     <section aria-label="Members">
       ${d ? html`<${Table} caption=${`Members of ${app.me?.team.name || 'your team'}`} columns=${['E-mail', 'Status', 'Invited', 'Actions']}>${d.members.map(row)}<//>` : null}
     </section>
-    ${d?.shown ? html`<${Sessions} m=${d.shown} sessions=${d.sessions} ask=${setQuestion} done=${done} fail=${(err: unknown) => setAlert((err as Error).message)} />` : null}
+    ${d?.shown ? html`<${Sessions} m=${d.shown} sessions=${d.sessions} ask=${setQuestion} done=${done} fail=${data.fail} />` : null}
     <${PasswordForm} done=${done} />
     <${Confirm} question=${question} close=${() => setQuestion(null)} />
   <//>`;

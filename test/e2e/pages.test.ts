@@ -131,6 +131,9 @@ test('every page at 1280 and 390 px; status, sources, usage colours and range, t
     if (msg.type() === 'error' && !/\b(401|422)\b/.test(msg.text())) errors.push(msg.text());
   });
 
+  await page.goto(`${h.gateway.url}/dashboard/set-password?token=shown-only`);
+  await heading(page, 'Set your password');
+  await bothWidths(page, 'set-password');
   await page.goto(`${h.gateway.url}/dashboard/sign-in`);
   await heading(page, 'Sign in');
   await bothWidths(page, 'sign-in');
