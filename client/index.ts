@@ -20,16 +20,23 @@
  * The team's monitors (docs/monitors.md), free: `api.monitors.create({ operation, params,
  * intervalSeconds, webhookUrl })` (its `secret` is in that answer only), `list`, `get`, `update`
  * (or `pause` / `resume`), `remove`, `rotateSecret`, `test`, `deliveries`, `redeliver`.
+ *
+ * In a page served from the API's own origin (the dashboard), `new SocialDataClient({ baseUrl,
+ * session: true })` sends no key: the browser's session cookie is the credential, and `api.session`
+ * holds the routes only a session may call (sign-in, the team's keys and members).
  */
 import type { CreditsReport, RequestsReport } from '../shared/account/reads';
 import type { Meta } from '../shared/http/envelope';
-import type { ErrorCode } from '../shared/http/errors';
+import type { ErrorCode, ValidationDetail } from '../shared/http/errors';
 import type { OperationStatus, StatusDocument } from '../shared/status/page';
 import type { DataOf, OperationEntry, OperationId } from '../shared/operations';
 import type { UsageReport } from '../shared/accounting/usage';
 import type { CacheMaxAge, RequiredNames } from '../shared/http/validation';
 import type { publicDelivery, publicMonitor } from '../shared/monitors/api';
 import type { MonitorableId } from '../shared/monitors/kinds';
+import type { AccountMe, publicKey } from '../shared/account/api';
+import type { AccountRoute } from '../shared/account/routes';
+import type { publicMember, publicSession } from '../shared/account/team';
 import { MONITOR_ROUTES, OPERATIONS } from './operations.gen';
 
 export { MONITOR_ROUTES, OPERATIONS };
@@ -46,6 +53,8 @@ export interface RequestsFilter {
   operation?: string;
   /** One HTTP status, or `error` for every error answer. */
   status?: number | 'error';
+  /** Whose request it was: `request` (made with a key), or `monitor` (a monitor's poll). */
+  source?: 'request' | 'monitor';
   /** 1 to 100 (default 50). */
   limit?: number;
   cursor?: string;
@@ -109,6 +118,36 @@ export interface MonitorMethods {
   redeliver(id: string, eventId: string, options?: Signal): Promise<AccountResult<{ delivery: MonitorDelivery }>>;
 }
 
+/** The signed-in member (GET /v1/account/me, and the answer of a sign-in). */
+export type Member = AccountMe;
+/** A key of the team; `secret` only in the answer that created it. */
+export type AccountKey = ReturnType<typeof publicKey> & { secret?: string };
+export type TeamMember = ReturnType<typeof publicMember>;
+export type MemberSession = ReturnType<typeof publicSession>;
+
+/** The account routes only a session may call (the dashboard's): sign-in and password, the team's keys and members. */
+export interface SessionMethods {
+  me(): Promise<AccountResult<Member>>;
+  signIn(email: string, password: string): Promise<AccountResult<Member>>;
+  signOut(): Promise<AccountResult<{ signedOut: true }>>;
+  /** With the token of an invitation link. */
+  setPassword(token: string, password: string): Promise<AccountResult<{ email: string }>>;
+  changePassword(currentPassword: string, password: string): Promise<AccountResult<{ passwordChanged: true }>>;
+  keys(): Promise<AccountResult<{ keys: AccountKey[] }>>;
+  createKey(name: string): Promise<AccountResult<{ key: AccountKey & { secret: string } }>>;
+  renameKey(keyId: string, name: string): Promise<AccountResult<{ key: AccountKey }>>;
+  revokeKey(keyId: string): Promise<AccountResult<{ key: AccountKey }>>;
+  members(): Promise<AccountResult<{ members: TeamMember[] }>>;
+  removeMember(memberId: string): Promise<AccountResult<{ removed: { memberId: string; email: string }; keys: { revoked: string[]; transferred: string[] } }>>;
+  sessions(memberId: string): Promise<AccountResult<{ sessions: MemberSession[] }>>;
+  endSessions(memberId: string): Promise<AccountResult<{ sessions: MemberSession[] }>>;
+  endSession(memberId: string, sessionId: string): Promise<AccountResult<{ ended: { sessionId: string } }>>;
+}
+
+/** An account route's method and path, checked against the server's route table (shared/account/routes.ts) by the compiler. */
+type AccountRouteOf<N extends AccountRoute['name']> = Extract<AccountRoute, { name: N }>;
+const accountRoute = <N extends AccountRoute['name']>(_name: N, method: AccountRouteOf<N>['method'], path: AccountRouteOf<N>['path']) => ({ method, path });
+
 type MethodName = keyof typeof OPERATIONS;
 type IdOf<M extends MethodName> = (typeof OPERATIONS)[M]['id'] & OperationId;
 type Params<Id extends OperationId> = OperationEntry<Id>['params'];
@@ -141,7 +180,10 @@ export interface RetryOptions {
 export interface ClientOptions {
   /** e.g. `https://abc.execute-api.eu-west-1.amazonaws.com/prod` (https is assumed without a scheme), or `http://localhost:3000`. */
   baseUrl: string;
-  apiKey: string;
+  /** Required unless `session`. */
+  apiKey?: string;
+  /** In a page of the API's own origin: no key is sent, the browser's session cookie is the credential. */
+  session?: boolean;
   /** Send the key as `Authorization: Bearer` instead of `x-api-key`. */
   bearer?: boolean;
   /** Retry 429 and 503 after their Retry-After; `false` turns retries off. Default on. */
@@ -161,6 +203,9 @@ export interface ClientOptions {
   onResponse?: (response: Response, url: URL) => void;
 }
 
+/** One problem of a 422 VALIDATION_ERROR: `path` names the parameter or body field (e.g. `params.handle`). */
+export type ErrorDetail = ValidationDetail;
+
 /** An error answer of the API, typed. */
 export class ApiClientError extends Error {
   constructor(
@@ -168,7 +213,7 @@ export class ApiClientError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly requestId: string,
-    readonly details?: { path: string; message: string }[],
+    readonly details?: ErrorDetail[],
     /** Seconds, from the Retry-After header (429, 503). */
     readonly retryAfter?: number,
   ) {
@@ -212,10 +257,13 @@ export class SocialDataClient {
   readonly account: AccountMethods;
   /** The team's monitors (free). */
   readonly monitors: MonitorMethods;
+  /** The routes only a dashboard session may call (`session: true`). */
+  readonly session: SessionMethods;
   private readonly fetchImpl: typeof fetch;
   private readonly base: URL;
 
   constructor(private readonly options: ClientOptions) {
+    if (!options.session && typeof options.apiKey !== 'string') throw new Error('An apiKey is required (or session: true, in a page of the API\'s origin)');
     this.base = apiBase(options.baseUrl);
     this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
     const pages: Record<string, unknown> = {};
@@ -258,6 +306,27 @@ export class SocialDataClient {
       deliveries: (id, options) => monitor('deliveries', [id], options),
       redeliver: (id, eventId, options) => monitor('redeliver', [id, eventId], options),
     };
+    const send = <T>(r: { method: string; path: string }, ids: string[] = [], body?: object) => {
+      let i = 0;
+      const url = new URL(r.path.replace(/\{\w+\}/g, () => encodeURIComponent(ids[i++] ?? '')).replace(/^\/+/, ''), this.base);
+      return this.request<AccountResult<T>>(r.method, url, body);
+    };
+    this.session = {
+      me: () => send(accountRoute('me', 'GET', '/v1/account/me')),
+      signIn: (email, password) => send(accountRoute('signIn', 'POST', '/v1/account/sign-in'), [], { email, password }),
+      signOut: () => send(accountRoute('signOut', 'POST', '/v1/account/sign-out'), [], {}),
+      setPassword: (token, password) => send(accountRoute('setPassword', 'POST', '/v1/account/password'), [], { token, password }),
+      changePassword: (currentPassword, password) => send(accountRoute('changePassword', 'POST', '/v1/account/me/password'), [], { currentPassword, password }),
+      keys: () => send(accountRoute('listKeys', 'GET', '/v1/account/keys')),
+      createKey: (name) => send(accountRoute('createKey', 'POST', '/v1/account/keys'), [], { name }),
+      renameKey: (keyId, name) => send(accountRoute('renameKey', 'PATCH', '/v1/account/keys/{keyId}'), [keyId], { name }),
+      revokeKey: (keyId) => send(accountRoute('revokeKey', 'DELETE', '/v1/account/keys/{keyId}'), [keyId]),
+      members: () => send(accountRoute('listMembers', 'GET', '/v1/account/members')),
+      removeMember: (memberId) => send(accountRoute('removeMember', 'DELETE', '/v1/account/members/{memberId}'), [memberId]),
+      sessions: (memberId) => send(accountRoute('listSessions', 'GET', '/v1/account/members/{memberId}/sessions'), [memberId]),
+      endSessions: (memberId) => send(accountRoute('endSessions', 'DELETE', '/v1/account/members/{memberId}/sessions'), [memberId]),
+      endSession: (memberId, sessionId) => send(accountRoute('endSession', 'DELETE', '/v1/account/members/{memberId}/sessions/{sessionId}'), [memberId, sessionId]),
+    };
   }
 
   /** GET /v1/status: each operation's state, figures of the last 15 minutes and 24 hours, and last canary (free, public). */
@@ -280,7 +349,8 @@ export class SocialDataClient {
    * POST only on 429 (refused before it ran): a 503 may come after a monitor was created.
    */
   private async request<R>(method: string, url: URL, json: object | undefined, signal?: AbortSignal): Promise<R> {
-    const headers: Record<string, string> = this.options.bearer ? { authorization: `Bearer ${this.options.apiKey}` } : { 'x-api-key': this.options.apiKey };
+    const key = this.options.apiKey ?? '';
+    const headers: Record<string, string> = this.options.session ? {} : this.options.bearer ? { authorization: `Bearer ${key}` } : { 'x-api-key': key };
     if (json !== undefined) headers['content-type'] = 'application/json';
     const init = { method, headers, body: json === undefined ? undefined : JSON.stringify(json), signal };
     const retry = this.options.retry === false ? { attempts: 1, maxDelayMs: 0 } : { attempts: 3, maxDelayMs: 30_000, ...this.options.retry };
@@ -288,7 +358,7 @@ export class SocialDataClient {
       await this.options.beforeRequest?.(url, signal);
       const res = await this.send(url, init);
       this.options.onResponse?.(res, url);
-      const body = (await res.json().catch(() => null)) as { error?: { code: ErrorCode; message: string; requestId: string; details?: [] } } | null;
+      const body = (await res.json().catch(() => null)) as { error?: { code: ErrorCode; message: string; requestId: string; details?: ErrorDetail[] } } | null;
       if (res.ok) return body as R;
       const retryAfter = Number(res.headers.get('retry-after')) || undefined;
       const e = body?.error;

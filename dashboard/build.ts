@@ -1,7 +1,8 @@
 /**
- * Builds the dashboard's single-page app with esbuild: dashboard/app.ts (chart.js included) into
- * one script (with the monitorable operations' parameters: MONITOR_FORMS), dashboard/app.css into
- * one stylesheet, plus index.html.
+ * Builds the dashboard's single-page app with esbuild: dashboard/app.ts (the shell) with its pages
+ * (dashboard/pages/), Preact, htm and chart.js into one script (with the monitorable operations'
+ * parameters: MONITOR_FORMS), dashboard/app.css into one stylesheet, plus index.html (whose
+ * %BASE% and %MONITOR_MIN_INTERVAL% the dashboard function fills in when it serves a page).
  *   - in memory for the local gateway (`buildDashboard()`);
  *   - to a folder when run as a script (`tsx dashboard/build.ts OUT_DIR`): the CDK stack does this
  *     while bundling the dashboard function, so the assets ship inside that function.

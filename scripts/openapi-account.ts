@@ -80,7 +80,17 @@ export const accountSchemas: Json = {
     charges: {
       type: 'array',
       description: 'The latest 50 charges, newest first',
-      items: obj({ time: dateTime, operation: { type: 'string' }, requestId: { type: 'string' }, credits: count }),
+      items: obj(
+        {
+          time: dateTime,
+          operation: { type: 'string' },
+          requestId: { type: 'string' },
+          credits: count,
+          source: { const: 'monitor', description: "Present on a monitor's poll (docs/monitors.md)" },
+          monitorId: { type: 'string', description: 'The monitor whose poll it was; with `source`' },
+        },
+        ['time', 'operation', 'requestId', 'credits'],
+      ),
     },
   }),
   AccountUsage: obj({
@@ -174,7 +184,9 @@ const SPECS: Record<AccountRoute['name'], Spec> = {
           ? { type: 'string', pattern: '^\\d+$', default: String(HISTORY_PAGE.default) }
           : name === 'status'
             ? { type: 'string', pattern: '^([1-5][0-9]{2}|error)$' }
-            : { type: 'string', minLength: 1 },
+            : name === 'source'
+              ? { type: 'string', enum: ['request', 'monitor'] }
+              : { type: 'string', minLength: 1 },
     })),
     ok: [200, ref('AccountRequests'), 'A page of the history'],
     errors: [400, 401, 422, 503],

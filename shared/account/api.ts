@@ -130,6 +130,9 @@ async function mayChangeKey(ctx: SessionCtx): Promise<Session> {
   return you;
 }
 
+/** The signed-in member, as GET /v1/account/me and a sign-in answer it. */
+export type AccountMe = Awaited<ReturnType<typeof me>>;
+
 async function me(s: Session) {
   const [team, member] = await Promise.all([getTeam(s.teamId), getMember(s.email)]);
   return {

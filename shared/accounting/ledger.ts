@@ -12,6 +12,7 @@ import { COST } from './teams';
  * credit a charge (./reservation.ts took it from the balance).
  *
  *   TEAM#<teamId> / LEDGER#<reservation time>#<requestId>   requestId, operation, credits, time (of the charge)
+ *                                                            [source: 'monitor', monitorId: a monitor's poll]
  *
  * The record is keyed by its reservation's time (the mark's value), so the sweep of old marks can
  * tell a charged reservation from one whose credit never reached the ledger; its `time` is the
@@ -24,6 +25,9 @@ export interface LedgerEntry {
   /** Credits consumed by this request. */
   credits: number;
   time: string;
+  /** A monitor's poll (as its history item says); absent for the team's own request, and on charges written before it was recorded. */
+  source?: 'monitor';
+  monitorId?: string;
 }
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -36,6 +40,7 @@ const entryOf = (i: Record<string, unknown>): LedgerEntry => ({
   operation: String(i.operation),
   credits: Number(i.credits),
   time: String(i.time),
+  ...(i.source === 'monitor' && typeof i.monitorId === 'string' ? { source: 'monitor' as const, monitorId: i.monitorId } : {}),
 });
 
 export async function ledger(teamId: string, since?: string): Promise<LedgerEntry[]> {
@@ -75,7 +80,14 @@ export interface Reserved {
  */
 export async function settleLive(r: Reserved, answer: Answered, cacheItem: Record<string, unknown> | null, log: Log): Promise<void> {
   const key = ledgerKey(r.teamId, r.at, r.requestId);
-  const entry: LedgerEntry = { teamId: r.teamId, requestId: r.requestId, operation: answer.operation, credits: COST, time: new Date(answer.time).toISOString() };
+  const entry: LedgerEntry = {
+    teamId: r.teamId,
+    requestId: r.requestId,
+    operation: answer.operation,
+    credits: COST,
+    time: new Date(answer.time).toISOString(),
+    ...(answer.monitorId ? { source: 'monitor' as const, monitorId: answer.monitorId } : {}),
+  };
   // UpdateItem, never PutItem (a scraping function has none on the accounts table); created, never changed.
   const charge: TransactItem[] = [
     { Update: itemUpdate(config.accountsTable, { ...key, ...entry }, { condition: { expression: 'attribute_not_exists(pk)' } }) },

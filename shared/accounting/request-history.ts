@@ -19,7 +19,7 @@ import { seal, unsealJson } from '../http/cursor-seal';
  * none, and reads as 0.
  *
  * Read newest first, paged by an opaque cursor (sealed with CURSOR_SECRET, bound to the team and
- * the filters), filterable by operation and status.
+ * the filters), filterable by operation, status and source.
  */
 export const HISTORY_DAYS = 7;
 export const HISTORY_PAGE = { default: 50, max: 100 } as const;
@@ -106,9 +106,12 @@ export interface HistoryPage {
 
 /** `status`: one HTTP status, or `error` for every error answer (status 400 and above). */
 export type StatusFilter = number | 'error';
+/** `request`: made with a key (no `source` attribute); `monitor`: a monitor's poll. */
+export type SourceFilter = 'request' | 'monitor';
 export interface RequestsQuery {
   operation?: string;
   status?: StatusFilter;
+  source?: SourceFilter;
   limit: number;
   cursor?: string;
 }
@@ -118,7 +121,7 @@ const MAX_CURSOR_CHARS = 600;
 const MAX_QUERIES = 5;
 
 function encodeCursor(teamId: string, q: RequestsQuery, sk: string): string {
-  return seal(JSON.stringify({ v: 1, t: teamId, o: q.operation ?? null, s: q.status ?? null, k: sk }));
+  return seal(JSON.stringify({ v: 1, t: teamId, o: q.operation ?? null, s: q.status ?? null, ...(q.source ? { r: q.source } : {}), k: sk }));
 }
 
 /** The sort key to continue after; 400 for a cursor that is not ours, of another team, or of other filters. */
@@ -126,7 +129,7 @@ function decodeCursor(teamId: string, q: RequestsQuery, raw: string): string {
   const c = unsealJson(raw, MAX_CURSOR_CHARS);
   if (!c || c.v !== 1 || typeof c.k !== 'string' || !c.k.startsWith(REQUEST_PREFIX)) throw badCursor('history cursor malformed or not sealed by us');
   if (c.t !== teamId) throw badCursor('history cursor of another team');
-  if (c.o !== (q.operation ?? null) || c.s !== (q.status ?? null)) throw badCursor('history cursor of other filters');
+  if (c.o !== (q.operation ?? null) || c.s !== (q.status ?? null) || (c.r ?? null) !== (q.source ?? null)) throw badCursor('history cursor of other filters');
   return c.k;
 }
 
@@ -148,6 +151,13 @@ export async function requestHistory(teamId: string, q: RequestsQuery, now = Dat
     names['#st'] = 'status';
     values[':st'] = q.status === 'error' ? 400 : q.status;
     filters.push(q.status === 'error' ? '#st >= :st' : '#st = :st');
+  }
+  if (q.source) {
+    names['#src'] = 'source';
+    if (q.source === 'monitor') {
+      values[':src'] = 'monitor';
+      filters.push('#src = :src');
+    } else filters.push('attribute_not_exists(#src)');
   }
   let start: Record<string, unknown> | undefined = q.cursor ? { pk: teamPk(teamId), sk: decodeCursor(teamId, q, q.cursor) } : undefined;
   const found: Record<string, unknown>[] = [];

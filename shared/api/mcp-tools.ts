@@ -76,8 +76,8 @@ const daysParam: ParamDef = {
   example: '7',
 };
 
-/** The history's filters and paging, as the account API takes them (it validates them again). */
-const requestsParams: Record<keyof typeof REQUESTS_PARAMS, ParamDef> = {
+/** The history's filters and paging, as the account API takes them (it validates them again); the dashboard's `source` filter is not a tool argument (yet). */
+const requestsParams: Record<Exclude<keyof typeof REQUESTS_PARAMS, 'source'>, ParamDef> = {
   operation: { schema: v.pipe(v.string(), v.minLength(1)), description: REQUESTS_PARAMS.operation, example: 'livestream-clip' },
   status: { schema: v.pipe(v.string(), v.regex(/^([1-5]\d\d|error)$/, REQUESTS_PARAMS.status)), description: REQUESTS_PARAMS.status, example: 'error' },
   limit: { schema: v.pipe(v.string(), v.regex(/^\d+$/, 'A whole number')), description: REQUESTS_PARAMS.limit, example: String(HISTORY_PAGE.default) },

@@ -12,6 +12,8 @@ export interface MonitorForm {
   id: MonitorableId;
   summary: string;
   params: Omit<ParameterObject, 'in'>[];
+  /** Pairs of parameters of which a request gives exactly one (the operation table's `oneOf`, e.g. handle / userId). */
+  oneOf: [string, string][];
 }
 
 export const monitorForms = (): MonitorForm[] =>
@@ -23,5 +25,5 @@ export const monitorForms = (): MonitorForm[] =>
         const { in: _query, ...p } = parameter(name, def, op); // eslint-disable-line @typescript-eslint/no-unused-vars
         return p;
       });
-    return { id, summary: op.summary, params };
+    return { id, summary: op.summary, params, oneOf: (op.oneOf ?? []).map(([a, b]): [string, string] => [a, b]) };
   });

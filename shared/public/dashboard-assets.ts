@@ -3,6 +3,7 @@ import path from 'node:path';
 import { entryPoint } from '../http/entry';
 import { ApiError } from '../http/errors';
 import { DASHBOARD_PATH } from '../api/account-routes';
+import { config } from '../runtime/config';
 
 /**
  * The dashboard's single-page app: index.html for each page path, and the bundled script and
@@ -19,6 +20,8 @@ export const ASSET_FILES = { 'index.html': 'text/html; charset=utf-8', 'assets/a
 export const PAGES = ['', 'sign-in', 'set-password', 'keys', 'credits', 'usage', 'requests', 'monitors', 'members', 'status'];
 /** In index.html, replaced by the path before /dashboard (an API Gateway stage such as /prod). */
 export const BASE_MARKER = '%BASE%';
+/** In index.html, replaced by the floor of a monitor's interval the monitors API applies here (the Monitors page's hint and check). */
+export const MIN_INTERVAL_MARKER = '%MONITOR_MIN_INTERVAL%';
 
 export function assetsFromDir(dir: string): Assets {
   const out: Assets = {};
@@ -45,7 +48,7 @@ export function dashboardHandler(load: () => Assets | Promise<Assets>) {
       return {
         statusCode: 200,
         headers: { ...SECURITY_HEADERS, 'content-type': all['index.html']!.type, 'cache-control': 'no-store' },
-        body: all['index.html']!.body.replaceAll(BASE_MARKER, base),
+        body: all['index.html']!.body.replaceAll(BASE_MARKER, base).replaceAll(MIN_INTERVAL_MARKER, String(config.monitorMinIntervalSeconds)),
       };
     }
     // Own entries only: `constructor`, `__proto__` or `toString` are names of Object.prototype, not assets.

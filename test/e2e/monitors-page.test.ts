@@ -98,12 +98,12 @@ test('create (a 422 at its field first) -> secret once -> monitor.ready and a te
   await shot(page, 'monitors-1-empty');
 
   // Bad input: the 422's detail under the field it names, the field marked invalid (one problem at a time, in the body's order).
-  await page.getByLabel('handle (optional)').fill('no spaces allowed here');
+  await page.getByLabel('handle', { exact: true }).fill('no spaces allowed here');
   await page.getByLabel('Interval in seconds').fill('3600');
   await page.getByLabel('Webhook URL').fill('ftp://example.com/hook');
   await page.getByRole('button', { name: 'Create monitor' }).click();
   await hasText(page.locator('form.monitor > p.error'), 'Check the marked fields.');
-  const handle = page.getByLabel('handle (optional)');
+  const handle = page.getByLabel('handle', { exact: true });
   await visible(page.locator('#mon-param-handle-error'));
   expect(await handle.getAttribute('aria-invalid')).toBe('true');
   expect(await handle.getAttribute('aria-describedby')).toBe('mon-param-handle-hint mon-param-handle-error');
@@ -140,7 +140,7 @@ test('create (a 422 at its field first) -> secret once -> monitor.ready and a te
   await runDue(Date.now(), logger, invokeInProcess);
   await until('monitor.ready at the receiver', async () => hooks.length === 1);
   await page.reload();
-  await hasText(row.locator('td[data-label="Polls"]'), /Last: \d{4}-\d\d-\d\d \d\d:\d\d UTC \(200\)Next: \d{4}/);
+  await hasText(row.locator('td[data-label="Polls"]'), /Last: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(200\)Next: \d{4}/);
   expect(await page.content()).not.toContain('whsec_');
 
   // A test event: delivered at once; the deliveries open, with a redeliver button each.
