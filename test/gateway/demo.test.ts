@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { DEMO_CREDITS, demoBanner, startDemo, type Demo } from '../../dev/demo';
 import { balance } from '../../shared/accounting/teams';
 import { routedOperations } from '../../shared/operations';
@@ -62,4 +64,16 @@ test('every printed example answers the printed status; 200s are real-shaped dat
   expect(answers).toEqual(printed.map((p) => ({ title: p.title, status: p.status, code: p.status === 200 ? undefined : expect.any(String) })));
   // One credit per live example (all thirteen); the cache hit and the errors are free.
   expect(await balance(demo.teamId)).toBe(DEMO_CREDITS - routedOperations().length);
+});
+
+test("every example request of the README is one the demo answers (its operations' URLs, and the command line's --handle)", async () => {
+  const readme = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+  const urls = [...readme.matchAll(/http:\/\/localhost:3000(\/v1\/[\w/-]+)\?([^"\s`]+)/g)].map((m) => ({ path: m[1]!, query: Object.fromEntries(new URLSearchParams(m[2]!)) }));
+  const cli = [...readme.matchAll(/social-data ([\w-]+) --handle (\S+)/g)].map((m) => ({ path: routedOperations().find((op) => op.id === m[1])!.path, query: { handle: m[2]! } }));
+  expect(urls.length).toBeGreaterThan(0);
+  expect(cli.length).toBeGreaterThan(0);
+  for (const ex of [...urls, ...cli]) {
+    const res = await callGateway(demo.stack.gateway.url, ex.path, ex.query, { key: demo.key });
+    expect({ ...ex, status: res.status }).toEqual({ ...ex, status: 200 });
+  }
 });
