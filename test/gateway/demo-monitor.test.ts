@@ -113,3 +113,17 @@ test('the printed monitor example, pasted as printed: the receiver verifies a fi
   expect(Date.now() - createdAt).toBeLessThan(60_000);
   expect(receiver.output()).not.toMatch(/BAD SIGNATURE/);
 });
+
+test('the receiver knows the secrets of WEBHOOK_SECRET (several) and of its file (re-read each time), adds new ones only, mode 0600', () => {
+  const { addSecrets, knownSecrets } = require('../../scripts/webhook-receiver') as typeof import('../../scripts/webhook-receiver');
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'receiver-')), 'sub', 'webhook-secrets');
+  const env = { WEBHOOK_SECRETS_FILE: file, WEBHOOK_SECRET: 'whsec_AAAA, whsec_BBBB' };
+  expect(knownSecrets(env)).toEqual(['whsec_AAAA', 'whsec_BBBB']);
+  expect(addSecrets('{"data":{"monitor":{"id":"mon_1","secret":"whsec_CCCC"}}}', env)).toBe(1);
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+  expect(addSecrets('whsec_CCCC', env)).toBe(0);
+  expect(addSecrets('whsec_DDDD\n', env)).toBe(1);
+  expect(knownSecrets(env)).toEqual(['whsec_AAAA', 'whsec_BBBB', 'whsec_CCCC', 'whsec_DDDD']);
+  expect(readFileSync(file, 'utf8')).toBe('whsec_CCCC\nwhsec_DDDD\n');
+  expect(addSecrets('no secret here', env)).toBe(0);
+});
