@@ -60,7 +60,7 @@ export function demoExamples(): DemoExample[] {
   ];
 }
 
-export const exampleUrl = (base: string, ex: DemoExample) => `${base}${ex.path}?${new URLSearchParams(ex.query)}`;
+export const exampleUrl = (base: string, ex: DemoExample) => `${base}${ex.path}${Object.keys(ex.query).length ? `?${new URLSearchParams(ex.query)}` : ''}`;
 
 /** The shell line of an example: the URL in double quotes (URLSearchParams leaves no quote, $ or backtick in it). */
 export const curlLine = (base: string, key: string, ex: DemoExample) => `curl -s -H "x-api-key: ${key}" "${exampleUrl(base, ex)}"`;
