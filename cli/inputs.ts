@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
+import { ApiError } from '../shared/http/errors';
+import { validateQuery, type ValidationRules } from '../shared/http/validation';
+import { cacheKey } from '../shared/result-cache';
 import { UsageError } from './usage-error';
 
 /**
@@ -32,7 +35,34 @@ export function readInputs(file: string, column?: string): Inputs {
   }
   const values = [...seen];
   if (!values.length) throw new UsageError(`--input ${file}: no values${column === undefined ? '' : ` in column ${column}`}`);
-  return { values, duplicates, digest: createHash('sha256').update(values.join('\n')).digest('hex') };
+  return { values, duplicates, digest: digestOf(values) };
+}
+
+const digestOf = (values: string[]) => createHash('sha256').update(values.join('\n')).digest('hex');
+
+/**
+ * Values that name the same thing (`alice`, `@alice`, alice's profile URL) run once, as the first of
+ * them: two values are the same when the operation's own parameter rules normalise them to one cache
+ * key (validateQuery, then the result cache's cacheKey), the rule by which the API already serves
+ * them one cache entry. A value the rules refuse is kept: it fails on its own, in the errors file.
+ */
+export function sameThingOnce(op: { id: string } & ValidationRules, params: Record<string, string>, param: string, inputs: Inputs): Inputs & { sameAs: [string, string][] } {
+  const first = new Map<string, string>();
+  const sameAs: [string, string][] = [];
+  const values = inputs.values.filter((value) => {
+    let key: string;
+    try {
+      key = cacheKey(op.id, validateQuery(op, { ...params, [param]: value }).values);
+    } catch (err) {
+      if (err instanceof ApiError) return true;
+      throw err;
+    }
+    const earlier = first.get(key);
+    if (earlier === undefined) return first.set(key, value), true;
+    sameAs.push([value, earlier]);
+    return false;
+  });
+  return { values, duplicates: inputs.duplicates + sameAs.length, digest: digestOf(values), sameAs };
 }
 
 function csvColumn(file: string, text: string, column: string): string[] {

@@ -3,6 +3,7 @@ import { type Command, Option } from 'commander';
 import { SocialDataClient, type NewMonitor } from '../client';
 import { MONITORABLE_IDS } from '../shared/monitors/kinds';
 import { UsageError } from './usage-error';
+import { VIEW_FORMATS, monitorsView, parseColumns, renderView, viewFormat, type View, type ViewFormat } from './view';
 
 /**
  * `social-data monitors …`: the team's monitors (docs/monitors.md), free, with the key, through the
@@ -29,20 +30,23 @@ const seconds = (flag: string) => (value: string) => {
   return Number(value);
 };
 
-type Flags = { out?: string; operation?: NewMonitor['operation']; param?: Record<string, string>; interval?: number; webhookUrl?: string };
+type Flags = { out?: string; operation?: NewMonitor['operation']; param?: Record<string, string>; interval?: number; webhookUrl?: string; format?: ViewFormat; columns?: string[] };
 type Call = (api: SocialDataClient['monitors'], args: string[], flags: Flags) => Promise<{ data: unknown }>;
 
 export function addMonitorCommands(program: Command, ctx: MonitorsContext): void {
   const monitors = program.command('monitors').description("The team's monitors: a request repeated at an interval, with signed webhooks of what changed (free).");
   /** Commander calls an action with the arguments, the options, then the command. */
   const act =
-    (call: Call, showsSecret = false) =>
+    (call: Call, showsSecret = false, view?: (data: unknown) => View) =>
     async (...all: unknown[]) => {
       const command = all[all.length - 1] as Command;
       const flags = all[all.length - 2] as Flags;
+      // Only `list` has a table; the other sub-commands print the API's data as JSON.
+      const format = view ? viewFormat(flags.format, flags.out) : 'json';
+      if (flags.columns && format !== 'table') throw new UsageError('--columns: chooses a table\'s columns (--format table; JSON is the API\'s data as it is)');
       const { data } = await call(ctx.client(command).monitors, all.slice(0, -2) as string[], flags);
       if (showsSecret) process.stderr.write('social-data: the signing secret (monitor.secret) is shown this once: store it now; rotate-secret makes a new one\n');
-      const text = `${JSON.stringify(data, null, 2)}\n`;
+      const text = view && format === 'table' ? renderView(view(data), flags.columns) : `${JSON.stringify(data, null, 2)}\n`;
       if (flags.out) writeFileSync(flags.out, text);
       else process.stdout.write(text);
       ctx.done();
@@ -53,7 +57,10 @@ export function addMonitorCommands(program: Command, ctx: MonitorsContext): void
       .argument('<id>', 'the monitor (mon_…)')
       .action(act((api, [id]) => call(api, id!), showsSecret));
 
-  sub('list', "The team's monitors, newest first.").action(act((api) => api.list()));
+  sub('list', "The team's monitors, newest first: a table at a terminal, JSON otherwise.")
+    .addOption(new Option('--format <format>', 'table or json (default: a table at a terminal, else JSON)').choices(VIEW_FORMATS))
+    .option('--columns <names>', "the table's columns, comma-separated (e.g. id,status,lastPollAt)", parseColumns)
+    .action(act((api) => api.list(), false, (data) => monitorsView((data as { monitors: Parameters<typeof monitorsView>[0] }).monitors)));
   one('get', 'One monitor.', (api, id) => api.get(id));
   sub('create', 'A new monitor; prints it with its signing secret (shown this once).')
     .addOption(new Option('--operation <id>', 'what it watches').choices(MONITORABLE_IDS).makeOptionMandatory())

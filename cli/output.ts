@@ -37,7 +37,9 @@ export function encoder(format: Format, columns: Column[], opts: { bom: boolean 
         end: (written) => (written > 0 ? '\n]\n' : ']\n'),
       };
     case 'csv': {
-      const options = { record_delimiter: 'windows', eof: true } as const;
+      // quoted_match: csv-stringify quotes a field holding the record delimiter (\r\n) but not one
+      // holding a lone \n or \r, which a reader takes as a row's end: every line break is quoted.
+      const options = { record_delimiter: 'windows', eof: true, quoted_match: /[\r\n]/ } as const;
       return {
         start: () => stringify([columns.map((c) => c.name)], { ...options, bom: opts.bom }),
         records: (rs) => (rs.length ? stringify(rs.map((r) => rowOf(r, columns)), options) : ''),

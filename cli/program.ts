@@ -5,11 +5,12 @@ import type { ParamDef, ValidationRules } from '../shared/http/validation';
 import { accountRead, type AccountRead } from './account';
 import { dryRun } from './dry-run';
 import { addMonitorCommands } from './monitors';
-import { readInputs } from './inputs';
+import { readInputs, sameThingOnce } from './inputs';
 import { FORMATS, type Format } from './output';
 import { startRun, tasksOf, type RunOptions } from './run';
 import { COST_RULE, operationCommands, type Command } from './table';
 import { EXIT, UsageError } from './usage-error';
+import { VIEW_FORMATS, chooseColumns, parseColumns, viewFormat, type ViewFormat } from './view';
 
 /**
  * The `social-data` program (commander): one sub-command per routed operation of the table, named by
@@ -24,7 +25,7 @@ const DEFAULT_RETRIES = 3;
 const TEAM_RATE = (RATE_LIMIT.requests * 60) / RATE_LIMIT.windowSeconds;
 
 /** Options of the run itself, which no operation parameter may shadow. */
-const RUN_OPTIONS = ['api-key', 'api-url', 'quiet', 'all', 'max-pages', 'max-items', 'cache-max-age', 'input', 'column', 'param', 'errors', 'format', 'out', 'resume', 'dry-run', 'concurrency', 'rate', 'retries', 'help'];
+const RUN_OPTIONS = ['api-key', 'api-url', 'quiet', 'all', 'max-pages', 'max-items', 'cache-max-age', 'input', 'column', 'columns', 'param', 'errors', 'format', 'out', 'resume', 'dry-run', 'concurrency', 'rate', 'retries', 'help'];
 
 export interface Io {
   /** Where a run's exit code goes (the program's actions are async). */
@@ -101,6 +102,7 @@ interface RunFlags {
   cacheMaxAge?: string;
   input?: string;
   column?: string;
+  columns?: string[];
   param?: string;
   errors?: string;
   format?: Format;
@@ -126,7 +128,8 @@ export function runOptions(c: Command, flags: RunFlags, env: NodeJS.ProcessEnv):
     if (params[param] !== undefined) throw new UsageError(`--${param}: given by --input already (one value a line)`);
     const partner = (c.op.oneOf ?? []).find((pair) => pair.includes(param))?.find((p) => p !== param);
     if (partner && params[partner] !== undefined) throw new UsageError(`--${partner}: --input gives ${param}, and ${c.op.id} takes exactly one of ${param} or ${partner}`);
-    batch = { param, ...readInputs(flags.input, flags.column) };
+    const { sameAs, ...inputs } = sameThingOnce({ id: c.op.id, params: c.op.params, oneOf: c.op.oneOf }, params, param, readInputs(flags.input, flags.column));
+    batch = { param, ...inputs, sameAs };
   } else {
     if (flags.column !== undefined) throw new UsageError('--column: only with --input');
     if (flags.param !== undefined) throw new UsageError('--param: only with --input');
@@ -134,6 +137,16 @@ export function runOptions(c: Command, flags: RunFlags, env: NodeJS.ProcessEnv):
 
   const format: Format = flags.format ?? (flags.out?.toLowerCase().endsWith('.csv') ? 'csv' : flags.out?.toLowerCase().endsWith('.json') ? 'json' : 'jsonl');
   if (flags.resume && !flags.out) throw new UsageError('--resume: only with --out (the state is kept next to the output file)');
+
+  let columns: string[] | undefined;
+  if (flags.columns) {
+    if (format !== 'csv') throw new UsageError('--columns: chooses CSV columns (--format csv, or an --out ending in .csv)');
+    columns = chooseColumns([...(batch ? ['input'] : []), ...c.columns.map((col) => col.name)], flags.columns);
+    // --resume reads back the items an input in progress wrote, by these columns (state.ts itemKey).
+    const readBack = [...(batch ? ['input'] : []), ...(c.listField ? ['id', 'repostedAt'].filter((n) => c.columns.some((col) => col.name === n)) : [])];
+    const missing = readBack.filter((n) => !columns!.includes(n));
+    if (flags.resume && missing.length) throw new UsageError(`--resume with --columns: keep ${missing.join(', ')}, by which the items written already are told apart`);
+  }
 
   const options = {
     command: c,
@@ -144,6 +157,7 @@ export function runOptions(c: Command, flags: RunFlags, env: NodeJS.ProcessEnv):
     maxItems: flags.maxItems,
     cacheMaxAge: flags.cacheMaxAge as CacheMaxAge | undefined,
     format,
+    columns,
     out: flags.out,
     errors: flags.errors,
     resume: Boolean(flags.resume),
@@ -181,6 +195,7 @@ function addRunOptions(cmd: Cli): Cli {
     .option('--cache-max-age <age>', 'accept a cached result at most this old (1d, 3d, 7d, 14d, 30d): a hit costs 0 credits')
     .option('--input <file>', 'run once per value of the file: one a line, or a CSV column (--column)')
     .option('--column <name>', 'with --input: the CSV column holding the values')
+    .option('--columns <names>', 'CSV output: these columns, comma-separated, in that order (default: every column of the schema)', parseColumns)
     .option('--param <name>', 'with --input: the parameter the values fill (default: the main one)')
     .option('--errors <file>', 'with --input: where failed inputs go, a JSON line each (default: <out>.errors.jsonl)')
     .addOption(new Option('--format <format>', 'output format (default: from --out\'s extension, else jsonl)').choices(FORMATS))
@@ -224,19 +239,26 @@ export function buildProgram(io: Io): Cli {
     });
   }
 
-  const account = (name: AccountRead, description: string) =>
-    program
+  const account = (name: AccountRead, description: string, tabled = true) => {
+    const cmd = program
       .command(name)
       .description(description)
       .option('--out <file>', 'write to this file (default: standard output)');
+    if (!tabled) return cmd;
+    return cmd
+      .addOption(new Option('--format <format>', 'table or json (default: a table at a terminal, else JSON)').choices(VIEW_FORMATS))
+      .option('--columns <names>', "the table's columns, comma-separated", parseColumns);
+  };
   /** The API's address and the key of a command (its options, else the variables); the key only where it is needed. */
   const target = (self: Cli, needsKey: boolean) => {
-    const flags = self.optsWithGlobals<{ apiKey?: string; apiUrl?: string; out?: string }>();
+    const flags = self.optsWithGlobals<{ apiKey?: string; apiUrl?: string; out?: string; format?: ViewFormat; columns?: string[] }>();
     const apiUrl = flags.apiUrl ?? io.env[API_URL_VARIABLE];
     const apiKey = flags.apiKey ?? io.env[API_KEY_VARIABLE];
     if (!apiUrl) throw new UsageError(`no API address: set $${API_URL_VARIABLE} or give --api-url`);
     if (!apiKey && needsKey) throw new UsageError(`no API key: set $${API_KEY_VARIABLE} or give --api-key`);
-    return { apiUrl, apiKey, out: flags.out };
+    const format = viewFormat(flags.format, flags.out);
+    if (flags.columns && format !== 'table') throw new UsageError("--columns: chooses a table's columns (--format table; JSON is the API's data as it is)");
+    return { apiUrl, apiKey, out: flags.out, format, columns: flags.columns };
   };
   const readAccount = async (read: AccountRead, self: Cli, extra: Parameters<typeof accountRead>[1] extends infer O ? Partial<O> : never) => {
     await accountRead(read, { ...target(self, read !== 'status'), ...extra });
@@ -254,7 +276,7 @@ export function buildProgram(io: Io): Cli {
     .action((f: { operation?: string; status?: string; limit?: number; all?: boolean }, self: Cli) =>
       readAccount('requests', self, { all: f.all, filter: { operation: f.operation, status: f.status === 'error' || f.status === undefined ? f.status : Number(f.status), limit: f.limit } }),
     );
-  account('status', "Each operation's state over 15 minutes and 24 hours, and its last canary (public, no key).").action((_f, self: Cli) => readAccount('status', self, {}));
+  account('status', "Each operation's state over 15 minutes and 24 hours, and its last canary (public, no key).", false).action((_f, self: Cli) => readAccount('status', self, {}));
   addMonitorCommands(program, {
     client: (self) => {
       const { apiUrl, apiKey } = target(self, true);

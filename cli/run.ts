@@ -23,12 +23,14 @@ export interface RunOptions {
   /** The operation's parameters given as options (the input's own value is added per input). */
   params: Record<string, string>;
   /** --input: the values, and the parameter they fill. */
-  batch?: { param: string; values: string[]; duplicates: number; digest: string };
+  batch?: { param: string; values: string[]; duplicates: number; digest: string; sameAs?: [string, string][] };
   all: boolean;
   maxPages?: number;
   maxItems?: number;
   cacheMaxAge?: CacheMaxAge;
   format: Format;
+  /** --columns: the CSV columns, by name, in order (default: all of them). */
+  columns?: string[];
   out?: string;
   errors?: string;
   resume: boolean;
@@ -91,6 +93,7 @@ export const fingerprintOf = (opts: RunOptions) =>
         params: Object.entries(opts.params).sort(),
         inputs: opts.batch ? { param: opts.batch.param, digest: opts.batch.digest } : null,
         format: opts.format,
+        columns: opts.columns ?? null,
         all: opts.all,
         maxPages: opts.maxPages ?? null,
         maxItems: opts.maxItems ?? null,
@@ -119,6 +122,11 @@ async function run(opts: RunOptions, isStopping: () => boolean, signal: AbortSig
   const { command } = opts;
   const tasks = tasksOf(opts);
   const batch = opts.batch !== undefined;
+  const sameAs = opts.batch?.sameAs ?? [];
+  if (sameAs.length && !opts.quiet) {
+    const shown = sameAs.slice(0, 3).map(([value, earlier]) => `${value} = ${earlier}`).join(', ');
+    process.stderr.write(`social-data: ${sameAs.length} input${sameAs.length === 1 ? '' : 's'} name what an earlier one names, run once: ${shown}${sameAs.length > 3 ? ', …' : ''}\n`);
+  }
   const errorsFile = opts.errors ?? (batch ? defaultErrorsFile(opts) : undefined);
   const stateFile = opts.out ? statePath(opts.out) : undefined;
   const state: RunState = opts.out ? startingState(opts.out, fingerprintOf(opts), opts.resume) : freshState('');
@@ -128,7 +136,9 @@ async function run(opts: RunOptions, isStopping: () => boolean, signal: AbortSig
   delete state.clean;
   if (errorsFile && !resumed && existsSync(errorsFile)) unlinkSync(errorsFile);
 
-  const enc = encoder(opts.format, batch ? [{ name: 'input', path: ['input'], json: false }, ...command.columns] : command.columns, { bom: opts.out !== undefined });
+  const allColumns = batch ? [{ name: 'input', path: ['input'], json: false }, ...command.columns] : command.columns;
+  const columns = opts.columns ? opts.columns.map((name) => allColumns.find((c) => c.name === name)!) : allColumns;
+  const enc = encoder(opts.format, columns, { bom: opts.out !== undefined });
   const sink: Sink = opts.out ? fileSink(opts.out, state.outputBytes) : stdoutSink();
   if (state.outputBytes === 0) await sink.write(enc.start());
   state.outputBytes = sink.bytes;

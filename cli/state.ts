@@ -122,7 +122,7 @@ export function startingState(out: string, fingerprint: string, resume: boolean)
     throw new UsageError(`--resume: ${path} is not a state file (${(err as Error).message})`);
   }
   if (state.version !== 1 || state.fingerprint !== fingerprint) {
-    throw new UsageError(`--resume: ${path} is the state of another run (operation, parameters, inputs, --format, --all, --max-pages or --max-items differ)`);
+    throw new UsageError(`--resume: ${path} is the state of another run (operation, parameters, inputs, --format, --columns, --all, --max-pages or --max-items differ)`);
   }
   const size = existsSync(out) ? statSync(out).size : 0;
   if (size < state.outputBytes) throw new UsageError(`--resume: ${out} is shorter than the state says (${size} < ${state.outputBytes} bytes): it was changed since`);

@@ -1,17 +1,20 @@
 import { routedOperations, type Operation, type OperationId } from '../shared/operations';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from './stack';
+import { CITYGAME_SAMPLE_PATH, SAMPLE_LABEL, citygameSample } from './upstream/citygame-sample';
 import { RECORDED, type Query } from './upstream/replay';
 
 /**
  * `npm run demo`: the local API (the same gateway, pipeline, DynamoDB Local and dashboard as
  * `npm start`) with every platform answered by the replay of the project's recorded fixtures
  * (dev/upstream/replay.ts), so it needs no internet. It prints a key and one example request per
- * live operation with an input the replay has a recording of, then a cache hit, a 404 and a 422.
+ * live operation with an input the replay has a recording of (operation 4: the sample source), then a
+ * cache hit, a 404 and a 422.
  * test/gateway/demo.test.ts calls every printed example and expects the printed status.
  *
  * Operation 4 (citygame) reads the source a deployment names (docs/operations/citygame-daily.md):
- * no public game is known and no bulletin is ever made up, so the replay has no recording of it and
- * the demo names no source: its example shows the documented 503 of a deployment without one.
+ * no public game is known, so there is nothing to record. The demo names a source as a deployer
+ * would (CITYGAME_SOURCE_URL): a sample bulletin made for the demo (dev/upstream/citygame-sample.ts),
+ * served by the replay upstream and labelled as such in the banner and in every field it fills.
  */
 export interface DemoExample {
   title: string;
@@ -28,9 +31,9 @@ const UNKNOWN = { op: 'microblog-a-user-posts', query: { handle: 'nobody-here.bs
 /** A URL on another site than the operation's platform: refused before any upstream call. */
 const INVALID = { op: 'livestream-clip', query: { url: 'https://example.com/somechannel/clips/clip_01JQ7ZK3M8W4TYV5R2N6P9XBCD' } };
 
-/** Live operations the replay has no recording of, on purpose, and what they answer in the demo. */
-export const NOT_RECORDED: Partial<Record<OperationId, { status: number; why: string }>> = {
-  'citygame-daily': { status: 503, why: 'this demo names no citygame source (CITYGAME_SOURCE_URL), so 503 PLATFORM_UNAVAILABLE, 0 credits' },
+/** Live operations whose source is configuration, not a platform: the demo names a sample source made for it. */
+export const SAMPLE_SOURCES: Partial<Record<OperationId, { query: Query; why: string }>> = {
+  'citygame-daily': { query: {}, why: `SAMPLE DATA MADE FOR THE DEMO, not from any game: the demo's CITYGAME_SOURCE_URL names a sample bulletin (${CITYGAME_SAMPLE_PATH})` },
 };
 
 const operationById = (id: string): Operation => {
@@ -42,13 +45,13 @@ const operationById = (id: string): Operation => {
 /** One 200 per live operation (a recorded input), then a cache hit of the first, a 404 and a 422. */
 export function demoExamples(): DemoExample[] {
   const live = routedOperations().map((op): DemoExample => {
-    const unrecorded = NOT_RECORDED[op.id as OperationId];
-    if (unrecorded) return { title: `${op.number}. ${op.id}: ${unrecorded.why}`, path: op.path, query: {}, status: unrecorded.status };
+    const sample = SAMPLE_SOURCES[op.id as OperationId];
+    if (sample) return { title: `${op.number}. ${op.id}: ${sample.why}`, path: op.path, query: sample.query, status: 200 };
     const query = RECORDED[op.id as OperationId];
     if (!query) throw new Error(`the replay has no recorded input for the live operation ${op.id}: add one to RECORDED in dev/upstream/replay.ts`);
     return { title: `${op.number}. ${op.id}: ${op.summary}`, path: op.path, query, status: 200 };
   });
-  const first = live.find((ex) => ex.status === 200)!;
+  const first = live[0]!;
   return [
     ...live,
     { title: `Cache hit: example ${first.title.split('.')[0]} again with cache_max_age=1d (meta.cached true, 0 credits)`, path: first.path, query: { ...first.query, cache_max_age: '1d' }, status: 200 },
@@ -57,7 +60,7 @@ export function demoExamples(): DemoExample[] {
   ];
 }
 
-export const exampleUrl = (base: string, ex: DemoExample) => `${base}${ex.path}?${new URLSearchParams(ex.query)}`;
+export const exampleUrl = (base: string, ex: DemoExample) => `${base}${ex.path}${Object.keys(ex.query).length ? `?${new URLSearchParams(ex.query)}` : ''}`;
 
 /** The shell line of an example: the URL in double quotes (URLSearchParams leaves no quote, $ or backtick in it). */
 export const curlLine = (base: string, key: string, ex: DemoExample) => `curl -s -H "x-api-key: ${key}" "${exampleUrl(base, ex)}"`;
@@ -67,17 +70,20 @@ export interface Demo {
   key: string;
   teamId: string;
   examples: DemoExample[];
+  /** CITYGAME_SOURCE_URL of the demo: the sample bulletin made for it. */
+  citygameSource: string;
 }
 
 /** The stack on the replay, with a team of DEMO_CREDITS and its key. */
 export async function startDemo(opts: Pick<LocalStackOptions, 'dynamo' | 'gateway'> = {}): Promise<Demo> {
   const examples = demoExamples();
-  // Every upstream is the replay, which has no citygame source: a source named in the caller's
-  // environment would only be sent there. The demo shows what a deployment without one answers.
-  delete process.env.CITYGAME_SOURCE_URL;
-  delete process.env.CITYGAME_FIELDS;
   const stack = await startLocalStack({ ...opts, upstream: 'replay', team: { name: 'demo', credits: DEMO_CREDITS } });
-  return { stack, key: stack.team!.key, teamId: stack.team!.teamId, examples };
+  // Operation 4's source, named as a deployer names one: the sample bulletin on the replay upstream
+  // (a source named in the caller's environment is replaced: every upstream here is the replay).
+  citygameSample(stack.upstream!);
+  process.env.CITYGAME_SOURCE_URL = `${stack.upstream!.url}${CITYGAME_SAMPLE_PATH}`;
+  delete process.env.CITYGAME_FIELDS;
+  return { stack, key: stack.team!.key, teamId: stack.team!.teamId, examples, citygameSource: process.env.CITYGAME_SOURCE_URL };
 }
 
 /** What `npm run demo` prints: what this is, the key, the dashboard, and every example with its expected status. */
@@ -89,6 +95,8 @@ export function demoBanner(demo: Demo, dashboard: string): string {
     '=== DEMO: RECORDED DATA, NOT THE REAL SITES ===',
     `Every platform is answered by a replay of the project's recorded fixtures (test/fixtures/), offline.`,
     'Answers are real-shaped but recorded: they never change, and only the recorded inputs are known.',
+    `Operation 4 (citygame) has no public source to record: its source is configuration (CITYGAME_SOURCE_URL), and here it is`,
+    `${demo.citygameSource}, a bulletin that is ${SAMPLE_LABEL.toUpperCase()}, not from any game.`,
     '`npm start` is the real service (it scrapes the live sites).',
     '',
     `Social data API (demo) listening on ${demo.stack.gateway.url}  (DynamoDB Local in memory at ${demo.stack.endpoint}: nothing is kept)`,
@@ -97,7 +105,7 @@ export function demoBanner(demo: Demo, dashboard: string): string {
     `    ${demo.key}`,
     '',
     dashboard,
-    'Examples (one per live operation, then a cache hit, a 404 and a 422):',
+    'Examples (one per live operation, then a cache hit, a 404 and a 422; all answer offline):',
     '',
     ...examples,
   ].join('\n');

@@ -29,17 +29,24 @@ export function startMonitorScheduler(tickMs = Math.min(10_000, Number(process.e
 /** Where `npm run webhook-receiver` listens by default (its PORT changes it; the demo's example follows WEBHOOK_RECEIVER_URL). */
 export const DEFAULT_RECEIVER_URL = 'http://127.0.0.1:4000/webhook';
 
-/** The lines `npm run demo` prints: start the receiver, create a monitor pointing at it. */
+/**
+ * The lines `npm run demo` prints, to be pasted as they are: start the receiver (on the port of the
+ * webhook URL), then create a monitor pointing at it, the answer piped to the receiver's add-secret,
+ * which keeps the signing secret (shown once) in .local/webhook-secrets, where the running receiver
+ * reads it at its next delivery. Run the second line again for another monitor: no restart.
+ */
 export function monitorExample(base: string, key: string, m: { operation: string; params: Record<string, string>; intervalSeconds: number }, receiverUrl = process.env.WEBHOOK_RECEIVER_URL || DEFAULT_RECEIVER_URL): string {
   const body = JSON.stringify({ ...m, webhookUrl: receiverUrl });
   const port = new URL(receiverUrl).port;
   return [
-    'Monitors (docs/monitors.md): in a second terminal start a receiver, then create a monitor; the demo feed gains a post every 30 s:',
+    'Monitors (docs/monitors.md): in a second terminal start a receiver, then in a third create a monitor; the demo feed gains a post every 30 s:',
     '',
     `  ${port && port !== '4000' ? `PORT=${port} ` : ''}npm run webhook-receiver`,
-    `  curl -s -X POST -H "x-api-key: ${key}" -H "content-type: application/json" "${base}/v1/monitors" -d '${body}'`,
+    `  curl -s -X POST -H "x-api-key: ${key}" -H "content-type: application/json" "${base}/v1/monitors" -d '${body}' | npm run -s webhook-receiver -- add-secret`,
     '',
-    "Give the receiver the printed secret (WEBHOOK_SECRET=whsec_... npm run webhook-receiver) to verify signatures; it prints monitor.ready, then items.new.",
+    'The curl prints the new monitor, and add-secret keeps its signing secret (shown once) in .local/webhook-secrets (mode 0600),',
+    'which the running receiver reads at each delivery: it verifies the signatures and prints monitor.ready, then items.new.',
+    'Run the curl line again for a second monitor: the receiver verifies both, no restart.',
     '',
   ].join('\n');
 }

@@ -27,7 +27,7 @@ export function entryPoint(name: string, handle: (event: APIGatewayProxyEvent, s
       answer = await handle(event, scope);
     } catch (err) {
       const apiError = toApiError(err);
-      scope.log[apiError.status >= 500 ? 'error' : 'info']('request failed', {
+      scope.log[apiError.logLevel ?? (apiError.status >= 500 ? 'error' : 'info')]('request failed', {
         code: apiError.code,
         status: apiError.status,
         cause: apiError.internal ?? apiError.message,

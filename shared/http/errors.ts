@@ -33,11 +33,16 @@ export class ApiError extends Error {
   readonly retryAfter?: number;
   /** Internal cause for logs only; never sent to the caller. */
   readonly internal?: string;
+  /**
+   * The level the entry point logs this failure at, when not its status's (ERROR for a 5xx, INFO
+   * otherwise): an expected 503, such as a deployment that names no source on purpose, is a WARN.
+   */
+  readonly logLevel?: 'warn' | 'info';
 
   constructor(
     code: ErrorCode,
     message: string,
-    opts: { details?: ValidationDetail[]; retryAfter?: number; internal?: string } = {},
+    opts: { details?: ValidationDetail[]; retryAfter?: number; internal?: string; logLevel?: 'warn' | 'info' } = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -46,6 +51,7 @@ export class ApiError extends Error {
     this.details = opts.details;
     this.retryAfter = opts.retryAfter ?? DEFAULT_RETRY_AFTER[code];
     this.internal = opts.internal;
+    this.logLevel = opts.logLevel;
   }
 }
 

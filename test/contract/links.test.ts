@@ -73,6 +73,23 @@ test('every relative link in README.md and docs/ resolves, anchors included', ()
   expect(report).toEqual({});
 });
 
+test('no link or path in README.md and docs/ leaves the repository: a reader of the checkout can open each one', () => {
+  // Relative paths in the text too (code spans included), such as `../shared/spec/…`: each must
+  // resolve inside the checkout and exist there.
+  const outside = files.flatMap((f) => {
+    const md = readFileSync(f, 'utf8');
+    const links = linkTargets(md).filter((t) => !isExternal(t)).map((t) => decodeURIComponent(t.split('#')[0]!)).filter(Boolean);
+    const paths = [...md.matchAll(/(?<![.\w])(?:\.\.\/)+[\w.@/-]*[\w/]/g)].map((m) => m[0]);
+    return [...links, ...paths]
+      .filter((p) => {
+        const resolved = path.resolve(path.dirname(f), p);
+        return !(resolved === ROOT || resolved.startsWith(ROOT + path.sep)) || !existsSync(resolved);
+      })
+      .map((p) => `${path.relative(ROOT, f)}: ${p}`);
+  });
+  expect(outside).toEqual([]);
+});
+
 test('the README stays a five-minute read: at most 200 lines (the rest lives in docs/)', () => {
   const lines = readFileSync(path.join(ROOT, 'README.md'), 'utf8').replace(/\n$/, '').split('\n');
   expect(lines.length).toBeLessThanOrEqual(200);

@@ -83,6 +83,24 @@ describe('no source, or an unusable one: 503 PLATFORM_UNAVAILABLE saying so, 0 c
     expect(source.requests).toEqual([]);
   });
 
+  test('no source is a choice of the deployment, logged as a WARN; a misconfigured one is an ERROR', async () => {
+    const logs = new LogCapture();
+    logs.start('INFO');
+    try {
+      configure(undefined);
+      expect((await daily()).res.status).toBe(503);
+      configure('http://bulletin.example/today.json');
+      expect((await daily()).res.status).toBe(503);
+    } finally {
+      logs.stop();
+    }
+    const failed = logs.records().filter((r) => r.message === 'request failed');
+    expect(failed.map((r) => [r.level, r.code, r.cause])).toEqual([
+      ['WARN', 'PLATFORM_UNAVAILABLE', 'CITYGAME_SOURCE_URL is not set'],
+      ['ERROR', 'PLATFORM_UNAVAILABLE', expect.stringContaining('must be an https URL')],
+    ]);
+  });
+
   test.each([
     ['plain http off the loopback address', 'http://bulletin.example/today.json', undefined],
     ['fields that are not JSON', '/today.json', 'not json'],

@@ -1,6 +1,8 @@
-import { DEMO_CREDITS, NOT_RECORDED, demoBanner, startDemo, type Demo } from '../../dev/demo';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { DEMO_CREDITS, demoBanner, startDemo, type Demo } from '../../dev/demo';
 import { balance } from '../../shared/accounting/teams';
-import { routedOperations, type OperationId } from '../../shared/operations';
+import { routedOperations } from '../../shared/operations';
 import { callGateway } from '../support/harness';
 
 /**
@@ -24,6 +26,9 @@ function printedExamples(text: string) {
 
 test('the banner says the data is recorded and that npm start is the real service, and prints the key', () => {
   expect(banner).toMatch(/RECORDED DATA, NOT THE REAL SITES/);
+  // Operation 4's source is named, and said to be sample data made for the demo.
+  expect(banner).toContain(`${demo.citygameSource}, a bulletin that is SAMPLE DATA MADE FOR THE DEMO, not from any game.`);
+  expect(process.env.CITYGAME_SOURCE_URL).toBe(demo.citygameSource);
   expect(banner).toMatch(/`npm start` is the real service/);
   expect(banner).toContain(`    ${demo.key}\n`);
 });
@@ -33,9 +38,9 @@ test('one example per live operation, then a cache hit, a 404 and a 422', () => 
   const live = routedOperations();
   expect(printed).toHaveLength(live.length + 3);
   expect(printed.slice(0, live.length).map((p) => new URL(p.url).pathname)).toEqual(live.map((op) => op.path));
-  // citygame names no source in the demo (none is made up): the documented 503.
-  expect(printed.map((p) => p.status)).toEqual([...live.map((op) => NOT_RECORDED[op.id as OperationId]?.status ?? 200), 200, 404, 422]);
-  expect(printed.find((p) => new URL(p.url).pathname === '/v1/citygame/daily')?.status).toBe(503);
+  // All thirteen answer offline: operation 4 from the sample source the demo names, said to be one.
+  expect(printed.map((p) => p.status)).toEqual([...live.map(() => 200), 200, 404, 422]);
+  expect(printed.find((p) => new URL(p.url).pathname === '/v1/citygame/daily')?.title).toMatch(/SAMPLE DATA MADE FOR THE DEMO, not from any game/);
   for (const p of printed) expect(p.key).toBe(demo.key);
 });
 
@@ -48,11 +53,27 @@ test('every printed example answers the printed status; 200s are real-shaped dat
     // callGateway checks each answer against the OpenAPI document (the data schema of a 200).
     const res = await callGateway(url.origin, url.pathname, Object.fromEntries(url.searchParams), { key: p.key });
     answers.push({ title: p.title, status: res.status, code: res.body.error?.code });
-    if (new URL(p.url).pathname === '/v1/citygame/daily') expect(res.body.error).toMatchObject({ code: 'PLATFORM_UNAVAILABLE', message: expect.stringMatching(/names no citygame source/) });
+    if (new URL(p.url).pathname === '/v1/citygame/daily') {
+      // The sample bulletin, through CITYGAME_SOURCE_URL as a deployment names its source: every text says what it is.
+      expect(res.body.data).toMatchObject({ date: new Date().toISOString().slice(0, 10), weekday: expect.any(String) });
+      for (const field of ['weather', 'headline', 'tip']) expect(res.body.data[field]).toContain('sample data made for the demo');
+    }
     if (res.status === 200) expect(Object.keys(res.body.data).length).toBeGreaterThan(1);
     if (p.title.startsWith('Cache hit')) expect(res.body.meta).toMatchObject({ cached: true, creditsCharged: 0 });
   }
   expect(answers).toEqual(printed.map((p) => ({ title: p.title, status: p.status, code: p.status === 200 ? undefined : expect.any(String) })));
-  // One credit per live example; the cache hit and the errors are free.
-  expect(await balance(demo.teamId)).toBe(DEMO_CREDITS - routedOperations().filter((op) => !NOT_RECORDED[op.id as OperationId]).length);
+  // One credit per live example (all thirteen); the cache hit and the errors are free.
+  expect(await balance(demo.teamId)).toBe(DEMO_CREDITS - routedOperations().length);
+});
+
+test("every example request of the README is one the demo answers (its operations' URLs, and the command line's --handle)", async () => {
+  const readme = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+  const urls = [...readme.matchAll(/http:\/\/localhost:3000(\/v1\/[\w/-]+)\?([^"\s`]+)/g)].map((m) => ({ path: m[1]!, query: Object.fromEntries(new URLSearchParams(m[2]!)) }));
+  const cli = [...readme.matchAll(/social-data ([\w-]+) --handle (\S+)/g)].map((m) => ({ path: routedOperations().find((op) => op.id === m[1])!.path, query: { handle: m[2]! } }));
+  expect(urls.length).toBeGreaterThan(0);
+  expect(cli.length).toBeGreaterThan(0);
+  for (const ex of [...urls, ...cli]) {
+    const res = await callGateway(demo.stack.gateway.url, ex.path, ex.query, { key: demo.key });
+    expect({ ...ex, status: res.status }).toEqual({ ...ex, status: 200 });
+  }
 });

@@ -45,7 +45,8 @@ function sourceOrRefuse(): CitygameSource {
     if (err instanceof SourceConfigError) throw misconfigured(err);
     throw err;
   }
-  if (!source) throw new ApiError('PLATFORM_UNAVAILABLE', NO_SOURCE_MESSAGE, { internal: 'CITYGAME_SOURCE_URL is not set' });
+  // A deployment without a source is a choice, not a failure: its 503 is logged as a WARN, not an ERROR.
+  if (!source) throw new ApiError('PLATFORM_UNAVAILABLE', NO_SOURCE_MESSAGE, { internal: 'CITYGAME_SOURCE_URL is not set', logLevel: 'warn' });
   return source;
 }
 

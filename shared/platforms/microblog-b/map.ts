@@ -46,6 +46,18 @@ function expandLinks(s: string, urls: unknown): string {
 /** The first of the values that reads as a count (one value the two schemas name differently). */
 const firstCount = (...vs: unknown[]) => vs.map(count).find((n) => n !== null) ?? null;
 
+/**
+ * Whether the account is protected. The 2026 schema sends `privacy.protected` (false for a public
+ * account); the older `legacy` schema leaves the key out for a public account (three recorded
+ * captures), so absent there means false. A value sent in another form, or a user object carrying
+ * neither schema's place for it, is null (not known).
+ */
+function isProtected(u: Json): boolean | null {
+  const given = get(u, 'privacy', 'protected') ?? get(u, 'legacy', 'protected');
+  if (given !== undefined) return bool(given);
+  return isObject(get(u, 'legacy')) ? false : null;
+}
+
 /** The fields of a user object, whichever schema it uses (`fallbackId`: the id the note carries, user_id_str). */
 function userFields(u: Json, fallbackId?: string | null) {
   const L = get(u, 'legacy');
@@ -68,7 +80,7 @@ function userFields(u: Json, fallbackId?: string | null) {
     notes: firstCount(get(u, 'tweet_counts', 'tweets'), get(L, 'statuses_count')),
     verified: blue === true || legacyVerified ? true : blue === null ? null : false,
     verifiedType,
-    protected: bool(get(u, 'privacy', 'protected')) ?? bool(get(L, 'protected')),
+    protected: isProtected(u),
     professional: isObject(get(u, 'professional')),
     professionalCategory: str(get(u, 'professional', 'category', 0, 'name')),
     profileImageShape: str(get(u, 'profile_image_shape')),
@@ -160,7 +172,8 @@ const errorsOf = (data: Json) => {
 export function userIdentity(u: Json): { id: string; protected: boolean } {
   return {
     id: need(str(get(u, 'rest_id')) ?? str(get(u, 'legacy', 'id_str')), 'user id'),
-    protected: bool(get(u, 'privacy', 'protected')) ?? bool(get(u, 'legacy', 'protected')) ?? false,
+    // Not known (null) is read as public: the timeline's own answer then says whether it shows notes.
+    protected: isProtected(u) ?? false,
   };
 }
 

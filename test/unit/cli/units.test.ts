@@ -84,6 +84,20 @@ describe('CSV output is RFC 4180 and reads back with a CSV parser', () => {
     expect(encoder('csv', c.columns, { bom: false }).start().startsWith('id,')).toBe(true);
   });
 
+  test('a field with a line break is quoted whatever else it holds: \\n, \\r\\n, \\r alone, commas, quotes; every row as wide as the header', () => {
+    // csv-stringify with CRLF records quoted a field with \r\n but not one with a lone \n: a post
+    // with a line break split its row (a parser read 33 rows for 28 posts).
+    const enc = encoder('csv', c.columns, { bom: false });
+    const descriptions = ['first line\nsecond line', 'windows\r\nline', 'old mac\rline', 'a, b and c', 'she said "hi"', 'plain', '\n', 'end\n'];
+    const text = enc.start() + enc.records(descriptions.map((description, i) => ({ id: String(i), description })), 0);
+    // Read as spreadsheets and most parsers (Python's csv) read: any of \r\n, \n, \r outside quotes ends a row.
+    const rows = parse(text, { record_delimiter: ['\r\n', '\n', '\r'] }) as string[][];
+    expect(rows).toHaveLength(1 + descriptions.length);
+    for (const row of rows) expect(row).toHaveLength(c.columns.length);
+    const at = c.columns.findIndex((col) => col.name === 'description');
+    expect(rows.slice(1).map((r) => r[at])).toEqual(descriptions);
+  });
+
   test('json is one array however it is cut into pages; jsonl a record a line', () => {
     const json = encoder('json', c.columns, { bom: false });
     const pages = json.start() + json.records([{ id: 'a' }], 0) + json.records([{ id: 'b' }, { id: 'c' }], 1) + json.end(3);

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { ApiError } from '../../../shared/http/errors';
 import {
-  directReplies, focalNoteOf, fullSizeAvatar, mapProfile, mapThreadNote, mapUserNote, monthYear, trimNote, trimUserNote, userOf, userTimeline,
+  directReplies, focalNoteOf, fullSizeAvatar, mapAuthor, mapProfile, mapThreadNote, mapUserNote, monthYear, trimNote, trimUserNote, userIdentity, userOf, userTimeline,
 } from '../../../shared/platforms/microblog-b/map';
 import * as R from '../../../shared/platforms/microblog-b/resources';
 import { fixture } from '../../../dev/upstream/fake';
@@ -70,6 +70,24 @@ describe('profile', () => {
       profileImageShape: 'Circle',
       joined: 'July 2018',
     });
+  });
+
+  test('legacy schema: a public account has no protected key at all, which reads false (profile, note author, identity)', () => {
+    // The older schema leaves `protected` out for a public account (three recorded captures); this
+    // read null before.
+    const u = userOf(f('user-legacy-public'));
+    expect((u as { legacy: Record<string, unknown> }).legacy).not.toHaveProperty('protected');
+    expect(mapProfile(u)).toMatchObject({ screenName: 'saltmarshlog', protected: false });
+    expect(mapAuthor(u)).toMatchObject({ screenName: 'saltmarshlog', protected: false });
+    expect(userIdentity(u).protected).toBe(false);
+  });
+
+  test('protected: a value in another form, or a user object with neither schema, is null (not known)', () => {
+    const u = userOf(f('user-legacy-public')) as { legacy: Record<string, unknown>; privacy?: unknown };
+    expect(mapProfile({ ...u, legacy: { ...u.legacy, protected: 'maybe' } }).protected).toBeNull();
+    const { legacy, ...rest } = u;
+    expect(mapAuthor({ ...rest, core: { screen_name: legacy.screen_name } }).protected).toBeNull();
+    expect(mapAuthor({ ...rest, core: { screen_name: legacy.screen_name }, privacy: { protected: false } }).protected).toBe(false);
   });
 
   test('a protected account is a profile with protected: true', () => {
