@@ -4,7 +4,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { NOT_SIGNED_IN } from '../shared/account/context';
-import { ACCOUNT_ROUTES, DASHBOARD_PATH, KEY_READABLE } from '../shared/account/routes';
+import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/api/account-routes';
+import type { Caller, RouteDef as JsonRoute } from '../shared/api/routes';
 import { ERROR_STATUS, GATEWAY_MESSAGES, GATEWAY_REFUSAL_HEADERS, RETRY_AFTER_S, type ErrorCode } from '../shared/http/errors';
 import { SESSION_COOKIE } from '../shared/account/sessions';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
@@ -67,8 +68,14 @@ export function addressesToExhaust(group: Pick<RouteGroup, 'perAddress'>, share:
   return { burst: Math.ceil(share.burst / limit), rate: Math.ceil((share.rate * windowSeconds) / limit) };
 }
 
-const isKeyReadable = (path: string) => ACCOUNT_ROUTES.some((r) => r.path === path && (KEY_READABLE as readonly string[]).includes(r.name));
-const OPEN_ACCOUNT = new Set<string>(['signIn', 'setPassword', 'signOut']);
+/** What the edge lets through to a JSON API's route: the credential its `caller` names (shared/api/routes.ts). */
+const CREDENTIAL_OF: Record<Caller, Credential> = { public: 'none', session: 'session', key: 'key', either: 'key-or-session' };
+/** The credential of a route of a JSON API's table, by method and path. */
+const credentialIn = (table: readonly JsonRoute[]) => (r: Route): Credential => {
+  const route = table.find((a) => a.path === r.path && a.method === r.method);
+  if (!route) throw new Error(`${r.method} ${r.path} is not in its route table`);
+  return CREDENTIAL_OF[route.caller];
+};
 const SIGN_IN: readonly (typeof ACCOUNT_ROUTES)[number][] = ACCOUNT_ROUTES.filter((r) => r.name === 'signIn' || r.name === 'setPassword');
 
 /**
@@ -104,14 +111,14 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
     description: 'the rest of /v1/account/* (session, or API key for the three reads)',
     routes: ACCOUNT_ROUTES.filter((r) => !SIGN_IN.includes(r)).map(({ method, path }) => ({ method, path })),
     perAddress: { limit: 200, windowSeconds: 60 },
-    credential: (r) => (ACCOUNT_ROUTES.some((a) => a.path === r.path && a.method === r.method && OPEN_ACCOUNT.has(a.name)) ? 'none' : isKeyReadable(r.path) ? 'key-or-session' : 'session'),
+    credential: credentialIn(ACCOUNT_ROUTES),
   },
   {
     name: 'monitors',
     description: '/v1/monitors/* (API key or session)',
     routes: MONITOR_ROUTES.map(({ method, path }) => ({ method, path })),
     perAddress: { limit: 120, windowSeconds: 60 },
-    credential: () => 'key-or-session',
+    credential: credentialIn(MONITOR_ROUTES),
   },
   {
     name: 'dashboard',

@@ -17,12 +17,12 @@ import { STATUS_PATH } from '../shared/status/page';
 import { acknowledge } from './acknowledge';
 import { allow, allowOperationSecrets, type OperationAccess } from './iam';
 import { nodeFunction } from './node-function';
+import { METRICS_NAMESPACE } from '../shared/runtime/metrics';
 import { StackPart } from './part';
 import type { StatusSettings } from './settings';
 
 export { CANARY_INTERVAL_MINUTES } from './settings';
 
-export const METRICS_NAMESPACE = 'SocialDataApi';
 const ALARM_MIN_ANSWERS = 5;
 
 export interface OperationalStatusProps {
