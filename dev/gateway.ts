@@ -14,6 +14,7 @@ import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
 import { OPENAPI_ROUTE } from '../shared/public/openapi-document';
 import { llmsTxtHandler } from '../shared/public/llms-txt';
 import { STATUS_PATH } from '../shared/status/page';
+import { REFERENCE_PATH } from '../shared/public/reference-page';
 
 /**
  * The local stand-in for API Gateway: the same routes (from the operation table), the same
@@ -133,6 +134,7 @@ function send(res: http.ServerResponse, result: APIGatewayProxyResult): void {
 function router(opts: GatewayOptions, publicUrl: () => string): (req: http.IncomingMessage) => Promise<APIGatewayProxyResult> {
   const operation = operationRoutes(opts);
   const dashboard = dashboardRoute();
+  const reference = referenceRoute();
   const llms = llmsTxtHandler(publicUrl);
   return async (req) => {
     const requestId = randomUUID();
@@ -145,6 +147,7 @@ function router(opts: GatewayOptions, publicUrl: () => string): (req: http.Incom
       if (url.pathname.startsWith('/v1/account/')) return await accountRoute(req, url, requestId);
       if (url.pathname === '/v1/monitors' || url.pathname.startsWith('/v1/monitors/')) return await monitorsRoute(req, url, requestId);
       if ((url.pathname === DASHBOARD_PATH || url.pathname.startsWith(`${DASHBOARD_PATH}/`)) && get) return await dashboard(req, url, requestId);
+      if ((url.pathname === REFERENCE_PATH || url.pathname.startsWith(`${REFERENCE_PATH}/`)) && get) return await reference(req, url, requestId);
       return await operation(req, url, requestId);
     } catch (err) {
       logger.error('local gateway failure', { requestId, error: String(err) });
@@ -188,6 +191,14 @@ function dashboardRoute(): Answer {
   let handler: Promise<Handler> | undefined;
   const load = () =>
     (handler ??= Promise.all([import('../shared/public/dashboard-assets'), import('../dashboard/build')]).then(([s, b]) => s.dashboardHandler(() => b.buildDashboard())));
+  return async (req, url, requestId) => (await load())(plainEvent(req, url, requestId, url.pathname, null, null));
+}
+
+/** The API reference page (GET /docs) and its assets, built once, on the first request. */
+function referenceRoute(): Answer {
+  let handler: Promise<Handler> | undefined;
+  const load = () =>
+    (handler ??= Promise.all([import('../shared/public/reference-page'), import('../reference/build')]).then(([s, b]) => s.referenceHandler(() => b.buildReference())));
   return async (req, url, requestId) => (await load())(plainEvent(req, url, requestId, url.pathname, null, null));
 }
 
