@@ -231,8 +231,10 @@ export async function captureExamples(): Promise<Examples> {
     const sessions = keep('get /v1/account/members/{memberId}/sessions', await call('GET', `/v1/account/members/${benId}/sessions`, { cookie }), 200);
     const benSession = (sessions.body as { data: { sessions: { sessionId: string }[] } }).data.sessions[0]!.sessionId;
     keep('delete /v1/account/members/{memberId}/sessions/{sessionId}', await call('DELETE', `/v1/account/members/${benId}/sessions/${benSession}`, { cookie }), 200);
+    // A member ending their own sessions: every other one; their current one is what is still live.
     await call('POST', '/v1/account/sign-in', { body: { email: 'ben@example.com', password } });
-    keep('delete /v1/account/members/{memberId}/sessions', await call('DELETE', `/v1/account/members/${benId}/sessions`, { cookie }), 200);
+    const benCookie = session(await call('POST', '/v1/account/sign-in', { body: { email: 'ben@example.com', password } }))!;
+    keep('delete /v1/account/members/{memberId}/sessions', await call('DELETE', `/v1/account/members/${benId}/sessions`, { cookie: benCookie }), 200);
     keep('post /v1/account/me/password', await call('POST', '/v1/account/me/password', { cookie, body: { currentPassword: password, password: `${password} again` } }), 200);
     keep('delete /v1/account/members/{memberId}', await call('DELETE', `/v1/account/members/${benId}`, { cookie }), 200);
     keep('post /v1/account/sign-out', await call('POST', '/v1/account/sign-out', { cookie, body: {} }), 200);

@@ -3,6 +3,7 @@ import { RATE_LIMIT, config } from '../runtime/config';
 import { entryPoint } from '../http/entry';
 import { MCP_PATH } from '../mcp/routes';
 import { OPENAPI_ROUTE } from './openapi-document';
+import { REFERENCE_PATH } from './reference-page';
 import { tools } from '../mcp/tools';
 import { routedOperations } from '../operations';
 import { parameters } from './parameter-schema';
@@ -37,7 +38,14 @@ export function renderLlmsTxt(base: string): string {
       out.push(`  - \`${p.name}\`${p.required ? ' (required)' : ''}: ${p.description}${values}${example}`);
     }
   }
-  out.push('', '## Docs', '', `- [OpenAPI 3.1 document](${base}${OPENAPI_ROUTE}): every operation, parameter, response schema and error, without a key.`, '');
+  out.push(
+    '',
+    '## Docs',
+    '',
+    `- [OpenAPI 3.1 document](${base}${OPENAPI_ROUTE}): every operation, parameter, response schema and error, with examples that are real answers, without a key.`,
+    `- [API reference](${base}${REFERENCE_PATH}): the same document as a page to read, with a request to try with your own key.`,
+    '',
+  );
   return out.join('\n');
 }
 
