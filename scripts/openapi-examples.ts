@@ -1,6 +1,6 @@
 /**
  * The examples of the OpenAPI document: real answers of the local API on the recorded data, captured
- * by scripts/openapi-examples-capture.ts (`npm run docs` runs it first) into docs/openapi-examples.json,
+ * by test/contract/openapi-examples-capture.ts (`npm run docs` runs it first) into docs/openapi-examples.json,
  * which is committed. scripts/openapi.ts reads that file and puts each example beside its schema, so
  * rendering the document stays a pure function of committed files and the staleness test
  * (test/contract/openapi.test.ts) needs no capture; test/contract/openapi-examples.test.ts captures

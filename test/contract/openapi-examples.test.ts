@@ -6,7 +6,7 @@ import { ERROR_STATUS, type ErrorCode } from '../../shared/http/errors';
 import { routedOperations } from '../../shared/operations';
 import { OPENAPI_FILE } from '../../scripts/openapi';
 import { EXAMPLES_FILE, LIST_ITEMS, readExamples, renderExamples } from '../../scripts/openapi-examples';
-import { captureExamples } from '../../scripts/openapi-examples-capture';
+import { captureExamples } from './openapi-examples-capture';
 
 /**
  * The examples of docs/openapi.json (issue 41): every one is valid against its own schema, every

@@ -1,10 +1,11 @@
 /**
  * Captures the OpenAPI document's examples (scripts/openapi-examples.ts) from real answers of the
- * local API: the local stack (dev/stack.ts: DynamoDB Local, the local gateway, the real handlers) with
- * every platform answered by its contract scenario, which is the replay of the recorded fixtures
- * (test/contract/scenarios.ts, dev/upstream/replay.ts). `npm run docs` runs it first and writes
- * docs/openapi-examples.json; test/contract/openapi-examples.test.ts runs `captureExamples()` again
- * and compares.
+ * local API: the local stack (dev/stack.ts: DynamoDB Local, the local gateway, the real handlers)
+ * with every platform answered by its contract scenario, which is the replay of the recorded
+ * fixtures (test/contract/scenarios.ts, dev/upstream/replay.ts). `npm run docs` runs it first and
+ * writes docs/openapi-examples.json; test/contract/openapi-examples.test.ts runs `captureExamples()`
+ * again and compares. It lives beside the scenarios it drives: scripts never import the tests
+ * (test/unit/layers.test.ts).
  *
  * Each error example is the answer of a request that makes its case happen: no key (401), a team
  * without credits (402), a query without its parameters (422), the scenario's not-found input and
@@ -12,11 +13,12 @@
  * whose throttle is empty (429) and one whose function cannot be loaded (503 SERVICE_UNAVAILABLE,
  * API Gateway's DEFAULT_5XX). A case an operation cannot be brought to is left without an example.
  *
- * Operation 4 (citygame-daily) has no recorded source (dev/demo.ts NOT_RECORDED): no 200 example.
+ * An operation without a recorded source (dev/demo.ts NOT_RECORDED: operation 4, citygame-daily) has
+ * no 200 example; its errors are those of the demo (no source named).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Examples } from './openapi-examples';
+import type { Examples } from '../../scripts/openapi-examples';
 
 type Json = Record<string, unknown>;
 interface Answer {
@@ -59,25 +61,26 @@ export async function captureExamples(): Promise<Examples> {
   delete process.env.CITYGAME_SOURCE_URL;
   delete process.env.CITYGAME_FIELDS;
 
-  const { Stabilizer, trim } = await import('./openapi-examples');
-  const { startLocalStack } = await import('../dev/stack');
-  const { startGateway } = await import('../dev/gateway');
-  const { teamWithKey } = await import('../dev/teams');
-  const { invokeInProcess, DEFAULT_RECEIVER_URL } = await import('../dev/monitors');
-  const { fixture } = await import('../dev/upstream/fake');
-  const { MICROBLOG_A, SHORTVIDEO } = await import('../dev/upstream/replay');
-  const { scenarios } = await import('../test/contract/scenarios');
-  const { routedOperations, answeredStatuses } = await import('../shared/operations');
-  const { ERROR_STATUS } = await import('../shared/http/errors');
-  const { invite } = await import('../shared/account/members');
-  const { runDue } = await import('../shared/monitors/scheduler');
-  const { RememberedIds } = await import('../shared/scrape/remembered');
-  const { startCold } = await import('../shared/scrape/warm');
-  const { OPENAPI_ROUTE } = await import('../shared/public/openapi-document');
-  const { STATUS_PATH } = await import('../shared/status/page');
-  const { MCP_PATH } = await import('../shared/mcp/routes');
-  const { db } = await import('../shared/db/client');
-  const { config } = await import('../shared/runtime/config');
+  const { Stabilizer, trim } = await import('../../scripts/openapi-examples');
+  const { startLocalStack } = await import('../../dev/stack');
+  const { startGateway } = await import('../../dev/gateway');
+  const { teamWithKey } = await import('../../dev/teams');
+  const { invokeInProcess, DEFAULT_RECEIVER_URL } = await import('../../dev/monitors');
+  const { fixture } = await import('../../dev/upstream/fake');
+  const { MICROBLOG_A, SHORTVIDEO } = await import('../../dev/upstream/replay');
+  const { scenarios } = await import('./scenarios');
+  const { routedOperations, answeredStatuses } = await import('../../shared/operations');
+  const { ERROR_STATUS } = await import('../../shared/http/errors');
+  const { NOT_RECORDED } = await import('../../dev/demo');
+  const { invite } = await import('../../shared/account/members');
+  const { runDue } = await import('../../shared/monitors/scheduler');
+  const { RememberedIds } = await import('../../shared/scrape/remembered');
+  const { startCold } = await import('../../shared/scrape/warm');
+  const { OPENAPI_ROUTE } = await import('../../shared/public/openapi-document');
+  const { STATUS_PATH } = await import('../../shared/status/page');
+  const { MCP_PATH } = await import('../../shared/mcp/routes');
+  const { db } = await import('../../shared/db/client');
+  const { config } = await import('../../shared/runtime/config');
   const { DeleteCommand, ScanCommand } = await import('@aws-sdk/lib-dynamodb');
   /** A poll accepts a cached result half its interval old, by the real clock: the simulated ticks below must find none. */
   const forgetResults = async () => {
@@ -137,11 +140,12 @@ export async function captureExamples(): Promise<Examples> {
       const scenario = scenarios[op.id as keyof typeof scenarios];
       if (!scenario) throw new Error(`openapi examples: ${op.id} has no contract scenario`);
       const statuses = answeredStatuses(op);
+      const noSource = NOT_RECORDED[op.id as keyof typeof NOT_RECORDED] !== undefined;
       const setUp = (variation?: { routes?: (f: typeof fake) => void }) => {
         fake.reset();
         RememberedIds.clearAll();
         startCold(op.platform);
-        if (op.id !== 'citygame-daily') scenario.routes(fake);
+        if (!noSource) scenario.routes(fake);
         variation?.routes?.(fake);
       };
       const error = (res: Answer) => {
@@ -151,8 +155,8 @@ export async function captureExamples(): Promise<Examples> {
       };
       const query = scenario.query;
       setUp();
-      // Operation 4 has no recorded source: the demo answers 503 there, so no 200 example (dev/demo.ts).
-      if (op.id !== 'citygame-daily') keep(at, await call('GET', op.path, { key, query }), 200, true);
+      // Without a recorded source the demo answers 503 (dev/demo.ts): no 200 example.
+      if (!noSource) keep(at, await call('GET', op.path, { key, query }), 200, true);
       error(await call('GET', op.path, { query }));
       error(await call('GET', op.path, { key: broke.key, query }));
       const required = Object.values(op.params).some((d) => d.required) || (op.oneOf ?? []).length > 0;
@@ -171,7 +175,7 @@ export async function captureExamples(): Promise<Examples> {
         setUp(scenario.badCursor);
         error(await call('GET', op.path, { key, query: scenario.badCursor.query }));
       }
-      if (op.id === 'citygame-daily') {
+      if (noSource) {
         // The demo's case: no source named (dev/demo.ts).
         setUp();
         error(await call('GET', op.path, { key, query }));
@@ -330,7 +334,7 @@ if (require.main === module) {
   const started = Date.now();
   void (async () => {
     const { writeFileSync, readFileSync, existsSync } = await import('node:fs');
-    const { EXAMPLES_FILE, renderExamples } = await import('./openapi-examples');
+    const { EXAMPLES_FILE, renderExamples } = await import('../../scripts/openapi-examples');
     const text = renderExamples(await captureExamples());
     const same = existsSync(EXAMPLES_FILE) && readFileSync(EXAMPLES_FILE, 'utf8') === text;
     if (!same) writeFileSync(EXAMPLES_FILE, text);
