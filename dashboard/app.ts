@@ -5,7 +5,7 @@
  * each page is its own module under pages/. The status page needs no session.
  */
 import type { Member } from '../client/index';
-import { BASE, PAGE_ROOT, api } from './lib/api';
+import { PAGE_ROOT, api } from './lib/api';
 import { html, render, useEffect, useState } from './lib/html';
 import type { App, PageProps } from './lib/ui';
 import { CreditsPage } from './pages/credits';
@@ -60,14 +60,12 @@ function PageLink({ page, text, current }: { page: string; text: string; current
 }
 
 function Header({ me, current, signOut }: { me: Member | null | undefined; current: string; signOut: () => void }) {
-  const docs = `${BASE}/docs`;
   return html`<div class="bar">
     <p class="brand">Social data API<span> · dashboard</span></p>
     <nav aria-label=${me ? 'Dashboard' : 'Public'}>
       <ul>
         ${me ? NAV.map((n) => html`<${PageLink} page=${n.page} text=${n.text} current=${current} />`) : null}
         <${PageLink} page="status" text="Status" current=${current} />
-        <li><a href=${docs}>API docs</a></li>
       </ul>
     </nav>
     ${me

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { GATEWAY_MESSAGES, ERROR_STATUS, type ErrorCode } from '../shared/http/errors';
+import { ERROR_STATUS } from '../shared/http/errors';
 import { RATE_LIMIT } from '../shared/runtime/config';
 import { answeredStatuses, operations, type Operation, type Status } from '../shared/operations';
 import { OPENAPI_ROUTE } from '../shared/public/openapi-document';
@@ -19,6 +19,7 @@ import { agentPaths, agentSchemas } from './openapi-agents';
 import { statusPaths, statusSchemas } from './openapi-status';
 import { monitorPaths, monitorSchemas, monitorWebhooks } from './openapi-monitors';
 import { MONITOR_ROUTES } from '../shared/api/monitor-routes';
+import { applyExamples, readExamples, type Examples } from './openapi-examples';
 
 const ROOT = path.join(__dirname, '..');
 /** The generated document's file (served at OPENAPI_ROUTE). */
@@ -63,16 +64,6 @@ const STATUS_TEXT: Record<Exclude<Status, 200>, string> = {
   503: 'The source blocked the request, returned unexpected data or is down, or the service is at capacity',
 };
 
-const codesFor = (status: number) => (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((c) => ERROR_STATUS[c] === status);
-
-const errorExample = (code: ErrorCode): Json => ({
-  error: {
-    code,
-    message: code === 'VALIDATION_ERROR' ? 'Invalid query parameters' : code in GATEWAY_MESSAGES ? GATEWAY_MESSAGES[code as keyof typeof GATEWAY_MESSAGES] : 'The source returned data in an unexpected shape',
-    requestId: '6c1f2f4e-0000-4000-8000-000000000000',
-    ...(code === 'VALIDATION_ERROR' ? { details: [{ path: 'handle', message: 'Required' }] } : {}),
-  },
-});
 
 function operationObject(op: Operation): Json {
   const responses: Json = {
@@ -98,7 +89,6 @@ function operationObject(op: Operation): Json {
     },
   };
   for (const status of answeredStatuses(op).filter((s): s is Exclude<Status, 200> => s !== 200)) {
-    const codes = codesFor(status);
     responses[status] = {
       description: STATUS_TEXT[status],
       headers: {
@@ -107,10 +97,8 @@ function operationObject(op: Operation): Json {
         ...(status === 429 || status === 503 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
       },
       content: {
-        'application/json': {
-          schema: { $ref: '#/components/schemas/Error' },
-          examples: Object.fromEntries(codes.map((c) => [c, { value: errorExample(c) }])),
-        },
+        // Its examples, one per code (`examples`), are real answers: scripts/openapi-examples.ts.
+        'application/json': { schema: { $ref: '#/components/schemas/Error' } },
       },
     };
   }
@@ -126,7 +114,10 @@ function operationObject(op: Operation): Json {
   };
 }
 
-export function openApiDocument(): Json {
+/** The document with its examples: real answers of the local API (scripts/openapi-examples.ts, docs/openapi-examples.json). */
+export const openApiDocument = (examples: Examples = readExamples()): Json => applyExamples(documentWithoutExamples(), examples);
+
+function documentWithoutExamples(): Json {
   const ordered = [...operations].sort((a, b) => a.number - b.number) as Operation[];
   const defs: Json = {};
   const dataSchemas = Object.fromEntries(ordered.map((op) => [`${pascal(op.id)}Data`, convert(op.data, `${pascal(op.id)}Data`, defs)]));

@@ -37,7 +37,13 @@ export function renderLlmsTxt(base: string): string {
       out.push(`  - \`${p.name}\`${p.required ? ' (required)' : ''}: ${p.description}${values}${example}`);
     }
   }
-  out.push('', '## Docs', '', `- [OpenAPI 3.1 document](${base}${OPENAPI_ROUTE}): every operation, parameter, response schema and error, without a key.`, '');
+  out.push(
+    '',
+    '## Docs',
+    '',
+    `- [OpenAPI 3.1 document](${base}${OPENAPI_ROUTE}): every operation, parameter, response schema and error, with examples that are real answers, without a key.`,
+    '',
+  );
   return out.join('\n');
 }
 

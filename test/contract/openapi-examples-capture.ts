@@ -1,0 +1,350 @@
+/**
+ * Captures the OpenAPI document's examples (scripts/openapi-examples.ts) from real answers of the
+ * local API: the local stack (dev/stack.ts: DynamoDB Local, the local gateway, the real handlers)
+ * with every platform answered by its contract scenario, which is the replay of the recorded
+ * fixtures (test/contract/scenarios.ts, dev/upstream/replay.ts). `npm run docs` runs it first and
+ * writes docs/openapi-examples.json; test/contract/openapi-examples.test.ts runs `captureExamples()`
+ * again and compares. It lives beside the scenarios it drives: scripts never import the tests
+ * (test/unit/layers.test.ts).
+ *
+ * Each error example is the answer of a request that makes its case happen: no key (401), a team
+ * without credits (402), a query without its parameters (422), the scenario's not-found input and
+ * invalid cursor (404, 400), the source down, blocking, or answering another shape (503), a gateway
+ * whose throttle is empty (429) and one whose function cannot be loaded (503 SERVICE_UNAVAILABLE,
+ * API Gateway's DEFAULT_5XX). A case an operation cannot be brought to is left without an example.
+ *
+ * Operation 4 (citygame-daily), whose source is configuration, answers from the demo's sample source
+ * (dev/demo.ts SAMPLE_SOURCES: a bulletin labelled as sample data made for the demo), on a fixed day.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Examples } from '../../scripts/openapi-examples';
+
+type Json = Record<string, unknown>;
+interface Answer {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- arbitrary JSON answers
+  headers: Headers;
+}
+
+/** The monitors' webhook bodies as a local receiver gets them. */
+async function startReceiver() {
+  const bodies: Json[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      bodies.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook`;
+  return { url, bodies, stop: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))) };
+}
+
+/** An input the recordings do not have, for an operation whose 404 is not in its contract scenario (not in the spec's list). */
+const BEYOND_LIST_NOT_FOUND: Record<string, Record<string, string>> = {
+  'microblog-b-note': { url: 'https://x.com/HarborKite/status/1000000000000000001' },
+};
+
+export async function captureExamples(): Promise<Examples> {
+  // Before any project module loads (the logger reads its level when it is created).
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+  process.env.AWS_REGION ??= 'us-east-1';
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  // Cursors sealed with one known secret are the same on every run.
+  process.env.CURSOR_SECRET = 'openapi-examples: a fixed secret, so a sealed cursor reads the same on every capture';
+  process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
+  process.env.MONITOR_MIN_INTERVAL_SECONDS = '10';
+  delete process.env.CITYGAME_SOURCE_URL;
+  delete process.env.CITYGAME_FIELDS;
+
+  const { STABLE_START, Stabilizer, trim } = await import('../../scripts/openapi-examples');
+  const { startLocalStack } = await import('../../dev/stack');
+  const { startGateway } = await import('../../dev/gateway');
+  const { teamWithKey } = await import('../../dev/teams');
+  const { invokeInProcess, DEFAULT_RECEIVER_URL } = await import('../../dev/monitors');
+  const { fixture } = await import('../../dev/upstream/fake');
+  const { MICROBLOG_A, SHORTVIDEO } = await import('../../dev/upstream/replay');
+  const { scenarios } = await import('./scenarios');
+  const { routedOperations, answeredStatuses } = await import('../../shared/operations');
+  const { ERROR_STATUS } = await import('../../shared/http/errors');
+  const { SAMPLE_SOURCES } = await import('../../dev/demo');
+  const { CITYGAME_SAMPLE_PATH, sampleBulletin } = await import('../../dev/upstream/citygame-sample');
+  const { invite } = await import('../../shared/account/members');
+  const { runDue } = await import('../../shared/monitors/scheduler');
+  const { RememberedIds } = await import('../../shared/scrape/remembered');
+  const { startCold } = await import('../../shared/scrape/warm');
+  const { OPENAPI_ROUTE } = await import('../../shared/public/openapi-document');
+  const { STATUS_PATH } = await import('../../shared/status/page');
+  const { MCP_PATH } = await import('../../shared/mcp/routes');
+  const { db } = await import('../../shared/db/client');
+  const { config } = await import('../../shared/runtime/config');
+  const { DeleteCommand, ScanCommand } = await import('@aws-sdk/lib-dynamodb');
+  /** A poll accepts a cached result half its interval old, by the real clock: the simulated ticks below must find none. */
+  const forgetResults = async () => {
+    const res = await db().send(new ScanCommand({ TableName: config.cacheTable, ProjectionExpression: 'pk' }));
+    for (const item of res.Items ?? []) if (!String(item.pk).startsWith('CRED#')) await db().send(new DeleteCommand({ TableName: config.cacheTable, Key: { pk: item.pk } }));
+  };
+
+  const runStart = Date.now();
+  const S = new Stabilizer(runStart);
+  const ex: Examples = { responses: {}, errors: {}, webhooks: {} };
+  const silent = { info() {}, warn() {}, error() {}, debug() {} } as never;
+
+  const stack = await startLocalStack({ upstream: 'fake', team: { name: 'examples', credits: 1000 } });
+  const fake = stack.upstream!;
+  const receiver = await startReceiver();
+  // The receiver listens on a free port; the examples show the one `npm run webhook-receiver` uses.
+  S.alias(receiver.url, DEFAULT_RECEIVER_URL);
+  const extra: { stop(): Promise<void> }[] = [];
+  try {
+    const base = stack.gateway.url;
+    const { key } = stack.team!;
+    const broke = await teamWithKey('examples-no-credits', 0);
+    // The gateway's own refusals, on gateways of their own: an empty throttle, a function that cannot load.
+    const throttled = await startGateway({ burst: 0, ratePerMinute: 1 });
+    const failing = await startGateway({ loadHandler: () => Promise.reject(new Error('openapi-examples: the function cannot be loaded')) });
+    extra.push(throttled, failing);
+
+    const call = async (method: string, path: string, opts: { key?: string; query?: Record<string, string>; body?: unknown; cookie?: string; at?: string; headers?: Record<string, string> } = {}): Promise<Answer> => {
+      const headers: Record<string, string> = { ...opts.headers };
+      if (opts.key) headers['x-api-key'] = opts.key;
+      if (opts.cookie) headers.cookie = opts.cookie;
+      if (method !== 'GET') headers.origin = base;
+      if (opts.body !== undefined) headers['content-type'] = 'application/json';
+      const qs = opts.query && Object.keys(opts.query).length ? `?${new URLSearchParams(opts.query)}` : '';
+      const res = await fetch(`${opts.at ?? base}${path}${qs}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+      const text = await res.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        /* not JSON */
+      }
+      return { status: res.status, body, headers: res.headers };
+    };
+    /** A 2xx answer of the document's `<method> <path>`, made stable and readable; `recorded`: its `data` is recorded data. */
+    const keep = (at: string, res: Answer, want: number, recorded = false): Answer => {
+      if (res.status !== want) throw new Error(`openapi examples: ${at} answered ${res.status} where ${want} was expected: ${JSON.stringify(res.body).slice(0, 500)}`);
+      const body = res.body as Json;
+      const stable = recorded ? { data: S.stable(body.data, true), meta: S.stable(body.meta) } : S.stable(body);
+      (ex.responses[at] ??= {})[String(want)] = trim(stable);
+      return res;
+    };
+
+    // ---- the operations: one 200 on the recorded data, then each error case ----------------------
+    for (const op of [...routedOperations()].sort((a, b) => a.number - b.number)) {
+      const at = `get ${op.path}`;
+      const scenario = scenarios[op.id as keyof typeof scenarios];
+      if (!scenario) throw new Error(`openapi examples: ${op.id} has no contract scenario`);
+      const statuses = answeredStatuses(op);
+      // An operation whose source is configuration answers from the demo's sample source, labelled
+      // as sample data made for the demo (dev/upstream/citygame-sample.ts), on a fixed day.
+      const sample = SAMPLE_SOURCES[op.id as keyof typeof SAMPLE_SOURCES] !== undefined;
+      const setUp = (variation?: { routes?: (f: typeof fake) => void }) => {
+        fake.reset();
+        RememberedIds.clearAll();
+        startCold(op.platform);
+        scenario.routes(fake);
+        if (sample) {
+          process.env.CITYGAME_SOURCE_URL = `https://bulletin.example${CITYGAME_SAMPLE_PATH}`;
+          delete process.env.CITYGAME_FIELDS;
+          fake.on(CITYGAME_SAMPLE_PATH, { body: sampleBulletin(new Date(STABLE_START)) });
+        }
+        variation?.routes?.(fake);
+      };
+      const error = (res: Answer) => {
+        const code = (res.body as { error?: { code?: string } })?.error?.code as keyof typeof ERROR_STATUS | undefined;
+        if (!code || ERROR_STATUS[code] !== res.status || !statuses.includes(res.status as never)) return;
+        (ex.errors[at] ??= {})[code] ??= trim(S.stable(res.body));
+      };
+      const query = scenario.query;
+      setUp();
+      keep(at, await call('GET', op.path, { key, query }), 200, true);
+      error(await call('GET', op.path, { query }));
+      error(await call('GET', op.path, { key: broke.key, query }));
+      const required = Object.values(op.params).some((d) => d.required) || (op.oneOf ?? []).length > 0;
+      error(await call('GET', op.path, { key, query: required ? {} : { unknown: 'x' } }));
+      if (scenario.notFound && statuses.includes(404)) {
+        setUp(scenario.notFound);
+        error(await call('GET', op.path, { key, query: scenario.notFound.query ?? query }));
+      }
+      // A 404 the spec's list leaves out (common rule 5): a note the recordings do not have.
+      const beyondList = BEYOND_LIST_NOT_FOUND[op.id];
+      if (beyondList && !scenario.notFound && statuses.includes(404)) {
+        setUp();
+        error(await call('GET', op.path, { key, query: beyondList }));
+      }
+      if (scenario.badCursor && statuses.includes(400)) {
+        setUp(scenario.badCursor);
+        error(await call('GET', op.path, { key, query: scenario.badCursor.query }));
+      }
+      {
+        setUp(scenario.unavailable);
+        error(await call('GET', op.path, { key, query }));
+        const faults: [string, { status?: number; body: unknown }][] = [
+          ['UPSTREAM_BLOCKED', { status: 403, body: { error: 'Forbidden' } }],
+          ['EXTRACTION_FAILED', { body: { unexpected: true, items: 'none', count: -1 } }],
+          ['EXTRACTION_FAILED', { body: '<!DOCTYPE html><html><head><title>Maintenance notes</title></head><body><p>Nothing to see here.</p></body></html>' }],
+          ['PLATFORM_UNAVAILABLE', { status: 503, body: { error: 'InternalServerError' } }],
+        ];
+        for (const [code, reply] of faults) {
+          if (ex.errors[at]?.[code]) continue;
+          setUp();
+          fake.intercept = () => reply;
+          error(await call('GET', op.path, { key, query }));
+        }
+        fake.intercept = undefined;
+      }
+      error(await call('GET', op.path, { key, query, at: throttled.url }));
+      error(await call('GET', op.path, { key, query, at: failing.url }));
+    }
+
+    // ---- the account API: a member's whole path, as the dashboard walks it ----------------------
+    const { teamId } = stack.team!;
+    const password = 'correct horse battery staple';
+    const session = (res: Answer) => res.headers.get('set-cookie')?.split(';')[0];
+    const { token } = await invite(teamId, 'ana@example.com', Date.now(), 'owner');
+    keep('post /v1/account/password', await call('POST', '/v1/account/password', { body: { token, password } }), 200);
+    const signIn = await call('POST', '/v1/account/sign-in', { body: { email: 'ana@example.com', password } });
+    keep('post /v1/account/sign-in', signIn, 200);
+    const cookie = session(signIn)!;
+    keep('get /v1/account/me', await call('GET', '/v1/account/me', { cookie }), 200);
+    const created = keep('post /v1/account/keys', await call('POST', '/v1/account/keys', { cookie, body: { name: 'ci' } }), 201);
+    const newKeyId = (created.body as { data: { key: { keyId: string } } }).data.key.keyId;
+    keep('get /v1/account/keys', await call('GET', '/v1/account/keys', { cookie }), 200);
+    keep('patch /v1/account/keys/{keyId}', await call('PATCH', `/v1/account/keys/${newKeyId}`, { cookie, body: { name: 'ci nightly' } }), 200);
+    keep('delete /v1/account/keys/{keyId}', await call('DELETE', `/v1/account/keys/${newKeyId}`, { cookie }), 200);
+    // The team's latest requests, as the account reads show them: a live answer, then the same from the cache.
+    const first = [...routedOperations()].sort((a, b) => a.number - b.number)[0]!;
+    fake.reset();
+    scenarios[first.id as keyof typeof scenarios]!.routes(fake);
+    const firstQuery = scenarios[first.id as keyof typeof scenarios]!.query;
+    for (const query of [firstQuery, { ...firstQuery, cache_max_age: '1d' }]) {
+      const res = await call('GET', first.path, { key, query });
+      if (res.status !== 200) throw new Error(`openapi examples: ${first.path} answered ${res.status}`);
+    }
+    keep('get /v1/account/credits', await call('GET', '/v1/account/credits', { key }), 200);
+    keep('get /v1/account/usage', await call('GET', '/v1/account/usage', { key, query: { days: '2' } }), 200);
+    keep('get /v1/account/requests', await call('GET', '/v1/account/requests', { key, query: { limit: '2' } }), 200);
+    const { token: token2 } = await invite(teamId, 'ben@example.com', Date.now(), 'member');
+    await call('POST', '/v1/account/password', { body: { token: token2, password } });
+    const ben = await call('POST', '/v1/account/sign-in', { body: { email: 'ben@example.com', password } });
+    const benId = (ben.body as { data: { memberId: string } }).data.memberId;
+    keep('get /v1/account/members', await call('GET', '/v1/account/members', { cookie }), 200);
+    const sessions = keep('get /v1/account/members/{memberId}/sessions', await call('GET', `/v1/account/members/${benId}/sessions`, { cookie }), 200);
+    const benSession = (sessions.body as { data: { sessions: { sessionId: string }[] } }).data.sessions[0]!.sessionId;
+    keep('delete /v1/account/members/{memberId}/sessions/{sessionId}', await call('DELETE', `/v1/account/members/${benId}/sessions/${benSession}`, { cookie }), 200);
+    // A member ending their own sessions: every other one; their current one is what is still live.
+    await call('POST', '/v1/account/sign-in', { body: { email: 'ben@example.com', password } });
+    const benCookie = session(await call('POST', '/v1/account/sign-in', { body: { email: 'ben@example.com', password } }))!;
+    keep('delete /v1/account/members/{memberId}/sessions', await call('DELETE', `/v1/account/members/${benId}/sessions`, { cookie: benCookie }), 200);
+    keep('post /v1/account/me/password', await call('POST', '/v1/account/me/password', { cookie, body: { currentPassword: password, password: `${password} again` } }), 200);
+    keep('delete /v1/account/members/{memberId}', await call('DELETE', `/v1/account/members/${benId}`, { cookie }), 200);
+    keep('post /v1/account/sign-out', await call('POST', '/v1/account/sign-out', { cookie, body: {} }), 200);
+
+    // ---- the monitors API and its webhooks, delivered to a local receiver -----------------------
+    let clock = Date.now();
+    /** The first `type` event the receiver got after its `from`-th body, kept as the example of that event. */
+    const take = async (type: string, from: number) => {
+      for (let waited = 0; !receiver.bodies.slice(from).some((b) => b.type === type) && waited < 5_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+      const got = receiver.bodies.slice(from).find((b) => b.type === type);
+      if (!got) throw new Error(`openapi examples: no ${type} delivered (got ${receiver.bodies.slice(from).map((b) => b.type).join(', ') || 'nothing'})`);
+      const { data, ...rest } = got as { data: Json };
+      const { items, user, live, lastLive, bulletin, ...about } = data;
+      const recorded = Object.fromEntries(Object.entries({ items, user, live, lastLive, bulletin }).filter(([, v]) => v !== undefined).map(([k, v]) => [k, S.stable(v, true)]));
+      ex.webhooks[type] ??= trim({ ...(S.stable(rest) as Json), data: { ...(S.stable(about) as Json), ...recorded } });
+    };
+    /** The scheduler's next round, a minute on: due polls, then due deliveries. */
+    const tick = async (type: string) => {
+      clock += 61_000;
+      await forgetResults();
+      const before = receiver.bodies.length;
+      await runDue(clock, silent, invokeInProcess);
+      await take(type, before);
+    };
+    const feedOp = routedOperations().find((o) => o.id === 'microblog-a-user-posts')!;
+    const feedScenario = scenarios['microblog-a-user-posts']!;
+    fake.reset();
+    feedScenario.routes(fake);
+    // The first poll sees the feed without its two newest posts; the next one sees them: items.new.
+    const page = fixture('microblog-a/feed-page1.json') as { feed: unknown[] };
+    fake.intercept = (req) => (req.path === MICROBLOG_A.feed && !req.query.cursor ? { body: { ...page, feed: page.feed.slice(2) } } : undefined);
+    const createdMonitor = keep(
+      'post /v1/monitors',
+      await call('POST', '/v1/monitors', { key, body: { operation: feedOp.id, params: feedScenario.query, intervalSeconds: 60, webhookUrl: receiver.url } }),
+      201,
+    );
+    const monitorId = (createdMonitor.body as { data: { monitor: { id: string } } }).data.monitor.id;
+    S.token(monitorId);
+    await tick('monitor.ready');
+    fake.intercept = undefined;
+    await tick('items.new');
+    const beforeTest = receiver.bodies.length;
+    keep('post /v1/monitors/{monitorId}/test', await call('POST', `/v1/monitors/${monitorId}/test`, { key, body: {} }), 202);
+    await take('monitor.test', beforeTest);
+    keep('get /v1/monitors', await call('GET', '/v1/monitors', { key }), 200);
+    keep('get /v1/monitors/{monitorId}', await call('GET', `/v1/monitors/${monitorId}`, { key }), 200);
+    keep('patch /v1/monitors/{monitorId}', await call('PATCH', `/v1/monitors/${monitorId}`, { key, body: { intervalSeconds: 120 } }), 200);
+    const deliveries = keep('get /v1/monitors/{monitorId}/deliveries', await call('GET', `/v1/monitors/${monitorId}/deliveries`, { key }), 200);
+    const eventId = (deliveries.body as { data: { deliveries: { eventId: string }[] } }).data.deliveries.at(-1)!.eventId;
+    keep('post /v1/monitors/{monitorId}/deliveries/{eventId}/redeliver', await call('POST', `/v1/monitors/${monitorId}/deliveries/${eventId}/redeliver`, { key, body: {} }), 202);
+    keep('post /v1/monitors/{monitorId}/rotate-secret', await call('POST', `/v1/monitors/${monitorId}/rotate-secret`, { key, body: {} }), 200);
+    keep('delete /v1/monitors/{monitorId}', await call('DELETE', `/v1/monitors/${monitorId}`, { key }), 200);
+
+    // A live account: live -> offline (live.ended) -> live (live.started) -> gone (monitor.paused).
+    const liveScenario = scenarios['shortvideo-user-live']!;
+    fake.reset();
+    liveScenario.routes(fake);
+    const liveMonitor = await call('POST', '/v1/monitors', { key, body: { operation: 'shortvideo-user-live', params: liveScenario.query, intervalSeconds: 60, webhookUrl: receiver.url } });
+    if (liveMonitor.status !== 201) throw new Error(`openapi examples: a live monitor answered ${liveMonitor.status}`);
+    const offline = fixture('shortvideo/live-user-room-offline.json');
+    const gone = fixture('shortvideo/live-user-not-found.json');
+    const liveLookup = (body: unknown) => (req: { path: string }) => (req.path.startsWith(SHORTVIDEO.liveLookup) ? { body } : undefined);
+    await tick('monitor.ready');
+    fake.intercept = liveLookup(offline);
+    await tick('live.ended');
+    fake.intercept = undefined;
+    await tick('live.started');
+    fake.intercept = liveLookup(gone);
+    await tick('monitor.paused');
+    fake.intercept = undefined;
+
+    // ---- the public documents and the agents' endpoint ------------------------------------------
+    keep(`get ${STATUS_PATH}`, await call('GET', STATUS_PATH), 200);
+    const doc = await call('GET', OPENAPI_ROUTE);
+    // The document itself: its opening fields (the whole is this very document).
+    keep(`get ${OPENAPI_ROUTE}`, { ...doc, body: { openapi: doc.body.openapi, info: doc.body.info } }, 200);
+    const init = await call('POST', MCP_PATH, {
+      key,
+      headers: { accept: 'application/json, text/event-stream' },
+      body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'openapi-examples', version: '1.0.0' } } },
+    });
+    keep(`post ${MCP_PATH}`, init, 200);
+    return ex;
+  } finally {
+    fake.intercept = undefined;
+    for (const g of extra) await g.stop();
+    await receiver.stop();
+    await stack.stop();
+  }
+}
+
+if (require.main === module) {
+  const started = Date.now();
+  void (async () => {
+    const { writeFileSync, readFileSync, existsSync } = await import('node:fs');
+    const { EXAMPLES_FILE, renderExamples } = await import('../../scripts/openapi-examples');
+    const text = renderExamples(await captureExamples());
+    const same = existsSync(EXAMPLES_FILE) && readFileSync(EXAMPLES_FILE, 'utf8') === text;
+    if (!same) writeFileSync(EXAMPLES_FILE, text);
+    console.log(`${same ? 'unchanged' : 'wrote'} docs/openapi-examples.json (examples captured in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    process.exit(0);
+  })().catch((err: unknown) => {
+    console.error(`capturing the OpenAPI examples failed: ${err instanceof Error ? err.stack : String(err)}`);
+    process.exit(1);
+  });
+}
