@@ -3,7 +3,7 @@ import { BatchGetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamod
 import { config } from '../runtime/config';
 import { creditsOf } from '../accounting/teams';
 import { conditionally, db, teamItems } from '../db/client';
-import { KEY_SK, TEAM_INDEX, TEAM_SK, keyPk, teamPk } from '../db/tables';
+import { KEY_PREFIX, KEY_SK, TEAM_INDEX, TEAM_SK, keyPk, keyTeamSk, teamPk } from '../db/tables';
 import { findHashed, storedHash } from './hashing';
 
 /**
@@ -69,7 +69,7 @@ export async function createKey(teamId: string, name: string, usageKey: string, 
         sk: KEY_SK,
         ...record,
         [TEAM_INDEX.partitionKey]: teamPk(teamId),
-        [TEAM_INDEX.sortKey]: `KEY#${record.createdAt}#${record.keyId}`,
+        [TEAM_INDEX.sortKey]: keyTeamSk(record.createdAt, record.keyId),
       },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
@@ -180,12 +180,12 @@ export async function transferKey(teamId: string, keyId: string, fromMemberId: s
 }
 
 export async function listKeys(teamId: string): Promise<KeyRecord[]> {
-  return (await teamItems(teamId, 'KEY#')).map(keyRecord);
+  return (await teamItems(teamId, KEY_PREFIX)).map(keyRecord);
 }
 
 /** The stored item of a team's key by keyId: a key of another team is never found. */
 async function teamKeyItem(teamId: string, keyId: string): Promise<Record<string, unknown> | undefined> {
-  return (await teamItems(teamId, 'KEY#', { expression: 'keyId = :id', values: { ':id': keyId } }))[0];
+  return (await teamItems(teamId, KEY_PREFIX, { expression: 'keyId = :id', values: { ':id': keyId } }))[0];
 }
 
 /** Revokes by keyId (the secret is not known after creation). Returns false if no such key. */

@@ -12,7 +12,7 @@
  *   TEAM#<teamId> / GRANT#<time>#<id>         credits added: credits, time
  *   TEAM#<teamId> / USAGE#<yyyy-mm-dd>        a day's answers (shared/accounting/usage.ts): `live:<operation>`, `credits:<operation>`,
  *                                             `hit:<operation>`, `error:<operation>:<CODE>`, one plain UpdateItem (ADD) per answer;
- *                                             expiresAt after 400 days (the USAGE#<day>#<nn> shards of earlier versions are read too)
+ *                                             expiresAt after 400 days
  *   TEAM#<teamId> / REQ#<time>#<requestId>    one answered request (shared/accounting/request-history.ts): time, operation, keyId, status, code?,
  *                                             credits? (a live answer's: absent is 0), cached, ms, requestId; expiresAt after 7 days
  *   MEMBER#<email> / MEMBER                   a dashboard member: memberId, email, teamId, createdAt,
@@ -77,9 +77,15 @@ export const TEAM_INDEX = ACCOUNTS.indexes[0];
 
 export const teamPk = (teamId: string) => `TEAM#${teamId}`;
 export const TEAM_SK = 'TEAM';
-export const keyPk = (hash: string) => `KEY#${hash}`;
+export const KEY_PREFIX = 'KEY#';
+export const keyPk = (hash: string) => `${KEY_PREFIX}${hash}`;
+/** A key's sort key in the team index: by creation time. */
+export const keyTeamSk = (createdAt: string | number, keyId: string) => `${KEY_PREFIX}${createdAt}#${keyId}`;
 export const KEY_SK = 'KEY';
 export const LEDGER_PREFIX = 'LEDGER#';
+export const GRANT_PREFIX = 'GRANT#';
+/** The team item's attribute marking one reservation in flight: HOLD#<requestId> (shared/accounting/reservation.ts). */
+export const HOLD_PREFIX = 'HOLD#';
 export const credentialKey = (name: string) => `CRED#${name}`;
 export const USAGE_PREFIX = 'USAGE#';
 export const REQUEST_PREFIX = 'REQ#';
