@@ -28,7 +28,7 @@
  *                                             sign-in attempts at one e-mail from addresses it is not known at, in a 1-hour window
  *   THROTTLE#known#<sha256(email, address)> / THROTTLE
  *                                             an address the e-mail signed in from: expiresAt (30 days after the success)
- *   (hash: HMAC-SHA256 with the key pepper, or the plain SHA-256 of items stored before it: shared/auth/hashing.ts)
+ *   (hash: HMAC-SHA256 with the key pepper; without one, locally, the plain SHA-256: shared/auth/hashing.ts)
  *   (expiresAt: the table's TTL attribute, epoch seconds; readers also check it, as TTL deletes late)
  * cache (pk; TTL on expiresAt): what all teams share, expires and is never money. Besides the cache
  * entries it holds the shared upstream credentials, the outcome counts and the canary records: like
