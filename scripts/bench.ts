@@ -38,6 +38,7 @@ import { performance } from 'node:perf_hooks';
 import * as esbuild from 'esbuild';
 import { measuringEnvironment } from '../dev/env';
 import { benchMonitorWrites } from './bench-monitors';
+import { type RequestCost, type RequestPathId, requestCost } from '../shared/accounting/request-costs';
 import { type DynamoWatch, type WriteSummary, describeWrites, moneyWrites, recordWrites, summarize, watchDynamo } from './bench-dynamo';
 
 // Before any project module is loaded (they are imported below, when needed).
@@ -600,59 +601,18 @@ const PATHS: PathDef[] = [
   { id: 'notFound', label: '404 after a reservation (refunded)', team: 'funded', status: 404, writes: 'free after a reservation' },
 ];
 
-/** docs/credits.md's table "DynamoDB round trips and writes per request", read as the bench compares it. */
-interface DocsRow {
-  request: string;
-  calls: number;
-  trips: number;
-  writes: { reservation: boolean; refund: boolean; txItems: number; plain: number };
-}
-function docsTable(): Map<PathId, DocsRow> {
-  const out = new Map<PathId, DocsRow>();
-  let text: string;
-  try {
-    text = readFileSync(path.join(ROOT, 'docs/credits.md'), 'utf8');
-  } catch {
-    return out;
-  }
-  const start = text.indexOf('## DynamoDB round trips and writes per request');
-  if (start < 0) return out;
-  const lines = text.slice(start).split('\n');
-  let previous: DocsRow['writes'] | undefined;
-  for (const line of lines.slice(1)) {
-    if (line.startsWith('## ')) break;
-    if (!line.startsWith('|')) continue;
-    const cells = line.split('|').slice(1, -1).map((c) => c.trim().replace(/`/g, ''));
-    const calls = Number(cells[1]);
-    if (cells.length < 4 || !Number.isFinite(calls)) continue;
-    const w = cells[3]!;
-    const writes = /as above/.test(w) && previous
-      ? previous
-      : {
-          reservation: /\breservation\b/.test(w),
-          refund: /\brefund\b/.test(w),
-          txItems: Number(/(\d+) transactions? of (\d+) items/.exec(w)?.[2] ?? 0),
-          plain: Number(/(\d+) plain/.exec(w)?.[1] ?? 0),
-        };
-    previous = writes;
-    const row: DocsRow = { request: cells[0]!, calls, trips: parseInt(cells[2]!, 10), writes };
-    const r = row.request;
-    const ids: PathId[] = r.startsWith('cache hit') ? ['hit'] : r.includes('no cache_max_age') ? ['live', 'liveLow'] : r.includes('a miss') ? ['miss'] : r.startsWith('422') ? ['invalid'] : r.startsWith('402') ? ['refused'] : r.startsWith('404') ? ['notFound'] : [];
-    for (const id of ids) out.set(id, row);
-  }
-  return out;
-}
+/** Which row of the request costs (shared/accounting/request-costs.ts, docs/credits.md's table) each benched path is. */
+const COST_OF: Record<PathId, RequestPathId> = { hit: 'hit', live: 'live', liveLow: 'live', miss: 'miss', invalid: 'invalid', refused: 'refused', notFound: 'errorAfterReservation' };
 
-/** How a path's measured calls, trips and writes compare with docs/credits.md. */
-function docsCheck(docs: DocsRow | undefined, calls: number, trips: number, w: WriteSummary, money: string[], record: number): string {
-  if (!docs) return 'no row in docs/credits.md';
+/** How a path's measured calls, trips and writes compare with its stated cost (the table of docs/credits.md). */
+function docsCheck(docs: RequestCost, calls: number, trips: number, w: WriteSummary, money: string[], record: number): string {
   const diff: string[] = [];
   if (docs.calls !== calls) diff.push(`calls ${calls} (docs ${docs.calls})`);
   if (docs.trips !== trips) diff.push(`trips ${trips} (docs ${docs.trips})`);
   if (docs.writes.reservation !== money.includes('reservation')) diff.push(`reservation ${money.includes('reservation') ? 'written' : 'not written'} (docs: ${docs.writes.reservation ? 'listed' : 'not listed'})`);
   if (docs.writes.refund !== money.includes('refund')) diff.push(`refund ${money.includes('refund') ? 'written' : 'not written'} (docs: ${docs.writes.refund ? 'listed' : 'not listed'})`);
   const tx = w.transactions[0]?.kinds.length ?? 0;
-  if (docs.writes.txItems !== tx) diff.push(`transaction of ${tx} items (docs ${docs.writes.txItems})`);
+  if (docs.writes.transactionItems !== tx) diff.push(`transaction of ${tx} items (docs ${docs.writes.transactionItems})`);
   if (docs.writes.plain !== record) diff.push(`${record} plain (docs ${docs.writes.plain})`);
   return diff.length ? `DIFFERS: ${diff.join('; ')}` : 'agrees';
 }
@@ -673,7 +633,6 @@ function judgeWrites(kind: PathDef['writes'], subject: string, xs: Outcome[]): s
 
 async function benchPaths(b: Bench, pathOp: Operation): Promise<void> {
   const { pathScenario } = await import('./bench-scenarios');
-  const docs = docsTable();
   const keyOf = (team: PathDef['team']) => b.teams[team].key;
   let n = 0;
   const queryOf = (p: PathDef): Record<string, string> => {
@@ -728,7 +687,7 @@ async function benchPaths(b: Bench, pathOp: Operation): Promise<void> {
       tripsCell,
       countCell(units),
       judgeWrites(p.writes, `${p.label} (${pathOp.id})`, xs),
-      docsCheck(docs.get(p.id), calls, trips, typical.writes, money, record),
+      docsCheck(requestCost(COST_OF[p.id]), calls, trips, typical.writes, money, record),
     ]);
     cpuRows.push([
       p.label,
