@@ -6,8 +6,11 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
  * them off locally. A record of its own per answer (not the module's shared instance) because the
  * MCP function answers several tool calls in one invocation, concurrently.
  */
+/** The CloudWatch namespace of every metric (the stack's alarms and dashboards name it: infra/ may import it from here). */
+export const METRICS_NAMESPACE = 'SocialDataApi';
+
 const options = () => ({
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || 'SocialDataApi',
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || METRICS_NAMESPACE,
   serviceName: process.env.POWERTOOLS_SERVICE_NAME || 'social-data-api',
 });
 
