@@ -2,13 +2,15 @@
  * `npm run bench`: figures measured in this run, on this machine (docs/benchmarks.md explains every
  * section, row and target).
  *
- *   1. Bundle size and cold import time of every function, bundled as infra/stack.ts bundles it,
- *      against a baseline bundle that only loads the DynamoDB client; and what the secrets' SDK
- *      clients (shared/runtime/secrets.ts, imported only when a secret location is set) add.
+ *   1. Bundle size and cold import time (wall and CPU) of every function, bundled as infra/stack.ts
+ *      bundles it, against a baseline bundle that only loads the DynamoDB client; beside each, its
+ *      deployed cold start (with the Secrets Manager client shared/runtime/secrets.ts evaluates
+ *      when a secret ARN is set), and one row with a proxy parameter (+ the SSM client).
  *   2. The pipeline's paths (cache hit, live for a funded team and for one below 200 credits, live
  *      miss with cache_max_age, 422, 402, 404 after a reservation), on one operation: DynamoDB
  *      calls, sequential round trips and writes (item writes and write units) per answer, against
- *      the targets and against docs/credits.md's table; CPU milliseconds per answer.
+ *      the targets and against each path's stated cost (shared/accounting/request-costs.ts, which
+ *      docs/credits.md's table is generated from); CPU milliseconds per answer.
  *   3. Every operation: cache hit, live and live miss, zero-delay upstream: latency, round trips,
  *      write units, CPU milliseconds per answer.
  *   4. Live answers against a 200 ms upstream, in interleaved rounds: min/median/max of the
