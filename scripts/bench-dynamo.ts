@@ -1,4 +1,5 @@
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { KEY_PREFIX, LEDGER_PREFIX, OUTCOME_PREFIX, REQUEST_PREFIX, TEAM_SK, USAGE_PREFIX, credentialKey } from '../shared/db/tables';
 
 /**
  * The bench's own watcher of the DynamoDB commands the process sends (the tests have theirs,
@@ -69,20 +70,20 @@ function kindOf(tables: { accounts: string; cache: string }, table: string, key:
   const pk = s(key.pk);
   const sk = s(key.sk);
   if (table === tables.cache) {
-    if (pk.startsWith('OUT#')) return 'outcome';
-    if (pk.startsWith('CRED#')) return 'credential';
+    if (pk.startsWith(OUTCOME_PREFIX)) return 'outcome';
+    if (pk.startsWith(credentialKey(''))) return 'credential';
     return 'cache entry';
   }
   if (table !== tables.accounts) return 'other';
-  if (sk === 'TEAM') {
+  if (sk === TEAM_SK) {
     if (/credits\s*=\s*credits\s*-/.test(updateExpression ?? '')) return 'reservation';
     if (/credits\s*=\s*credits\s*\+/.test(updateExpression ?? '')) return 'refund';
     return 'team item';
   }
-  if (pk.startsWith('KEY#')) return /lastUsedAt/.test(updateExpression ?? '') ? 'key touch' : 'other';
-  if (sk.startsWith('REQ#')) return 'history';
-  if (sk.startsWith('USAGE#')) return 'usage';
-  if (sk.startsWith('LEDGER#')) return 'ledger';
+  if (pk.startsWith(KEY_PREFIX)) return /lastUsedAt/.test(updateExpression ?? '') ? 'key touch' : 'other';
+  if (sk.startsWith(REQUEST_PREFIX)) return 'history';
+  if (sk.startsWith(USAGE_PREFIX)) return 'usage';
+  if (sk.startsWith(LEDGER_PREFIX)) return 'ledger';
   return 'other';
 }
 

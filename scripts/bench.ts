@@ -2,13 +2,15 @@
  * `npm run bench`: figures measured in this run, on this machine (docs/benchmarks.md explains every
  * section, row and target).
  *
- *   1. Bundle size and cold import time of every function, bundled as infra/stack.ts bundles it,
- *      against a baseline bundle that only loads the DynamoDB client; and what the secrets' SDK
- *      clients (shared/runtime/secrets.ts, imported only when a secret location is set) add.
+ *   1. Bundle size and cold import time (wall and CPU) of every function, bundled as infra/stack.ts
+ *      bundles it, against a baseline bundle that only loads the DynamoDB client; beside each, its
+ *      deployed cold start (with the Secrets Manager client shared/runtime/secrets.ts evaluates
+ *      when a secret ARN is set), and one row with a proxy parameter (+ the SSM client).
  *   2. The pipeline's paths (cache hit, live for a funded team and for one below 200 credits, live
  *      miss with cache_max_age, 422, 402, 404 after a reservation), on one operation: DynamoDB
  *      calls, sequential round trips and writes (item writes and write units) per answer, against
- *      the targets and against docs/credits.md's table; CPU milliseconds per answer.
+ *      the targets and against each path's stated cost (shared/accounting/request-costs.ts, which
+ *      docs/credits.md's table is generated from); CPU milliseconds per answer.
  *   3. Every operation: cache hit, live and live miss, zero-delay upstream: latency, round trips,
  *      write units, CPU milliseconds per answer.
  *   4. Live answers against a 200 ms upstream, in interleaved rounds: min/median/max of the
@@ -38,6 +40,7 @@ import { performance } from 'node:perf_hooks';
 import * as esbuild from 'esbuild';
 import { measuringEnvironment } from '../dev/env';
 import { benchMonitorWrites } from './bench-monitors';
+import { type RequestCost, type RequestPathId, requestCost } from '../shared/accounting/request-costs';
 import { type DynamoWatch, type WriteSummary, describeWrites, moneyWrites, recordWrites, summarize, watchDynamo } from './bench-dynamo';
 import { ESBUILD_OPTIONS } from '../infra/bundling';
 
@@ -91,9 +94,9 @@ const LOW_CREDITS = 199;
 const GATEWAY_RATE = 1e9;
 
 // ---- targets ----
-const TARGET_IMPORT_RATIO = 1.5;
+const TARGET_IMPORT_RATIO = 1.25;
 /** Functions that parse HTML bundle linkedom (the scraper behind a dynamic import, but in the bundle). */
-const TARGET_IMPORT_RATIO_HTML = 2.2;
+const TARGET_IMPORT_RATIO_HTML = 1.45;
 /** Sequential DynamoDB round trips per request, the authorizer's included. */
 const TARGET_TRIPS = { hit: 3, invalid: 2, refused: 3, live: 3 } as const;
 /** Plain item writes of a free answer (hit or error), the key's lastUsedAt apart. */
@@ -178,17 +181,24 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 export const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 `;
 /**
- * What shared/runtime/secrets.ts's awsClients() loads and builds when a secret location is set
- * (Powertools Parameters' two providers and the SDK's Secrets Manager and SSM clients), evaluated
- * eagerly; the reads themselves need AWS and are not made.
+ * What shared/runtime/secrets.ts's awsClients() imports and builds on a deployed cold start: the
+ * Secrets Manager provider and client for the secret ARNs every deployed function is given, and
+ * the SSM provider (its client inside) only where the deployment names a proxy parameter. Evaluated
+ * eagerly after the function's own module; the reads themselves need AWS and are not made.
  */
-const SECRETS_MODULES = ['@aws-lambda-powertools/parameters/secrets', '@aws-lambda-powertools/parameters/ssm', '@aws-sdk/client-secrets-manager'];
-const SECRETS_SOURCE = `
+const SECRETS_MANAGER_MODULES = ['@aws-lambda-powertools/parameters/secrets', '@aws-sdk/client-secrets-manager'];
+const SSM_MODULES = ['@aws-lambda-powertools/parameters/ssm'];
+const SECRETS_MANAGER_SOURCE = `
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-export const providers = [new SSMProvider(), new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({}) })];
+export const secretsProvider = new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({}) });
 `;
+const SSM_SOURCE = `
+import { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
+export const ssmProvider = new SSMProvider();
+`;
+/** A function's module as Lambda loads it (its exports kept, so nothing is tree-shaken away), then its secrets' clients. */
+const deployedSource = (file: string, withProxyParameter = false) => `export * from './${file.replace(/\.ts$/, '')}';\n${SECRETS_MANAGER_SOURCE}${withProxyParameter ? SSM_SOURCE : ''}`;
 
 /** The options every function is bundled with (infra/bundling.ts: minify, source map without sources, node22, cjs, nothing external). */
 async function bundle(t: BundleTarget, outDir: string): Promise<{ file: string; byPackage: [string, number][] }> {
@@ -211,9 +221,13 @@ async function bundle(t: BundleTarget, outDir: string): Promise<{ file: string; 
   return { file: outfile, byPackage: [...bytes].sort((a, b) => b[1] - a[1]) };
 }
 
-/** Milliseconds the require() of `file` takes in a fresh node process (node's own start-up excluded). */
-function importMs(file: string, nodeArgs: string[]): number {
-  const code = `const t=process.hrtime.bigint();require(${JSON.stringify(file)});process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`;
+/**
+ * The require() of `file` in a fresh node process (node's own start-up excluded): wall milliseconds,
+ * and CPU milliseconds (user + system, every thread: parsing and compiling included), which other
+ * work on a shared machine disturbs less than the wall time.
+ */
+function importMs(file: string, nodeArgs: string[]): { wall: number; cpu: number } {
+  const code = `const c=process.cpuUsage(),t=process.hrtime.bigint();require(${JSON.stringify(file)});const w=Number(process.hrtime.bigint()-t)/1e6,u=process.cpuUsage(c);process.stdout.write(w+' '+(u.user+u.system)/1e3)`;
   // A Lambda-like environment: no NODE_OPTIONS or loader of this process (tsx) leaks into the child.
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -225,18 +239,24 @@ function importMs(file: string, nodeArgs: string[]): number {
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   const out = execFileSync(process.execPath, [...nodeArgs, '-e', code], { env, encoding: 'utf8', timeout: 60_000 });
-  const ms = Number(out.trim());
-  if (!Number.isFinite(ms)) throw new Error(`unexpected output from the import probe of ${file}: ${out}`);
-  return ms;
+  const [wall, cpu] = out.trim().split(' ').map(Number);
+  if (!Number.isFinite(wall) || !Number.isFinite(cpu)) throw new Error(`unexpected output from the import probe of ${file}: ${out}`);
+  return { wall: wall!, cpu: cpu! };
 }
 
 async function benchBundles(ops: { id: string; file: string; parsesHtml: boolean; routed: boolean; platform: string }[]) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-bundles-'));
   try {
+    const judged = [{ name: 'authorizer', file: 'functions/authorizer.ts', role: 'authorizer', noHtml: true }, ...ops.map((o) => ({ name: o.id, file: o.file, role: o.routed ? (o.parsesHtml ? 'parses HTML' : 'no HTML') : 'not routed (info)', noHtml: o.routed && !o.parsesHtml }))];
+    const firstRouted = ops.find((o) => o.routed);
     const targets: BundleTarget[] = [
       { name: 'baseline (DynamoDB client only)', noHtml: false, role: 'baseline', contents: BASELINE_SOURCE },
-      { name: 'authorizer', noHtml: true, role: 'authorizer', entry: 'functions/authorizer.ts' },
-      ...ops.map((o) => ({ name: o.id, noHtml: o.routed && !o.parsesHtml, role: o.routed ? (o.parsesHtml ? 'parses HTML' : 'no HTML') : 'not routed (info)', entry: o.file })),
+      ...judged.map((j) => ({ name: j.name, noHtml: j.noHtml, role: j.role, entry: j.file })),
+      // Deployed, every function is given a secret's ARN and evaluates the Secrets Manager client
+      // on its cold start (shared/runtime/secrets.ts): the "deployed" columns of each row.
+      ...judged.map((j) => ({ name: `${j.name} (deployed)`, noHtml: false, role: 'deployed', contents: deployedSource(j.file) })),
+      // A deployment that names a proxy parameter (SCRAPER_PROXY_PARAMETER) adds the SSM client to its operations' cold starts.
+      ...(firstRouted ? [{ name: `${firstRouted.id}, deployed with a proxy parameter`, noHtml: false, role: 'info (+SSM)', contents: deployedSource(firstRouted.file, true) }] : []),
       // The scraper is loaded on the first live request (overlapping its credit reservation), not at
       // cold start. These rows show what the import would cost if it were eager: the difference is
       // paid once per container, by its first live request.
@@ -246,14 +266,11 @@ async function benchBundles(ops: { id: string; file: string; parsesHtml: boolean
           name: `${o.id} + scraper, eager`,
           noHtml: false,
           role: 'info',
-          contents: `import './${o.file.replace(/\.ts$/, '')}';\nimport './shared/platforms/${o.platform}/scrape';\n`,
+          contents: `export * from './${o.file.replace(/\.ts$/, '')}';\nexport * as scraper from './shared/platforms/${o.platform}/scrape';\n`,
         })),
-      // The secrets' clients: loaded by a cold start only when a secret location is set (deployed: always).
-      { name: 'secrets clients, eager (awsClients)', noHtml: false, role: 'secrets', contents: SECRETS_SOURCE },
-      { name: 'baseline + secrets clients, eager', noHtml: false, role: 'secrets+baseline', contents: BASELINE_SOURCE + SECRETS_SOURCE },
     ];
     const secretsSource = readFileSync(path.join(ROOT, 'shared/runtime/secrets.ts'), 'utf8');
-    const secretsStale = SECRETS_MODULES.filter((m) => !secretsSource.includes(`'${m}'`));
+    const secretsStale = [...SECRETS_MANAGER_MODULES, ...SSM_MODULES].filter((m) => !secretsSource.includes(`'${m}'`));
     const files = new Map<string, string>();
     const composition = new Map<string, [string, number][]>();
     const buildStarted = performance.now();
@@ -267,7 +284,8 @@ async function benchBundles(ops: { id: string; file: string; parsesHtml: boolean
     // Two ways to load: plain node (the figure the target is judged on), and with
     // --enable-source-maps as the stack's NODE_OPTIONS sets it in Lambda.
     const modes = [[], ['--enable-source-maps']] as const;
-    const samples = new Map<string, number[][]>(targets.map((t) => [t.name, modes.map(() => [])]));
+    type Sample = { wall: number; cpu: number };
+    const samples = new Map<string, Sample[][]>(targets.map((t) => [t.name, modes.map(() => [])]));
     // Interleaved rounds, so drift on the machine affects every bundle alike; round 0 is a discarded warm-up.
     for (let round = 0; round <= K.importRuns; round++) {
       for (const t of targets) {
@@ -277,43 +295,60 @@ async function benchBundles(ops: { id: string; file: string; parsesHtml: boolean
         });
       }
     }
-    const med = (name: string, m: number) => median(samples.get(name)![m]!);
-    const base = [med(targets[0]!.name, 0), med(targets[0]!.name, 1)];
-    const rows = targets.map((t) => {
-      const kb = statSync(files.get(t.name)!).size / 1024;
-      const plain = med(t.name, 0);
-      const maps = med(t.name, 1);
-      const ratio = plain / base[0]!;
-      let check = '-';
-      if (t.role === 'baseline') check = '(baseline)';
-      else if (t.noHtml) check = verdict(`cold import ratio <= ${TARGET_IMPORT_RATIO} (no-HTML function)`, t.name, ratio <= TARGET_IMPORT_RATIO, `${f3(ratio)}x`);
-      else if (t.role === 'parses HTML') check = verdict(`cold import ratio <= ${TARGET_IMPORT_RATIO_HTML} (HTML-parsing function)`, t.name, ratio <= TARGET_IMPORT_RATIO_HTML, `${f3(ratio)}x`);
-      else if (t.role === 'info') check = 'info (deferred part)';
-      else if (t.role === 'secrets') check = 'info (alone)';
-      else if (t.role === 'secrets+baseline') check = `info: +${f1(plain - base[0]!)} ms (+${f1(maps - base[1]!)} w/ maps) over the baseline`;
-      else check = 'n/a (not routed)';
-      const xs = samples.get(t.name)![0]!;
-      const spread = `${f1(quantile(xs, 0.25))}-${f1(quantile(xs, 0.75))}`;
-      return [t.name, t.role, f1(kb), f1(plain), spread, f3(ratio), f1(maps), f3(maps / base[1]!), check];
-    });
+    const med = (name: string, m: number, k: keyof Sample = 'wall') => mid(samples.get(name)![m]!.map((x) => x[k]));
+    const base = targets[0]!.name;
+    const ratio = (name: string, m: number, k: keyof Sample = 'wall') => med(name, m, k) / med(base, m, k);
+    const target = (role: string) => (role === 'parses HTML' ? TARGET_IMPORT_RATIO_HTML : TARGET_IMPORT_RATIO);
+    const row = (t: BundleTarget, check: string) => {
+      const xs = samples.get(t.name)![0]!.map((x) => x.wall);
+      const deployed = targets.find((d) => d.name === `${t.name} (deployed)`);
+      return [
+        t.name,
+        t.role,
+        f1(statSync(files.get(t.name)!).size / 1024),
+        f1(med(t.name, 0)),
+        `${f1(quantile(xs, 0.25))}-${f1(quantile(xs, 0.75))}`,
+        f3(ratio(t.name, 0)),
+        f3(ratio(t.name, 0, 'cpu')),
+        f3(ratio(t.name, 1)),
+        deployed ? f3(ratio(deployed.name, 0)) : '-',
+        deployed ? f3(ratio(deployed.name, 0, 'cpu')) : '-',
+        deployed ? f3(ratio(deployed.name, 1)) : '-',
+        check,
+      ];
+    };
+    const rows = targets
+      .filter((t) => t.role !== 'deployed')
+      .map((t) => {
+        let check = '-';
+        if (t.role === 'baseline') check = '(baseline)';
+        else if (t.noHtml || t.role === 'parses HTML') {
+          const r = ratio(t.name, 0);
+          const kind = t.noHtml ? 'no-HTML function' : 'HTML-parsing function';
+          check = verdict(`cold import ratio <= ${target(t.role)} (${kind})`, t.name, r <= target(t.role), `${f3(r)}x`);
+        } else if (t.role === 'info') check = 'info (deferred part)';
+        else if (t.role === 'info (+SSM)') check = 'info';
+        else check = 'n/a (not routed)';
+        return row(t, check);
+      });
     table(
       `1. Bundle size and cold import (esbuild as infra/stack.ts: bundle, minify, sourcemap w/o sources, platform node, target node22, cjs, no externals)`,
-      ['function', 'kind', 'bundle KB', 'import ms (median)', 'p25-p75', 'ratio', 'import ms w/ --enable-source-maps', 'ratio', `target ratio <= ${TARGET_IMPORT_RATIO} (HTML: ${TARGET_IMPORT_RATIO_HTML})`],
+      ['function', 'kind', 'bundle KB', 'import ms (median)', 'p25-p75', 'ratio', 'CPU ratio', 'ratio w/ maps', 'deployed ratio', 'deployed CPU ratio', 'deployed w/ maps', `target ratio <= ${TARGET_IMPORT_RATIO} (HTML: ${TARGET_IMPORT_RATIO_HTML})`],
       rows,
       [
-        `median of ${K.importRuns} fresh \`node -e "require(bundle)"\` processes per bundle (after 1 discarded warm-up), timed with process.hrtime around the require inside the child; node ${process.version}, ${os.cpus().length} CPUs`,
-        `ratio = function import / baseline import (same mode). The target is judged on plain node; the source-map column is how Lambda loads it (stack NODE_OPTIONS=--enable-source-maps).`,
-        `Import times move by 10-20% between runs when other work shares the machine; a ratio near the target can flip between PASS and FAIL from run to run.`,
-        `secrets rows: what shared/runtime/secrets.ts's awsClients() imports and builds (${SECRETS_MODULES.join(', ')}), evaluated eagerly. A function bundle carries that code already but evaluates it only`,
-        `  when a secret location (CURSOR_SECRET_ARN, SCRAPER_PROXY_PARAMETER, KEY_PEPPER_SECRET_ARN) is set, i.e. deployed; the "+ ms over the baseline" is what that adds to such a cold start (the reads not included).`,
-        ...(secretsStale.length ? [`!! shared/runtime/secrets.ts no longer imports ${secretsStale.join(', ')}: the secrets rows measure a stale list (update SECRETS_SOURCE in scripts/bench.ts)`] : []),
+        `median of ${K.importRuns} fresh \`node -e "require(bundle)"\` processes per bundle (after 1 discarded warm-up), timed inside the child around the require (wall: process.hrtime; CPU: process.cpuUsage, user + system); node ${process.version}, ${os.cpus().length} CPUs`,
+        `baseline: ${f1(med(base, 0))} ms wall, ${f1(med(base, 0, 'cpu'))} ms CPU, ${f1(med(base, 1))} ms w/ maps. ratio = the bundle's median / the baseline's, same mode and measure. The target is judged on the wall ratio, plain node;`,
+        `  "w/ maps" is how Lambda loads it (the stack's NODE_OPTIONS=--enable-source-maps). The CPU ratio moves less than the wall ratio when other work shares the machine.`,
+        `deployed: the function's module, then what shared/runtime/secrets.ts imports and builds on a deployed cold start (${SECRETS_MANAGER_MODULES.join(', ')}; every deployed function has a secret ARN);`,
+        `  the SSM provider (${SSM_MODULES.join(', ')}) is added only where the deployment names a proxy parameter (the ", deployed with a proxy parameter" row). The reads themselves (calls to AWS) are not included.`,
+        ...(secretsStale.length ? [`!! shared/runtime/secrets.ts no longer imports ${secretsStale.join(', ')}: the deployed columns measure a stale list (update SECRETS_MANAGER_SOURCE / SSM_SOURCE in scripts/bench.ts)`] : []),
         `bundle KB = index.js only (the .map beside it is not loaded without --enable-source-maps). ${targets.length} bundles built in ${f1(buildMs / 1000)} s.`,
       ],
     );
     table(
       '1b. What the bundle bytes are (esbuild metafile, KB of minified output per package; largest 6)',
       ['function', 'largest contributors'],
-      targets.map((t) => [
+      targets.filter((t) => t.role !== 'deployed' && t.role !== 'info').map((t) => [
         t.name,
         (composition.get(t.name) ?? [])
           .slice(0, 6)
@@ -562,59 +597,18 @@ const PATHS: PathDef[] = [
   { id: 'notFound', label: '404 after a reservation (refunded)', team: 'funded', status: 404, writes: 'free after a reservation' },
 ];
 
-/** docs/credits.md's table "DynamoDB round trips and writes per request", read as the bench compares it. */
-interface DocsRow {
-  request: string;
-  calls: number;
-  trips: number;
-  writes: { reservation: boolean; refund: boolean; txItems: number; plain: number };
-}
-function docsTable(): Map<PathId, DocsRow> {
-  const out = new Map<PathId, DocsRow>();
-  let text: string;
-  try {
-    text = readFileSync(path.join(ROOT, 'docs/credits.md'), 'utf8');
-  } catch {
-    return out;
-  }
-  const start = text.indexOf('## DynamoDB round trips and writes per request');
-  if (start < 0) return out;
-  const lines = text.slice(start).split('\n');
-  let previous: DocsRow['writes'] | undefined;
-  for (const line of lines.slice(1)) {
-    if (line.startsWith('## ')) break;
-    if (!line.startsWith('|')) continue;
-    const cells = line.split('|').slice(1, -1).map((c) => c.trim().replace(/`/g, ''));
-    const calls = Number(cells[1]);
-    if (cells.length < 4 || !Number.isFinite(calls)) continue;
-    const w = cells[3]!;
-    const writes = /as above/.test(w) && previous
-      ? previous
-      : {
-          reservation: /\breservation\b/.test(w),
-          refund: /\brefund\b/.test(w),
-          txItems: Number(/(\d+) transactions? of (\d+) items/.exec(w)?.[2] ?? 0),
-          plain: Number(/(\d+) plain/.exec(w)?.[1] ?? 0),
-        };
-    previous = writes;
-    const row: DocsRow = { request: cells[0]!, calls, trips: parseInt(cells[2]!, 10), writes };
-    const r = row.request;
-    const ids: PathId[] = r.startsWith('cache hit') ? ['hit'] : r.includes('no cache_max_age') ? ['live', 'liveLow'] : r.includes('a miss') ? ['miss'] : r.startsWith('422') ? ['invalid'] : r.startsWith('402') ? ['refused'] : r.startsWith('404') ? ['notFound'] : [];
-    for (const id of ids) out.set(id, row);
-  }
-  return out;
-}
+/** Which row of the request costs (shared/accounting/request-costs.ts, docs/credits.md's table) each benched path is. */
+const COST_OF: Record<PathId, RequestPathId> = { hit: 'hit', live: 'live', liveLow: 'live', miss: 'miss', invalid: 'invalid', refused: 'refused', notFound: 'errorAfterReservation' };
 
-/** How a path's measured calls, trips and writes compare with docs/credits.md. */
-function docsCheck(docs: DocsRow | undefined, calls: number, trips: number, w: WriteSummary, money: string[], record: number): string {
-  if (!docs) return 'no row in docs/credits.md';
+/** How a path's measured calls, trips and writes compare with its stated cost (the table of docs/credits.md). */
+function docsCheck(docs: RequestCost, calls: number, trips: number, w: WriteSummary, money: string[], record: number): string {
   const diff: string[] = [];
   if (docs.calls !== calls) diff.push(`calls ${calls} (docs ${docs.calls})`);
   if (docs.trips !== trips) diff.push(`trips ${trips} (docs ${docs.trips})`);
   if (docs.writes.reservation !== money.includes('reservation')) diff.push(`reservation ${money.includes('reservation') ? 'written' : 'not written'} (docs: ${docs.writes.reservation ? 'listed' : 'not listed'})`);
   if (docs.writes.refund !== money.includes('refund')) diff.push(`refund ${money.includes('refund') ? 'written' : 'not written'} (docs: ${docs.writes.refund ? 'listed' : 'not listed'})`);
   const tx = w.transactions[0]?.kinds.length ?? 0;
-  if (docs.writes.txItems !== tx) diff.push(`transaction of ${tx} items (docs ${docs.writes.txItems})`);
+  if (docs.writes.transactionItems !== tx) diff.push(`transaction of ${tx} items (docs ${docs.writes.transactionItems})`);
   if (docs.writes.plain !== record) diff.push(`${record} plain (docs ${docs.writes.plain})`);
   return diff.length ? `DIFFERS: ${diff.join('; ')}` : 'agrees';
 }
@@ -635,7 +629,6 @@ function judgeWrites(kind: PathDef['writes'], subject: string, xs: Outcome[]): s
 
 async function benchPaths(b: Bench, pathOp: Operation): Promise<void> {
   const { pathScenario } = await import('./bench-scenarios');
-  const docs = docsTable();
   const keyOf = (team: PathDef['team']) => b.teams[team].key;
   let n = 0;
   const queryOf = (p: PathDef): Record<string, string> => {
@@ -690,7 +683,7 @@ async function benchPaths(b: Bench, pathOp: Operation): Promise<void> {
       tripsCell,
       countCell(units),
       judgeWrites(p.writes, `${p.label} (${pathOp.id})`, xs),
-      docsCheck(docs.get(p.id), calls, trips, typical.writes, money, record),
+      docsCheck(requestCost(COST_OF[p.id]), calls, trips, typical.writes, money, record),
     ]);
     cpuRows.push([
       p.label,

@@ -7,7 +7,7 @@ import { entryPoint } from './http/entry';
 import { creditHeaders, success } from './http/envelope';
 import { ApiError, GATEWAY_MESSAGES, toApiError, toScrapeError } from './http/errors';
 import { CACHE_MAX_AGE_SECONDS, validateQuery } from './http/validation';
-import { type DataOf, type Operation, type OperationEntry, type OperationId, type ScraperOf, operation } from './operations';
+import { type DataOf, type Operation, type OperationEntry, type OperationId, type ParamsOf, type ScraperOf, operation } from './operations';
 import { config } from './runtime/config';
 import type { Log } from './runtime/log';
 import { loadSecrets } from './runtime/secrets';
@@ -101,7 +101,7 @@ export function createHandler<Id extends OperationId>(operationId: Id, loadScrap
         }
       }
 
-      const { data, remaining } = await liveAnswer(op.id, values as Parameters<ScraperOf<Id>>[0], key, caller, { requestId, started, ctx, abort, credits, scraper, log });
+      const { data, remaining } = await liveAnswer(op.id, values, key, caller, { requestId, started, ctx, abort, credits, scraper, log });
       await record({ status: 200, code: null, cached: false, live: true, credits: COST }, true);
       return success(data, { requestId, creditsCharged: COST, creditsRemaining: remaining, cached: false });
     } catch (err) {
@@ -133,7 +133,7 @@ interface LiveRequest<Id extends OperationId> {
  * (scrapesAhead) has both start together, the scrape aborted if the reservation is refused. Any
  * error after the reservation gives the credit back.
  */
-async function liveAnswer<Id extends OperationId>(id: Id, params: Parameters<ScraperOf<Id>>[0], key: string, caller: Caller, r: LiveRequest<Id>): Promise<{ data: DataOf<Id> & { fetchedAt: string }; remaining: number }> {
+async function liveAnswer<Id extends OperationId>(id: Id, params: ParamsOf<Id>, key: string, caller: Caller, r: LiveRequest<Id>): Promise<{ data: DataOf<Id> & { fetchedAt: string }; remaining: number }> {
   const reservation = reserve(caller.teamId, r.requestId, r.log);
   const ready = scrapesAhead(caller.creditsHint) ? r.scraper() : reservation.then(r.scraper);
   // What the scraper throws is classified (toScrapeError); a scraper that fails to load is our 503.
@@ -148,7 +148,7 @@ async function liveAnswer<Id extends OperationId>(id: Id, params: Parameters<Scr
   }
   r.credits.remaining = reserved.remaining;
   try {
-    const result = (await scraping) as DataOf<Id>;
+    const result = await scraping;
     const fetchedAt = Date.now();
     const data = { ...result, fetchedAt: new Date(fetchedAt).toISOString() };
     const item = cacheItem(key, id, data, fetchedAt);

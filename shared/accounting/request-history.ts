@@ -1,4 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { config } from '../runtime/config';
 import { db, itemUpdate } from '../db/client';
 import { REQUEST_PREFIX, teamPk } from '../db/tables';
@@ -159,24 +159,28 @@ export async function requestHistory(teamId: string, q: RequestsQuery, now = Dat
       filters.push('#src = :src');
     } else filters.push('attribute_not_exists(#src)');
   }
-  let start: Record<string, unknown> | undefined = q.cursor ? { pk: teamPk(teamId), sk: decodeCursor(teamId, q, q.cursor) } : undefined;
   const found: Record<string, unknown>[] = [];
-  for (let round = 0; round < MAX_QUERIES && found.length <= q.limit; round++) {
-    const res = await db().send(
-      new QueryCommand({
-        TableName: config.accountsTable,
-        KeyConditionExpression: 'pk = :p AND sk BETWEEN :from AND :to',
-        ...(filters.length ? { FilterExpression: filters.join(' AND '), ExpressionAttributeNames: names } : {}),
-        ExpressionAttributeValues: values,
-        ScanIndexForward: false,
-        // Without a filter every item read is returned: one more than the page tells whether more follow.
-        Limit: filters.length ? 4 * q.limit : q.limit + 1 - found.length,
-        ExclusiveStartKey: start,
-      }),
-    );
+  let start: Record<string, unknown> | undefined;
+  let round = 0;
+  const pages = paginateQuery(
+    {
+      client: db(),
+      // Without a filter every item read is returned: one more than the page tells whether more follow.
+      pageSize: filters.length ? 4 * q.limit : q.limit + 1,
+      ...(q.cursor ? { startingToken: { pk: teamPk(teamId), sk: decodeCursor(teamId, q, q.cursor) } } : {}),
+    },
+    {
+      TableName: config.accountsTable,
+      KeyConditionExpression: 'pk = :p AND sk BETWEEN :from AND :to',
+      ...(filters.length ? { FilterExpression: filters.join(' AND '), ExpressionAttributeNames: names } : {}),
+      ExpressionAttributeValues: values,
+      ScanIndexForward: false,
+    },
+  );
+  for await (const res of pages) {
     found.push(...(res.Items ?? []));
     start = res.LastEvaluatedKey;
-    if (!start) break;
+    if (++round >= MAX_QUERIES || found.length > q.limit) break;
   }
   const page = found.slice(0, q.limit);
   // Where the next page starts: after the last item shown when more were found, else where the

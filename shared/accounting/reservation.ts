@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { BatchGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { RATE_LIMIT, config } from '../runtime/config';
 import { db, isConditionalFailure, retryPolicy } from '../db/client';
-import { TEAM_SK, teamPk } from '../db/tables';
+import { HOLD_PREFIX, TEAM_SK, teamPk } from '../db/tables';
 import { ApiError, atCapacity } from '../http/errors';
 import type { Log } from '../runtime/log';
 import { ledgerKey } from './ledger';
@@ -32,9 +33,6 @@ import { COST } from './teams';
  * A settled request's mark is removed by this container's next reservation for the team (no call
  * of its own); a container that goes away leaves its marks to the sweep.
  */
-export const HOLD_PREFIX = 'HOLD#';
-/** Marks of versions before the ledger record was keyed by the reservation's time: removed when old, never swept into a refund. */
-const LEGACY_MARK_PREFIX = 'RESV#';
 const MARK_KEPT_MS = 10 * 60_000;
 /** At most this many marks are removed by one reservation (the expression stays small). */
 const MAX_REMOVED_PER_UPDATE = 40;
@@ -89,10 +87,8 @@ export function reservationSettled(r: { teamId: string; requestId: string }): vo
 
 /** The item a refused conditional update returned (ALL_OLD; the document client leaves it marshalled). */
 function refusedItem(err: unknown): Record<string, unknown> | undefined {
-  const item = (err as { Item?: Record<string, unknown> }).Item;
-  if (!item) return undefined;
-  const plain = (x: unknown) => (x !== null && typeof x === 'object' ? ((x as { S?: string; N?: string }).S ?? (x as { N?: string }).N) : x);
-  return Object.fromEntries(Object.entries(item).map(([k, v]) => [k, plain(v)]));
+  const item = (err as { Item?: Parameters<typeof unmarshall>[0] }).Item;
+  return item ? unmarshall(item) : undefined;
 }
 
 /** The 402 of a refused reservation, with the balance that refused it (the answer's x-credits-remaining). */
@@ -184,13 +180,12 @@ export async function refund(teamId: string, requestId: string, at?: number): Pr
  * failed); never fails the reservation that found them.
  */
 async function sweepOldMarks(teamId: string, item: Record<string, unknown>, now: number, log?: Log): Promise<void> {
-  const old = Object.entries(item).filter(([name, at]) => (name.startsWith(HOLD_PREFIX) || name.startsWith(LEGACY_MARK_PREFIX)) && !(Number(at) > now - MARK_KEPT_MS));
+  const old = Object.entries(item).filter(([name, at]) => name.startsWith(HOLD_PREFIX) && !(Number(at) > now - MARK_KEPT_MS));
   if (!old.length) return;
   try {
-    const holds = old.filter(([name]) => name.startsWith(HOLD_PREFIX)).map(([name, at]) => ({ name, requestId: name.slice(HOLD_PREFIX.length), at: Number(at) }));
+    const holds = old.map(([name, at]) => ({ name, requestId: name.slice(HOLD_PREFIX.length), at: Number(at) }));
     const charged = await chargedRequests(teamId, holds);
-    const done = [...old.filter(([name]) => name.startsWith(LEGACY_MARK_PREFIX)).map(([name]) => name), ...holds.filter((h) => charged.has(h.requestId)).map((h) => h.name)];
-    rememberSettled(teamId, done);
+    rememberSettled(teamId, holds.filter((h) => charged.has(h.requestId)).map((h) => h.name));
     const uncharged = holds.filter((h) => !charged.has(h.requestId));
     const given = await Promise.all(uncharged.map((h) => refund(teamId, h.requestId, h.at)));
     if (uncharged.length) log?.warn('old reservations without a charge given back', { count: uncharged.length, failed: given.filter((g) => !g).length });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../runtime/config';
 import { db } from '../db/client';
-import { TEAM_SK, teamPk } from '../db/tables';
+import { GRANT_PREFIX, TEAM_SK, teamPk } from '../db/tables';
 
 /**
  * Teams and their prepaid balance: the team item (`credits`), and the grants that add to it, each
@@ -23,7 +23,7 @@ export interface Team {
 /** Credit grants are kept apart from the ledger of charges, so the ledger sums to what was consumed. */
 const grantItem = (teamId: string, credits: number, time: string) => ({
   pk: teamPk(teamId),
-  sk: `GRANT#${time}#${randomUUID()}`,
+  sk: `${GRANT_PREFIX}${time}#${randomUUID()}`,
   teamId,
   credits,
   time,

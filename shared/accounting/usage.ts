@@ -14,8 +14,7 @@ import { ERROR_STATUS, type ErrorCode } from '../http/errors';
  *                  team never cancel each other (a team is capped at 100 requests a minute: far
  *                  below the 1,000 writes a second one item takes)
  *
- * (Items `USAGE#<day>#<nn>`, the 16 shards per day of earlier versions, are summed in too.) The
- * report sums every item of a day. Each expires after KEEP_DAYS.
+ * Each expires after KEEP_DAYS.
  */
 const KEEP_DAYS = 400;
 
@@ -118,11 +117,10 @@ function finish(s: UsageSummary) {
 
 /** The last `days` UTC days, today included, every day present (zeros where nothing happened). */
 export async function usage(teamId: string, days: number, now = Date.now()): Promise<UsageReport> {
-  // `\uffff` after the last day: its shard items (USAGE#<day>#<nn>) sort after USAGE#<day>.
-  const items = await teamRange(teamId, `${USAGE_PREFIX}${dayOf(now - (days - 1) * 86_400_000)}`, `${USAGE_PREFIX}${dayOf(now)}\uffff`);
+  const items = await teamRange(teamId, `${USAGE_PREFIX}${dayOf(now - (days - 1) * 86_400_000)}`, `${USAGE_PREFIX}${dayOf(now)}`);
   const byDay = new Map<string, UsageDay['operations']>();
   for (const item of items) {
-    const day = String(item.sk).slice(USAGE_PREFIX.length, USAGE_PREFIX.length + 10);
+    const day = String(item.sk).slice(USAGE_PREFIX.length);
     const ops = byDay.get(day) ?? {};
     byDay.set(day, ops);
     for (const [name, value] of Object.entries(item)) {
@@ -132,8 +130,6 @@ export async function usage(teamId: string, days: number, now = Date.now()): Pro
       const [, kind, op, code] = m;
       if ((kind === 'error') !== (code !== undefined) || (code && !KNOWN_CODES.has(code))) continue;
       const n = Number(value);
-      // A count of 0 (taken back by an earlier version) is no answer.
-      if (!n) continue;
       const o = (ops[op!] ??= { live: 0, hits: 0, errors: {}, credits: 0 });
       if (kind === 'live') o.live += n;
       else if (kind === 'hit') o.hits += n;

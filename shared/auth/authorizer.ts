@@ -26,8 +26,7 @@ export interface AuthorizedContext {
 /**
  * What this container knows of each key it authorized, by the hash of its secret (a key never
  * changes teams), so that its later requests read the key and the team's balance in one call.
- * `storedAs`: the hash its item was found under (the peppered one, or the plain SHA-256 of a key
- * made before the pepper).
+ * `storedAs`: the hash its item was found under.
  */
 interface KnownKey {
   teamId: string;

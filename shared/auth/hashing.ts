@@ -10,11 +10,8 @@ import { loaded } from '../runtime/secrets';
  * KEY_PEPPER_SECRET_ARN names, read at cold start by shared/runtime/secrets.ts; locally KEY_PEPPER) the
  * hash is HMAC-SHA256 keyed with it, so a
  * copy of the table alone (a backup, an export, a read-only leak) cannot be used to test guesses.
- * Without one (npm start, most tests) it is the plain SHA-256 every item was stored under before.
- *
- * Items stored before the pepper existed keep working: `lookupHashes` gives the peppered hash first
- * and the plain one after it, and a reader tries both (they are asked together: one round trip).
- * New items are always stored under `storedHash`.
+ * Without one (npm start, most tests) it is the plain SHA-256. Every deployment has had a pepper
+ * from its first item on, so an item is only ever looked up under `storedHash`.
  */
 export function pepper(): string | undefined {
   return process.env.KEY_PEPPER || loaded.keyPepper || undefined;
@@ -29,20 +26,12 @@ export function storedHash(secret: string): string {
   return key ? hmac(key, secret) : sha256(secret);
 }
 
-/** Every hash an item of this secret may be stored under, the current one first. */
-export function lookupHashes(secret: string): string[] {
-  const key = pepper();
-  return key ? [hmac(key, secret), sha256(secret)] : [sha256(secret)];
-}
-
 /**
- * The accounts-table item of `secret` (an API key, a session id, an invitation token) under every
- * hash it may be stored under (`lookupHashes`), read together and strongly consistent; the first
- * found wins, with the hash it was found under (the item's key, for later writes to it).
+ * The accounts-table item of `secret` (an API key, a session id, an invitation token), read strongly
+ * consistent under its hash, with that hash (the item's key, for later writes to it).
  */
 export async function findHashed(secret: string, pkOf: (hash: string) => string, sk: string): Promise<{ item: Record<string, unknown>; hash: string } | null> {
-  const hashes = lookupHashes(secret);
-  const reads = await Promise.all(hashes.map((hash) => db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: pkOf(hash), sk }, ConsistentRead: true }))));
-  const at = reads.findIndex((res) => res.Item);
-  return at < 0 ? null : { item: reads[at]!.Item!, hash: hashes[at]! };
+  const hash = storedHash(secret);
+  const { Item } = await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: pkOf(hash), sk }, ConsistentRead: true }));
+  return Item ? { item: Item, hash } : null;
 }

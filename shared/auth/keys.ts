@@ -3,12 +3,12 @@ import { BatchGetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamod
 import { config } from '../runtime/config';
 import { creditsOf } from '../accounting/teams';
 import { conditionally, db, teamItems } from '../db/client';
-import { KEY_SK, TEAM_INDEX, TEAM_SK, keyPk, teamPk } from '../db/tables';
+import { KEY_PREFIX, KEY_SK, TEAM_INDEX, TEAM_SK, keyPk, keyTeamSk, teamPk } from '../db/tables';
 import { findHashed, storedHash } from './hashing';
 
 /**
  * API keys: 28 random letters and digits, shown once, stored only as their hash: HMAC-SHA256 with
- * the deployment's pepper, or the plain SHA-256 keys created before it (./hashing.ts).
+ * the deployment's pepper (./hashing.ts).
  */
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 export const KEY_LENGTH = 28;
@@ -69,7 +69,7 @@ export async function createKey(teamId: string, name: string, usageKey: string, 
         sk: KEY_SK,
         ...record,
         [TEAM_INDEX.partitionKey]: teamPk(teamId),
-        [TEAM_INDEX.sortKey]: `KEY#${record.createdAt}#${record.keyId}`,
+        [TEAM_INDEX.sortKey]: keyTeamSk(record.createdAt, record.keyId),
       },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
@@ -77,11 +77,7 @@ export async function createKey(teamId: string, name: string, usageKey: string, 
   return { secret, record };
 }
 
-/**
- * A strongly consistent read, so a revocation holds from the very next request. Under every hash the
- * key may be stored under (the peppered one, then the plain SHA-256 of a key created before the
- * pepper), asked together; the first found wins.
- */
+/** A strongly consistent read, so a revocation holds from the very next request. */
 export async function findKey(secret: string): Promise<(KeyRecord & { hash: string }) | null> {
   const found = await findHashed(secret, keyPk, KEY_SK);
   return found ? { ...(found.item as unknown as KeyRecord), hash: found.hash } : null;
@@ -91,7 +87,7 @@ export async function findKey(secret: string): Promise<(KeyRecord & { hash: stri
  * The authorizer's read of a key it authorized before (shared/auth/authorizer.ts: it then knows the
  * key's team and `storedAs`, the hash its item was found under): the key item under `storedAs` and
  * the team item, in one BatchGetItem, so a known key costs one DynamoDB call where findKey beside
- * balanceHint cost two (three with a pepper: findKey asks both hashes). Same round trip either way.
+ * balanceHint cost two. Same round trip either way.
  *
  * The same answers as those two: `key` as findKey gives it (the whole item, read strongly
  * consistent so a revocation holds from the very next request; BatchGetItem's consistency is per
@@ -180,12 +176,12 @@ export async function transferKey(teamId: string, keyId: string, fromMemberId: s
 }
 
 export async function listKeys(teamId: string): Promise<KeyRecord[]> {
-  return (await teamItems(teamId, 'KEY#')).map(keyRecord);
+  return (await teamItems(teamId, KEY_PREFIX)).map(keyRecord);
 }
 
 /** The stored item of a team's key by keyId: a key of another team is never found. */
 async function teamKeyItem(teamId: string, keyId: string): Promise<Record<string, unknown> | undefined> {
-  return (await teamItems(teamId, 'KEY#', { expression: 'keyId = :id', values: { ':id': keyId } }))[0];
+  return (await teamItems(teamId, KEY_PREFIX, { expression: 'keyId = :id', values: { ':id': keyId } }))[0];
 }
 
 /** Revokes by keyId (the secret is not known after creation). Returns false if no such key. */

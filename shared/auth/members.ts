@@ -19,8 +19,7 @@ import { hashPassword } from './passwords';
  * no session, invitation or sign-in accepts.
  *
  * An invitation token is stored only as a hash, like API keys and session ids: HMAC-SHA256 with the
- * key pepper (shared/auth/hashing.ts). A link issued before the pepper (its item and the member's
- * inviteHash under the plain SHA-256) still works: both hashes are looked up together.
+ * key pepper (shared/auth/hashing.ts), and looked up under that one hash.
  */
 export const INVITE_TTL_SECONDS = 24 * 3600;
 
@@ -150,7 +149,7 @@ export async function invite(teamId: string, rawEmail: string, now = Date.now(),
  */
 export async function setPassword(token: string, password: string, now = Date.now()): Promise<string | null> {
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null;
-  // Under whichever hash the link was issued (peppered, or the plain SHA-256 of before), asked together.
+  // Under the hash the link was issued with (one GetItem).
   const found = await findHashed(token, invitePk, INVITE_SK);
   if (!found) return null;
   // The member item names the newest link by this same hash.

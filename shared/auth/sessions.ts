@@ -8,8 +8,7 @@ import { epochOf, getMember, type Member } from './members';
 
 /**
  * Dashboard sessions: a random 32-byte id in an HttpOnly cookie; the table keeps only its hash
- * (HMAC-SHA256 with the deployment's pepper; a session started before the pepper is found by its
- * plain SHA-256: ../auth/hashing.ts),
+ * (HMAC-SHA256 with the deployment's pepper: ../auth/hashing.ts),
  * with an absolute expiry (config.sessionTtlSeconds, also the TTL attribute). A session is live
  * while it is not ended (sign-out, or ended from the member list), not expired, and its member
  * still exists with the session epoch it started under: removing a member or setting their

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, type QueryCommandInput, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { config } from '../runtime/config';
 import { TEAM_INDEX, teamPk } from './tables';
 
@@ -119,48 +119,35 @@ export async function conditionally(write: () => Promise<unknown>): Promise<bool
   }
 }
 
-/**
- * Every item of a team under one sort-key prefix of the byTeam index ('KEY#', 'MEMBER#'), all pages,
- * optionally narrowed by a filter on the items' own attributes.
- */
-export async function teamItems(teamId: string, prefix: string, filter?: { expression: string; values: Record<string, unknown> }): Promise<Record<string, unknown>[]> {
+/** Every item a query finds, all its pages (the document client's paginator). */
+export async function queryAll(input: QueryCommandInput): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const res = await db().send(
-      new QueryCommand({
-        TableName: config.accountsTable,
-        IndexName: TEAM_INDEX.name,
-        KeyConditionExpression: '#p = :p AND begins_with(#s, :prefix)',
-        ...(filter ? { FilterExpression: filter.expression } : {}),
-        ExpressionAttributeNames: { '#p': TEAM_INDEX.partitionKey, '#s': TEAM_INDEX.sortKey },
-        ExpressionAttributeValues: { ':p': teamPk(teamId), ':prefix': prefix, ...(filter?.values ?? {}) },
-        ExclusiveStartKey: start,
-      }),
-    );
-    out.push(...(res.Items ?? []));
-    start = res.LastEvaluatedKey;
-  } while (start);
+  for await (const page of paginateQuery({ client: db() }, input)) out.push(...(page.Items ?? []));
   return out;
 }
 
+/**
+ * Every item of a team under one sort-key prefix of the byTeam index (KEY_PREFIX, 'MEMBER#'), all pages,
+ * optionally narrowed by a filter on the items' own attributes.
+ */
+export function teamItems(teamId: string, prefix: string, filter?: { expression: string; values: Record<string, unknown> }): Promise<Record<string, unknown>[]> {
+  return queryAll({
+    TableName: config.accountsTable,
+    IndexName: TEAM_INDEX.name,
+    KeyConditionExpression: '#p = :p AND begins_with(#s, :prefix)',
+    ...(filter ? { FilterExpression: filter.expression } : {}),
+    ExpressionAttributeNames: { '#p': TEAM_INDEX.partitionKey, '#s': TEAM_INDEX.sortKey },
+    ExpressionAttributeValues: { ':p': teamPk(teamId), ':prefix': prefix, ...(filter?.values ?? {}) },
+  });
+}
+
 /** Every item of a team's own partition whose sort key lies between `from` and `to` (inclusive), all pages. */
-export async function teamRange(teamId: string, from: string, to: string): Promise<NonNullable<QueryCommandOutput['Items']>> {
-  const out: NonNullable<QueryCommandOutput['Items']> = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const res = await db().send(
-      new QueryCommand({
-        TableName: config.accountsTable,
-        KeyConditionExpression: 'pk = :p AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':p': teamPk(teamId), ':from': from, ':to': to },
-        ExclusiveStartKey: start,
-      }),
-    );
-    out.push(...(res.Items ?? []));
-    start = res.LastEvaluatedKey;
-  } while (start);
-  return out;
+export function teamRange(teamId: string, from: string, to: string): Promise<Record<string, unknown>[]> {
+  return queryAll({
+    TableName: config.accountsTable,
+    KeyConditionExpression: 'pk = :p AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':p': teamPk(teamId), ':from': from, ':to': to },
+  });
 }
 
 /**

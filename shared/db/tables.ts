@@ -12,7 +12,7 @@
  *   TEAM#<teamId> / GRANT#<time>#<id>         credits added: credits, time
  *   TEAM#<teamId> / USAGE#<yyyy-mm-dd>        a day's answers (shared/accounting/usage.ts): `live:<operation>`, `credits:<operation>`,
  *                                             `hit:<operation>`, `error:<operation>:<CODE>`, one plain UpdateItem (ADD) per answer;
- *                                             expiresAt after 400 days (the USAGE#<day>#<nn> shards of earlier versions are read too)
+ *                                             expiresAt after 400 days
  *   TEAM#<teamId> / REQ#<time>#<requestId>    one answered request (shared/accounting/request-history.ts): time, operation, keyId, status, code?,
  *                                             credits? (a live answer's: absent is 0), cached, ms, requestId; expiresAt after 7 days
  *   MEMBER#<email> / MEMBER                   a dashboard member: memberId, email, teamId, createdAt,
@@ -28,7 +28,7 @@
  *                                             sign-in attempts at one e-mail from addresses it is not known at, in a 1-hour window
  *   THROTTLE#known#<sha256(email, address)> / THROTTLE
  *                                             an address the e-mail signed in from: expiresAt (30 days after the success)
- *   (hash: HMAC-SHA256 with the key pepper, or the plain SHA-256 of items stored before it: shared/auth/hashing.ts)
+ *   (hash: HMAC-SHA256 with the key pepper; without one, locally, the plain SHA-256: shared/auth/hashing.ts)
  *   (expiresAt: the table's TTL attribute, epoch seconds; readers also check it, as TTL deletes late)
  * cache (pk; TTL on expiresAt): what all teams share, expires and is never money. Besides the cache
  * entries it holds the shared upstream credentials, the outcome counts and the canary records: like
@@ -77,9 +77,15 @@ export const TEAM_INDEX = ACCOUNTS.indexes[0];
 
 export const teamPk = (teamId: string) => `TEAM#${teamId}`;
 export const TEAM_SK = 'TEAM';
-export const keyPk = (hash: string) => `KEY#${hash}`;
+export const KEY_PREFIX = 'KEY#';
+export const keyPk = (hash: string) => `${KEY_PREFIX}${hash}`;
+/** A key's sort key in the team index: by creation time. */
+export const keyTeamSk = (createdAt: string | number, keyId: string) => `${KEY_PREFIX}${createdAt}#${keyId}`;
 export const KEY_SK = 'KEY';
 export const LEDGER_PREFIX = 'LEDGER#';
+export const GRANT_PREFIX = 'GRANT#';
+/** The team item's attribute marking one reservation in flight: HOLD#<requestId> (shared/accounting/reservation.ts). */
+export const HOLD_PREFIX = 'HOLD#';
 export const credentialKey = (name: string) => `CRED#${name}`;
 export const USAGE_PREFIX = 'USAGE#';
 export const REQUEST_PREFIX = 'REQ#';

@@ -10,8 +10,9 @@
  *
  * Locally and in tests the plain variables (CURSOR_SECRET, SCRAPER_PROXY_URL[_...], KEY_PEPPER, MONITOR_KEY) still win: no AWS call
  * is made when no location is set. The reads go through Powertools Parameters with the AWS SDK's
- * Secrets Manager and SSM clients, imported only when a location is set (so local runs and a cache
- * hit's cold start never evaluate them; `npm run bench` prints what they cost a cold start).
+ * Secrets Manager and SSM clients, each imported only when a location of its kind is set (so local
+ * runs never evaluate them, and only a deployment with a proxy parameter evaluates the SSM client);
+ * `npm run bench` prints what they add to a cold start.
  */
 export interface SecretClients {
   secret(arn: string): Promise<string>;
@@ -64,28 +65,34 @@ export function resetSecrets() {
   delete loaded.monitorKey;
 }
 
-/** The two reads, through Powertools Parameters and the SDK clients (a secret in its ARN's region). */
+/**
+ * The two reads, through Powertools Parameters and the SDK clients (a secret in its ARN's region).
+ * Each service's provider and client are imported on its first read, so a function whose locations
+ * are all secrets (every one, unless the deployment names a proxy parameter) never evaluates the SSM
+ * client (about 200 KB); a cold start with no location evaluates neither.
+ */
 async function awsClients(): Promise<SecretClients> {
-  const [{ SecretsProvider }, { SSMProvider }, { SecretsManagerClient }] = await Promise.all([
-    import('@aws-lambda-powertools/parameters/secrets'),
-    import('@aws-lambda-powertools/parameters/ssm'),
-    import('@aws-sdk/client-secrets-manager'),
-  ]);
-  const ssm = new SSMProvider();
-  const secretsIn = new Map<string | undefined, InstanceType<typeof SecretsProvider>>();
+  const secretsIn = new Map<string | undefined, Promise<{ get(name: string): Promise<unknown> }>>();
   const secrets = (region: string | undefined) => {
     let provider = secretsIn.get(region);
-    if (!provider) secretsIn.set(region, (provider = new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient(region ? { region } : {}) })));
+    if (!provider) {
+      provider = Promise.all([import('@aws-lambda-powertools/parameters/secrets'), import('@aws-sdk/client-secrets-manager')]).then(
+        ([{ SecretsProvider }, { SecretsManagerClient }]) => new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient(region ? { region } : {}) }),
+      );
+      secretsIn.set(region, provider);
+    }
     return provider;
   };
+  let ssm: Promise<{ get(name: string, options: { decrypt: true }): Promise<unknown> }> | undefined;
   return {
     async secret(arn) {
-      const value = await secrets(regionOf(arn)).get(arn);
+      const value = await (await secrets(regionOf(arn))).get(arn);
       if (typeof value !== 'string' || !value) throw Object.assign(new Error('empty secret'), { name: 'EmptySecret' });
       return value;
     },
     async parameter(name) {
-      const value = await ssm.get(name, { decrypt: true });
+      ssm ??= import('@aws-lambda-powertools/parameters/ssm').then(({ SSMProvider }) => new SSMProvider());
+      const value = await (await ssm).get(name, { decrypt: true });
       if (typeof value !== 'string' || !value) throw Object.assign(new Error('empty parameter'), { name: 'EmptyParameter' });
       return value;
     },

@@ -17,8 +17,7 @@ import { KEY_SK, TEAM_SK, keyPk, teamPk } from '../../shared/db/tables';
  * balance a hint that never fails the request, and findKey deciding whenever the batch has no key
  * item to show (stored under another hash now, gone, or left unprocessed).
  *
- * With a pepper, as deployed: findKey then asks two hashes (two GetItems), so before the batch a
- * known key cost three calls.
+ * With a pepper, as deployed.
  */
 const PEPPER = 'known-key-read-pepper';
 process.env.KEY_PEPPER = PEPPER;
@@ -43,7 +42,7 @@ async function knownKey(credits = 5) {
   const first = await dbSends(() => authorize(headers(k.secret)));
   expect(first.result).toMatchObject({ teamId: k.teamId, keyId: k.keyId });
   expect(first.result).not.toHaveProperty('creditsHint');
-  expect(first.calls.map((c) => c.name)).toEqual(['GetCommand', 'GetCommand', 'UpdateCommand']);
+  expect(first.calls.map((c) => c.name)).toEqual(['GetCommand', 'UpdateCommand']);
   return k;
 }
 
@@ -74,26 +73,12 @@ test('a key revoked after it became known: refused (401) by the batched read, in
   await expect(authorizerHandler(event(k.secret))).rejects.toThrow('Unauthorized');
 });
 
-test('a key re-stored under another hash since it became known: findKey decides (accepted), and the new hash is asked from then on', async () => {
-  const k = await knownKey();
-  const item = (await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: keyPk(hmac(k.secret)), sk: KEY_SK }, ConsistentRead: true }))).Item!;
-  await db().send(new PutCommand({ TableName: config.accountsTable, Item: { ...item, pk: keyPk(sha256(k.secret)) } }));
-  await db().send(new DeleteCommand({ TableName: config.accountsTable, Key: { pk: keyPk(hmac(k.secret)), sk: KEY_SK } }));
-  const moved = await dbSends(() => authorize(headers(k.secret)));
-  expect(moved.result).toEqual({ teamId: k.teamId, keyId: k.keyId, usageKey: 'u-known-key-read', creditsHint: 5 });
-  expect(names(moved.calls)).toEqual(['BatchGetCommand', 'GetCommand', 'GetCommand']);
-  const next = await dbSends(() => authorize(headers(k.secret)));
-  expect(next.result).toMatchObject({ keyId: k.keyId, creditsHint: 5 });
-  expect(names(next.calls)).toEqual(['BatchGetCommand']);
-  expect(next.calls[0]!.input.RequestItems[config.accountsTable].Keys[0]).toEqual({ pk: keyPk(sha256(k.secret)), sk: KEY_SK });
-});
-
 test('a known key whose item is gone: findKey decides, refused', async () => {
   const k = await knownKey();
   await db().send(new DeleteCommand({ TableName: config.accountsTable, Key: { pk: keyPk(hmac(k.secret)), sk: KEY_SK } }));
   const { result, calls } = await dbSends(() => authorize(headers(k.secret)));
   expect(result).toBeNull();
-  expect(names(calls)).toEqual(['BatchGetCommand', 'GetCommand', 'GetCommand']);
+  expect(names(calls)).toEqual(['BatchGetCommand', 'GetCommand']);
 });
 
 /** DynamoDB's answer with the item whose partition key starts with `prefix` moved to UnprocessedKeys. */
@@ -115,7 +100,7 @@ test('the key item left unprocessed: findKey decides (accepted, with the balance
   const k = await knownKey(7);
   const { result, calls } = await dbSends(() => authorize(headers(k.secret)), unprocessed('KEY#'));
   expect(result).toEqual({ teamId: k.teamId, keyId: k.keyId, usageKey: 'u-known-key-read', creditsHint: 7 });
-  expect(names(calls)).toEqual(['BatchGetCommand', 'GetCommand', 'GetCommand']);
+  expect(names(calls)).toEqual(['BatchGetCommand', 'GetCommand']);
 });
 
 test('the team item left unprocessed, or with no usable balance: no hint, the key accepted all the same', async () => {

@@ -66,7 +66,7 @@ test('a request refunded and then its reservation retried: still the one credit,
   expect(await balance(teamId)).toBe(4);
 });
 
-test('old marks: a charged request\'s is removed, an uncharged one\'s credit given back, the earlier scheme\'s removed', async () => {
+test('old marks: a charged request\'s is removed, an uncharged one\'s credit given back', async () => {
   const { UpdateCommand, GetCommand } = await import('@aws-sdk/lib-dynamodb');
   const { db } = await import('../../shared/db/client');
   const { config } = await import('../../shared/runtime/config');
@@ -74,8 +74,8 @@ test('old marks: a charged request\'s is removed, an uncharged one\'s credit giv
   const Key = { pk: `TEAM#${teamId}`, sk: 'TEAM' };
   const hourAgo = Date.now() - 3600_000;
   // An hour ago: a request that was charged (its ledger record under its reservation time), one
-  // whose function died before its settle (its credit taken, no ledger record), and a mark of the
-  // earlier scheme. Both HOLD# reservations took their credit then: the balance is 8.
+  // whose function died before its settle (its credit taken, no ledger record). Both reservations
+  // took their credit then: the balance is 8.
   const charged = await reserve(teamId, 'old-charged');
   await settleLive({ ...charged, at: hourAgo }, { teamId, operation: 'livestream-clip', requestId: 'old-charged', status: 200, code: null, credits: 1, cached: false, ms: 1, time: hourAgo }, null, logger);
   await reserve(teamId, 'old-lost');
@@ -83,8 +83,8 @@ test('old marks: a charged request\'s is removed, an uncharged one\'s credit giv
     new UpdateCommand({
       TableName: config.accountsTable,
       Key,
-      UpdateExpression: 'SET #c = :t, #l = :t, #legacy = :t',
-      ExpressionAttributeNames: { '#c': 'HOLD#old-charged', '#l': 'HOLD#old-lost', '#legacy': 'RESV#gone' },
+      UpdateExpression: 'SET #c = :t, #l = :t',
+      ExpressionAttributeNames: { '#c': 'HOLD#old-charged', '#l': 'HOLD#old-lost' },
       ExpressionAttributeValues: { ':t': hourAgo },
     }),
   );
