@@ -12,10 +12,10 @@ import { validateQuery } from '../http/validation';
 import { operation, type Operation } from '../operations';
 import type { Log } from '../runtime/log';
 import { loadSecrets } from '../runtime/secrets';
-import { attempt, enqueue, redeliver } from './deliver';
+import { manualEventId, newDelivery, queueManual, releaseHeld } from './deliver';
 import { MONITORABLE_IDS, isMonitorable } from './kinds';
-import { newSecret, sealSecret } from './secret';
-import { type Delivery, type Monitor, deleteMonitor, getDelivery, getMonitor, listDeliveries, listMonitors, putMonitor, updateMonitor } from './store';
+import { ROTATION_OVERLAP_MS, newSecret, sealSecret } from './secret';
+import { type Delivery, type Monitor, createMonitor, deleteMonitor, getDelivery, getMonitor, listDeliveries, listMonitors, updateMonitor } from './store';
 import { type MonitorRouteName, matchMonitorRoute } from './routes';
 import { webhookUrlProblem } from './webhook-url';
 
@@ -33,6 +33,13 @@ export const MIN_INTERVAL_SECONDS = 60;
 export const minIntervalSeconds = () => Math.max(1, Number(process.env.MONITOR_MIN_INTERVAL_SECONDS) || MIN_INTERVAL_SECONDS);
 export const monitorsPerTeam = () => Number(process.env.MONITORS_PER_TEAM) || 100;
 const NO_MONITOR = 'Your team has no monitor with this id';
+const NO_EVENT = 'This monitor has no event with this id in the last 7 days';
+
+/** queueManual's answer: 0 queued; otherwise 429 with the seconds to wait, or the monitor or event changed meanwhile. */
+function manualQueued(wait: number): void {
+  if (wait > 0) throw new ApiError('RATE_LIMITED', 'One test or redelivery per monitor every 5 seconds', { retryAfter: wait });
+  if (wait < 0) throw notFound('This monitor or event changed meanwhile; try again');
+}
 const MAX_BODY_BYTES = 16 * 1024;
 
 export const publicMonitor = (m: Monitor) => ({
@@ -48,6 +55,7 @@ export const publicMonitor = (m: Monitor) => ({
   nextPollAt: m.status === 'active' ? new Date(m.nextPollAt).toISOString() : null,
   lastPollAt: m.lastPollAt ? new Date(m.lastPollAt).toISOString() : null,
   lastPollStatus: m.lastPollStatus ?? null,
+  previousSecretExpiresAt: m.previousSecret && (m.previousSecretExpiresAt ?? 0) > Date.now() ? new Date(m.previousSecretExpiresAt!).toISOString() : null,
 });
 
 export const publicDelivery = (d: Delivery) => ({
@@ -59,7 +67,14 @@ export const publicDelivery = (d: Delivery) => ({
   lastStatus: d.lastStatus ?? null,
   lastError: d.lastError ?? null,
   latencyMs: d.ms ?? null,
-  nextRetryAt: d.state === 'pending' && d.nextAttemptAt !== undefined ? new Date(d.nextAttemptAt).toISOString() : null,
+  nextRetryAt: d.state === 'pending' && d.nextAttemptAt !== undefined && !d.held ? new Date(d.nextAttemptAt).toISOString() : null,
+  held: Boolean(d.held),
+});
+
+/** One delivery with its recent attempts (the last 20), oldest first. */
+export const publicDeliveryWithAttempts = (d: Delivery) => ({
+  ...publicDelivery(d),
+  recentAttempts: (d.log ?? []).map((a) => ({ at: new Date(a.at).toISOString(), status: a.status, latencyMs: a.ms, error: a.error ?? null })),
 });
 
 function checkParams(operationId: string, raw: unknown): Record<string, string> {
@@ -91,12 +106,15 @@ function checkInterval(raw: unknown): number {
 async function checkUrl(raw: unknown): Promise<string> {
   const problem = await webhookUrlProblem(raw);
   if (problem) throw invalid('webhookUrl', problem);
-  return (raw as string).trim();
+  return new URL((raw as string).trim()).href;
 }
 
 interface Ctx {
   teamId: string;
   keyId?: string;
+  /** The member of a dashboard session. */
+  memberId?: string;
+  requestId: string;
   body: Record<string, unknown>;
   params: Record<string, string>;
   event: APIGatewayProxyEvent;
@@ -117,13 +135,12 @@ const HANDLERS: Record<MonitorRouteName, (ctx: Ctx) => Promise<Reply>> = {
     const params = checkParams(body.operation, body.params);
     const intervalSeconds = checkInterval(body.intervalSeconds);
     const webhookUrl = await checkUrl(body.webhookUrl);
-    if ((await listMonitors(ctx.teamId)).length >= monitorsPerTeam()) throw new ApiError('BAD_REQUEST', `Your team has ${monitorsPerTeam()} monitors, the most allowed; delete one first`);
     const now = Date.now();
     const secret = newSecret();
     const m: Monitor = {
       teamId: ctx.teamId,
       monitorId: `mon_${randomBytes(10).toString('hex')}`,
-      ...(ctx.keyId ? { keyId: ctx.keyId } : {}),
+      ...(ctx.keyId ? { keyId: ctx.keyId } : ctx.memberId ? { memberId: ctx.memberId } : {}),
       operation: body.operation,
       params,
       intervalSeconds,
@@ -134,7 +151,8 @@ const HANDLERS: Record<MonitorRouteName, (ctx: Ctx) => Promise<Reply>> = {
       updatedAt: new Date(now).toISOString(),
       nextPollAt: now,
     };
-    await putMonitor(m);
+    // The team's count is taken in the same transaction: creates at once never pass the limit.
+    if (!(await createMonitor(m, monitorsPerTeam()))) throw new ApiError('BAD_REQUEST', `Your team has ${monitorsPerTeam()} monitors, the most allowed; delete one first`);
     ctx.log.info('monitor created', { monitorId: m.monitorId, operation: m.operation });
     return { status: 201, data: { monitor: { ...publicMonitor(m), secret } } };
   },
@@ -162,6 +180,8 @@ const HANDLERS: Record<MonitorRouteName, (ctx: Ctx) => Promise<Reply>> = {
     }
     const next = await updateMonitor(m.teamId, m.monitorId, changes);
     if (!next) throw notFound(NO_MONITOR);
+    // Resumed: what it held while paused is due now (or failed, past its 24 h of retries).
+    if (changes.status === 'active') await releaseHeld(m.teamId, m.monitorId, Date.now());
     return { data: { monitor: publicMonitor(next) } };
   },
 
@@ -173,7 +193,8 @@ const HANDLERS: Record<MonitorRouteName, (ctx: Ctx) => Promise<Reply>> = {
   async rotateSecret(ctx) {
     const m = await mine(ctx);
     const secret = newSecret();
-    const next = await updateMonitor(m.teamId, m.monitorId, { secret: sealSecret(secret) });
+    // The old secret keeps signing beside the new one for ROTATION_OVERLAP_MS, so receivers can switch meanwhile.
+    const next = await updateMonitor(m.teamId, m.monitorId, { secret: sealSecret(secret), previousSecret: m.secret, previousSecretExpiresAt: Date.now() + ROTATION_OVERLAP_MS });
     if (!next) throw notFound(NO_MONITOR);
     ctx.log.info('monitor secret rotated', { monitorId: m.monitorId });
     return { data: { monitor: { ...publicMonitor(next), secret } } };
@@ -182,9 +203,17 @@ const HANDLERS: Record<MonitorRouteName, (ctx: Ctx) => Promise<Reply>> = {
   async test(ctx) {
     const m = await mine(ctx);
     const now = Date.now();
-    const [d] = await enqueue(m, [{ type: 'monitor.test', data: { monitorId: m.monitorId, operation: m.operation, params: m.params } }], now);
-    const tried = await attempt(m.teamId, m.monitorId, d!.eventId, now, ctx.log);
-    return { status: 202, data: { delivery: publicDelivery(tried ?? d!) } };
+    // Queued, due now: the delivery worker (the local scheduler) sends it, never this request.
+    const d = newDelivery(m, { type: 'monitor.test', data: { monitorId: m.monitorId, operation: m.operation, params: m.params } }, manualEventId(m.monitorId, 'monitor.test', now, ctx.requestId), now, { manual: true });
+    manualQueued(await queueManual(m, d, now, false));
+    return { status: 202, data: { delivery: publicDelivery(d) } };
+  },
+
+  async delivery(ctx) {
+    const m = await mine(ctx);
+    const d = await getDelivery(m.teamId, m.monitorId, ctx.params.eventId ?? '');
+    if (!d) throw notFound(NO_EVENT);
+    return { data: { delivery: publicDeliveryWithAttempts(d) } };
   },
 
   async deliveries(ctx) {
@@ -195,11 +224,13 @@ const HANDLERS: Record<MonitorRouteName, (ctx: Ctx) => Promise<Reply>> = {
   async redeliver(ctx) {
     const m = await mine(ctx);
     const d = await getDelivery(m.teamId, m.monitorId, ctx.params.eventId ?? '');
-    if (!d) throw notFound('This monitor has no event with this id in the last 7 days');
+    if (!d) throw notFound(NO_EVENT);
+    // Already waiting for its next attempt: nothing to add.
+    if (d.state === 'pending') return { status: 202, data: { delivery: publicDelivery(d) } };
     const now = Date.now();
-    await redeliver(d, now);
-    const tried = await attempt(m.teamId, m.monitorId, d.eventId, now, ctx.log);
-    return { status: 202, data: { delivery: publicDelivery(tried ?? d) } };
+    // The same event (webhook-id, createdAt, expiry) queued again, due now; 24 h of retries from now.
+    manualQueued(await queueManual(m, d, now, true));
+    return { status: 202, data: { delivery: publicDelivery({ ...d, state: 'pending', nextAttemptAt: now, held: undefined }) } };
   },
 };
 
@@ -220,16 +251,17 @@ export const monitorsHandler = entryPoint('monitors', async (event, { requestId,
   const headers = lowerHeaders(event.headers);
   let teamId: string;
   let keyId: string | undefined;
+  let memberId: string | undefined;
   if (keyFromHeaders(headers) !== undefined) {
     const key = await authorize(headers);
     if (!key) throw new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED);
     ({ teamId, keyId } = key);
   } else {
-    teamId = (await session({ headers, responseCookies, cookiePath: sessionCookiePath(event) })).teamId;
+    ({ teamId, memberId } = await session({ headers, responseCookies, cookiePath: sessionCookiePath(event) }));
     if (STATE_CHANGING.has(event.httpMethod)) requireOwnOrigin(headers, log);
   }
   log.appendKeys({ teamId });
   const body = STATE_CHANGING.has(event.httpMethod) ? parseBody(event) : {};
-  const reply = await HANDLERS[matched.route.name]({ teamId, keyId, body, params: matched.params, event, log });
+  const reply = await HANDLERS[matched.route.name]({ teamId, keyId, memberId, requestId, body, params: matched.params, event, log });
   return jsonAnswer(reply.status ?? 200, { data: reply.data }, requestId);
 });

@@ -12,6 +12,7 @@ export const MONITOR_ROUTES = [
   { method: 'POST', path: '/v1/monitors/{monitorId}/rotate-secret', name: 'rotateSecret' },
   { method: 'POST', path: '/v1/monitors/{monitorId}/test', name: 'test' },
   { method: 'GET', path: '/v1/monitors/{monitorId}/deliveries', name: 'deliveries' },
+  { method: 'GET', path: '/v1/monitors/{monitorId}/deliveries/{eventId}', name: 'delivery' },
   { method: 'POST', path: '/v1/monitors/{monitorId}/deliveries/{eventId}/redeliver', name: 'redeliver' },
 ] as const;
 export type MonitorRouteName = (typeof MONITOR_ROUTES)[number]['name'];

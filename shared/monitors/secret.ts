@@ -13,6 +13,8 @@ import { loaded } from '../runtime/secrets';
  * runs, and the deployed stack always has the key.
  */
 const PREFIX = 'whsec_';
+/** After a rotation the previous secret signs too (a second signature), this long: receivers switch meanwhile. */
+export const ROTATION_OVERLAP_MS = 24 * 3600_000;
 const KEY_BYTES = 24;
 
 const encryptionKey = () => createHmac('sha256', process.env.MONITOR_KEY || loaded.monitorKey || 'local-monitor-secrets').update('monitor-signing-secret/v1').digest();
