@@ -72,7 +72,7 @@ export async function pollMonitor(due: Pick<DueMonitor, 'teamId' | 'monitorId' |
   }
   if (res.statusCode !== 200 || !body.data) {
     // A failed poll still moves on to the next interval.
-    if (!(await updateMonitor(teamId, monitorId, slot, dueAt))) return null;
+    if (!(await updateMonitor(teamId, monitorId, slot, { atSlot: dueAt }))) return null;
     log.info('monitor poll failed', { monitorId, status: res.statusCode, code: body.error?.code });
     return { status: res.statusCode, events: [] };
   }
@@ -80,10 +80,10 @@ export async function pollMonitor(due: Pick<DueMonitor, 'teamId' | 'monitorId' |
   const { events, state } = diff(m.operation, seen, body.data, about);
   const deliveries = events.map((e, i) => newDelivery(m, e, eventIdFor(monitorId, e.type, dueAt, eventKey(e, i)), now));
   // The state only when something changed (the first poll, something new): a quiet poll writes none of it.
-  const changes = [monitorUpdateItem(teamId, monitorId, slot, { whileDueAt: dueAt }), ...(isDeepStrictEqual(state, seen) ? [] : [watchStatePut(teamId, monitorId, state)])];
+  const changes = [monitorUpdateItem(teamId, monitorId, slot, { atSlot: dueAt }), ...(isDeepStrictEqual(state, seen) ? [] : [watchStatePut(teamId, monitorId, state)])];
   // One write: a quiet poll's is a single conditional update, anything more one transaction.
-  const written = changes.length === 1 && !deliveries.length ? Boolean(await updateMonitor(teamId, monitorId, slot, dueAt)) : await conditionally(() => writeTogether(outboxItems(deliveries, changes, now)));
-  if (!written) return null; // the slot was taken meanwhile, or the monitor paused or deleted
+  const written = changes.length === 1 && !deliveries.length ? Boolean(await updateMonitor(teamId, monitorId, slot, { atSlot: dueAt })) : await conditionally(() => writeTogether(outboxItems(deliveries, changes, now)));
+  if (!written) return null; // the slot was taken meanwhile, or the monitor deleted
   return { status: 200, events: events.map((e) => e.type) };
 }
 

@@ -365,8 +365,12 @@ function dueIndexChange(teamId: string, monitorId: string, fields: Partial<Monit
 }
 
 type MonitorFields = Partial<Omit<Monitor, 'teamId' | 'monitorId' | 'createdAt'>>;
-/** Which existing monitor a change may apply to: any, the one still due at a slot, or an active one. */
-export type MonitorCondition = { whileDueAt: number } | { whileActive: true } | undefined;
+/**
+ * Which existing monitor a change may apply to: any; the one still active and due at a slot; the
+ * one still at a slot, active or paused meanwhile (a poll's outcome: a pause made during the poll
+ * stands, and its events are held); or an active one.
+ */
+export type MonitorCondition = { whileDueAt: number } | { atSlot: number } | { whileActive: true } | undefined;
 
 /** The UpdateItem input of a monitor change (for updateMonitor, or a transaction's Update). */
 export function monitorUpdate(teamId: string, monitorId: string, fields: MonitorFields, when?: MonitorCondition) {
@@ -376,7 +380,9 @@ export function monitorUpdate(teamId: string, monitorId: string, fields: Monitor
       ? { expression: 'attribute_exists(pk)' }
       : 'whileDueAt' in when
         ? { expression: 'attribute_exists(pk) AND #due = :due AND #status = :active', names: { '#due': 'nextPollAt', '#status': 'status' }, values: { ':due': when.whileDueAt, ':active': 'active' } }
-        : { expression: 'attribute_exists(pk) AND #status = :active', names: { '#status': 'status' }, values: { ':active': 'active' } };
+        : 'atSlot' in when
+          ? { expression: 'attribute_exists(pk) AND #due = :due', names: { '#due': 'nextPollAt' }, values: { ':due': when.atSlot } }
+          : { expression: 'attribute_exists(pk) AND #status = :active', names: { '#status': 'status' }, values: { ':active': 'active' } };
   const absent = Object.keys(all).filter((k) => all[k] === undefined);
   return itemUpdate(T(), { pk: teamPk(teamId), sk: monSk(monitorId), ...all }, { absent, condition });
 }
