@@ -188,17 +188,18 @@ test('each write of a poll-and-deliver script failing in turn: every event arriv
   const totals = { cases: 0, events: 0, deliveries: 0, repeats: 0, credits: 0 };
   const writes = clean.writes;
   expect(writes).toBeGreaterThan(15);
-  for (const when of ['after', 'before'] as const)
-  for (let n = 1; n <= writes; n++) {
-    const run = await runCase({ n, when });
-    const got = deliveredEvents();
-    if (!got.complete) throw new Error(`fault ${when} write ${n}: the receiver did not get every event (${JSON.stringify(received.map((r) => JSON.parse(r.body).type))})`);
-    totals.cases += 1;
-    totals.events += got.events;
-    totals.deliveries += got.deliveries;
-    totals.repeats += got.repeats;
-    totals.credits += await checkCredits(run.teamId);
-    await cleanUp(run.m);
+  for (const when of ['after', 'before'] as const) {
+    for (let n = 1; n <= writes; n++) {
+      const run = await runCase({ n, when });
+      const got = deliveredEvents();
+      if (!got.complete) throw new Error(`fault ${when} write ${n}: the receiver did not get every event (${JSON.stringify(received.map((r) => JSON.parse(r.body).type))})`);
+      totals.cases += 1;
+      totals.events += got.events;
+      totals.deliveries += got.deliveries;
+      totals.repeats += got.repeats;
+      totals.credits += await checkCredits(run.teamId);
+      await cleanUp(run.m);
+    }
   }
   // eslint-disable-next-line no-console
   console.log(`fault suite: ${totals.cases} cases (a fault after, then before, each of the script's ${writes} writes), ${totals.events} events, ${totals.deliveries} deliveries, ${totals.repeats} repeats (same webhook-id), ${totals.credits} credits charged, none twice`);
