@@ -108,9 +108,10 @@ export async function pause(m: Monitor, reason: PausedReason, at: number, also: 
 }
 
 /** The signature header: the current secret's, and during a rotation's overlap the previous one's too. */
-function signatures(m: Monitor, id: string, ts: number, body: string, now: number): string {
+function signatures(m: Monitor, id: string, ts: number, body: string): string {
   const sigs = [sign(openSecret(m.secret), id, ts, body)];
-  if (m.previousSecret && (m.previousSecretExpiresAt ?? 0) > now) sigs.push(sign(openSecret(m.previousSecret), id, ts, body));
+  // Wall-clock time, as the rotation set it (and as webhook-timestamp is).
+  if (m.previousSecret && (m.previousSecretExpiresAt ?? 0) > Date.now()) sigs.push(sign(openSecret(m.previousSecret), id, ts, body));
   return sigs.join(' ');
 }
 
@@ -143,7 +144,7 @@ export async function attempt(teamId: string, monitorId: string, eventId: string
     return held;
   }
   const ts = Math.floor(Date.now() / 1000);
-  const headers = { 'webhook-id': d.eventId, 'webhook-timestamp': String(ts), 'webhook-signature': signatures(m, d.eventId, ts, d.body, now) };
+  const headers = { 'webhook-id': d.eventId, 'webhook-timestamp': String(ts), 'webhook-signature': signatures(m, d.eventId, ts, d.body) };
   const res = await postWebhook(m.webhookUrl, headers, d.body);
   const ok = res.status !== null && res.status >= 200 && res.status < 300;
   const attempts = d.attempts + 1;

@@ -277,7 +277,7 @@ export async function claimDelivery(teamId: string, monitorId: string, eventId: 
       }),
     );
     const item = res.Attributes!;
-    return (item.expiresAt as number) * 1000 > now ? strip<Delivery>(item) : null;
+    return (item.expiresAt as number) * 1000 > Date.now() ? strip<Delivery>(item) : null;
   } catch (err) {
     if (isConditionalFailure(err)) return null;
     throw err;
