@@ -950,6 +950,9 @@ const enc = encodeURIComponent;
 let freshMonitor: Monitor | undefined;
 let deliveriesOf: string | undefined;
 let monitorOperation = MONITOR_FORMS[0]?.id ?? '';
+/** What a test or redelivery answered: queued (the delivery worker sends it), or its state when already settled. */
+const deliveryOutcome = (d: MonitorDelivery) => (d.state === 'pending' ? 'queued, sent within a minute (Refresh shows it)' : `${d.state}${d.lastStatus ? ` (${d.lastStatus})` : ''}`);
+
 /** A row action's failure (pause, test, redeliver): shown at the top of the page. */
 const monitorsAlert = h('p', { class: 'error', role: 'alert' });
 
@@ -1110,7 +1113,7 @@ function monitorRow(m: Monitor): HTMLTableRowElement {
     paused ? rowAction('Resume', `Resume ${name}`, setStatus('active')) : rowAction('Pause', `Pause ${name}`, setStatus('paused')),
     rowAction('Send test event', `Send a test event to ${name}`, async () => {
       const { delivery } = await monitorsApi<{ delivery: MonitorDelivery }>('POST', `/${enc(m.id)}/test`, {});
-      notice = `Test event ${delivery.eventId}: ${delivery.state}${delivery.lastStatus ? ` (${delivery.lastStatus})` : ''}.`;
+      notice = `Test event ${delivery.eventId}: ${deliveryOutcome(delivery)}.`;
       deliveriesOf = m.id;
       await monitorsPage();
     }),
@@ -1153,7 +1156,7 @@ function confirmDelete(m: Monitor) {
 }
 
 function confirmRotate(m: Monitor) {
-  confirmDanger(`Rotate the signing secret of the ${m.operation} monitor?`, 'The old secret stops signing at once: deliveries from now on verify only with the new one, shown once.', 'Rotate secret', async () => {
+  confirmDanger(`Rotate the signing secret of the ${m.operation} monitor?`, 'The new secret is shown once. For 24 h every delivery is signed with both, so receivers can switch; then only the new one signs.', 'Rotate secret', async () => {
     freshMonitor = (await monitorsApi<{ monitor: Monitor }>('POST', `/${enc(m.id)}/rotate-secret`, {})).monitor;
     await monitorsPage();
   });
@@ -1180,7 +1183,7 @@ function deliveriesSection(m: Monitor, deliveries: MonitorDelivery[]) {
         { 'data-label': 'Actions', class: 'actions' },
         rowAction('Redeliver', `Redeliver event ${d.eventId}`, async () => {
           const { delivery } = await monitorsApi<{ delivery: MonitorDelivery }>('POST', `/${enc(m.id)}/deliveries/${enc(d.eventId)}/redeliver`, {});
-          notice = `Event ${delivery.eventId} sent again: ${delivery.state}${delivery.lastStatus ? ` (${delivery.lastStatus})` : ''}.`;
+          notice = `Event ${delivery.eventId} sent again: ${deliveryOutcome(delivery)}.`;
           await monitorsPage();
         }),
       ),
