@@ -12,9 +12,10 @@ export const platformOf = (m: Pick<DueMonitor, 'operation'>) => operation(m.oper
 /**
  * Attempts of one team's deliveries in flight at once, at most (in the local scheduler and in each
  * delivery worker invocation): one team's slow or failing receiver (10 s per attempt at worst) holds
- * only its own share, never other teams' deliveries.
+ * only its own share, never other teams' deliveries. 5: a delivery worker's batch of 10 of one team
+ * takes at most 2 × 10 s, inside its 30 s timeout.
  */
-export const DELIVERIES_PER_TEAM = 4;
+export const DELIVERIES_PER_TEAM = 5;
 
 /** A p-limit per key (a platform, a team), made on first use. */
 export function limiterBy(concurrency: number): (key: string) => ReturnType<typeof pLimit> {
