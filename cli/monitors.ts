@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { SocialDataClient, type NewMonitor } from '../client';
 import { MONITORABLE_IDS } from '../shared/monitors/kinds';
@@ -47,7 +47,11 @@ export function addMonitorCommands(program: Command, ctx: MonitorsContext): void
       const { data } = await call(ctx.client(command).monitors, all.slice(0, -2) as string[], flags);
       if (showsSecret) process.stderr.write('social-data: the signing secret (monitor.secret) is shown this once: store it now; rotate-secret makes a new one\n');
       const text = view && format === 'table' ? renderView(view(data), flags.columns) : `${JSON.stringify(data, null, 2)}\n`;
-      if (flags.out) writeFileSync(flags.out, text);
+      if (flags.out) {
+        // A file holding the signing secret is its owner's only (an existing one made so before the secret goes in).
+        if (showsSecret && existsSync(flags.out)) chmodSync(flags.out, 0o600);
+        writeFileSync(flags.out, text, { mode: showsSecret ? 0o600 : 0o666 });
+      }
       else process.stdout.write(text);
       ctx.done();
     };

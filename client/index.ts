@@ -108,9 +108,9 @@ export interface MonitorMethods {
   /** `update(id, { status: 'active' })`: polls at once. */
   resume(id: string, options?: Signal): Promise<AccountResult<{ monitor: Monitor }>>;
   remove(id: string, options?: Signal): Promise<AccountResult<{ deleted: true; id: string }>>;
-  /** A new secret, in this answer only; the old one stops signing at once. */
+  /** A new secret, in this answer only; for 24 h the old one signs too (previousSecretExpiresAt). */
   rotateSecret(id: string, options?: Signal): Promise<AccountResult<{ monitor: MonitorWithSecret }>>;
-  /** Sends a `monitor.test` event now (202). */
+  /** Queues a `monitor.test` event, due now (202, pending; one test or redelivery per monitor every 5 s). */
   test(id: string, options?: Signal): Promise<AccountResult<{ delivery: MonitorDelivery }>>;
   /** The last 7 days, newest first. */
   deliveries(id: string, options?: Signal): Promise<AccountResult<{ deliveries: MonitorDelivery[] }>>;

@@ -25,5 +25,6 @@ export const MONITOR_ROUTES = {
   rotateSecret: { method: 'POST', path: '/v1/monitors/{monitorId}/rotate-secret' },
   test: { method: 'POST', path: '/v1/monitors/{monitorId}/test' },
   deliveries: { method: 'GET', path: '/v1/monitors/{monitorId}/deliveries' },
+  delivery: { method: 'GET', path: '/v1/monitors/{monitorId}/deliveries/{eventId}' },
   redeliver: { method: 'POST', path: '/v1/monitors/{monitorId}/deliveries/{eventId}/redeliver' },
 } as const;

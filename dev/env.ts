@@ -1,3 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
 /**
  * The environment of a local run, set before any project module is loaded: the logger and metrics
  * read it when they are created. No import here loads the project.
@@ -10,6 +14,25 @@ export function localEnvironment(logLevel: string): void {
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   process.env.POWERTOOLS_LOG_LEVEL ??= logLevel;
   process.env.AWS_REGION ??= 'us-east-1';
+  process.env.MONITOR_KEY ||= localMonitorKey();
+}
+
+/**
+ * The key monitors' signing secrets are sealed under in local runs (shared/monitors/secret.ts has
+ * no fallback): made once, kept in .local/monitor-key, readable by its owner only (0600).
+ */
+export function localMonitorKey(dir = path.resolve(__dirname, '..', '.local')): string {
+  const file = path.join(dir, 'monitor-key');
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true });
+    try {
+      writeFileSync(file, randomBytes(32).toString('base64url') + '\n', { mode: 0o600, flag: 'wx' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err; // another local run made it first
+    }
+  }
+  chmodSync(file, 0o600);
+  return readFileSync(file, 'utf8').trim();
 }
 
 /**
@@ -31,4 +54,6 @@ export function measuringEnvironment(name: string): void {
   // The JVM's own compilers for a measured DynamoDB Local (dev/dynamo.ts trades steady-state speed
   // for less CPU in the tests), unless the caller chose.
   process.env.DYNAMODB_LOCAL_JAVA_OPTS ??= '';
+  // Its own monitors' secrets, in its own tables: a key of this process.
+  process.env.MONITOR_KEY ||= randomBytes(32).toString('base64url');
 }

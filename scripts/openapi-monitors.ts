@@ -74,7 +74,7 @@ const obj = (properties: Json, required = Object.keys(properties)): Json => ({ t
 const dateTime = { type: 'string', format: 'date-time' };
 const nullable = (type: string, more: Json = {}) => ({ type: [type, 'null'], ...more });
 
-const PAUSED_REASONS: NonNullable<Monitor['pausedReason']>[] = ['by_request', 'no_credits', 'not_found', 'deliveries_failing'];
+const PAUSED_REASONS: NonNullable<Monitor['pausedReason']>[] = ['by_request', 'no_credits', 'not_found', 'deliveries_failing', 'key_revoked', 'member_removed'];
 const DELIVERY_STATES: Delivery['state'][] = ['pending', 'delivered', 'failed'];
 
 const monitorProperties: Record<keyof ReturnType<typeof publicMonitor>, Json> = {
@@ -91,6 +91,7 @@ const monitorProperties: Record<keyof ReturnType<typeof publicMonitor>, Json> = 
   nextPollAt: nullable('string', { format: 'date-time', description: 'null while paused' }),
   lastPollAt: nullable('string', { format: 'date-time' }),
   lastPollStatus: nullable('integer', { description: "The HTTP status of the last poll's answer" }),
+  previousSecretExpiresAt: nullable('string', { format: 'date-time', description: 'After a rotation: until when the previous secret still signs (a second signature); null otherwise' }),
 };
 
 const deliveryProperties: Record<keyof ReturnType<typeof publicDelivery>, Json> = {
@@ -102,7 +103,8 @@ const deliveryProperties: Record<keyof ReturnType<typeof publicDelivery>, Json> 
   lastStatus: nullable('integer', { description: "The receiver's last HTTP status; null before an attempt or without an answer" }),
   lastError: nullable('string', { description: 'Why the last attempt failed, without an answer (timeout, refused address, …)' }),
   latencyMs: nullable('integer', { description: 'How long the last attempt took' }),
-  nextRetryAt: nullable('string', { format: 'date-time', description: 'When a pending delivery is tried next' }),
+  nextRetryAt: nullable('string', { format: 'date-time', description: 'When a pending delivery is tried next (null while held)' }),
+  held: { type: 'boolean', description: 'Held while its monitor is paused; sent when it is resumed (within 24 h of retries)' },
 };
 
 export const monitorSchemas: Json = {
@@ -114,6 +116,18 @@ export const monitorSchemas: Json = {
     ],
   },
   MonitorDelivery: obj(deliveryProperties),
+  MonitorDeliveryWithAttempts: {
+    allOf: [
+      ref('MonitorDelivery'),
+      obj({
+        recentAttempts: {
+          type: 'array',
+          description: 'The last 20 attempts, oldest first',
+          items: obj({ at: dateTime, status: nullable('integer'), latencyMs: { type: 'integer' }, error: nullable('string') }),
+        },
+      }),
+    ],
+  },
 };
 
 type RouteName = (typeof MONITOR_ROUTES)[number]['name'];
@@ -141,14 +155,15 @@ const SPECS: Record<RouteName, RouteSpec> = {
     errors: [...ALWAYS, 404, 422],
   },
   remove: { summary: 'Delete a monitor: no further polls or deliveries', ok: [200, obj({ deleted: { const: true }, id: { type: 'string' } }), 'Deleted'], errors: [...ALWAYS, 404] },
-  rotateSecret: { summary: 'A new signing secret, in this answer only; the old one stops signing at once', ok: [200, withSecret, 'The monitor, with its new secret'], errors: [...ALWAYS, 404] },
-  test: { summary: 'Send a monitor.test event now (one attempt at once, retried like any event)', ok: [202, delivery, 'The event and its first attempt'], errors: [...ALWAYS, 404] },
+  rotateSecret: { summary: 'A new signing secret, in this answer only; for 24 h the old one signs too (a second signature), until previousSecretExpiresAt', ok: [200, withSecret, 'The monitor, with its new secret'], errors: [...ALWAYS, 404] },
+  test: { summary: 'Queue a monitor.test event, due now (sent by the delivery worker, retried like any event); one test or redelivery per monitor every 5 s', ok: [202, delivery, 'The event, pending'], errors: [...ALWAYS, 404] },
   deliveries: {
     summary: "The monitor's events of the last 7 days and their delivery, newest first",
     ok: [200, obj({ deliveries: { type: 'array', items: ref('MonitorDelivery') } }), 'The deliveries'],
     errors: [...ALWAYS, 404],
   },
-  redeliver: { summary: 'Send an event of the last 7 days again (the same webhook-id)', ok: [202, delivery, 'The event and this attempt'], errors: [...ALWAYS, 404] },
+  delivery: { summary: 'One event of the last 7 days, with its recent attempts (time, status, latency, error)', ok: [200, obj({ delivery: ref('MonitorDeliveryWithAttempts') }), 'The delivery'], errors: [...ALWAYS, 404] },
+  redeliver: { summary: 'Queue an event of the last 7 days again, due now (the same webhook-id and createdAt); one test or redelivery per monitor every 5 s', ok: [202, delivery, 'The event, pending'], errors: [...ALWAYS, 404] },
 };
 
 const ERROR_TEXT: Record<number, string> = {
@@ -156,7 +171,7 @@ const ERROR_TEXT: Record<number, string> = {
   401: 'No API key or session, or an unknown or revoked key, or an ended session (UNAUTHORIZED)',
   404: 'The team has no such monitor, or the monitor no such event in the last 7 days: another team\'s monitor is 404 too (NOT_FOUND)',
   422: 'Invalid body (VALIDATION_ERROR, with details: operation, params.<name>, intervalSeconds, webhookUrl, status)',
-  429: 'Over the API\'s request rate (RATE_LIMITED, with Retry-After)',
+  429: 'Over the API\'s request rate, or a second test or redelivery of the monitor within 5 s (RATE_LIMITED, with Retry-After)',
   503: 'The service is at capacity (SERVICE_UNAVAILABLE)',
 };
 

@@ -18,6 +18,8 @@ const PAUSED_BECAUSE: Record<string, string> = {
   deliveries_failing: 'deliveries failed for 3 days',
 };
 const DELIVERY_STATE: Record<string, string> = { delivered: 'active', pending: 'paused', failed: 'revoked' };
+/** What a test or redelivery answered: queued (the delivery worker sends it), or its state when already settled. */
+const deliveryOutcome = (d: MonitorDelivery) => (d.state === 'pending' ? 'queued, sent within a minute (Refresh shows it)' : `${d.state}${d.lastStatus ? ` (${d.lastStatus})` : ''}`);
 const COLUMNS = ['Watches', 'Interval', 'Webhook URL', 'Status', 'Polls', 'Actions'];
 
 export function MonitorsPage({ app, notice: arrived }: PageProps) {
@@ -62,7 +64,7 @@ export function MonitorsPage({ app, notice: arrived }: PageProps) {
         <${Action} text="Send test event" label=${`Send a test event to ${name}`} fail=${fail} run=${async () => {
           const { delivery } = (await api.monitors.test(m.id)).data;
           setOpen(m.id);
-          await done(`Test event ${delivery.eventId}: ${delivery.state}${delivery.lastStatus ? ` (${delivery.lastStatus})` : ''}.`);
+          await done(`Test event ${delivery.eventId}: ${deliveryOutcome(delivery)}.`);
         }} />
         <button type="button" class="secondary" aria-label=${`Deliveries of ${name}`} aria-expanded=${String(open === m.id)} onClick=${() => setOpen(open === m.id ? undefined : m.id)}>Deliveries</button>
         <button type="button" class="secondary" aria-label=${`Rotate the secret of ${name}`} onClick=${() => setQuestion(rotate(m))}>Rotate secret</button>
@@ -73,7 +75,7 @@ export function MonitorsPage({ app, notice: arrived }: PageProps) {
   };
   const rotate = (m: Monitor): Question => ({
     title: `Rotate the signing secret of the ${m.operation} monitor?`,
-    text: 'The old secret stops signing at once: deliveries from now on verify only with the new one, shown once.',
+    text: 'The new secret is shown once. For 24 h every delivery is signed with both, so receivers can switch; then only the new one signs.',
     button: 'Rotate secret',
     act: async () => {
       setFresh((await api.monitors.rotateSecret(m.id)).data.monitor);
@@ -132,7 +134,7 @@ function Deliveries({ m, deliveries, done, fail }: { m: Monitor; deliveries: Mon
     <${Td} label="Actions" cls="actions">
       <${Action} text="Redeliver" label=${`Redeliver event ${d.eventId}`} fail=${fail} run=${async () => {
         const { delivery } = (await api.monitors.redeliver(m.id, d.eventId)).data;
-        await done(`Event ${delivery.eventId} sent again: ${delivery.state}${delivery.lastStatus ? ` (${delivery.lastStatus})` : ''}.`);
+        await done(`Event ${delivery.eventId} sent again: ${deliveryOutcome(delivery)}.`);
       }} />
     <//>
   </tr>`;

@@ -2479,12 +2479,13 @@ class MonitorWithSecret(TypedDict):
     intervalSeconds: int
     webhookUrl: str
     status: Literal["active", "paused"]
-    pausedReason: Literal["by_request", "no_credits", "not_found", "deliveries_failing", None]
+    pausedReason: Literal["by_request", "no_credits", "not_found", "deliveries_failing", "key_revoked", "member_removed", None]
     createdAt: str
     updatedAt: str
     nextPollAt: Optional[str]
     lastPollAt: Optional[str]
     lastPollStatus: Optional[int]
+    previousSecretExpiresAt: Optional[str]
     secret: str
 
 
@@ -2499,12 +2500,13 @@ class Monitor(TypedDict):
     intervalSeconds: int
     webhookUrl: str
     status: Literal["active", "paused"]
-    pausedReason: Literal["by_request", "no_credits", "not_found", "deliveries_failing", None]
+    pausedReason: Literal["by_request", "no_credits", "not_found", "deliveries_failing", "key_revoked", "member_removed", None]
     createdAt: str
     updatedAt: str
     nextPollAt: Optional[str]
     lastPollAt: Optional[str]
     lastPollStatus: Optional[int]
+    previousSecretExpiresAt: Optional[str]
 
 
 class MonitorListData(TypedDict):
@@ -2538,6 +2540,7 @@ class MonitorDelivery(TypedDict):
     lastError: Optional[str]
     latencyMs: Optional[int]
     nextRetryAt: Optional[str]
+    held: bool
 
 
 class MonitorTestData(TypedDict):
@@ -2546,6 +2549,31 @@ class MonitorTestData(TypedDict):
 
 class MonitorDeliveriesData(TypedDict):
     deliveries: List[MonitorDelivery]
+
+
+class MonitorDeliveryWithAttemptsRecentAttemptsItem(TypedDict):
+    at: str
+    status: Optional[int]
+    latencyMs: int
+    error: Optional[str]
+
+
+class MonitorDeliveryWithAttempts(TypedDict):
+    eventId: str
+    type: Literal["monitor.ready", "monitor.test", "monitor.paused", "items.new", "live.started", "live.ended", "bulletin.new"]
+    createdAt: str
+    state: Literal["pending", "delivered", "failed"]
+    attempts: int
+    lastStatus: Optional[int]
+    lastError: Optional[str]
+    latencyMs: Optional[int]
+    nextRetryAt: Optional[str]
+    held: bool
+    recentAttempts: List[MonitorDeliveryWithAttemptsRecentAttemptsItem]
+
+
+class MonitorDeliveryData(TypedDict):
+    delivery: MonitorDeliveryWithAttempts
 
 
 class MonitorRedeliverData(TypedDict):
@@ -4078,19 +4106,23 @@ class Monitors(_Routes):
         return self._send("DELETE", _path("/v1/monitors/{monitorId}", monitor_id), None, None)
 
     def rotate_secret(self, monitor_id: str) -> Result[MonitorRotateSecretData]:
-        r"""POST /v1/monitors/{monitorId}/rotate-secret: A new signing secret, in this answer only; the old one stops signing at once"""
+        r"""POST /v1/monitors/{monitorId}/rotate-secret: A new signing secret, in this answer only; for 24 h the old one signs too (a second signature), until previousSecretExpiresAt"""
         return self._send("POST", _path("/v1/monitors/{monitorId}/rotate-secret", monitor_id), None, None)
 
     def test(self, monitor_id: str) -> Result[MonitorTestData]:
-        r"""POST /v1/monitors/{monitorId}/test: Send a monitor.test event now (one attempt at once, retried like any event)"""
+        r"""POST /v1/monitors/{monitorId}/test: Queue a monitor.test event, due now (sent by the delivery worker, retried like any event); one test or redelivery per monitor every 5 s"""
         return self._send("POST", _path("/v1/monitors/{monitorId}/test", monitor_id), None, None)
 
     def deliveries(self, monitor_id: str) -> Result[MonitorDeliveriesData]:
         r"""GET /v1/monitors/{monitorId}/deliveries: The monitor's events of the last 7 days and their delivery, newest first"""
         return self._send("GET", _path("/v1/monitors/{monitorId}/deliveries", monitor_id), None, None)
 
+    def delivery(self, monitor_id: str, event_id: str) -> Result[MonitorDeliveryData]:
+        r"""GET /v1/monitors/{monitorId}/deliveries/{eventId}: One event of the last 7 days, with its recent attempts (time, status, latency, error)"""
+        return self._send("GET", _path("/v1/monitors/{monitorId}/deliveries/{eventId}", monitor_id, event_id), None, None)
+
     def redeliver(self, monitor_id: str, event_id: str) -> Result[MonitorRedeliverData]:
-        r"""POST /v1/monitors/{monitorId}/deliveries/{eventId}/redeliver: Send an event of the last 7 days again (the same webhook-id)"""
+        r"""POST /v1/monitors/{monitorId}/deliveries/{eventId}/redeliver: Queue an event of the last 7 days again, due now (the same webhook-id and createdAt); one test or redelivery per monitor every 5 s"""
         return self._send("POST", _path("/v1/monitors/{monitorId}/deliveries/{eventId}/redeliver", monitor_id, event_id), None, None)
 
 

@@ -15,6 +15,7 @@ export const MONITOR_ROUTES = [
   { method: 'POST', path: '/v1/monitors/{monitorId}/rotate-secret', name: 'rotateSecret', caller: 'either' },
   { method: 'POST', path: '/v1/monitors/{monitorId}/test', name: 'test', caller: 'either' },
   { method: 'GET', path: '/v1/monitors/{monitorId}/deliveries', name: 'deliveries', caller: 'either' },
+  { method: 'GET', path: '/v1/monitors/{monitorId}/deliveries/{eventId}', name: 'delivery', caller: 'either' },
   { method: 'POST', path: '/v1/monitors/{monitorId}/deliveries/{eventId}/redeliver', name: 'redeliver', caller: 'either' },
 ] as const satisfies readonly RouteDef[];
 export type MonitorRouteName = (typeof MONITOR_ROUTES)[number]['name'];

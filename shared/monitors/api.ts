@@ -4,12 +4,12 @@ import { ApiError, notFound, type ValidationDetail } from '../http/errors';
 import { invalidBody, validateQuery } from '../http/validation';
 import { operation, type Operation } from '../operations';
 import { config } from '../runtime/config';
-import { attempt, enqueue, redeliver } from './deliver';
+import { manualEventId, newDelivery, queueManual, releaseHeld } from './deliver';
 import { MONITORABLE_IDS, type MonitorableId, isMonitorable } from '../api/monitor-kinds';
 import { MAX_INTERVAL_SECONDS } from '../api/monitor-schema';
-import { newSecret, sealSecret } from './secret';
-import { publicDelivery, publicMonitor } from './shapes';
-import { type Monitor, deleteMonitor, getDelivery, getMonitor, listDeliveries, listMonitors, putMonitor, updateMonitor } from './store';
+import { ROTATION_OVERLAP_MS, newSecret, sealSecret } from './secret';
+import { publicDelivery, publicDeliveryWithAttempts, publicMonitor } from './shapes';
+import { type Monitor, createMonitor, deleteMonitor, getDelivery, getMonitor, listDeliveries, listMonitors, updateMonitor } from './store';
 import { MONITOR_ROUTES } from '../api/monitor-routes';
 import { webhookUrlProblem } from './webhook-url';
 
@@ -23,9 +23,16 @@ import { webhookUrlProblem } from './webhook-url';
  * a create or update that is wrong in several ways is told every problem at once (at most 20).
  */
 const NO_MONITOR = 'Your team has no monitor with this id';
+const NO_EVENT = 'This monitor has no event with this id in the last 7 days';
+
+/** queueManual's answer: 0 queued; otherwise 429 with the seconds to wait, or the monitor or event changed meanwhile. */
+function manualQueued(wait: number): void {
+  if (wait > 0) throw new ApiError('RATE_LIMITED', 'One test or redelivery per monitor every 5 seconds', { retryAfter: wait });
+  if (wait < 0) throw notFound('This monitor or event changed meanwhile; try again');
+}
 const MAX_BODY_BYTES = 16 * 1024;
 
-export { publicDelivery, publicMonitor };
+export { publicDelivery, publicDeliveryWithAttempts, publicMonitor };
 
 type Problems = ValidationDetail[];
 
@@ -63,7 +70,8 @@ function checkInterval(raw: unknown, problems: Problems): number {
 async function checkUrl(raw: unknown, problems: Problems): Promise<string> {
   const problem = await webhookUrlProblem(raw);
   if (problem) problems.push({ path: 'webhookUrl', message: problem });
-  return typeof raw === 'string' ? raw.trim() : '';
+  // Stored as parsed (normalised), not as typed.
+  return problem || typeof raw !== 'string' ? '' : new URL(raw.trim()).href;
 }
 
 type Ctx = TeamContext;
@@ -85,13 +93,12 @@ const HANDLERS: Handlers<typeof MONITOR_ROUTES> = {
     const webhookUrl = await checkUrl(body.webhookUrl, problems);
     if (problems.length || !operationId) throw invalidBody(problems);
     const most = config.monitorsPerTeam;
-    if ((await listMonitors(ctx.teamId)).length >= most) throw new ApiError('BAD_REQUEST', `Your team has ${most} monitors, the most allowed; delete one first`);
     const now = Date.now();
     const secret = newSecret();
     const m: Monitor = {
       teamId: ctx.teamId,
       monitorId: `mon_${randomBytes(10).toString('hex')}`,
-      ...(ctx.keyId ? { keyId: ctx.keyId } : {}),
+      ...(ctx.keyId ? { keyId: ctx.keyId } : ctx.session ? { memberId: ctx.session.memberId } : {}),
       operation: operationId,
       params,
       intervalSeconds,
@@ -102,7 +109,8 @@ const HANDLERS: Handlers<typeof MONITOR_ROUTES> = {
       updatedAt: new Date(now).toISOString(),
       nextPollAt: now,
     };
-    await putMonitor(m);
+    // The team's count is taken in the same transaction: creates at once never pass the limit.
+    if (!(await createMonitor(m, most))) throw new ApiError('BAD_REQUEST', `Your team has ${most} monitors, the most allowed; delete one first`);
     ctx.log.info('monitor created', { monitorId: m.monitorId, operation: m.operation });
     return { status: 201, data: { monitor: { ...publicMonitor(m), secret } } };
   },
@@ -132,6 +140,8 @@ const HANDLERS: Handlers<typeof MONITOR_ROUTES> = {
     if (problems.length) throw invalidBody(problems);
     const next = await updateMonitor(m.teamId, m.monitorId, changes);
     if (!next) throw notFound(NO_MONITOR);
+    // Resumed: what it held while paused is due now (or failed, past its 24 h of retries).
+    if (changes.status === 'active') await releaseHeld(m.teamId, m.monitorId, Date.now());
     return { data: { monitor: publicMonitor(next) } };
   },
 
@@ -143,7 +153,8 @@ const HANDLERS: Handlers<typeof MONITOR_ROUTES> = {
   async rotateSecret(ctx) {
     const m = await mine(ctx);
     const secret = newSecret();
-    const next = await updateMonitor(m.teamId, m.monitorId, { secret: sealSecret(secret) });
+    // The old secret keeps signing beside the new one for ROTATION_OVERLAP_MS, so receivers can switch meanwhile.
+    const next = await updateMonitor(m.teamId, m.monitorId, { secret: sealSecret(secret), previousSecret: m.secret, previousSecretExpiresAt: Date.now() + ROTATION_OVERLAP_MS });
     if (!next) throw notFound(NO_MONITOR);
     ctx.log.info('monitor secret rotated', { monitorId: m.monitorId });
     return { data: { monitor: { ...publicMonitor(next), secret } } };
@@ -152,9 +163,17 @@ const HANDLERS: Handlers<typeof MONITOR_ROUTES> = {
   async test(ctx) {
     const m = await mine(ctx);
     const now = Date.now();
-    const [d] = await enqueue(m, [{ type: 'monitor.test', data: { monitorId: m.monitorId, operation: m.operation, params: m.params } }], now);
-    const tried = await attempt(m.teamId, m.monitorId, d!.eventId, now, ctx.log);
-    return { status: 202, data: { delivery: publicDelivery(tried ?? d!) } };
+    // Queued, due now: the delivery worker (the local scheduler) sends it, never this request.
+    const d = newDelivery(m, { type: 'monitor.test', data: { monitorId: m.monitorId, operation: m.operation, params: m.params } }, manualEventId(m.monitorId, 'monitor.test', now, ctx.requestId), now, { manual: true });
+    manualQueued(await queueManual(m, d, now, false));
+    return { status: 202, data: { delivery: publicDelivery(d) } };
+  },
+
+  async delivery(ctx) {
+    const m = await mine(ctx);
+    const d = await getDelivery(m.teamId, m.monitorId, ctx.params.eventId ?? '');
+    if (!d) throw notFound(NO_EVENT);
+    return { data: { delivery: publicDeliveryWithAttempts(d) } };
   },
 
   async deliveries(ctx) {
@@ -165,11 +184,13 @@ const HANDLERS: Handlers<typeof MONITOR_ROUTES> = {
   async redeliver(ctx) {
     const m = await mine(ctx);
     const d = await getDelivery(m.teamId, m.monitorId, ctx.params.eventId ?? '');
-    if (!d) throw notFound('This monitor has no event with this id in the last 7 days');
+    if (!d) throw notFound(NO_EVENT);
+    // Already waiting for its next attempt: nothing to add.
+    if (d.state === 'pending') return { status: 202, data: { delivery: publicDelivery(d) } };
     const now = Date.now();
-    await redeliver(d, now);
-    const tried = await attempt(m.teamId, m.monitorId, d.eventId, now, ctx.log);
-    return { status: 202, data: { delivery: publicDelivery(tried ?? d) } };
+    // The same event (webhook-id, createdAt, expiry) queued again, due now; 24 h of retries from now.
+    manualQueued(await queueManual(m, d, now, true));
+    return { status: 202, data: { delivery: publicDelivery({ ...d, state: 'pending', nextAttemptAt: now, held: undefined }) } };
   },
 };
 

@@ -7,7 +7,7 @@ import { loadSecrets } from '../runtime/secrets';
 import { attempt } from './deliver';
 import type { Invoke } from './poll';
 import { pollMonitor } from './poll';
-import { platformOf } from './scheduler';
+import { DELIVERIES_PER_TEAM, limiterBy, platformOf } from './scheduler';
 import { type Delivery, dueDeliveries, dueMonitors, listDeliveries } from './store';
 
 /**
@@ -100,8 +100,11 @@ const requeue = async (d: Delivery, delaySeconds: number) => {
   return true;
 };
 
-export const deliveryWorker = (event: SQSEvent) =>
-  eachRecord(event, 'delivery', async (body) => {
+/** A batch's attempts side by side, at most DELIVERIES_PER_TEAM of one team at once. */
+export const deliveryWorker = (event: SQSEvent) => {
+  const teamLimit = limiterBy(DELIVERIES_PER_TEAM);
+  return eachRecord(event, 'delivery', async (body) => {
     const { teamId, monitorId, eventId } = body as Record<string, string>;
-    await attempt(teamId!, monitorId!, eventId!, Date.now(), logger, requeue);
+    await teamLimit(String(teamId))(() => attempt(teamId!, monitorId!, eventId!, Date.now(), logger, requeue));
   });
+};

@@ -1,90 +1,225 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Log } from '../runtime/log';
-import type { PendingEvent } from './events';
+import { type EventType, type PendingEvent, eventIdFor, overflowIdFor } from './events';
 import { openSecret, sign } from './secret';
-import { type Delivery, type Monitor, getDelivery, getMonitor, putDelivery, updateMonitor } from './store';
-import { postWebhook } from './webhook-url';
+import {
+  type AttemptRecord,
+  type Delivery,
+  type Monitor,
+  type MonitorCondition,
+  type PausedReason,
+  ATTEMPT_LOG_MAX,
+  OVERFLOW_MAX_BYTES,
+  TRANSACTION_MAX_BYTES,
+  TRANSACTION_MAX_ITEMS,
+  claimDelivery,
+  deliveryPut,
+  getMonitor,
+  getOverflow,
+  heldDeliveries,
+  isOverflowId,
+  itemBytes,
+  monitorUpdateItem,
+  overflowDone,
+  overflowPut,
+  putDelivery,
+  updateMonitor,
+  writeTogether,
+} from './store';
+import { postWebhook, DELIVERY_TIMEOUT_MS } from './webhook-url';
+import { conditionally } from '../db/client';
 
 /**
- * Delivery, by the Standard Webhooks convention: POST {type, timestamp, data} with webhook-id (the
- * event id, the same on every attempt: receivers de-duplicate on it), webhook-timestamp (the
- * attempt's, seconds) and webhook-signature (./secret.ts). At least once: a non-2xx answer or none
- * within 10 s is tried again after RETRY_WAITS_S (the first within 30 s), for up to 24 h; then the
- * delivery is `failed` (it can be redelivered by hand for 7 days). Deliveries are free.
- * A monitor whose deliveries have failed for 3 days running is paused (one monitor.paused).
+ * The delivery engine, by the Standard Webhooks convention (and Svix's way of running it):
+ *
+ * - An event is written once, in the same DynamoDB transaction as the state change that produced it
+ *   (the outbox: a poll's new seen state, a pause), with an id derived from what it announces
+ *   (./events.ts eventIdFor), so a step retried after any failure re-creates the same ids.
+ * - Each attempt first takes the delivery (a conditional update: pending, due, no live lease; a lease
+ *   until now + DELIVERY_LEASE_MS); only the holder POSTs, and records the outcome on condition that
+ *   it still holds the lease. Every attempt is kept (time, status, latency, error: the last 20).
+ * - POST {type, timestamp, data} with webhook-id (the event id, the same on every attempt: receivers
+ *   de-duplicate on it), webhook-timestamp (the attempt's, seconds) and webhook-signature (./secret.ts;
+ *   during a rotation's overlap, the new and the old signature). A non-2xx answer or none within 10 s
+ *   is tried again after RETRY_WAITS_S (the first within 30 s) for up to 24 h; then the delivery is
+ *   `failed` (it can be redelivered by hand for 7 days). Deliveries are free.
+ * - A paused monitor holds its pending deliveries (out of the due index) until it is resumed; a
+ *   deleted one fails them. monitor.paused and deliveries asked for by hand are sent while paused.
+ * - A monitor whose deliveries have failed for 3 days running is paused (one monitor.paused).
  */
 export const RETRY_WAITS_S = [10, 60, 300, 1800, 3600, 7200, 14_400, 28_800];
 export const RETRY_FOR_MS = 24 * 3600_000;
 export const PAUSE_AFTER_FAILING_MS = 3 * 86_400_000;
+/** How long an attempt holds its delivery: well over the POST's 10 s, so a live attempt never loses it. */
+export const DELIVERY_LEASE_MS = DELIVERY_TIMEOUT_MS * 6;
 
-/** Time-ordered (newest sorts last), unique: `msg_` + ms in base36 + random. */
-export const newEventId = (now: number) => `msg_${now.toString(36).padStart(9, '0')}${randomBytes(8).toString('hex')}`;
-
-export function eventBody(event: PendingEvent, now: number): string {
-  return JSON.stringify({ type: event.type, timestamp: new Date(now).toISOString(), data: event.data });
+export function eventBody(event: PendingEvent, at: number): string {
+  return JSON.stringify({ type: event.type, timestamp: new Date(at).toISOString(), data: event.data });
 }
 
-/** Store the events as pending deliveries, due now. */
-export async function enqueue(m: Monitor, events: PendingEvent[], now: number): Promise<Delivery[]> {
-  const out: Delivery[] = [];
-  for (const e of events) {
-    const eventId = newEventId(now);
-    const d: Delivery = { teamId: m.teamId, monitorId: m.monitorId, eventId, type: e.type, body: eventBody(e, now), timestamp: now, createdAt: now, attempts: 0, nextAttemptAt: now, state: 'pending' };
-    await putDelivery(d);
-    out.push(d);
+/** A new pending delivery of `event`, due at `at`. */
+export function newDelivery(m: Pick<Monitor, 'teamId' | 'monitorId'>, event: PendingEvent, eventId: string, at: number, extra: Pick<Delivery, 'manual'> = {}): Delivery {
+  return { teamId: m.teamId, monitorId: m.monitorId, eventId, type: event.type, body: eventBody(event, at), timestamp: at, createdAt: at, attempts: 0, nextAttemptAt: at, state: 'pending', ...extra };
+}
+
+type TransactItem = Parameters<typeof writeTogether>[0][number];
+
+/**
+ * The transaction items of `deliveries` beside `others` (the state change): each delivery its own
+ * Put while the transaction stays within DynamoDB's limits (100 items, 4 MB; a margin kept), the
+ * rest packed into overflow items the same transaction writes.
+ */
+export function outboxItems(deliveries: Delivery[], others: TransactItem[], at: number): TransactItem[] {
+  const items = [...others];
+  let bytes = others.reduce((n, i) => n + Buffer.byteLength(JSON.stringify(i)), 0);
+  const budget = TRANSACTION_MAX_BYTES - 512 * 1024;
+  let i = 0;
+  for (; i < deliveries.length; i++) {
+    const size = itemBytes(deliveries[i]!);
+    // Room for the overflow items the rest may need.
+    if (items.length + 1 > TRANSACTION_MAX_ITEMS - 10 || bytes + size > budget) break;
+    items.push(deliveryPut(deliveries[i]!));
+    bytes += size;
   }
-  return out;
+  const rest = deliveries.slice(i);
+  const d0 = deliveries[0];
+  for (let part = 0, start = 0; start < rest.length; part++) {
+    // Pack as many as fit one overflow item (compressed JSON; an event is at most 256 KB itself).
+    let end = start + 1;
+    let raw = itemBytes(rest[start]!);
+    while (end < rest.length && raw + itemBytes(rest[end]!) <= OVERFLOW_MAX_BYTES * 3) raw += itemBytes(rest[end++]!);
+    items.push(overflowPut({ teamId: d0!.teamId, monitorId: d0!.monitorId, eventId: overflowIdFor(d0!.monitorId, at, rest[start]!.eventId), createdAt: at, deliveries: rest.slice(start, end) }));
+    start = end;
+  }
+  return items;
 }
 
-/** One attempt of a pending delivery; records its outcome and the next attempt, if any. */
+/**
+ * Pause a monitor and tell its receiver once (monitor.paused), in one transaction. Resumed only by
+ * hand. `when`: which monitor it may pause (default: an active one, so a pause happens once).
+ * `at`: the time the event belongs to (a poll's slot), part of its derived id. Null when it is gone or not pausable.
+ */
+export async function pause(m: Monitor, reason: PausedReason, at: number, also: Partial<Monitor> = {}, when: MonitorCondition = { whileActive: true }): Promise<Monitor | null> {
+  const event: PendingEvent = { type: 'monitor.paused', data: { monitorId: m.monitorId, operation: m.operation, params: m.params, reason } };
+  const d = newDelivery(m, event, eventIdFor(m.monitorId, 'monitor.paused', at, reason), at);
+  const fields: Partial<Monitor> = { ...also, status: 'paused', pausedReason: reason };
+  if (!(await conditionally(() => writeTogether([monitorUpdateItem(m.teamId, m.monitorId, fields, when), deliveryPut(d)])))) return null;
+  return { ...m, ...fields };
+}
+
+/** The signature header: the current secret's, and during a rotation's overlap the previous one's too. */
+function signatures(m: Monitor, id: string, ts: number, body: string): string {
+  const sigs = [sign(openSecret(m.secret), id, ts, body)];
+  // Wall-clock time, as the rotation set it (and as webhook-timestamp is).
+  if (m.previousSecret && (m.previousSecretExpiresAt ?? 0) > Date.now()) sigs.push(sign(openSecret(m.previousSecret), id, ts, body));
+  return sigs.join(' ');
+}
+
+const isHeldBy = (m: Monitor, d: Delivery) => m.status === 'paused' && d.type !== 'monitor.paused' && !d.manual;
+
+/**
+ * One attempt of a due delivery: take it, POST it, record the outcome and the next attempt, if any.
+ * The delivery as it now is; null when there was nothing for this attempt to do (another holds it,
+ * it is settled, not due, or gone).
+ */
 export async function attempt(teamId: string, monitorId: string, eventId: string, now: number, log: Log, requeue?: (d: Delivery, delaySeconds: number) => Promise<boolean>): Promise<Delivery | null> {
-  const [d, m] = await Promise.all([getDelivery(teamId, monitorId, eventId), getMonitor(teamId, monitorId)]);
-  if (!d) return null;
-  if (d.state !== 'pending') return d; // a duplicate queue message of a settled delivery
-  if (!m) {
-    await putDelivery({ ...d, state: 'failed', nextAttemptAt: undefined, lastError: 'monitor deleted' });
+  if (isOverflowId(eventId)) {
+    await expandOverflow(teamId, monitorId, eventId);
     return null;
   }
+  const leaseId = randomUUID();
+  const d = await claimDelivery(teamId, monitorId, eventId, now, leaseId, DELIVERY_LEASE_MS);
+  if (!d) return null;
+  const m = await getMonitor(teamId, monitorId);
+  const settle = (next: Delivery) => putDelivery({ ...next, leaseId: undefined, leaseUntil: undefined }, { leaseId });
+  if (!m) {
+    const failed: Delivery = { ...d, state: 'failed', nextAttemptAt: undefined, sweepAfter: undefined, lastError: 'monitor deleted' };
+    await settle(failed);
+    return failed;
+  }
+  if (isHeldBy(m, d)) {
+    // Kept until the monitor is resumed (releaseHeld), out of the due index meanwhile.
+    const held: Delivery = { ...d, held: true, sweepAfter: undefined };
+    await settle(held);
+    return held;
+  }
   const ts = Math.floor(Date.now() / 1000);
-  const headers = { 'webhook-id': d.eventId, 'webhook-timestamp': String(ts), 'webhook-signature': sign(openSecret(m.secret), d.eventId, ts, d.body) };
+  const headers = { 'webhook-id': d.eventId, 'webhook-timestamp': String(ts), 'webhook-signature': signatures(m, d.eventId, ts, d.body) };
   const res = await postWebhook(m.webhookUrl, headers, d.body);
   const ok = res.status !== null && res.status >= 200 && res.status < 300;
   const attempts = d.attempts + 1;
   const wait = RETRY_WAITS_S[Math.min(attempts - 1, RETRY_WAITS_S.length - 1)]! * 1000;
-  const retry = !ok && now + wait <= d.createdAt + RETRY_FOR_MS;
+  const retry = !ok && now + wait <= (d.retryFrom ?? d.createdAt) + RETRY_FOR_MS;
+  const record: AttemptRecord = { at: now, status: res.status, ms: res.ms, ...(res.error ? { error: res.error } : {}) };
   const next: Delivery = {
     ...d,
     attempts,
     lastStatus: res.status,
     ms: res.ms,
-    ...(res.error ? { lastError: res.error } : { lastError: undefined }),
+    lastError: res.error,
+    log: [...(d.log ?? []), record].slice(-ATTEMPT_LOG_MAX),
     state: ok ? 'delivered' : retry ? 'pending' : 'failed',
     nextAttemptAt: retry ? now + wait : undefined,
+    sweepAfter: undefined,
   };
   // On AWS a retry due within the queue's 15-minute delay limit goes back on the queue, delayed.
   if (retry && requeue && wait <= 900_000 && (await requeue(next, wait / 1000).catch(() => false))) next.sweepAfter = now + wait + 900_000;
-  else next.sweepAfter = undefined;
-  await putDelivery(next);
+  if (!(await settle(next))) log.warn('webhook attempt outcome not recorded: the lease was lost', { monitorId, eventId });
   log.info('webhook attempt', { monitorId, eventId, type: d.type, attempts, status: res.status, ms: res.ms, error: res.error });
   if (ok && m.failingSince !== undefined) await updateMonitor(m.teamId, m.monitorId, { failingSince: undefined });
   if (!ok) {
     const since = m.failingSince ?? now;
-    if (m.status === 'active' && now - since >= PAUSE_AFTER_FAILING_MS) await pause(m, 'deliveries_failing', now);
+    if (m.status === 'active' && now - since >= PAUSE_AFTER_FAILING_MS) await pause(m, 'deliveries_failing', since);
     else if (m.failingSince === undefined) await updateMonitor(m.teamId, m.monitorId, { failingSince: since });
   }
   return next;
 }
 
-/** Pause a monitor and tell its receiver once (monitor.paused). Resumed only by hand. Null when it is gone. */
-export async function pause(m: Monitor, reason: NonNullable<Monitor['pausedReason']>, now: number, also: Pick<Partial<Monitor>, 'lastPollStatus'> = {}): Promise<Monitor | null> {
-  const paused = await updateMonitor(m.teamId, m.monitorId, { ...also, status: 'paused', pausedReason: reason });
-  if (paused) await enqueue(paused, [{ type: 'monitor.paused', data: { monitorId: m.monitorId, operation: m.operation, params: m.params, reason } }], now);
-  return paused;
+/** An overflow item's deliveries written (each once: a repeated expansion skips those already there), then the item retired. */
+export async function expandOverflow(teamId: string, monitorId: string, eventId: string): Promise<void> {
+  const o = await getOverflow(teamId, monitorId, eventId);
+  if (!o) return;
+  for (const d of o.deliveries) await conditionally(() => writeTogether([deliveryPut(d)]));
+  await overflowDone(teamId, monitorId, eventId);
 }
 
-/** Send again (a new attempt series of the same event, same webhook-id). */
-export async function redeliver(d: Delivery, now: number): Promise<Delivery> {
-  const again: Delivery = { ...d, state: 'pending', nextAttemptAt: now, createdAt: now };
-  await putDelivery(again);
-  return again;
+/** After a resume: the held deliveries due now, or failed when their 24 h of retries are over. */
+export async function releaseHeld(teamId: string, monitorId: string, now: number): Promise<number> {
+  const held = await heldDeliveries(teamId, monitorId);
+  for (const d of held) {
+    const open = now <= (d.retryFrom ?? d.createdAt) + RETRY_FOR_MS;
+    await putDelivery({ ...d, held: undefined, ...(open ? { nextAttemptAt: now } : { state: 'failed', nextAttemptAt: undefined, lastError: 'held while the monitor was paused, past the 24 h retry window' }) });
+  }
+  return held.length;
 }
+
+/** Manual deliveries (test, redeliver): one per monitor every MANUAL_GAP_MS. */
+export const MANUAL_GAP_MS = 5_000;
+
+/**
+ * Queues a delivery asked for by hand, due now, for the worker (never sent inside the API request):
+ * the monitor's `manualAt` is taken conditionally in the same transaction, so at most one per
+ * MANUAL_GAP_MS. The seconds to wait when refused, else 0. `again`: an existing delivery sent again
+ * (same webhook-id, its first createdAt and expiry kept), refused while it is still pending.
+ */
+export async function queueManual(m: Monitor, d: Delivery, now: number, again: boolean): Promise<number> {
+  const monitor = monitorUpdateItem(m.teamId, m.monitorId, { manualAt: now }, undefined);
+  const update = monitor.Update!;
+  update.ConditionExpression = `${update.ConditionExpression} AND (attribute_not_exists(#manualAt) OR #manualAt <= :gapStart)`;
+  update.ExpressionAttributeNames = { ...update.ExpressionAttributeNames, '#manualAt': 'manualAt' };
+  update.ExpressionAttributeValues = { ...update.ExpressionAttributeValues, ':gapStart': now - MANUAL_GAP_MS };
+  const write = again
+    ? putDeliveryItemUnlessPending({ ...d, state: 'pending', manual: true, held: undefined, nextAttemptAt: now, retryFrom: now, sweepAfter: undefined, leaseId: undefined, leaseUntil: undefined })
+    : deliveryPut(d);
+  if (await conditionally(() => writeTogether([monitor, write]))) return 0;
+  const fresh = await getMonitor(m.teamId, m.monitorId);
+  return fresh?.manualAt !== undefined && fresh.manualAt > now - MANUAL_GAP_MS ? Math.max(1, Math.ceil((fresh.manualAt + MANUAL_GAP_MS - now) / 1000)) : -1;
+}
+
+function putDeliveryItemUnlessPending(d: Delivery): TransactItem {
+  const put = deliveryPut(d).Put!;
+  return { Put: { ...put, ConditionExpression: 'attribute_exists(pk) AND #st <> :pending', ExpressionAttributeNames: { '#st': 'state' }, ExpressionAttributeValues: { ':pending': 'pending' } } };
+}
+
+/** The derived id of a manual event (a test): one per request. */
+export const manualEventId = (monitorId: string, type: EventType, now: number, requestId: string) => eventIdFor(monitorId, type, now, requestId);

@@ -38,6 +38,28 @@ export interface PendingEvent {
 
 type Data = Record<string, unknown>;
 
+/**
+ * An event's id, derived from what it announces, so a step retried after any failure re-creates
+ * the same id (receivers de-duplicate on webhook-id): `msg_` + the time it belongs to (a poll's
+ * slot, ms in base36, so ids sort by time) + 16 hex of SHA-256 over the monitor, the type and what
+ * makes the event itself (the announced items' ids, else the slot and its place in the poll).
+ */
+export const eventIdFor = (monitorId: string, type: EventType, at: number, what: string) => derivedId('msg_', monitorId, type, at, what);
+
+/** The id of an overflow item of a poll (its deliveries keep their own ids): derived the same way. */
+export const overflowIdFor = (monitorId: string, at: number, firstEventId: string) => derivedId('ovf_', monitorId, 'overflow', at, firstEventId);
+
+function derivedId(prefix: string, monitorId: string, kind: string, at: number, what: string): string {
+  const hash = createHash('sha256').update(`${monitorId}\n${kind}\n${at}\n${what}`).digest('hex').slice(0, 16);
+  return `${prefix}${at.toString(36).padStart(9, '0')}${hash}`;
+}
+
+/** What identifies a poll's event beyond its slot: the ids of the items it announces (items.new), else its place. */
+export function eventKey(event: PendingEvent, index: number): string {
+  const items = event.type === 'items.new' ? (event.data.items as { id?: unknown }[] | undefined) : undefined;
+  return items ? items.map((i) => String(i?.id ?? '')).join('\n') : String(index);
+}
+
 export function diff(operation: MonitorableId, state: WatchState, data: Data, about: Record<string, unknown>): { events: PendingEvent[]; state: WatchState } {
   const watch = watchOf(operation);
   const events: PendingEvent[] = [];

@@ -10,23 +10,37 @@ import { type DueMonitor, dueDeliveries, dueMonitors } from './store';
 export const platformOf = (m: Pick<DueMonitor, 'operation'>) => operation(m.operation).platform;
 
 /**
+ * Attempts of one team's deliveries in flight at once, at most (in the local scheduler and in each
+ * delivery worker invocation): one team's slow or failing receiver (10 s per attempt at worst) holds
+ * only its own share, never other teams' deliveries. 5: a delivery worker's batch of 10 of one team
+ * takes at most 2 × 10 s, inside its 30 s timeout.
+ */
+export const DELIVERIES_PER_TEAM = 5;
+
+/** A p-limit per key (a platform, a team), made on first use. */
+export function limiterBy(concurrency: number): (key: string) => ReturnType<typeof pLimit> {
+  const limits = new Map<string, ReturnType<typeof pLimit>>();
+  return (key) => limits.get(key) ?? limits.set(key, pLimit(concurrency)).get(key)!;
+}
+
+/**
  * "Run due work now": every monitor whose poll is due (at most POLLS_PER_PLATFORM of one platform at
  * once, the platforms side by side), then every delivery whose attempt is due. The local scheduler
  * (dev/monitors.ts) calls it every few seconds; tests call it with their own clock. A poll's own
- * deliveries are attempted in the same run.
+ * deliveries are attempted in the same run, at most DELIVERIES_PER_TEAM of one team at once.
  */
 export async function runDue(now: number, log: Log, invoke: Invoke): Promise<{ polls: number; attempts: number }> {
   const monitors = await dueMonitors(now);
-  const limits = new Map<string, ReturnType<typeof pLimit>>();
-  const limitOf = (platform: string) => limits.get(platform) ?? limits.set(platform, pLimit(POLLS_PER_PLATFORM)).get(platform)!;
+  const limitOf = limiterBy(POLLS_PER_PLATFORM);
   await Promise.all(
     monitors.map((m) =>
       limitOf(platformOf(m))(() => pollMonitor(m, now, log, invoke)).catch((err) => log.error('monitor poll crashed', { monitorId: m.monitorId, error: (err as Error).message })),
     ),
   );
   const deliveries = await dueDeliveries(now);
+  const teamLimit = limiterBy(DELIVERIES_PER_TEAM);
   await Promise.all(
-    deliveries.map((d) => attempt(d.teamId, d.monitorId, d.eventId, now, log).catch((err) => log.error('delivery crashed', { eventId: d.eventId, error: (err as Error).message }))),
+    deliveries.map((d) => teamLimit(d.teamId)(() => attempt(d.teamId, d.monitorId, d.eventId, now, log)).catch((err) => log.error('delivery crashed', { eventId: d.eventId, error: (err as Error).message }))),
   );
   return { polls: monitors.length, attempts: deliveries.length };
 }

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { config } from '../runtime/config';
+import { logger } from '../runtime/log';
 
 /**
  * A monitor's signing secret. We sign every delivery with it, so it cannot be a one-way hash: it is
@@ -9,13 +10,26 @@ import { config } from '../runtime/config';
  * read-only leak) does not reveal any secret, and the functions that sign never hold the key pepper
  * API keys are hashed with. The secret is shown to the caller once (create, rotate) and never logged.
  *
- * Without that key (npm start, tests) the derivation uses a fixed local label: fine for loopback
- * runs, and the deployed stack always has the key.
+ * There is no fallback: without that key (not configured, or not loaded) nothing is sealed, opened
+ * or signed; the call throws, and an error line (`monitor key missing`) is logged for the
+ * metrics and alarms to count. `npm start` and `npm run demo` make a local key once, under
+ * .local/monitor-key (mode 0600: dev/env.ts); the tests set their own (test/support/per-file-env.ts).
  */
 const PREFIX = 'whsec_';
+/** After a rotation the previous secret signs too (a second signature), this long: receivers switch meanwhile. */
+export const ROTATION_OVERLAP_MS = 24 * 3600_000;
 const KEY_BYTES = 24;
 
-const encryptionKey = () => createHmac('sha256', config.monitorKey || 'local-monitor-secrets').update('monitor-signing-secret/v1').digest();
+export const MONITOR_KEY_MISSING = 'monitor key missing: refusing to seal, open or sign a monitor secret (MONITOR_KEY_SECRET_ARN not loaded, or MONITOR_KEY unset)';
+
+function encryptionKey(): Buffer {
+  const material = config.monitorKey;
+  if (!material) {
+    logger.error(MONITOR_KEY_MISSING);
+    throw new Error(MONITOR_KEY_MISSING);
+  }
+  return createHmac('sha256', material).update('monitor-signing-secret/v1').digest();
+}
 
 /** A new secret as shown to the caller: `whsec_` + base64 of the key. */
 export function newSecret(): string {

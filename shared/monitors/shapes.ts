@@ -18,6 +18,7 @@ export const publicMonitor = (m: Monitor) => ({
   nextPollAt: m.status === 'active' ? new Date(m.nextPollAt).toISOString() : null,
   lastPollAt: m.lastPollAt ? new Date(m.lastPollAt).toISOString() : null,
   lastPollStatus: m.lastPollStatus ?? null,
+  previousSecretExpiresAt: m.previousSecret && (m.previousSecretExpiresAt ?? 0) > Date.now() ? new Date(m.previousSecretExpiresAt!).toISOString() : null,
 });
 
 export const publicDelivery = (d: Delivery) => ({
@@ -29,5 +30,12 @@ export const publicDelivery = (d: Delivery) => ({
   lastStatus: d.lastStatus ?? null,
   lastError: d.lastError ?? null,
   latencyMs: d.ms ?? null,
-  nextRetryAt: d.state === 'pending' && d.nextAttemptAt !== undefined ? new Date(d.nextAttemptAt).toISOString() : null,
+  nextRetryAt: d.state === 'pending' && d.nextAttemptAt !== undefined && !d.held ? new Date(d.nextAttemptAt).toISOString() : null,
+  held: Boolean(d.held),
+});
+
+/** One delivery with its recent attempts (the last 20), oldest first. */
+export const publicDeliveryWithAttempts = (d: Delivery) => ({
+  ...publicDelivery(d),
+  recentAttempts: (d.log ?? []).map((a) => ({ at: new Date(a.at).toISOString(), status: a.status, latencyMs: a.ms, error: a.error ?? null })),
 });

@@ -28,7 +28,10 @@ const V4_RANGES: readonly (readonly [string, number])[] = [
   ['240.0.0.0', 4], // reserved, and the broadcast address
 ];
 
-/** Special-purpose IPv6 ranges; the IPv4 inside mapped, NAT64 and 6to4 addresses is checked as IPv4. */
+/**
+ * Special-purpose IPv6 ranges; the IPv4 inside mapped, translated, NAT64 and 6to4 addresses is
+ * checked as IPv4, and nothing outside global unicast (2000::/3) is public (isPublicAddress).
+ */
 const V6_RANGES: readonly (readonly [string, number])[] = [
   ['::', 96], // unspecified, loopback, IPv4-compatible
   ['64:ff9b:1::', 48], // local-use NAT64
@@ -82,11 +85,14 @@ export function isPublicAddress(address: string): boolean {
   if (!isIPv6(plain)) return false;
   const b = v6Bytes(plain);
   const zeros = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
-  // IPv4-mapped ::ffff:a.b.c.d, and NAT64 64:ff9b::a.b.c.d: the IPv4 address decides.
+  // IPv4-mapped ::ffff:a.b.c.d, IPv4-translated ::ffff:0:a.b.c.d, and NAT64 64:ff9b::a.b.c.d: the IPv4 address decides.
   if (zeros(0, 10) && b[10] === 0xff && b[11] === 0xff) return publicV4(b.slice(12));
+  if (zeros(0, 8) && b[8] === 0xff && b[9] === 0xff && zeros(10, 12)) return publicV4(b.slice(12));
   if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(4, 12)) return publicV4(b.slice(12));
   // 6to4 2002:a.b.c.d::/48.
   if (b[0] === 0x20 && b[1] === 0x02) return publicV4(b.slice(2, 6));
+  // Beyond those, only global unicast (2000::/3), less its special-purpose ranges.
+  if ((b[0]! & 0xe0) !== 0x20) return false;
   return !V6.some(([net, prefix]) => inPrefix(b, net, prefix));
 }
 

@@ -87,15 +87,20 @@ describe('real answers of the local API match the document', () => {
     expect((await call('rotateSecret', [id])).body.data.monitor.secret).not.toBe(secret);
     const tested = await call('test', [id]);
     expect(tested.status).toBe(202);
-    expect(tested.body.data.delivery).toMatchObject({ type: 'monitor.test', state: 'delivered', lastStatus: 204 });
+    // Queued: the delivery worker sends it.
+    expect(tested.body.data.delivery).toMatchObject({ type: 'monitor.test', state: 'pending', lastStatus: null });
     const deliveries = (await call('deliveries', [id])).body.data.deliveries;
     expect(deliveries.map((d: { type: string }) => d.type)).toEqual(['monitor.test']);
+    expect((await call('delivery', [id, deliveries[0].eventId])).body.data.delivery).toMatchObject({ eventId: deliveries[0].eventId, recentAttempts: [] });
     expect((await call('redeliver', [id, deliveries[0].eventId])).status).toBe(202);
+    // A second test within 5 s: 429 with Retry-After.
+    expect((await call('test', [id])).status).toBe(429);
 
     // Errors, in the spec's shape and as documented.
     const other = await h.team(1);
     expect((await call('get', [id], undefined, { 'x-api-key': other.key })).status).toBe(404);
     expect((await call('redeliver', [id, 'evt_nope'])).status).toBe(404);
+    expect((await call('delivery', [id, 'evt_nope'])).status).toBe(404);
     expect((await call('list', [], undefined, {})).status).toBe(401);
     const invalid = await call('create', [], { operation: 'microblog-a-user-posts', params: {}, intervalSeconds: 300, webhookUrl: hook });
     expect(invalid.status).toBe(422);

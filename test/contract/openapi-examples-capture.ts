@@ -58,6 +58,8 @@ export async function captureExamples(): Promise<Examples> {
   process.env.CURSOR_SECRET = 'openapi-examples: a fixed secret, so a sealed cursor reads the same on every capture';
   process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
   process.env.MONITOR_MIN_INTERVAL_SECONDS = '10';
+  // The monitors' signing secrets are sealed under a key of their own (none, and nothing is sealed).
+  process.env.MONITOR_KEY ||= 'openapi-examples: the monitors key of a capture';
   delete process.env.CITYGAME_SOURCE_URL;
   delete process.env.CITYGAME_FIELDS;
 
@@ -285,12 +287,17 @@ export async function captureExamples(): Promise<Examples> {
     await tick('items.new');
     const beforeTest = receiver.bodies.length;
     keep('post /v1/monitors/{monitorId}/test', await call('POST', `/v1/monitors/${monitorId}/test`, { key, body: {} }), 202);
+    // Queued (202): the scheduler's next round sends it.
+    await runDue(clock, silent, invokeInProcess);
     await take('monitor.test', beforeTest);
     keep('get /v1/monitors', await call('GET', '/v1/monitors', { key }), 200);
     keep('get /v1/monitors/{monitorId}', await call('GET', `/v1/monitors/${monitorId}`, { key }), 200);
     keep('patch /v1/monitors/{monitorId}', await call('PATCH', `/v1/monitors/${monitorId}`, { key, body: { intervalSeconds: 120 } }), 200);
     const deliveries = keep('get /v1/monitors/{monitorId}/deliveries', await call('GET', `/v1/monitors/${monitorId}/deliveries`, { key }), 200);
     const eventId = (deliveries.body as { data: { deliveries: { eventId: string }[] } }).data.deliveries.at(-1)!.eventId;
+    keep('get /v1/monitors/{monitorId}/deliveries/{eventId}', await call('GET', `/v1/monitors/${monitorId}/deliveries/${eventId}`, { key }), 200);
+    // One test or redelivery per monitor every 5 s (shared/monitors/api.ts): the test above was one.
+    await new Promise((r) => setTimeout(r, 5_100));
     keep('post /v1/monitors/{monitorId}/deliveries/{eventId}/redeliver', await call('POST', `/v1/monitors/${monitorId}/deliveries/${eventId}/redeliver`, { key, body: {} }), 202);
     keep('post /v1/monitors/{monitorId}/rotate-secret', await call('POST', `/v1/monitors/${monitorId}/rotate-secret`, { key, body: {} }), 200);
     keep('delete /v1/monitors/{monitorId}', await call('DELETE', `/v1/monitors/${monitorId}`, { key }), 200);

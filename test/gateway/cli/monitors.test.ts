@@ -1,8 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
+import { attempt } from '../../../shared/monitors/deliver';
+import { logger } from '../../../shared/runtime/log';
 import { startHarness, type Harness } from '../../support/harness';
 import { cliEnv, runCli, tempDir } from './support';
 
@@ -15,6 +17,7 @@ import { cliEnv, runCli, tempDir } from './support';
 process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
 let h: Harness;
 let key: string;
+let teamId: string;
 let other: string;
 const received: { headers: Record<string, string>; body: string }[] = [];
 const receiver = http.createServer((req, res) => {
@@ -28,7 +31,7 @@ const receiver = http.createServer((req, res) => {
 let hook = '';
 beforeAll(async () => {
   h = await startHarness();
-  ({ key } = await h.team(10));
+  ({ key, teamId } = await h.team(10));
   ({ key: other } = await h.team(10));
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
@@ -42,9 +45,13 @@ const cli = (args: string[], apiKey = key) => runCli(['monitors', ...args], cliE
 const json = (text: string) => JSON.parse(text) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 test('create, list, test, pause, resume, deliveries, redeliver, delete', async () => {
-  const created = await cli(['create', '--operation', 'microblog-a-user-posts', '--param', 'handle=someone.example', '--interval', '300', '--webhook-url', hook]);
+  // The file holding the secret is its owner's only, even one that existed world-readable.
+  const secretFile = path.join(tempDir(), 'monitor.json');
+  writeFileSync(secretFile, '', { mode: 0o644 });
+  const created = await cli(['create', '--operation', 'microblog-a-user-posts', '--param', 'handle=someone.example', '--interval', '300', '--webhook-url', hook, '--out', secretFile]);
   expect(created.code).toBe(0);
-  const { monitor } = json(created.stdout);
+  expect(statSync(secretFile).mode & 0o777).toBe(0o600);
+  const { monitor } = json(readFileSync(secretFile, 'utf8'));
   expect(monitor).toMatchObject({ operation: 'microblog-a-user-posts', params: { handle: 'someone.example' }, intervalSeconds: 300, status: 'active', secret: expect.stringMatching(/^whsec_/) });
   expect(created.stderr).toMatch(/shown this once/);
 
@@ -53,7 +60,10 @@ test('create, list, test, pause, resume, deliveries, redeliver, delete', async (
   expect(listed[0].secret).toBeUndefined();
 
   const tested = await cli(['test', monitor.id]);
-  expect(json(tested.stdout).delivery).toMatchObject({ type: 'monitor.test', state: 'delivered', lastStatus: 204 });
+  const testedAt = Date.now();
+  // Queued: the delivery worker's attempt sends it.
+  expect(json(tested.stdout).delivery).toMatchObject({ type: 'monitor.test', state: 'pending' });
+  expect(await attempt(teamId, monitor.id, json(tested.stdout).delivery.eventId, Date.now(), logger)).toMatchObject({ state: 'delivered', lastStatus: 204 });
   const last = received[received.length - 1]!;
   expect(() => new Webhook(monitor.secret).verify(last.body, last.headers)).not.toThrow();
 
@@ -63,12 +73,18 @@ test('create, list, test, pause, resume, deliveries, redeliver, delete', async (
   expect((await cli(['deliveries', monitor.id, '--out', out])).code).toBe(0);
   const [delivery] = JSON.parse(readFileSync(out, 'utf8')).deliveries;
   expect(delivery).toMatchObject({ type: 'monitor.test', state: 'delivered' });
+  // One test or redelivery per monitor every 5 s.
+  await new Promise((r) => setTimeout(r, Math.max(0, testedAt + 5_100 - Date.now())));
   const again = await cli(['redeliver', monitor.id, delivery.eventId]);
-  expect(json(again.stdout).delivery).toMatchObject({ eventId: delivery.eventId, state: 'delivered' });
+  expect(json(again.stdout).delivery).toMatchObject({ eventId: delivery.eventId, state: 'pending' });
+  await attempt(teamId, monitor.id, delivery.eventId, Date.now(), logger);
   expect(received[received.length - 1]!.headers['webhook-id']).toBe(delivery.eventId);
 
-  const rotated = await cli(['rotate-secret', monitor.id]);
-  expect(json(rotated.stdout).monitor.secret).not.toBe(monitor.secret);
+  const rotatedFile = path.join(tempDir(), 'rotated.json');
+  const rotated = await cli(['rotate-secret', monitor.id, '--out', rotatedFile]);
+  expect(rotated.code).toBe(0);
+  expect(statSync(rotatedFile).mode & 0o777).toBe(0o600);
+  expect(json(readFileSync(rotatedFile, 'utf8')).monitor.secret).not.toBe(monitor.secret);
   expect(json((await cli(['update', monitor.id, '--interval', '600'])).stdout).monitor.intervalSeconds).toBe(600);
 
   // Another team's key: the API's 404, exit 1.

@@ -1,4 +1,6 @@
 import { ApiClientError, OPERATIONS, SocialDataClient, apiBase } from '../../../client';
+import { attempt } from '../../../shared/monitors/deliver';
+import { logger } from '../../../shared/runtime/log';
 import { scenarios } from '../../contract/scenarios';
 import { startHarness, type Harness } from '../../support/harness';
 import { forward, stageProxy, startServer } from './servers';
@@ -238,8 +240,10 @@ describe("the team's monitors, with the client's key (free)", () => {
     expect(got.data.monitor).not.toHaveProperty('secret');
     expect((await mine.monitors.pause(id)).data.monitor).toMatchObject({ status: 'paused', pausedReason: 'by_request', nextPollAt: null });
 
+    // Queued (sent even while paused: asked for by hand); the delivery worker's attempt sends it.
     const sent = await mine.monitors.test(id);
-    expect(sent.data.delivery).toMatchObject({ type: 'monitor.test', state: 'delivered', attempts: 1, lastStatus: 204 });
+    expect(sent.data.delivery).toMatchObject({ type: 'monitor.test', state: 'pending', attempts: 0 });
+    expect(await attempt(team.teamId, id, sent.data.delivery.eventId, Date.now(), logger)).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 204 });
     const { deliveries } = (await mine.monitors.deliveries(id)).data;
     expect(deliveries.map((d) => [d.eventId, d.type])).toEqual([[sent.data.delivery.eventId, 'monitor.test']]);
     expect(receiver.requests.map((r) => [r.method, r.url, r.headers['webhook-id']])).toEqual([['POST', '/hook', sent.data.delivery.eventId]]);
@@ -250,7 +254,7 @@ describe("the team's monitors, with the client's key (free)", () => {
     expect(rotated.data.monitor.secret).toMatch(/^whsec_/);
     expect(rotated.data.monitor.secret).not.toBe(secret);
     const again = await mine.monitors.redeliver(id, sent.data.delivery.eventId);
-    expect(again.data.delivery).toMatchObject({ eventId: sent.data.delivery.eventId, attempts: 2 });
+    expect(again.data.delivery).toMatchObject({ eventId: sent.data.delivery.eventId, state: 'pending', attempts: 1 });
 
     expect((await mine.monitors.remove(id)).data).toEqual({ deleted: true, id });
     expect((await mine.monitors.list()).data.monitors).toEqual([]);

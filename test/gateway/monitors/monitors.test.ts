@@ -224,8 +224,14 @@ describe('polls, events and deliveries', () => {
     const [d] = (await api('GET', `/v1/monitors/${m.id}/deliveries`, key)).body.data.deliveries;
     expect(d).toMatchObject({ type: 'monitor.ready', state: 'pending', attempts: 1, lastStatus: 500 });
     expect(Date.parse(d.nextRetryAt) - clock).toBeLessThanOrEqual(30_000);
-    await api('PATCH', `/v1/monitors/${m.id}`, key, { status: 'paused' }); // no new polls meanwhile
+    // Paused: no new polls, and its pending delivery is held (the retry is not sent) until it is resumed.
+    await api('PATCH', `/v1/monitors/${m.id}`, key, { status: 'paused' });
     await tick(30);
+    expect(receiver.received).toHaveLength(1);
+    const [held] = (await api('GET', `/v1/monitors/${m.id}/deliveries`, key)).body.data.deliveries;
+    expect(held).toMatchObject({ state: 'pending', held: true, attempts: 1, nextRetryAt: null });
+    await api('PATCH', `/v1/monitors/${m.id}`, key, { status: 'active' });
+    await tick(1);
     expect(receiver.received).toHaveLength(2);
     expect(receiver.received[1]!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id']);
     expect(() => new Webhook(m.secret).verify(receiver.received[1]!.body, receiver.received[1]!.headers)).not.toThrow();
@@ -246,15 +252,33 @@ describe('polls, events and deliveries', () => {
   test('test event, rotate-secret and redeliver', async () => {
     const { key } = await h.team(10);
     const m = (await create(key)).body.data.monitor;
+    await api('PATCH', `/v1/monitors/${m.id}`, key, { intervalSeconds: 86_400 });
+    await tick(0); // its first poll (monitor.ready), then no other for a day
+    receiver.received = [];
     const sent = await api('POST', `/v1/monitors/${m.id}/test`, key, {});
     expect(sent.status).toBe(202);
+    // Queued, not sent inside the request: the scheduler's next run sends it.
+    expect(sent.body.data.delivery).toMatchObject({ type: 'monitor.test', state: 'pending' });
+    expect(receiver.received).toHaveLength(0);
+    await tick(0);
     expect(receiver.events().map((e) => e.type)).toEqual(['monitor.test']);
     const rotated = (await api('POST', `/v1/monitors/${m.id}/rotate-secret`, key, {})).body.data.monitor.secret;
     expect(rotated).not.toBe(m.secret);
-    const again = await api('POST', `/v1/monitors/${m.id}/deliveries/${sent.body.data.delivery.eventId}/redeliver`, key, {});
-    expect(again.status).toBe(202);
+    // One test or redelivery per monitor every 5 s: 429 with Retry-After, in the spec's error shape.
+    const redeliver = () => fetch(`${h.gateway.url}/v1/monitors/${m.id}/deliveries/${sent.body.data.delivery.eventId}/redeliver`, { method: 'POST', headers: { 'x-api-key': key } });
+    const limited = await redeliver();
+    expect(limited.status).toBe(429);
+    expect(((await limited.json()) as { error: { code: string } }).error.code).toBe('RATE_LIMITED');
+    const wait = Number(limited.headers.get('retry-after'));
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(wait).toBeLessThanOrEqual(5);
+    await new Promise((r) => setTimeout(r, wait * 1000));
+    expect((await redeliver()).status).toBe(202);
+    await tick(0);
     expect(receiver.received[1]!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id']);
     expect(() => new Webhook(rotated).verify(receiver.received[1]!.body, receiver.received[1]!.headers)).not.toThrow();
+    // Within the rotation's overlap the old secret verifies too (the second signature).
+    expect(() => new Webhook(m.secret).verify(receiver.received[1]!.body, receiver.received[1]!.headers)).not.toThrow();
   });
 });
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { startMonitorScheduler } from '../../../dev/monitors';
 import { startLocalStack, type LocalStack } from '../../../dev/stack';
 import { teamWithKey } from '../../../dev/teams';
 import { fixture, fixtureText } from '../../../dev/upstream/fake';
@@ -69,7 +70,10 @@ export async function startSdkStack(): Promise<SdkStack> {
     restore();
     throw err;
   }
+  // The local scheduler, as under npm start: a test event is queued (202) and sent by it.
+  const scheduler = startMonitorScheduler(250);
   const stop = async () => {
+    scheduler.stop();
     await stack.stop();
     restore();
   };

@@ -93,9 +93,10 @@ test('the monitors API, with an API key: every route', async () => {
     expect((await call('GET', `/v1/monitors/${id}`, { 'x-api-key': key })).statusCode).toBe(200);
     expect((await call('PATCH', `/v1/monitors/${id}`, { 'x-api-key': key }, { status: 'paused' })).statusCode).toBe(200);
     expect((await call('POST', `/v1/monitors/${id}/rotate-secret`, { 'x-api-key': key }, {})).statusCode).toBe(200);
-    statuses = [500];
+    // Queued (202, pending): the delivery worker sends it, not the API.
     const tested = await call('POST', `/v1/monitors/${id}/test`, { 'x-api-key': key }, {});
-    expect(tested.body.data.delivery).toMatchObject({ lastStatus: 500 });
+    expect(tested.body.data.delivery).toMatchObject({ state: 'pending', lastStatus: null });
+    expect((await call('GET', `/v1/monitors/${id}/deliveries/${tested.body.data.delivery.eventId}`, { 'x-api-key': key })).statusCode).toBe(200);
     expect((await call('GET', `/v1/monitors/${id}/deliveries`, { 'x-api-key': key })).statusCode).toBe(200);
     expect((await call('POST', `/v1/monitors/${id}/deliveries/${tested.body.data.delivery.eventId}/redeliver`, { 'x-api-key': key }, {})).statusCode).toBe(202);
     expect((await call('DELETE', `/v1/monitors/${id}`, { 'x-api-key': key })).statusCode).toBe(200);
@@ -138,8 +139,9 @@ test('the poll worker (a poll with new items, then one that finds no credit), th
   const [first] = await listDeliveries(teamId, id);
   statuses = [500, 200];
   const deliveries = await dbSends(async () => {
-    expect(await attempt(teamId, id, first!.eventId, Date.now(), logger)).toMatchObject({ state: 'pending', lastStatus: 500 });
-    expect(await attempt(teamId, id, first!.eventId, Date.now(), logger)).toMatchObject({ state: 'delivered', lastStatus: 200 });
+    const failed = await attempt(teamId, id, first!.eventId, first!.nextAttemptAt!, logger);
+    expect(failed).toMatchObject({ state: 'pending', lastStatus: 500 });
+    expect(await attempt(teamId, id, first!.eventId, failed!.nextAttemptAt!, logger)).toMatchObject({ state: 'delivered', lastStatus: 200 });
   });
   expect(refused('Monitors: one signed webhook attempt', deliveries.calls)).toEqual([]);
 

@@ -93,6 +93,13 @@ test('tick -> per-platform poll queues -> poll worker -> delivery queue -> deliv
   const posts = refs.find((r) => r.monitorId === 'mon_posts')!;
   expect((await deliveryWorker(sqsEvent([JSON.stringify(posts)]))).batchItemFailures).toEqual([]);
   expect(sent.splice(0)).toEqual([{ queue: process.env.MONITOR_DELIVERY_QUEUE_URL, bodies: [posts], delay: 10 }]);
+  // The same message again at once (a duplicate, or early): the retry is not due, nothing is sent.
   await deliveryWorker(sqsEvent([JSON.stringify(posts)]));
+  expect((await listDeliveries('team-aws', 'mon_posts'))[0]).toMatchObject({ eventId: posts.eventId, state: 'pending', attempts: 1 });
+  // The delayed message, 10 s later.
+  const later = Date.now() + 11_000;
+  jest.spyOn(Date, 'now').mockReturnValue(later);
+  await deliveryWorker(sqsEvent([JSON.stringify(posts)]));
+  (Date.now as jest.Mock).mockRestore();
   expect((await listDeliveries('team-aws', 'mon_posts'))[0]).toMatchObject({ eventId: posts.eventId, state: 'delivered', attempts: 2, lastStatus: 204 });
 });

@@ -1,5 +1,10 @@
 import { Webhook } from 'standardwebhooks';
-import { newSecret, openSecret, sealSecret, sign } from '../../../shared/monitors/secret';
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { localMonitorKey } from '../../../dev/env';
+import { MONITOR_KEY_MISSING, newSecret, openSecret, sealSecret, sign } from '../../../shared/monitors/secret';
+import { LogCapture } from '../../support/logs';
 
 /** The signing secret: stored sealed (never as itself), and signing as the Standard Webhooks reference verifies. */
 test('stored sealed under the monitors\' own key: the stored form reveals nothing, a wrong key cannot open it, and the key pepper plays no part', () => {
@@ -15,6 +20,30 @@ test('stored sealed under the monitors\' own key: the stored form reveals nothin
   expect(() => openSecret(sealed)).toThrow();
   delete process.env.KEY_PEPPER;
   delete process.env.MONITOR_KEY;
+});
+
+test('without the key nothing is sealed or opened, and an error line says so (no fixed fallback)', () => {
+  const before = process.env.MONITOR_KEY;
+  process.env.MONITOR_KEY = 'some-key';
+  const sealed = sealSecret(newSecret());
+  delete process.env.MONITOR_KEY;
+  const logs = new LogCapture().start();
+  try {
+    expect(() => sealSecret(newSecret())).toThrow(MONITOR_KEY_MISSING);
+    expect(() => openSecret(sealed)).toThrow(MONITOR_KEY_MISSING);
+  } finally {
+    logs.stop();
+    if (before !== undefined) process.env.MONITOR_KEY = before;
+  }
+  expect(logs.lines.filter((l) => l.includes('"level":"ERROR"') && l.includes('monitor key missing'))).toHaveLength(2);
+});
+
+test('local runs: a key made once under .local/, mode 0600, the same on the next start', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'monitor-key-'));
+  const key = localMonitorKey(dir);
+  expect(key.length).toBeGreaterThanOrEqual(40);
+  expect(statSync(path.join(dir, 'monitor-key')).mode & 0o777).toBe(0o600);
+  expect(localMonitorKey(dir)).toBe(key);
 });
 
 test('signature: v1,base64(HMAC-SHA256(id.timestamp.body)), verified by the standardwebhooks package', () => {
