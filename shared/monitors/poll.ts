@@ -8,6 +8,7 @@ import { diff, eventIdFor, eventKey } from './events';
 import { newDelivery, outboxItems, pause } from './deliver';
 import { type DueMonitor, type Monitor, getMonitor, getWatchState, monitorUpdateItem, updateMonitor, watchStatePut, writeTogether } from './store';
 import { conditionally } from '../db/client';
+import { ownerGone } from './owner';
 
 /**
  * One poll of a monitor: a request of its operation through the operation's own handler (the same
@@ -62,6 +63,9 @@ export async function pollMonitor(due: Pick<DueMonitor, 'teamId' | 'monitorId' |
   const { teamId, monitorId, dueAt } = due;
   const [m, seen] = await Promise.all([getMonitor(teamId, monitorId), getWatchState(teamId, monitorId)]);
   if (!m || m.status !== 'active' || m.nextPollAt !== dueAt || (m.pollLeaseUntil ?? 0) > now) return null;
+  // Its key revoked or its member removed: paused, and no request made.
+  const gone = await ownerGone(m);
+  if (gone) return (await pause(m, gone, dueAt, {}, { whileDueAt: dueAt })) ? { status: 0, events: ['monitor.paused'] } : null;
   if (!(await leaseSlot(m, dueAt, now))) return null;
   const res = await invoke(m.operation, pollEvent(m, pollRequestId(monitorId, dueAt)));
   const body = JSON.parse(res.body) as { data?: Record<string, unknown>; error?: { code: string } };
