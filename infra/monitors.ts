@@ -125,6 +125,8 @@ export class Monitors extends StackPart {
     // The poll worker: reads and writes its monitor and deliveries; invokes only the monitorable operations' functions.
     const pollFn = nodeFunction(this, 'MonitorsPoll', 'functions/monitors/poll.ts', { description: 'Monitors: polls through the operation function, events queued', memorySize: 512, timeout: POLL_TIMEOUT, environment: env });
     allowItems(pollFn, accounts, ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [TEAM]);
+    // Whether the monitor's key is still live or its member still in the team (shared/monitors/owner.ts): the team's listing.
+    allowTeamIndexQuery(pollFn, accounts);
     grantData(pollFn);
     allowInvoke(pollFn, monitorable.map(({ fn }) => fn));
     this.deliveryQueue.grantSendMessages(pollFn);
