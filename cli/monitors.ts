@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { SocialDataClient, type NewMonitor } from '../client';
-import { MONITORABLE_IDS } from '../shared/monitors/kinds';
+import { MONITORABLE_IDS } from '../shared/api/monitor-kinds';
 import { UsageError } from './usage-error';
 import { VIEW_FORMATS, monitorsView, parseColumns, renderView, viewFormat, type View, type ViewFormat } from './view';
 

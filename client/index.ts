@@ -25,7 +25,7 @@
  * session: true })` sends no key: the browser's session cookie is the credential, and `api.session`
  * holds the routes only a session may call (sign-in, the team's keys and members).
  */
-import type { CreditsReport, RequestsReport } from '../shared/account/reads';
+import type { CreditsReport, RequestsReport } from '../shared/api/account-reads';
 import type { Meta } from '../shared/http/envelope';
 import type { ErrorCode, ValidationDetail } from '../shared/http/errors';
 import type { OperationStatus, StatusDocument } from '../shared/status/page';
@@ -33,9 +33,9 @@ import type { DataOf, OperationEntry, OperationId } from '../shared/operations';
 import type { UsageReport } from '../shared/accounting/usage';
 import type { CacheMaxAge, RequiredNames } from '../shared/http/validation';
 import type { publicDelivery, publicMonitor } from '../shared/monitors/api';
-import type { MonitorableId } from '../shared/monitors/kinds';
+import type { MonitorableId } from '../shared/api/monitor-kinds';
 import type { AccountMe, publicKey } from '../shared/account/api';
-import type { AccountRoute } from '../shared/account/routes';
+import type { AccountRoute } from '../shared/api/account-routes';
 import type { publicMember, publicSession } from '../shared/account/team';
 import { MONITOR_ROUTES, OPERATIONS } from './operations.gen';
 
@@ -144,7 +144,7 @@ export interface SessionMethods {
   endSession(memberId: string, sessionId: string): Promise<AccountResult<{ ended: { sessionId: string } }>>;
 }
 
-/** An account route's method and path, checked against the server's route table (shared/account/routes.ts) by the compiler. */
+/** An account route's method and path, checked against the server's route table (shared/api/account-routes.ts) by the compiler. */
 type AccountRouteOf<N extends AccountRoute['name']> = Extract<AccountRoute, { name: N }>;
 const accountRoute = <N extends AccountRoute['name']>(_name: N, method: AccountRouteOf<N>['method'], path: AccountRouteOf<N>['path']) => ({ method, path });
 

@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
-import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/account/routes';
+import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/api/account-routes';
 import { KEY_PEPPER_VARIABLE } from '../shared/runtime/secrets';
 import { acknowledge } from './acknowledge';
 import { ACCOUNT_OWN_PREFIXES, TEAM_PREFIX, allowCursorSecret, allowItems, allowTeamIndexQuery, withSecret, type OperationAccess } from './iam';

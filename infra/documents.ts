@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
-import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/mcp/routes';
+import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/api/agent-routes';
 import { OPENAPI_ROUTE } from '../shared/public/openapi-document';
 import { acknowledge } from './acknowledge';
 import { TEAM_PREFIX, allowItems, allowKeyNamesQuery, allowOperation, type OperationAccess } from './iam';

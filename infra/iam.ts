@@ -3,7 +3,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { KEY_NAME_ATTRIBUTES } from '../shared/account/reads';
+import { KEY_NAME_ATTRIBUTES } from '../shared/api/account-reads';
 import { ACCOUNTS, TEAM_INDEX, invitePk, keyPk, memberPk, sessionPk, teamPk } from '../shared/db/tables';
 
 /**

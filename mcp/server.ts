@@ -16,7 +16,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ApiClientError, SocialDataClient } from '../client';
 import { GATEWAY_MESSAGES } from '../shared/http/errors';
-import { MCP_PATH } from '../shared/mcp/routes';
+import { MCP_PATH } from '../shared/api/agent-routes';
 import type { Answer, ErrorAnswer } from '../shared/mcp/render';
 import { type Executor, SERVER_INFO, createMcpServer } from '../shared/mcp/server';
 

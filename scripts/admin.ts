@@ -143,7 +143,7 @@ export async function run(argv: string[], print: (line: string) => void = (l) =>
       const team = await credits.getTeam(teamId);
       if (!team) throw new Error(`no team ${teamId}`);
       const base = baseUrl(flags);
-      const { invite, roleOf, setRole } = await import('../shared/account/members');
+      const { invite, roleOf, setRole } = await import('../shared/auth/members');
       const role = roleFlag(flags);
       let { member, token, expiresAt } = await invite(teamId, need(flags, 'email'), Date.now(), role);
       if (role && roleOf(member) !== role && (await setRole(member, role))) member = { ...member, role };
@@ -151,7 +151,7 @@ export async function run(argv: string[], print: (line: string) => void = (l) =>
       return;
     }
     case 'member role': {
-      const { setRole } = await import('../shared/account/members');
+      const { setRole } = await import('../shared/auth/members');
       const m = await teamMember(flags);
       const role = roleFlag(flags);
       if (!role) throw new Error('--role owner|member is required');
@@ -160,14 +160,14 @@ export async function run(argv: string[], print: (line: string) => void = (l) =>
       return;
     }
     case 'member list': {
-      const { listMembers } = await import('../shared/account/members');
+      const { listMembers } = await import('../shared/auth/members');
       const list = await listMembers(need(flags, 'team'));
       if (!list.length) print('no members');
       for (const m of list) print(`  ${m.role ?? 'member'} ${m.email}  invited ${m.createdAt}  ${m.passwordSetAt ? `password set ${m.passwordSetAt}` : 'password not set yet'}`);
       return;
     }
     case 'member remove': {
-      const members = await import('../shared/account/members');
+      const members = await import('../shared/auth/members');
       const m = await teamMember(flags);
       const to = typeof flags['transfer-keys-to'] === 'string' ? await teamMember({ ...flags, email: flags['transfer-keys-to'] }) : undefined;
       const { removed, revoked, transferred } = await members.removeMemberAndKeys(m, to);
@@ -177,7 +177,7 @@ export async function run(argv: string[], print: (line: string) => void = (l) =>
       return;
     }
     case 'member sessions': {
-      const { listSessions } = await import('../shared/account/sessions');
+      const { listSessions } = await import('../shared/auth/sessions');
       const m = await teamMember(flags);
       const list = await listSessions(m);
       if (!list.length) print(`no live sessions of ${m.email}`);
@@ -187,11 +187,11 @@ export async function run(argv: string[], print: (line: string) => void = (l) =>
     case 'member end-sessions': {
       const m = await teamMember(flags);
       if (typeof flags.session === 'string') {
-        const { endSessionById } = await import('../shared/account/sessions');
+        const { endSessionById } = await import('../shared/auth/sessions');
         if (!(await endSessionById(m, flags.session))) throw new Error(`${m.email} has no live session ${flags.session}`);
         print(`session ${flags.session} of ${m.email} ended`);
       } else {
-        const { endAllSessions } = await import('../shared/account/members');
+        const { endAllSessions } = await import('../shared/auth/members');
         if (!(await endAllSessions(m))) throw new Error(`no member ${m.email} in team ${m.teamId}`);
         print(`every session of ${m.email} ended`);
       }
@@ -210,7 +210,7 @@ function roleFlag(flags: Flags): 'owner' | 'member' | undefined {
 }
 
 async function teamMember(flags: Flags) {
-  const { memberByEmail, normalizeEmail } = await import('../shared/account/members');
+  const { memberByEmail, normalizeEmail } = await import('../shared/auth/members');
   const teamId = need(flags, 'team');
   const email = normalizeEmail(need(flags, 'email'));
   const m = await memberByEmail(teamId, email);

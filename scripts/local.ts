@@ -22,7 +22,7 @@ const DEV_CREDITS = 1000;
  * password, else a one-time link to set it (`email` is invited when the team has no member yet).
  */
 export async function dashboardLine(baseUrl: string, teamId: string, email: string): Promise<string> {
-  const { invite, listMembers } = await import('../shared/account/members');
+  const { invite, listMembers } = await import('../shared/auth/members');
   const { inviteLink } = await import('./admin');
   const dashboardUrl = `${baseUrl}/dashboard`;
   const member = (await listMembers(teamId))[0];

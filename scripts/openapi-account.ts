@@ -6,10 +6,10 @@
  */
 import { REQUESTS_PARAMS } from '../shared/api/account-reads';
 import { ACCOUNT_ROUTES, type AccountRoute } from '../shared/api/account-routes';
-import { ROLES } from '../shared/account/members';
+import { ROLES } from '../shared/auth/members';
 import { ERROR_STATUS } from '../shared/http/errors';
 import { HISTORY_PAGE } from '../shared/accounting/request-history';
-import { SESSION_COOKIE } from '../shared/account/sessions';
+import { SESSION_COOKIE } from '../shared/auth/sessions';
 import { type RouteSpec, routeOperation } from './openapi-routes';
 
 type Json = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MONITOR_ROUTES } from '../../shared/monitors/routes';
+import { MONITOR_ROUTES } from '../../shared/api/monitor-routes';
 import { openApiDocument } from '../../scripts/openapi';
 import { type Harness, startHarness } from '../support/harness';
 import { openApiMismatch } from '../support/openapi-check';

@@ -75,13 +75,13 @@ export async function captureExamples(): Promise<Examples> {
   const { ERROR_STATUS } = await import('../../shared/http/errors');
   const { SAMPLE_SOURCES } = await import('../../dev/demo');
   const { CITYGAME_SAMPLE_PATH, sampleBulletin } = await import('../../dev/upstream/citygame-sample');
-  const { invite } = await import('../../shared/account/members');
+  const { invite } = await import('../../shared/auth/members');
   const { runDue } = await import('../../shared/monitors/scheduler');
   const { RememberedIds } = await import('../../shared/scrape/remembered');
   const { startCold } = await import('../../shared/scrape/warm');
   const { OPENAPI_ROUTE } = await import('../../shared/public/openapi-document');
   const { STATUS_PATH } = await import('../../shared/status/page');
-  const { MCP_PATH } = await import('../../shared/mcp/routes');
+  const { MCP_PATH } = await import('../../shared/api/agent-routes');
   const { db } = await import('../../shared/db/client');
   const { config } = await import('../../shared/runtime/config');
   const { DeleteCommand, ScanCommand } = await import('@aws-sdk/lib-dynamodb');

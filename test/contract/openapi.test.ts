@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { ACCOUNT_ROUTES, KEY_READABLE } from '../../shared/account/routes';
-import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../../shared/mcp/routes';
+import { ACCOUNT_ROUTES, KEY_READABLE } from '../../shared/api/account-routes';
+import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../../shared/api/agent-routes';
 import { routedOperations } from '../../shared/operations';
 import { CLIENT_TABLE_PATH, OPENAPI_FILE, openApiDocument, renderClientTable, renderOpenApi } from '../../scripts/openapi';
 import { startHarness, type Harness } from '../support/harness';

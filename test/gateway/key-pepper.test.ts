@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { invite } from '../../shared/account/members';
+import { invite } from '../../shared/auth/members';
 import { config } from '../../shared/runtime/config';
 import { db } from '../../shared/db/client';
 import { INVITE_SK, KEY_SK, MEMBER_SK, SESSION_SK, invitePk, keyPk, memberPk, sessionPk } from '../../shared/db/tables';

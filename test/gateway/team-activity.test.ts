@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { KEY_READABLE, type AccountRoute } from '../../shared/account/routes';
+import { KEY_READABLE, type AccountRoute } from '../../shared/api/account-routes';
 import { renameKey, revokeKey } from '../../shared/auth/keys';
 import { config } from '../../shared/runtime/config';
 import { db } from '../../shared/db/client';

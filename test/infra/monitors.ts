@@ -1,6 +1,6 @@
 import { DELIVERY_CONCURRENCY, POLL_CONCURRENCY, pascalCase } from '../../infra/monitors';
-import { MONITOR_ROUTES } from '../../shared/monitors/routes';
-import { MONITORABLE_IDS, POLL_BATCH } from '../../shared/monitors/kinds';
+import { MONITOR_ROUTES } from '../../shared/api/monitor-routes';
+import { MONITORABLE_IDS, POLL_BATCH } from '../../shared/api/monitor-kinds';
 import { operation } from '../../shared/operations';
 import { groupOf } from '../../infra/edge';
 import { stackTemplate } from '../support/synth';

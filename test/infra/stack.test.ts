@@ -4,9 +4,9 @@ import path from 'node:path';
 import { SocialDataApiStack, TEAM_BURST_LIMIT, TEAM_RATE_LIMIT } from '../../infra/stack';
 import { ROUTE_GROUPS, edgeTable, groupOf, methodShare } from '../../infra/edge';
 import { ACCOUNTS, CACHE , TEAM_INDEX } from '../../shared/db/tables';
-import { ACCOUNT_ROUTES } from '../../shared/account/routes';
-import { MONITOR_ROUTES } from '../../shared/monitors/routes';
-import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../../shared/mcp/routes';
+import { ACCOUNT_ROUTES } from '../../shared/api/account-routes';
+import { MONITOR_ROUTES } from '../../shared/api/monitor-routes';
+import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../../shared/api/agent-routes';
 import { routedOperations } from '../../shared/operations';
 import { stackTemplate } from '../support/synth';
 

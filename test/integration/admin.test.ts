@@ -55,7 +55,7 @@ test('member invite prints a one-time set-password link (24 h) on the given base
   expect(until - Date.now()).toBeGreaterThan(23.9 * 3600_000);
   expect(until - Date.now()).toBeLessThanOrEqual(24 * 3600_000);
   expect(await admin('member', 'list', '--team', teamId)).toContain('carol@example.com  invited');
-  const { setPassword } = await import('../../shared/account/members');
+  const { setPassword } = await import('../../shared/auth/members');
   expect(await setPassword(new URL(link).searchParams.get('token')!, 'a long enough password')).toBe('carol@example.com');
   expect(await admin('member', 'list', '--team', teamId)).toContain('password set');
   await expect(admin('member', 'invite', '--team', 'nope', '--email', 'x@example.com')).rejects.toThrow('no team');
@@ -63,8 +63,8 @@ test('member invite prints a one-time set-password link (24 h) on the given base
 });
 
 test('member lifecycle: sessions listed and ended, a member removed (sessions end at once); keys show who created them', async () => {
-  const { setPassword, getMember } = await import('../../shared/account/members');
-  const { startSession, findSession } = await import('../../shared/account/sessions');
+  const { setPassword, getMember } = await import('../../shared/auth/members');
+  const { startSession, findSession } = await import('../../shared/auth/sessions');
   const created = await admin('team', 'create', '--name', 'life', '--credits', '5');
   const teamId = created.match(/team ([0-9a-f-]{36})/)![1]!;
   const link = (await admin('member', 'invite', '--team', teamId, '--email', 'dan@example.com', '--base', 'https://a.example')).match(/\n\s+(https:\/\/\S+)\n/)![1]!;
@@ -100,7 +100,7 @@ test('member lifecycle: sessions listed and ended, a member removed (sessions en
 });
 
 test('a new invitation from the CLI revokes the older link', async () => {
-  const { setPassword } = await import('../../shared/account/members');
+  const { setPassword } = await import('../../shared/auth/members');
   const created = await admin('team', 'create', '--name', 'relink', '--credits', '1');
   const teamId = created.match(/team ([0-9a-f-]{36})/)![1]!;
   const token = async () => new URL((await admin('member', 'invite', '--team', teamId, '--email', 'eve@example.com', '--base', 'https://a.example')).match(/\n\s+(https:\/\/\S+)\n/)![1]!).searchParams.get('token')!;

@@ -1,5 +1,5 @@
-import { invite } from '../../shared/account/members';
-import { matchAccountRoute } from '../../shared/account/routes';
+import { invite } from '../../shared/auth/members';
+import { matchAccountRoute } from '../../shared/api/account-routes';
 import type { Harness } from './harness';
 import { openApiMismatch } from './openapi-check';
 

@@ -1,4 +1,4 @@
-import { MONITOR_ROUTES } from '../../shared/monitors/routes';
+import { MONITOR_ROUTES } from '../../shared/api/monitor-routes';
 
 /**
  * Every route of MONITOR_ROUTES that names one monitor, made concrete for monitor `id` (and, for a

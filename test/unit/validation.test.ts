@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { operations, type Operation } from '../../shared/operations';
-import { requestsReport } from '../../shared/account/reads';
+import { requestsReport } from '../../shared/api/account-reads';
 import { failure } from '../../shared/http/envelope';
 import type { ApiError } from '../../shared/http/errors';
 import { MAX_DETAILS, MAX_DETAIL_PATH, validateQuery } from '../../shared/http/validation';

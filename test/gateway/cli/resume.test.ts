@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fixtureText } from '../../../dev/upstream/fake';
 import { RECORDED, SHORTVIDEO, replayAll } from '../../../dev/upstream/replay';
-import { creditsReport } from '../../../shared/account/reads';
+import { creditsReport } from '../../../shared/api/account-reads';
 import { balance } from '../../../shared/accounting/teams';
 import { startHarness, type Harness } from '../../support/harness';
 import { cliEnv, readJsonLines, runCli, spawnCli, tempDir, until } from './support';

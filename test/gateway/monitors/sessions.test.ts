@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BAD_ORIGIN, NOT_SIGNED_IN } from '../../../shared/account/api';
-import { invite } from '../../../shared/account/members';
+import { invite } from '../../../shared/auth/members';
 import { AccountClient, signedInMember } from '../../support/account';
 import { type Harness, startHarness } from '../../support/harness';
 import { routesOfOneMonitor } from '../../support/monitors';

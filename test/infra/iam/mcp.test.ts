@@ -1,8 +1,8 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTables } from '../../../dev/tables';
-import { creditsReport, keyNames, requestsReport, usageReport } from '../../../shared/account/reads';
-import { invite, setPassword } from '../../../shared/account/members';
-import { startSession } from '../../../shared/account/sessions';
+import { creditsReport, keyNames, requestsReport, usageReport } from '../../../shared/api/account-reads';
+import { invite, setPassword } from '../../../shared/auth/members';
+import { startSession } from '../../../shared/auth/sessions';
 import { createKey } from '../../../shared/auth/keys';
 import { createMcpHandler } from '../../../shared/mcp/http';
 import { createTeam } from '../../../shared/accounting/teams';

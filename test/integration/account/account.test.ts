@@ -1,7 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { hashPassword, passwordProblem, verifyPassword } from '../../../shared/account/passwords';
-import { matchAccountRoute } from '../../../shared/account/routes';
-import { sessionIdFromCookies } from '../../../shared/account/sessions';
+import { hashPassword, passwordProblem, verifyPassword } from '../../../shared/auth/passwords';
+import { matchAccountRoute } from '../../../shared/api/account-routes';
+import { sessionIdFromCookies } from '../../../shared/auth/sessions';
 import { usage } from '../../../shared/accounting/usage';
 import { config } from '../../../shared/runtime/config';
 import { db } from '../../../shared/db/client';

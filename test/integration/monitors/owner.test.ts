@@ -1,6 +1,6 @@
 import { ensureTables } from '../../../dev/tables';
 import { teamWithKey } from '../../../dev/teams';
-import { getMember, invite, removeMember } from '../../../shared/account/members';
+import { getMember, invite, removeMember } from '../../../shared/auth/members';
 import { revokeKey } from '../../../shared/auth/keys';
 import { pollMonitor } from '../../../shared/monitors/poll';
 import { newSecret, sealSecret } from '../../../shared/monitors/secret';

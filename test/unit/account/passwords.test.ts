@@ -1,4 +1,4 @@
-import { RECOMMENDED_PARAMS, currentParams, hashPassword, needsRehash, verifyPassword } from '../../../shared/account/passwords';
+import { RECOMMENDED_PARAMS, currentParams, hashPassword, needsRehash, verifyPassword } from '../../../shared/auth/passwords';
 
 /** The password hash's cost: today's recommendation by default, lowered for test suites only. */
 function withEnv(vars: Record<string, string | undefined>, body: () => void | Promise<void>) {
