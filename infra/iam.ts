@@ -131,8 +131,8 @@ export interface OperationAccess {
   accounts: dynamodb.ITable;
   cache: dynamodb.ITable;
   cursorSecret: secretsmanager.ISecret;
-  /** The scraper proxy's SSM parameter, when the deployment names one. */
-  proxyParameterArn?: string;
+  /** The scraper proxy's secret (its ARN, or the ARN pattern of its name), when the deployment names one. */
+  proxySecretArn?: string;
   /** The customer-managed key of the tables and secrets, when there is one. */
   dataKey?: kms.IKey;
 }
@@ -146,7 +146,8 @@ export function allowCursorSecret(fn: lambda.IFunction, access: Pick<OperationAc
 /** The secrets a scraper reads at cold start: the cursor key and, when one is configured, the proxy URL. */
 export function allowOperationSecrets(fn: lambda.IFunction, access: OperationAccess): void {
   allowCursorSecret(fn, access);
-  if (access.proxyParameterArn) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['ssm:GetParameter'], resources: [access.proxyParameterArn] }));
+  // A secret the deployer created: reading it, nothing else (its key, when customer-managed, is theirs to grant: docs/deployment.md).
+  if (access.proxySecretArn) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [access.proxySecretArn] }));
 }
 
 /** What running an operation takes: its secrets (read at cold start) and the tables. */

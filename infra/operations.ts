@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -7,7 +7,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { handlerFile, routedOperations, type Operation } from '../shared/operations';
 import { DEFAULT_SCRAPE_DEADLINE_MS } from '../shared/runtime/config';
-import { KEY_PEPPER_VARIABLE } from '../shared/runtime/secrets';
+import { KEY_PEPPER_VARIABLE, PROXY_SECRET_VARIABLE } from '../shared/runtime/secrets';
 import { AUTHORIZER_KEY_ATTRIBUTES, KEY_PREFIX, TEAM_PREFIX, allowAttributeUpdates, allowItems, allowOperation, withSecret, type OperationAccess } from './iam';
 import { nodeFunction } from './node-function';
 import { StackPart } from './part';
@@ -72,7 +72,7 @@ export class Operations extends StackPart {
       ...(data.dataKey ? { encryptionKey: data.dataKey } : {}),
     });
     const proxy = this.scraperProxy(props.scraperProxy);
-    this.access = { accounts: data.accounts, cache: data.cache, cursorSecret, ...(proxy.parameterArn ? { proxyParameterArn: proxy.parameterArn } : {}), ...(data.dataKey ? { dataKey: data.dataKey } : {}) };
+    this.access = { accounts: data.accounts, cache: data.cache, cursorSecret, ...(proxy.secretArn ? { proxySecretArn: proxy.secretArn } : {}), ...(data.dataKey ? { dataKey: data.dataKey } : {}) };
     const signerUrl = props.shortvideoSignerUrl;
     const operationEnvironment: Record<string, string> = {
       ...props.environment,
@@ -142,19 +142,22 @@ export class Operations extends StackPart {
   }
 
   /**
-   * The scraper proxy. scraperProxyParameter names an SSM SecureString (or String) parameter: the
-   * functions get its name and read it at cold start (shared/runtime/secrets.ts), so the URL and its
-   * credentials are never in the template or the function configuration. scraperProxyUrl is a plain
-   * URL in the configuration, for a proxy without credentials only (settings.ts refuses one with them).
+   * The scraper proxy. scraperProxySecretArn names a Secrets Manager secret the deployer created,
+   * holding the URL: the functions get its ARN (or name) and read it at cold start with the one
+   * secrets client they already load for the cursor key (shared/runtime/secrets.ts), so the URL and
+   * its credentials are never in the template or the function configuration. A name is granted as
+   * the ARN pattern of that name (Secrets Manager appends six random characters). scraperProxyUrl is
+   * a plain URL in the configuration, for a proxy without credentials only (settings.ts refuses one with them).
    */
-  private scraperProxy(given: Settings['scraperProxy']): { environment: Record<string, string>; parameterArn?: string } {
+  private scraperProxy(given: Settings['scraperProxy']): { environment: Record<string, string>; secretArn?: string } {
     if (!given) return { environment: {} };
     if ('url' in given) return { environment: { SCRAPER_PROXY_URL: given.url } };
-    const { parameter } = given;
-    const name = parameter.startsWith('/') ? parameter.slice(1) : parameter;
+    const { secret } = given;
     return {
-      environment: { SCRAPER_PROXY_PARAMETER: parameter },
-      parameterArn: Stack.of(this).formatArn({ service: 'ssm', resource: 'parameter', resourceName: name }),
+      environment: { [PROXY_SECRET_VARIABLE]: secret },
+      secretArn: secret.startsWith('arn:')
+        ? secret
+        : Stack.of(this).formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${secret}-??????`, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
     };
   }
 }

@@ -6,11 +6,11 @@ import { configuredBase } from '../shared/public/llms-txt';
  * What a deployment chooses, read once from the CDK context (cdk.json or `-c key=value`) and handed
  * to the stack's parts as typed props. docs/deployment.md's table explains each one.
  *
- *   scraperProxyParameter  name of an SSM SecureString parameter holding the scraper proxy URL: the
- *                          functions get only its name and read it at cold start (shared/runtime/secrets.ts),
- *                          so the URL never enters git, cdk.out or the Lambda configuration.
+ *   scraperProxySecretArn  a Secrets Manager secret holding the scraper proxy URL (its complete ARN, or its
+ *                          name): the functions get only that and read the value at cold start
+ *                          (shared/runtime/secrets.ts), so the URL never enters git, cdk.out or the Lambda configuration.
  *   scraperProxyUrl        the proxy URL itself, as plain text in the template. For a proxy without
- *                          credentials only (refused with them); scraperProxyParameter wins when both are given.
+ *                          credentials only (refused with them); scraperProxySecretArn wins when both are given.
  *   stageRateLimit, stageBurstLimit  the stage's default throttle, which API Gateway applies to each key-authorised
  *                          method (all teams together), default 100 rps / 1200: at least the share of a method
  *                          of that route group (infra/edge.ts), else the synthesis fails.
@@ -41,8 +41,8 @@ export interface Settings {
   stageBurstLimit: number;
   /** The web ACL's overall per-address limit per 5 minutes; undefined: no web ACL (wafRateLimit=false). */
   wafRateLimitPer5Min?: number;
-  /** The scraper proxy: the SSM parameter's name, or a URL without credentials. */
-  scraperProxy?: { parameter: string } | { url: string };
+  /** The scraper proxy: the Secrets Manager secret holding its URL (a complete ARN or a name), or a URL without credentials. */
+  scraperProxy?: { secret: string } | { url: string };
   shortvideoSignerUrl?: string;
   /** The citygame function's source variables (empty: none configured). */
   citygame: Record<string, string>;
@@ -79,7 +79,7 @@ export function readSettings(scope: Construct): Settings {
     stageRateLimit: numberContext(scope, 'stageRateLimit', STAGE_RATE_LIMIT),
     stageBurstLimit: numberContext(scope, 'stageBurstLimit', STAGE_BURST_LIMIT),
     ...(booleanContext(scope, 'wafRateLimit', true) ? { wafRateLimitPer5Min: numberContext(scope, 'wafRateLimitPer5Min', 2000) } : {}),
-    ...optional('scraperProxy', scraperProxy(context('scraperProxyParameter') as string | undefined, context('scraperProxyUrl') as string | undefined)),
+    ...optional('scraperProxy', scraperProxy(context('scraperProxySecretArn') as string | undefined, context('scraperProxyUrl') as string | undefined)),
     ...optional('shortvideoSignerUrl', context('shortvideoSignerUrl') as string | undefined),
     citygame: citygameEnvironment(context('citygameSourceUrl'), context('citygameFields')),
     ...optional('publicUrl', publicUrl(context('publicUrl'))),
@@ -111,14 +111,28 @@ function numberContext(scope: Construct, key: string, fallback: number): number 
   return Number.isFinite(n) && n > 0 ? n : fallback;
 }
 
-/** scraperProxyParameter wins; a plain URL with credentials is refused (they belong in SSM). */
-function scraperProxy(parameter: string | undefined, url: string | undefined): Settings['scraperProxy'] {
-  if (parameter) return { parameter };
+/** scraperProxySecretArn wins; a plain URL with credentials is refused (they belong in a secret). */
+function scraperProxy(secret: string | undefined, url: string | undefined): Settings['scraperProxy'] {
+  if (secret) return { secret: proxySecret(secret) };
   if (!url) return undefined;
   if (/^[a-z][a-z0-9+.-]*:\/\/[^/]*@/i.test(url)) {
-    throw new Error('scraperProxyUrl carries credentials: put the URL in an SSM SecureString and name it with scraperProxyParameter');
+    throw new Error('scraperProxyUrl carries credentials: put the URL in a Secrets Manager secret and name it with scraperProxySecretArn');
   }
   return { url };
+}
+
+/**
+ * The proxy secret as the functions' role is granted it: a complete ARN (the six characters Secrets
+ * Manager appends to the name included: the policy names exactly that secret) or a secret name
+ * (infra/operations.ts grants the name's ARN pattern). A partial ARN would match no secret in IAM.
+ */
+function proxySecret(given: string): string {
+  if (given.startsWith('arn:')) {
+    if (/^arn:aws[\w-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/+=.@-]+-[A-Za-z0-9]{6}$/.test(given)) return given;
+    throw new Error('context scraperProxySecretArn: not the complete ARN of a Secrets Manager secret (arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>); give that, or the secret\'s name');
+  }
+  if (/^[\w/+=.@-]{1,512}$/.test(given)) return given;
+  throw new Error('context scraperProxySecretArn: neither a Secrets Manager secret ARN nor a secret name (letters, digits and /_+=.@-)');
 }
 
 /** context publicUrl: an https base (a custom domain and its base path), else the synthesis fails. */

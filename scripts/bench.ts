@@ -5,7 +5,7 @@
  *   1. Bundle size and cold import time (wall and CPU) of every function, bundled as infra/stack.ts
  *      bundles it, against a baseline bundle that only loads the DynamoDB client; beside each, its
  *      deployed cold start (with the Secrets Manager client shared/runtime/secrets.ts evaluates
- *      when a secret ARN is set), and one row with a proxy parameter (+ the SSM client).
+ *      when a secret ARN is set), and one row with a proxy secret (the same client: measured again).
  *   2. The pipeline's paths (cache hit, live for a funded team and for one below 200 credits, live
  *      miss with cache_max_age, 422, 402, 404 after a reservation), on one operation: DynamoDB
  *      calls, sequential round trips and writes (item writes and write units) per answer, against
@@ -182,23 +182,18 @@ export const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 `;
 /**
  * What shared/runtime/secrets.ts's awsClients() imports and builds on a deployed cold start: the
- * Secrets Manager provider and client for the secret ARNs every deployed function is given, and
- * the SSM provider (its client inside) only where the deployment names a proxy parameter. Evaluated
- * eagerly after the function's own module; the reads themselves need AWS and are not made.
+ * Secrets Manager provider and client for the secret ARNs every deployed function is given (the
+ * proxy URL, when the deployment names a proxy secret, is one more read through the same client).
+ * Evaluated eagerly after the function's own module; the reads themselves need AWS and are not made.
  */
 const SECRETS_MANAGER_MODULES = ['@aws-lambda-powertools/parameters/secrets', '@aws-sdk/client-secrets-manager'];
-const SSM_MODULES = ['@aws-lambda-powertools/parameters/ssm'];
 const SECRETS_MANAGER_SOURCE = `
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 export const secretsProvider = new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({}) });
 `;
-const SSM_SOURCE = `
-import { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
-export const ssmProvider = new SSMProvider();
-`;
 /** A function's module as Lambda loads it (its exports kept, so nothing is tree-shaken away), then its secrets' clients. */
-const deployedSource = (file: string, withProxyParameter = false) => `export * from './${file.replace(/\.ts$/, '')}';\n${SECRETS_MANAGER_SOURCE}${withProxyParameter ? SSM_SOURCE : ''}`;
+const deployedSource = (file: string) => `export * from './${file.replace(/\.ts$/, '')}';\n${SECRETS_MANAGER_SOURCE}`;
 
 /** The options every function is bundled with (infra/bundling.ts: minify, source map without sources, node22, cjs, nothing external). */
 async function bundle(t: BundleTarget, outDir: string): Promise<{ file: string; byPackage: [string, number][] }> {
@@ -255,8 +250,10 @@ async function benchBundles(ops: { id: string; file: string; parsesHtml: boolean
       // Deployed, every function is given a secret's ARN and evaluates the Secrets Manager client
       // on its cold start (shared/runtime/secrets.ts): the "deployed" columns of each row.
       ...judged.map((j) => ({ name: `${j.name} (deployed)`, noHtml: false, role: 'deployed', contents: deployedSource(j.file) })),
-      // A deployment that names a proxy parameter (SCRAPER_PROXY_PARAMETER) adds the SSM client to its operations' cold starts.
-      ...(firstRouted ? [{ name: `${firstRouted.id}, deployed with a proxy parameter`, noHtml: false, role: 'info (+SSM)', contents: deployedSource(firstRouted.file, true) }] : []),
+      // A deployment that names a proxy secret (SCRAPER_PROXY_SECRET_ARN) reads it with the same client:
+      // nothing more is imported or built, so this is the deployed bundle measured again (its
+      // difference from the operation's deployed columns is the measurement's noise).
+      ...(firstRouted ? [{ name: `${firstRouted.id}, deployed with a proxy secret`, noHtml: false, role: 'info (same client)', contents: deployedSource(firstRouted.file) }] : []),
       // The scraper is loaded on the first live request (overlapping its credit reservation), not at
       // cold start. These rows show what the import would cost if it were eager: the difference is
       // paid once per container, by its first live request.
@@ -270,7 +267,7 @@ async function benchBundles(ops: { id: string; file: string; parsesHtml: boolean
         })),
     ];
     const secretsSource = readFileSync(path.join(ROOT, 'shared/runtime/secrets.ts'), 'utf8');
-    const secretsStale = [...SECRETS_MANAGER_MODULES, ...SSM_MODULES].filter((m) => !secretsSource.includes(`'${m}'`));
+    const secretsStale = SECRETS_MANAGER_MODULES.filter((m) => !secretsSource.includes(`'${m}'`));
     const files = new Map<string, string>();
     const composition = new Map<string, [string, number][]>();
     const buildStarted = performance.now();
@@ -327,7 +324,7 @@ async function benchBundles(ops: { id: string; file: string; parsesHtml: boolean
           const kind = t.noHtml ? 'no-HTML function' : 'HTML-parsing function';
           check = verdict(`cold import ratio <= ${target(t.role)} (${kind})`, t.name, r <= target(t.role), `${f3(r)}x`);
         } else if (t.role === 'info') check = 'info (deferred part)';
-        else if (t.role === 'info (+SSM)') check = 'info';
+        else if (t.role === 'info (same client)') check = 'info';
         else check = 'n/a (not routed)';
         return row(t, check);
       });
@@ -340,8 +337,8 @@ async function benchBundles(ops: { id: string; file: string; parsesHtml: boolean
         `baseline: ${f1(med(base, 0))} ms wall, ${f1(med(base, 0, 'cpu'))} ms CPU, ${f1(med(base, 1))} ms w/ maps. ratio = the bundle's median / the baseline's, same mode and measure. The target is judged on the wall ratio, plain node;`,
         `  "w/ maps" is how Lambda loads it (the stack's NODE_OPTIONS=--enable-source-maps). The CPU ratio moves less than the wall ratio when other work shares the machine.`,
         `deployed: the function's module, then what shared/runtime/secrets.ts imports and builds on a deployed cold start (${SECRETS_MANAGER_MODULES.join(', ')}; every deployed function has a secret ARN);`,
-        `  the SSM provider (${SSM_MODULES.join(', ')}) is added only where the deployment names a proxy parameter (the ", deployed with a proxy parameter" row). The reads themselves (calls to AWS) are not included.`,
-        ...(secretsStale.length ? [`!! shared/runtime/secrets.ts no longer imports ${secretsStale.join(', ')}: the deployed columns measure a stale list (update SECRETS_MANAGER_SOURCE / SSM_SOURCE in scripts/bench.ts)`] : []),
+        `  a proxy secret is one more read through that client (the ", deployed with a proxy secret" row: the same bundle, measured again). The reads themselves (calls to AWS) are not included.`,
+        ...(secretsStale.length ? [`!! shared/runtime/secrets.ts no longer imports ${secretsStale.join(', ')}: the deployed columns measure a stale list (update SECRETS_MANAGER_SOURCE in scripts/bench.ts)`] : []),
         `bundle KB = index.js only (the .map beside it is not loaded without --enable-source-maps). ${targets.length} bundles built in ${f1(buildMs / 1000)} s.`,
       ],
     );

@@ -186,7 +186,7 @@ export function upstreamOverride(platform: string): string | undefined {
 
 /**
  * SCRAPER_PROXY_URL_<PLATFORM>_<SCOPE> (when a scope is given), else SCRAPER_PROXY_URL_<PLATFORM>, else SCRAPER_PROXY_URL,
- * else the one read at cold start from SCRAPER_PROXY_PARAMETER (shared/runtime/secrets.ts; deployed functions), else none.
+ * else the one read at cold start from the secret SCRAPER_PROXY_SECRET_ARN names (shared/runtime/secrets.ts; deployed functions), else none.
  */
 export function proxyUrl(platform: string, scope?: string): string | undefined {
   return (

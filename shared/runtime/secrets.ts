@@ -1,24 +1,25 @@
 /**
  * Secrets that must never sit in a function's configuration (issue 18.8): the function's environment
- * carries only where each one is (a Secrets Manager secret ARN, an SSM SecureString parameter name);
- * the value is read once per cold start, before the first request, and kept in this module's memory.
+ * carries only where each one is (a Secrets Manager secret's ARN, or its name); the value is read
+ * once per cold start, before the first request, and kept in this module's memory.
  *
  *   CURSOR_SECRET_ARN         -> cursorSecret (the HMAC key of the cursors the service issues)
- *   SCRAPER_PROXY_PARAMETER   -> the scraper proxy URL, credentials included (SecureString, decrypted)
+ *   SCRAPER_PROXY_SECRET_ARN  -> the scraper proxy URL, credentials included (a secret the deployer created)
  *   KEY_PEPPER_SECRET_ARN     -> keyPepper (the HMAC key API keys, session ids and invitation tokens are hashed with: shared/auth/hashing.ts)
  *   MONITOR_KEY_SECRET_ARN    -> monitorKey (the key monitors' signing secrets are stored encrypted under: shared/monitors/secret.ts)
  *
  * Locally and in tests the plain variables (CURSOR_SECRET, SCRAPER_PROXY_URL[_...], KEY_PEPPER, MONITOR_KEY) still win: no AWS call
- * is made when no location is set. The reads go through Powertools Parameters with the AWS SDK's
- * Secrets Manager and SSM clients, each imported only when a location of its kind is set (so local
- * runs never evaluate them, and only a deployment with a proxy parameter evaluates the SSM client);
- * `npm run bench` prints what they add to a cold start.
+ * is made when no location is set. Every read goes through Powertools Parameters with the AWS SDK's
+ * Secrets Manager client, the one secrets client of the service, imported only when a location is
+ * set (so local runs never evaluate it); `npm run bench` prints what it adds to a cold start.
  */
 export interface SecretClients {
-  secret(arn: string): Promise<string>;
-  parameter(name: string): Promise<string>;
+  /** A Secrets Manager secret's value, by its ARN or name. */
+  secret(arnOrName: string): Promise<string>;
 }
 
+/** Where the scraper proxy URL is (set by the stack on every function that scrapes, when the deployment names a proxy secret). */
+export const PROXY_SECRET_VARIABLE = 'SCRAPER_PROXY_SECRET_ARN';
 /** Where the key pepper is (set by the stack on the authorizer and the account function). */
 export const KEY_PEPPER_VARIABLE = 'KEY_PEPPER_SECRET_ARN';
 /** Where the monitors' secret key is (set by the stack on the monitors API and the delivery worker only). */
@@ -32,15 +33,15 @@ let loading: Promise<void> | undefined;
 /** Once per process: concurrent first requests share the one load; a failed load is retried next time. */
 export function loadSecrets(clients: () => Promise<SecretClients> = awsClients): Promise<void> {
   const cursorArn = process.env.CURSOR_SECRET_ARN;
-  const proxyParameter = process.env.SCRAPER_PROXY_PARAMETER;
+  const proxySecret = process.env[PROXY_SECRET_VARIABLE];
   const pepperArn = process.env[KEY_PEPPER_VARIABLE];
   const monitorKeyArn = process.env[MONITOR_KEY_VARIABLE];
-  if (!cursorArn && !proxyParameter && !pepperArn && !monitorKeyArn) return Promise.resolve();
+  if (!cursorArn && !proxySecret && !pepperArn && !monitorKeyArn) return Promise.resolve();
   loading ??= (async () => {
     const c = await clients();
     const [cursorSecret, proxyUrl, keyPepper, monitorKey] = await Promise.all([
       cursorArn ? c.secret(cursorArn) : undefined,
-      proxyParameter ? c.parameter(proxyParameter) : undefined,
+      proxySecret ? c.secret(proxySecret) : undefined,
       pepperArn ? c.secret(pepperArn) : undefined,
       monitorKeyArn ? c.secret(monitorKeyArn) : undefined,
     ]);
@@ -66,10 +67,9 @@ export function resetSecrets() {
 }
 
 /**
- * The two reads, through Powertools Parameters and the SDK clients (a secret in its ARN's region).
- * Each service's provider and client are imported on its first read, so a function whose locations
- * are all secrets (every one, unless the deployment names a proxy parameter) never evaluates the SSM
- * client (about 200 KB); a cold start with no location evaluates neither.
+ * The reads, through Powertools Parameters and the SDK's Secrets Manager client (a secret in its
+ * ARN's region; one named without an ARN in the function's own). The provider and client are
+ * imported on the first read, so a cold start with no location evaluates neither.
  */
 async function awsClients(): Promise<SecretClients> {
   const secretsIn = new Map<string | undefined, Promise<{ get(name: string): Promise<unknown> }>>();
@@ -83,17 +83,11 @@ async function awsClients(): Promise<SecretClients> {
     }
     return provider;
   };
-  let ssm: Promise<{ get(name: string, options: { decrypt: true }): Promise<unknown> }> | undefined;
   return {
-    async secret(arn) {
-      const value = await (await secrets(regionOf(arn))).get(arn);
+    async secret(arnOrName) {
+      // A name is in the function's region: the same client as an ARN of that region (one connection, not two).
+      const value = await (await secrets(regionOf(arnOrName) ?? process.env.AWS_REGION)).get(arnOrName);
       if (typeof value !== 'string' || !value) throw Object.assign(new Error('empty secret'), { name: 'EmptySecret' });
-      return value;
-    },
-    async parameter(name) {
-      ssm ??= import('@aws-lambda-powertools/parameters/ssm').then(({ SSMProvider }) => new SSMProvider());
-      const value = await (await ssm).get(name, { decrypt: true });
-      if (typeof value !== 'string' || !value) throw Object.assign(new Error('empty parameter'), { name: 'EmptyParameter' });
       return value;
     },
   };

@@ -31,7 +31,8 @@ function findings(extraContext: Record<string, unknown> = {}): string[] {
 
 test.each([
   ['default context', {}],
-  ['with a proxy parameter', { scraperProxyParameter: '/social-data-api/proxy-url' }],
+  ['with a proxy secret (by name)', { scraperProxySecretArn: 'social-data-api/proxy-url' }],
+  ['with a proxy secret (by ARN)', { scraperProxySecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:social-data-api/proxy-url-AbC123' }],
   ['with a plain proxy URL', { scraperProxyUrl: 'http://proxy.internal:3128' }],
   ['without the web ACL', { wafRateLimit: 'false' }],
   ['without the gateway cache', { gatewayCache: 'false' }],

@@ -110,7 +110,7 @@ describe('functions', () => {
   });
 
   it('no function configuration holds a secret value or a dynamic reference to one, whatever the context (18.8)', () => {
-    for (const ctx of [{}, { scraperProxyParameter: '/social-data/proxy-url' }, { scraperProxyUrl: 'http://proxy.internal:3128' }, { kmsKey: true }]) {
+    for (const ctx of [{}, { scraperProxySecretArn: 'social-data/proxy-url' }, { scraperProxyUrl: 'http://proxy.internal:3128' }, { kmsKey: true }]) {
       const t = synth(ctx).toJSON();
       for (const fn of Object.values(t.Resources as Record<string, Resource>).filter((r) => r.Type === 'AWS::Lambda::Function')) {
         const env = fn.Properties.Environment?.Variables ?? {};
@@ -161,25 +161,51 @@ describe('functions', () => {
     expect(() => synth(context)).toThrow(why);
   });
 
-  it('a proxy URL: the name of its SSM SecureString in the environment (read at cold start), or a plain URL only without credentials (18.8)', () => {
+  it('a proxy URL: the location of its Secrets Manager secret in the environment (read at cold start), or a plain URL only without credentials (18.8)', () => {
     const plain = synth({ scraperProxyUrl: 'http://proxy.internal:3128' });
     plain.hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('GET /v1/'),
       Environment: { Variables: Match.objectLike({ SCRAPER_PROXY_URL: 'http://proxy.internal:3128' }) },
     });
     expect(() => synth({ scraperProxyUrl: 'http://user:secret@proxy.internal:3128' })).toThrow(/credentials/);
-    const fromSsm = synth({ scraperProxyParameter: '/social-data/proxy-url' }).toJSON();
-    const fns = Object.values(fromSsm.Resources as Record<string, Resource>).filter((r) => r.Type === 'AWS::Lambda::Function' && /^\d+\. GET \/v1\//.test(String(r.Properties.Description)));
-    expect(fns.length).toBe(routed.length);
-    for (const fn of fns) {
-      expect(fn.Properties.Environment.Variables.SCRAPER_PROXY_URL).toBeUndefined();
-      expect(fn.Properties.Environment.Variables.SCRAPER_PROXY_PARAMETER).toBe('/social-data/proxy-url');
+    // A partial ARN (without the six characters Secrets Manager appends) would match no secret in IAM.
+    expect(() => synth({ scraperProxySecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:social-data/proxy-url' })).toThrow(/complete ARN/);
+    expect(() => synth({ scraperProxySecretArn: 'proxy url' })).toThrow(/secret name/);
+
+    const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:social-data/proxy-url-AbC123';
+    for (const [given, granted] of [
+      [arn, arn],
+      // A name: the ARN pattern of that name in the stack's account and region.
+      ['social-data/proxy-url', { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':secretsmanager:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':secret:social-data/proxy-url-??????']] }],
+    ] as const) {
+      const t = synth({ scraperProxySecretArn: given }).toJSON();
+      const all = Object.entries(t.Resources as Record<string, Resource>);
+      const fns = all.filter(([, r]) => r.Type === 'AWS::Lambda::Function');
+      const ops = fns.filter(([, r]) => /^\d+\. GET \/v1\//.test(String(r.Properties.Description)));
+      expect(ops.length).toBe(routed.length);
+      for (const [, fn] of ops) {
+        expect(fn.Properties.Environment.Variables.SCRAPER_PROXY_URL).toBeUndefined();
+        expect(fn.Properties.Environment.Variables.SCRAPER_PROXY_SECRET_ARN).toBe(given);
+      }
+      const policies = all.filter(([, r]) => r.Type === 'AWS::IAM::Policy');
+      const rolesOf = (match: (st: { Action: string | string[]; Resource: unknown }) => boolean) =>
+        new Set(policies.filter(([, p]) => p.Properties.PolicyDocument.Statement.some(match)).flatMap(([, p]) => p.Properties.Roles.map((r: { Ref: string }) => r.Ref)));
+      const proxyStatements = policies.flatMap(([, p]) => p.Properties.PolicyDocument.Statement).filter((st) => JSON.stringify(st.Resource).includes('proxy-url'));
+      // Reading that one secret, nothing else on it: no DescribeSecret, no wildcard; beside it at most the cursor
+      // secret (CDK merges the two GetSecretValue statements).
+      const cursorSecret = { Ref: all.find(([, r]) => r.Type === 'AWS::SecretsManager::Secret' && String(r.Properties.Description).includes('CURSOR_SECRET'))![0] };
+      expect(proxyStatements.length).toBeGreaterThan(0);
+      for (const st of proxyStatements) {
+        expect({ ...st, Resource: [st.Resource].flat().filter((r) => JSON.stringify(r) !== JSON.stringify(cursorSecret)) }).toEqual({ Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: [granted] });
+      }
+      // Granted to exactly the roles of the functions told where it is (the operations, MCP, the canaries).
+      const told = new Set(fns.filter(([, r]) => r.Properties.Environment?.Variables?.SCRAPER_PROXY_SECRET_ARN === given).map(([, r]) => r.Properties.Role['Fn::GetAtt'][0]));
+      expect(told.size).toBeGreaterThan(ops.length);
+      expect(rolesOf((st) => JSON.stringify(st.Resource).includes('proxy-url'))).toEqual(told);
+      // One secrets client: no SSM action anywhere.
+      expect(rolesOf((st) => actionsOf(st).some((a) => a.startsWith('ssm:'))).size).toBe(0);
+      expect(JSON.stringify(t.Parameters ?? {})).not.toContain('proxy-url');
     }
-    expect(JSON.stringify(fromSsm.Parameters ?? {})).not.toContain('/social-data/proxy-url');
-    // Each operation's role may read (and decrypt) that one parameter.
-    const policies = JSON.stringify(Object.values(fromSsm.Resources as Record<string, Resource>).filter((r) => r.Type === 'AWS::IAM::Policy'));
-    expect(policies).toContain('ssm:GetParameter');
-    expect(policies).toContain(':parameter/social-data/proxy-url');
   });
 });
 

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { loadSecrets, loaded, resetSecrets } from '../../shared/runtime/secrets';
 
 /**
- * The cold-start loader reads through Powertools Parameters and the AWS SDK's Secrets Manager and
- * SSM clients, against a local stand-in for both services (the SDK's own AWS_ENDPOINT_URL_<SERVICE>
+ * The cold-start loader reads through Powertools Parameters and the AWS SDK's Secrets Manager
+ * client (the only one: the proxy URL is a secret too), against a local stand-in for the service (the SDK's own AWS_ENDPOINT_URL_<SERVICE>
  * override): the operation each call names, its input, the region the request is signed for (a
  * secret's ARN names its region), and the value handed back. No AWS call leaves this machine.
  */
@@ -27,12 +27,7 @@ beforeAll(async () => {
       const region = /Credential=[^/]+\/\d{8}\/([^/]+)\//.exec(req.headers.authorization ?? '')?.[1];
       const input = JSON.parse(body || '{}') as Record<string, unknown>;
       seen.push({ target, body: input, region });
-      const [status, answer] = script.shift() ?? [
-        200,
-        target === 'AmazonSSM.GetParameter'
-          ? JSON.stringify({ Parameter: { Name: input.Name, Type: 'SecureString', Value: 'http://u:pw@proxy.internal:3128', Version: 1 } })
-          : JSON.stringify({ ARN: input.SecretId, Name: 'n', SecretString: `value of ${String(input.SecretId).split(':').pop()}` }),
-      ];
+      const [status, answer] = script.shift() ?? [200, JSON.stringify({ ARN: input.SecretId, Name: 'n', SecretString: `value of ${String(input.SecretId).split(':').pop()}` })];
       res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
       res.end(answer);
     });
@@ -45,12 +40,12 @@ afterAll(() => {
   return new Promise<void>((r) => server.close(() => r()));
 });
 
-const VARS = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_REGION', 'AWS_ENDPOINT_URL_SECRETS_MANAGER', 'AWS_ENDPOINT_URL_SSM', 'CURSOR_SECRET_ARN', 'SCRAPER_PROXY_PARAMETER', 'SCRAPER_PROXY_URL', 'KEY_PEPPER_SECRET_ARN', 'AWS_MAX_ATTEMPTS'];
+const VARS = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_REGION', 'AWS_ENDPOINT_URL_SECRETS_MANAGER', 'CURSOR_SECRET_ARN', 'SCRAPER_PROXY_SECRET_ARN', 'SCRAPER_PROXY_URL', 'KEY_PEPPER_SECRET_ARN', 'AWS_MAX_ATTEMPTS'];
 const saved = Object.fromEntries(VARS.map((k) => [k, process.env[k]]));
 beforeEach(() => {
   seen.length = 0;
   script.length = 0;
-  Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret', AWS_SESSION_TOKEN: 'token', AWS_REGION: 'eu-west-1', AWS_ENDPOINT_URL_SECRETS_MANAGER: url, AWS_ENDPOINT_URL_SSM: url, AWS_MAX_ATTEMPTS: '1' });
+  Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret', AWS_SESSION_TOKEN: 'token', AWS_REGION: 'eu-west-1', AWS_ENDPOINT_URL_SECRETS_MANAGER: url, AWS_MAX_ATTEMPTS: '1' });
 });
 afterEach(() => {
   resetSecrets();
@@ -60,18 +55,18 @@ afterEach(() => {
   }
 });
 
-test('each secret from its ARN, in its region; the proxy parameter decrypted; read once', async () => {
+test('each secret from its ARN, in its region (one named without an ARN in the function\'s); read once', async () => {
   process.env.CURSOR_SECRET_ARN = 'arn:aws:secretsmanager:ap-southeast-2:1:secret:cursor';
   process.env.KEY_PEPPER_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:1:secret:pepper';
-  process.env.SCRAPER_PROXY_PARAMETER = '/social-data/proxy-url';
+  process.env.SCRAPER_PROXY_SECRET_ARN = 'social-data/proxy-url';
   delete process.env.SCRAPER_PROXY_URL;
   await Promise.all([loadSecrets(), loadSecrets()]);
   await loadSecrets();
-  expect(loaded).toEqual({ cursorSecret: 'value of cursor', keyPepper: 'value of pepper', proxyUrl: 'http://u:pw@proxy.internal:3128' });
+  expect(loaded).toEqual({ cursorSecret: 'value of cursor', keyPepper: 'value of pepper', proxyUrl: 'value of social-data/proxy-url' });
   expect(seen.map((s) => [s.target, s.region, s.body]).sort()).toEqual([
-    ['AmazonSSM.GetParameter', 'eu-west-1', { Name: '/social-data/proxy-url', WithDecryption: true }],
     ['secretsmanager.GetSecretValue', 'ap-southeast-2', { SecretId: 'arn:aws:secretsmanager:ap-southeast-2:1:secret:cursor' }],
     ['secretsmanager.GetSecretValue', 'eu-west-1', { SecretId: 'arn:aws:secretsmanager:eu-west-1:1:secret:pepper' }],
+    ['secretsmanager.GetSecretValue', 'eu-west-1', { SecretId: 'social-data/proxy-url' }],
   ]);
 });
 

@@ -10,14 +10,10 @@ const CURSOR = 'cursor-secret-from-secrets-manager';
 function fake(fail = false) {
   const calls: string[] = [];
   const clients: SecretClients = {
-    async secret(arn) {
-      calls.push(`secret ${arn}`);
+    async secret(arnOrName) {
+      calls.push(`secret ${arnOrName}`);
       if (fail) throw Object.assign(new Error(`AccessDenied for ${CURSOR}`), { name: 'AccessDeniedException' });
-      return CURSOR;
-    },
-    async parameter(name) {
-      calls.push(`parameter ${name}`);
-      return PROXY;
+      return arnOrName.includes('proxy') ? PROXY : CURSOR;
     },
   };
   return { calls, make: async () => clients };
@@ -26,7 +22,7 @@ function fake(fail = false) {
 const saved = { ...process.env };
 afterEach(() => {
   resetSecrets();
-  for (const k of ['CURSOR_SECRET_ARN', 'SCRAPER_PROXY_PARAMETER', 'SCRAPER_PROXY_URL', 'CURSOR_SECRET', 'KEY_PEPPER_SECRET_ARN', 'KEY_PEPPER']) {
+  for (const k of ['CURSOR_SECRET_ARN', 'SCRAPER_PROXY_SECRET_ARN', 'SCRAPER_PROXY_URL', 'CURSOR_SECRET', 'KEY_PEPPER_SECRET_ARN', 'KEY_PEPPER']) {
     if (saved[k] === undefined) delete process.env[k];
     else process.env[k] = saved[k];
   }
@@ -34,7 +30,7 @@ afterEach(() => {
 
 test('nothing configured: no client is made, nothing is loaded', async () => {
   delete process.env.CURSOR_SECRET_ARN;
-  delete process.env.SCRAPER_PROXY_PARAMETER;
+  delete process.env.SCRAPER_PROXY_SECRET_ARN;
   const f = fake();
   let made = 0;
   await loadSecrets(async () => (made++, f.make()));
@@ -44,12 +40,12 @@ test('nothing configured: no client is made, nothing is loaded', async () => {
 
 test('reads each secret once per cold start, however many requests arrive at once, and keeps it in memory', async () => {
   process.env.CURSOR_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:1:secret:cursor';
-  process.env.SCRAPER_PROXY_PARAMETER = '/social-data/proxy-url';
+  process.env.SCRAPER_PROXY_SECRET_ARN = 'social-data/proxy-url';
   delete process.env.SCRAPER_PROXY_URL;
   const f = fake();
   await Promise.all([loadSecrets(f.make), loadSecrets(f.make), loadSecrets(f.make)]);
   await loadSecrets(f.make);
-  expect(f.calls.sort()).toEqual(['parameter /social-data/proxy-url', 'secret arn:aws:secretsmanager:eu-west-1:1:secret:cursor']);
+  expect(f.calls.sort()).toEqual(['secret arn:aws:secretsmanager:eu-west-1:1:secret:cursor', 'secret social-data/proxy-url']);
   expect(loaded).toEqual({ cursorSecret: CURSOR, proxyUrl: PROXY });
   expect(proxyUrl('microblog-a')).toBe(PROXY);
   // Never copied into the environment (which a crash dump or a child process would show).
@@ -58,7 +54,7 @@ test('reads each secret once per cold start, however many requests arrive at onc
 });
 
 test('a plain variable (local, tests) still wins over the loaded value', async () => {
-  process.env.SCRAPER_PROXY_PARAMETER = '/social-data/proxy-url';
+  process.env.SCRAPER_PROXY_SECRET_ARN = 'social-data/proxy-url';
   process.env.SCRAPER_PROXY_URL = 'http://127.0.0.1:9';
   await loadSecrets(fake().make);
   expect(proxyUrl('microblog-a')).toBe('http://127.0.0.1:9');
