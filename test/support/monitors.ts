@@ -1,4 +1,27 @@
 import { MONITOR_ROUTES } from '../../shared/api/monitor-routes';
+import { newSecret, sealSecret } from '../../shared/monitors/secret';
+import type { Monitor } from '../../shared/monitors/store';
+
+/**
+ * A stored monitor as the API would make it (active, due at `at`, a freshly sealed secret), for
+ * tests that put one straight into the table; `fields` changes what the test is about.
+ */
+export function aMonitor(teamId: string, fields: Partial<Monitor> = {}, at = Date.now()): Monitor {
+  return {
+    teamId,
+    monitorId: `mon_${Math.random().toString(16).slice(2, 14)}`,
+    operation: 'microblog-a-user-posts',
+    params: { handle: 'someone.example' },
+    intervalSeconds: 60,
+    webhookUrl: 'https://example.com/hook',
+    status: 'active',
+    secret: sealSecret(newSecret()),
+    createdAt: new Date(at).toISOString(),
+    updatedAt: new Date(at).toISOString(),
+    nextPollAt: at,
+    ...fields,
+  };
+}
 
 /**
  * Every route of MONITOR_ROUTES that names one monitor, made concrete for monitor `id` (and, for a

@@ -1,3 +1,4 @@
+import { proxyEvent } from '../../../shared/http/proxy-event';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -61,20 +62,7 @@ afterAll(() => new Promise((r) => receiver.close(r)));
 
 const HOST = 'api.example.test';
 function event(method: string, path: string, headers: Record<string, string>, body?: unknown): APIGatewayProxyEvent {
-  return {
-    resource: path,
-    path,
-    httpMethod: method,
-    headers: { host: HOST, ...headers },
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    body: body === undefined ? null : JSON.stringify(body),
-    isBase64Encoded: false,
-    requestContext: { httpMethod: method, path, requestId: randomUUID() } as unknown as APIGatewayProxyEvent['requestContext'],
-  };
+  return proxyEvent({ method, path, headers: { host: HOST, ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }, { requestId: randomUUID() });
 }
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const call = async (method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ statusCode: number; body: any }> => {

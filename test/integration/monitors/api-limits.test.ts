@@ -1,3 +1,4 @@
+import { proxyEvent } from '../../../shared/http/proxy-event';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,20 +29,7 @@ beforeAll(async () => {
 afterAll(() => new Promise((r) => receiver.close(r)));
 
 function event(method: string, path: string, key: string, body?: unknown): APIGatewayProxyEvent {
-  return {
-    resource: path,
-    path,
-    httpMethod: method,
-    headers: { 'x-api-key': key },
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    body: body === undefined ? null : JSON.stringify(body),
-    isBase64Encoded: false,
-    requestContext: { httpMethod: method, path, requestId: randomUUID() } as unknown as APIGatewayProxyEvent['requestContext'],
-  };
+  return proxyEvent({ method, path, headers: { 'x-api-key': key }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }, { requestId: randomUUID() });
 }
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const call = async (method: string, path: string, key: string, body?: unknown): Promise<{ status: number; headers: Record<string, unknown>; body: any }> => {

@@ -1,3 +1,4 @@
+import { aMonitor } from '../../support/monitors';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
@@ -5,7 +6,6 @@ import { SQSClient, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk
 import type { SQSEvent } from 'aws-lambda';
 import { ensureTables } from '../../../dev/tables';
 import { deliveryWorker, pollWorker, tickHandler } from '../../../shared/monitors/aws';
-import { newSecret, sealSecret } from '../../../shared/monitors/secret';
 import { type Monitor, getMonitor, listDeliveries, putMonitor } from '../../../shared/monitors/store';
 import { operation } from '../../../shared/operations';
 
@@ -52,19 +52,8 @@ afterAll(async () => {
   await new Promise((r) => receiver.close(r));
 });
 
-const monitor = (monitorId: string, op: Monitor['operation'], params: Record<string, string>, at: number): Monitor => ({
-  teamId: 'team-aws',
-  monitorId,
-  operation: op,
-  params,
-  intervalSeconds: 300,
-  webhookUrl: hook,
-  status: 'active',
-  secret: sealSecret(newSecret()),
-  createdAt: new Date(at).toISOString(),
-  updatedAt: new Date(at).toISOString(),
-  nextPollAt: at,
-});
+const monitor = (monitorId: string, op: Monitor['operation'], params: Record<string, string>, at: number): Monitor =>
+  aMonitor('team-aws', { monitorId, operation: op, params, intervalSeconds: 300, webhookUrl: hook }, at);
 const sqsEvent = (bodies: string[]): SQSEvent => ({ Records: bodies.map((body, i) => ({ messageId: `m${i}`, body }) as SQSEvent['Records'][number]) });
 
 test('tick -> per-platform poll queues -> poll worker -> delivery queue -> delivery worker, with its retry delayed', async () => {

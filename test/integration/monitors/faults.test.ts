@@ -1,3 +1,4 @@
+import { aMonitor } from '../../support/monitors';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -12,7 +13,6 @@ import { HOLD_PREFIX, TEAM_SK, teamPk } from '../../../shared/db/tables';
 import { attempt } from '../../../shared/monitors/deliver';
 import { pollMonitor } from '../../../shared/monitors/poll';
 import { runDue } from '../../../shared/monitors/scheduler';
-import { newSecret, sealSecret } from '../../../shared/monitors/secret';
 import { type Monitor, createMonitor, deleteMonitor, getWatchState, listDeliveries } from '../../../shared/monitors/store';
 import { config } from '../../../shared/runtime/config';
 import { logger } from '../../../shared/runtime/log';
@@ -89,20 +89,7 @@ const CREDITS = 1000;
 async function newMonitor(): Promise<Monitor> {
   const { teamId, keyId } = await teamWithKey(`faults-${Math.random().toString(36).slice(2, 8)}`, CREDITS);
   const now = clock;
-  const m: Monitor = {
-    teamId,
-    monitorId: `mon_${Math.random().toString(16).slice(2, 14)}`,
-    keyId,
-    operation: 'microblog-a-user-posts',
-    params: { handle: HANDLE },
-    intervalSeconds: 1,
-    webhookUrl: hook,
-    status: 'active',
-    secret: sealSecret(newSecret()),
-    createdAt: new Date(now).toISOString(),
-    updatedAt: new Date(now).toISOString(),
-    nextPollAt: now,
-  };
+  const m = aMonitor(teamId, { keyId, params: { handle: HANDLE }, intervalSeconds: 1, webhookUrl: hook }, now);
   expect(await createMonitor(m, 100)).toBe(true);
   return m;
 }

@@ -1,7 +1,7 @@
+import { aMonitor } from '../../support/monitors';
 import { ensureTables } from '../../../dev/tables';
 import { attempt, newDelivery, outboxItems } from '../../../shared/monitors/deliver';
 import { eventIdFor } from '../../../shared/monitors/events';
-import { newSecret, sealSecret } from '../../../shared/monitors/secret';
 import { type Monitor, deleteMonitor, dueDeliveries, listDeliveries, monitorUpdateItem, putMonitor, writeTogether, createMonitor } from '../../../shared/monitors/store';
 import { logger } from '../../../shared/runtime/log';
 
@@ -13,19 +13,7 @@ import { logger } from '../../../shared/runtime/log';
  */
 beforeAll(() => ensureTables());
 
-const monitor = (teamId: string): Monitor => ({
-  teamId,
-  monitorId: `mon_${Math.random().toString(16).slice(2, 14)}`,
-  operation: 'microblog-a-user-posts',
-  params: { handle: 'someone.example' },
-  intervalSeconds: 60,
-  webhookUrl: 'https://example.com/hook',
-  status: 'active',
-  secret: sealSecret(newSecret()),
-  createdAt: new Date().toISOString(),
-  updatedAt: new Date().toISOString(),
-  nextPollAt: Date.now(),
-});
+const monitor = (teamId: string): Monitor => aMonitor(teamId);
 
 test('150 events of one step: one transaction with overflow items, expanded into 150 deliveries, each once', async () => {
   const m = monitor(`outbox-${Date.now()}`);

@@ -1,29 +1,16 @@
+import { aMonitor } from '../../support/monitors';
 import { ensureTables } from '../../../dev/tables';
 import { teamWithKey } from '../../../dev/teams';
 import { getMember, invite, removeMember } from '../../../shared/auth/members';
 import { revokeKey } from '../../../shared/auth/keys';
 import { pollMonitor } from '../../../shared/monitors/poll';
-import { newSecret, sealSecret } from '../../../shared/monitors/secret';
 import { type Monitor, getMonitor, listDeliveries, putMonitor } from '../../../shared/monitors/store';
 import { logger } from '../../../shared/runtime/log';
 
 /** A monitor is bound to who created it: its key revoked or its member removed, a poll pauses it and never reaches the upstream. */
 beforeAll(() => ensureTables());
 
-const monitorOf = (teamId: string, owner: Pick<Monitor, 'keyId' | 'memberId'>): Monitor => ({
-  teamId,
-  monitorId: `mon_${Math.random().toString(16).slice(2, 14)}`,
-  ...owner,
-  operation: 'microblog-a-user-posts',
-  params: { handle: 'someone.example' },
-  intervalSeconds: 60,
-  webhookUrl: 'https://example.com/hook',
-  status: 'active',
-  secret: sealSecret(newSecret()),
-  createdAt: new Date().toISOString(),
-  updatedAt: new Date().toISOString(),
-  nextPollAt: Date.now(),
-});
+const monitorOf = (teamId: string, owner: Pick<Monitor, 'keyId' | 'memberId'>): Monitor => aMonitor(teamId, owner);
 
 test.each(['key_revoked', 'member_removed'] as const)('%s: paused with that reason, one monitor.paused, no upstream request', async (reason) => {
   const { teamId, keyId } = await teamWithKey('owner-test', 10);
