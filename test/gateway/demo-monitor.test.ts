@@ -31,11 +31,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** A script run as `npm run` would (tsx), with a clean environment (not this test run's DynamoDB Local). */
-function run(script: string, env: Record<string, string>): { child: ChildProcess; output: () => string; waitFor: (re: RegExp, ms: number) => Promise<RegExpMatchArray> } {
-  const keep = ['PATH', 'HOME', 'JAVA_HOME', 'TMPDIR', 'LANG'].filter((k) => process.env[k] !== undefined);
-  const child = spawn(TSX, [script], { cwd: ROOT, env: { ...Object.fromEntries(keep.map((k) => [k, process.env[k]!])), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
+/** A child's output as it comes, and a wait for a line of it (the child ending first fails the wait). */
+function watched(child: ChildProcess, what: string): { child: ChildProcess; output: () => string; waitFor: (re: RegExp, ms: number) => Promise<RegExpMatchArray> } {
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString('utf8')));
@@ -45,31 +42,31 @@ function run(script: string, env: Record<string, string>): { child: ChildProcess
       const check = setInterval(() => {
         const m = re.exec(out);
         if (m) return clearInterval(check), resolve(m);
-        if (Date.now() - started > ms || child.exitCode !== null) clearInterval(check), reject(new Error(`${script}: no ${re} within ${ms} ms; output:\n${out.slice(-3000)}`));
+        if (Date.now() - started > ms || child.exitCode !== null) clearInterval(check), reject(new Error(`${what}: no ${re} within ${ms} ms; output:\n${out.slice(-3000)}`));
       }, 200);
     });
   return { child, output: () => out, waitFor };
 }
 
-/** A printed shell line, run as pasted (sh -c, in the checkout), in its own process group so that npm's children stop with it. */
-function shell(line: string, env: Record<string, string>): { child: ChildProcess; output: () => string; waitFor: (re: RegExp, ms: number) => Promise<RegExpMatchArray>; exited: Promise<number | null> } {
+/** The environment of a child: a clean one (not this test run's DynamoDB Local), with `env`. */
+const childEnv = (env: Record<string, string>) => {
   const keep = ['PATH', 'HOME', 'JAVA_HOME', 'TMPDIR', 'LANG'].filter((k) => process.env[k] !== undefined);
-  const child = spawn('sh', ['-c', line], { cwd: ROOT, detached: true, env: { ...Object.fromEntries(keep.map((k) => [k, process.env[k]!])), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return { ...Object.fromEntries(keep.map((k) => [k, process.env[k]!])), ...env };
+};
+
+/** A script run as `npm run` would (tsx). */
+function run(script: string, env: Record<string, string>) {
+  const child = spawn(TSX, [script], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  return watched(child, script);
+}
+
+/** A printed shell line, run as pasted (sh -c, in the checkout), in its own process group so that npm's children stop with it. */
+function shell(line: string, env: Record<string, string>) {
+  const child = spawn('sh', ['-c', line], { cwd: ROOT, detached: true, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   groups.push(child);
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const waitFor = (re: RegExp, ms: number) =>
-    new Promise<RegExpMatchArray>((resolve, reject) => {
-      const started = Date.now();
-      const check = setInterval(() => {
-        const m = re.exec(out);
-        if (m) return clearInterval(check), resolve(m);
-        if (Date.now() - started > ms || child.exitCode !== null) clearInterval(check), reject(new Error(`${line}: no ${re} within ${ms} ms; output:\n${out.slice(-3000)}`));
-      }, 200);
-    });
-  return { child, output: () => out, waitFor, exited };
+  return { ...watched(child, line), exited };
 }
 const groups: ChildProcess[] = [];
 afterAll(() => {
