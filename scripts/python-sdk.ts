@@ -21,6 +21,7 @@ import { routedOperations, answeredStatuses, type Operation } from '../shared/op
 import { ACCOUNT_ROUTES, KEY_READABLE } from '../shared/api/account-routes';
 import { MONITOR_ROUTES } from '../shared/api/monitor-routes';
 import { CACHE_MAX_AGE_SECONDS } from '../shared/http/validation';
+import { ITEM_KEY_FIELDS } from '../cli/state';
 import { operationCommands } from '../cli/table';
 import { openApiDocument } from './openapi';
 
@@ -215,7 +216,7 @@ function operationClass(op: Operation, doc0: Json, types: TypeWriter, command: R
   out.push(`class ${cls}(_Operation[${dataType}]):`);
   out.push(doc(head.slice(0, head[head.length - 1] === '' ? -1 : undefined), '    '));
   out.push('');
-  out.push(`    _id = ${JSON.stringify(op.id)}`, `    _path = ${JSON.stringify(op.path)}`, `    _cursor = ${cursor ? JSON.stringify(cursor) : 'None'}`, `    _list = ${list ? JSON.stringify(list) : 'None'}`);
+  out.push(`    _id = ${JSON.stringify(op.id)}`, `    _path = ${JSON.stringify(op.path)}`, `    _cursor = ${cursor ? JSON.stringify(cursor) : 'None'}`, `    _list = ${list ? JSON.stringify(list) : 'None'}`, `    _key = (${JSON.stringify(ITEM_KEY_FIELDS.id)}, ${JSON.stringify(ITEM_KEY_FIELDS.repostedAt)})`);
   // The command line's CSV columns of a record (cli/columns.ts): name, path, JSON-encoded or not.
   out.push('    _columns = (', ...(command?.columns ?? []).map((c) => `        (${JSON.stringify(c.name)}, (${c.path.map((p) => JSON.stringify(p)).join(', ')}${c.path.length === 1 ? ',' : ''}), ${c.json ? 'True' : 'False'}),`), '    )');
   out.push('');

@@ -215,13 +215,15 @@ def _json(raw: bytes) -> Any:
         return None
 
 
-def item_key(item: Mapping[str, Any]) -> Optional[str]:
+def item_key(item: Mapping[str, Any], fields: Tuple[str, str]) -> Optional[str]:
     """What tells two items apart across pages, as the command line does (cli/state.ts itemKey):
-    the id, and for a repost the time of the repost (a post and its repost share an id)."""
-    ident = item.get("id") if isinstance(item, Mapping) else None
+    the id, and for a repost the time of the repost (a post and its repost share an id). `fields`
+    names the two (each generated operation's `_key`, from cli/state.ts ITEM_KEY_FIELDS)."""
+    id_field, reposted_field = fields
+    ident = item.get(id_field) if isinstance(item, Mapping) else None
     if ident is None or ident == "":
         return None
-    reposted = item.get("repostedAt")
+    reposted = item.get(reposted_field)
     return str(ident) if reposted in (None, "") else f"{ident} reposted {reposted}"
 
 
@@ -248,6 +250,7 @@ class _Operation(Generic[T]):
     _path: str = ""
     _cursor: Optional[str] = None
     _list: Optional[str] = None
+    _key: Tuple[str, str] = ("", "")
     _columns: Tuple[Tuple[str, Tuple[str, ...], bool], ...] = ()
 
     def __init__(self, transport: Transport) -> None:
@@ -295,7 +298,7 @@ class _Operation(Generic[T]):
                 # Only an item an earlier page had is left out: on one page a post and its repost share an id.
                 fresh = []
                 for item in data.get(self._list) or []:
-                    key = item_key(item)
+                    key = item_key(item, self._key)
                     if key is not None and key in seen:
                         continue
                     fresh.append((key, item))

@@ -2593,6 +2593,7 @@ class MicroblogAUserPosts(_Operation[MicroblogAUserPostsData]):
     _path = "/v1/microblog-a/user/posts"
     _cursor = "cursor"
     _list = "posts"
+    _key = ("id", "repostedAt")
     _columns = (
         ("id", ("id",), False),
         ("uri", ("uri",), False),
@@ -2795,6 +2796,7 @@ class LivestreamClip(_Operation[LivestreamClipData]):
     _path = "/v1/livestream/clip"
     _cursor = None
     _list = None
+    _key = ("id", "repostedAt")
     _columns = (
         ("clip.id", ("clip", "id"), False),
         ("clip.title", ("clip", "title"), False),
@@ -2854,6 +2856,7 @@ class MicroblogBProfile(_Operation[MicroblogBProfileData]):
     _path = "/v1/microblog-b/profile"
     _cursor = None
     _list = None
+    _key = ("id", "repostedAt")
     _columns = (
         ("profile.id", ("profile", "id"), False),
         ("profile.name", ("profile", "name"), False),
@@ -2909,6 +2912,7 @@ class CitygameDaily(_Operation[CitygameDailyData]):
     _path = "/v1/citygame/daily"
     _cursor = None
     _list = None
+    _key = ("id", "repostedAt")
     _columns = (
         ("date", ("date",), False),
         ("weekday", ("weekday",), False),
@@ -2950,6 +2954,7 @@ class ShortvideoUserFollowing(_Operation[ShortvideoUserFollowingData]):
     _path = "/v1/shortvideo/user/following"
     _cursor = "cursor"
     _list = "following"
+    _key = ("id", "repostedAt")
     _columns = (
         ("id", ("id",), False),
         ("secUid", ("secUid",), False),
@@ -3039,6 +3044,7 @@ class LinkpagePage(_Operation[LinkpagePageData]):
     _path = "/v1/linkpage/page"
     _cursor = None
     _list = None
+    _key = ("id", "repostedAt")
     _columns = (
         ("page.username", ("page", "username"), False),
         ("page.name", ("page", "name"), False),
@@ -3092,6 +3098,7 @@ class ShortvideoVideoComments(_Operation[ShortvideoVideoCommentsData]):
     _path = "/v1/shortvideo/video/comments"
     _cursor = "cursor"
     _list = "comments"
+    _key = ("id", "repostedAt")
     _columns = (
         ("id", ("id",), False),
         ("videoId", ("videoId",), False),
@@ -3215,6 +3222,7 @@ class ProfessionalPost(_Operation[ProfessionalPostData]):
     _path = "/v1/professional/post"
     _cursor = None
     _list = None
+    _key = ("id", "repostedAt")
     _columns = (
         ("content.type", ("content", "type"), False),
         ("content.id", ("content", "id"), False),
@@ -3313,6 +3321,7 @@ class MicroblogCUserPosts(_Operation[MicroblogCUserPostsData]):
     _path = "/v1/microblog-c/user/posts"
     _cursor = "cursor"
     _list = "posts"
+    _key = ("id", "repostedAt")
     _columns = (
         ("id", ("id",), False),
         ("url", ("url",), False),
@@ -3429,6 +3438,7 @@ class MicroblogBUserNotes(_Operation[MicroblogBUserNotesData]):
     _path = "/v1/microblog-b/user-notes"
     _cursor = None
     _list = "notes"
+    _key = ("id", "repostedAt")
     _columns = (
         ("id", ("id",), False),
         ("url", ("url",), False),
@@ -3573,6 +3583,7 @@ class ShortvideoUserLive(_Operation[ShortvideoUserLiveData]):
     _path = "/v1/shortvideo/user/live"
     _cursor = None
     _list = None
+    _key = ("id", "repostedAt")
     _columns = (
         ("isLive", ("isLive",), False),
         ("user.id", ("user", "id"), False),
@@ -3649,6 +3660,7 @@ class MicroblogBNote(_Operation[MicroblogBNoteData]):
     _path = "/v1/microblog-b/note"
     _cursor = None
     _list = None
+    _key = ("id", "repostedAt")
     _columns = (
         ("focalNote.id", ("focalNote", "id"), False),
         ("focalNote.url", ("focalNote", "url"), False),
@@ -3813,6 +3825,7 @@ class ShortvideoSearchHashtag(_Operation[ShortvideoSearchHashtagData]):
     _path = "/v1/shortvideo/search/hashtag"
     _cursor = "cursor"
     _list = "videos"
+    _key = ("id", "repostedAt")
     _columns = (
         ("id", ("id",), False),
         ("url", ("url",), False),
