@@ -1,4 +1,4 @@
-import { matchRoute, type RouteDef } from './routes';
+import type { RouteDef } from './routes';
 
 /**
  * The monitors API's routes, written once: the function routes by them, the local gateway serves
@@ -19,5 +19,3 @@ export const MONITOR_ROUTES = [
   { method: 'POST', path: '/v1/monitors/{monitorId}/deliveries/{eventId}/redeliver', name: 'redeliver', caller: 'either' },
 ] as const satisfies readonly RouteDef[];
 export type MonitorRouteName = (typeof MONITOR_ROUTES)[number]['name'];
-
-export const matchMonitorRoute = (method: string, path: string) => matchRoute(MONITOR_ROUTES, method, path);
