@@ -103,3 +103,24 @@ export const sessionPk = (hash: string) => `SESSION#${hash}`;
 export const SESSION_SK = 'SESSION';
 export const throttlePk = (kind: 'pair' | 'addr' | 'email' | 'known', value: string) => `THROTTLE#${kind}#${value}`;
 export const THROTTLE_SK = 'THROTTLE';
+
+/**
+ * Team webhook endpoints and team events, in the events table (shared/webhooks/, docs/webhooks.md):
+ *   TEAM#<teamId> / WHEP#<endpointId>   an endpoint: url, types, status, secret (sealed), previousSecret?, …
+ *                                       (duePk WHSUB, dueSk <teamId>#<endpointId> while it wants a broadcast type:
+ *                                       the listing a broadcast event is expanded over)
+ *   TEAM#<teamId> / WHCOUNT             the team's number of endpoints (taken conditionally with each create)
+ *   TEAM#<teamId> / WHEVT#<eventId>     a team event (the outbox item a producer writes in its own transaction):
+ *                                       type, body; due at once in DLVDUE, expanded by the delivery side into one
+ *                                       delivery per subscribed endpoint (MONDLV#<endpointId>#<eventId>); expiresAt 7 days
+ *   BROADCAST / WHEVT#<eventId>         an event for every subscribed endpoint of every team (operation.*), the same way
+ *   STATUSWATCH / STATUSWATCH           each operation's public state as last announced (shared/webhooks/status-watch.ts)
+ */
+export const ENDPOINT_PREFIX = 'WHEP#';
+export const endpointSk = (endpointId: string) => `${ENDPOINT_PREFIX}${endpointId}`;
+export const ENDPOINT_COUNT_SK = 'WHCOUNT';
+export const teamEventSk = (eventId: string) => `WHEVT#${eventId}`;
+export const BROADCAST_PK = 'BROADCAST';
+/** The due index's partition of the endpoints that want a broadcast type (not due work: a listing). */
+export const BROADCAST_SUBSCRIBERS = 'WHSUB';
+export const STATUS_WATCH_KEY = { pk: 'STATUSWATCH', sk: 'STATUSWATCH' } as const;

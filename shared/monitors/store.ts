@@ -5,6 +5,7 @@ import { TEAM_INDEX, teamPk } from '../db/tables';
 import { config } from '../runtime/config';
 import type { PendingEvent, WatchState } from './events';
 import type { MonitorableId } from '../api/monitor-kinds';
+import type { TeamEventType } from '../webhooks/catalogue';
 
 /**
  * Monitors and their deliveries, in the accounts table (no new table: the team's data lives there):
@@ -75,7 +76,7 @@ export interface Delivery {
   teamId: string;
   monitorId: string;
   eventId: string;
-  type: PendingEvent['type'];
+  type: PendingEvent['type'] | TeamEventType;
   body: string;
   timestamp: number;
   createdAt: number;
