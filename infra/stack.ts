@@ -25,7 +25,7 @@ export const SERVICE_NAME = 'social-data-api';
  * The whole service in one stack, composed of its parts, each a construct of its own file that gets
  * the resources it needs as props (a part never calls back into another):
  *
- *   Data        the two DynamoDB tables, the customer-managed key (context kmsKey), the key pepper
+ *   Data        the three DynamoDB tables, the customer-managed key (context kmsKey), the key pepper
  *   Edge        the REST API, its stage, the per-team usage plan, gateway responses, the web ACL, per-method throttles
  *   Operations  one function per routed operation (shared/operations.ts), the REQUEST authorizer, their routes
  *   Documents   the OpenAPI document, /llms.txt and the MCP server
@@ -54,6 +54,7 @@ export class SocialDataApiStack extends Stack {
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       ACCOUNTS_TABLE: data.accounts.tableName,
       CACHE_TABLE: data.cache.tableName,
+      EVENTS_TABLE: data.events.tableName,
       // Writers and the status page's reader must agree on it (shared/status/outcomes.ts).
       OUTCOME_SHARDS: String(settings.outcomeShards),
     };
@@ -89,6 +90,7 @@ export class SocialDataApiStack extends Stack {
     new CfnOutput(this, 'UsagePlanId', { value: edge.usagePlan.usagePlanId, description: 'USAGE_PLAN_ID for the admin CLI' });
     new CfnOutput(this, 'AccountsTableName', { value: data.accounts.tableName, description: 'ACCOUNTS_TABLE' });
     new CfnOutput(this, 'CacheTableName', { value: data.cache.tableName, description: 'CACHE_TABLE' });
+    new CfnOutput(this, 'EventsTableName', { value: data.events.tableName, description: 'EVENTS_TABLE' });
     new CfnOutput(this, 'KeyPepperSecretArn', { value: data.keyPepper.secretArn, description: 'KEY_PEPPER_SECRET_ARN for the admin CLI (keys it creates are hashed with the pepper)' });
 
     this.api = api;

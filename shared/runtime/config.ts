@@ -27,6 +27,10 @@ export const config = {
   get cacheTable() {
     return process.env.CACHE_TABLE || 'social-data-cache';
   },
+  /** The event engine's table: monitors, their state, events and deliveries (shared/db/tables.ts EVENTS). */
+  get eventsTable() {
+    return process.env.EVENTS_TABLE || 'social-data-events';
+  },
   /** Set for DynamoDB Local; unset in AWS. */
   get dynamoEndpoint() {
     return process.env.DYNAMODB_ENDPOINT || undefined;

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SocialDataApiStack, TEAM_BURST_LIMIT, TEAM_RATE_LIMIT } from '../../infra/stack';
 import { ROUTE_GROUPS, edgeTable, groupOf, methodShare } from '../../infra/edge';
-import { ACCOUNTS, CACHE , TEAM_INDEX } from '../../shared/db/tables';
+import { ACCOUNTS, CACHE, DUE_INDEX, EVENTS, TEAM_INDEX } from '../../shared/db/tables';
 import { ACCOUNT_ROUTES } from '../../shared/api/account-routes';
 import { MONITOR_ROUTES } from '../../shared/api/monitor-routes';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../../shared/api/agent-routes';
@@ -506,6 +506,19 @@ describe('tables', () => {
     });
   });
 
+  it('events: pk/sk, the sparse due index (all attributes), TTL on expiresAt, on demand, point-in-time recovery, retained; every function gets EVENTS_TABLE', () => {
+    const events = template.toJSON().Resources[tableId('EventsTable')];
+    expect(events.DeletionPolicy).toBe('Retain');
+    expect(events.Properties).toMatchObject({
+      KeySchema: [{ AttributeName: EVENTS.partitionKey, KeyType: 'HASH' }, { AttributeName: EVENTS.sortKey, KeyType: 'RANGE' }],
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      GlobalSecondaryIndexes: [{ IndexName: DUE_INDEX.name, KeySchema: [{ AttributeName: DUE_INDEX.partitionKey, KeyType: 'HASH' }, { AttributeName: DUE_INDEX.sortKey, KeyType: 'RANGE' }], Projection: { ProjectionType: 'ALL' } }],
+    });
+    for (const [, fn] of ofType('AWS::Lambda::Function').filter(([, f]) => f.Properties.Environment?.Variables?.ACCOUNTS_TABLE)) expect(fn.Properties.Environment.Variables.EVENTS_TABLE).toEqual({ Ref: tableId('EventsTable') });
+  });
+
   it('cache: pk, TTL attribute, on demand', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: [{ AttributeName: CACHE.partitionKey, KeyType: 'HASH' }],
@@ -828,8 +841,9 @@ describe('headers and data at rest (issue 18.10)', () => {
     for (const [, r] of responses) expect(r.Properties.ResponseParameters['gatewayresponse.header.x-content-type-options']).toBe("'nosniff'");
   });
 
-  it('the accounts table has deletion protection (the cache does not need it)', () => {
+  it('the accounts and events tables have deletion protection (the cache does not need it)', () => {
     expect(resources[tableId('AccountsTable')]!.Properties.DeletionProtectionEnabled).toBe(true);
+    expect(resources[tableId('EventsTable')]!.Properties.DeletionProtectionEnabled).toBe(true);
     expect(resources[tableId('CacheTable')]!.Properties.DeletionProtectionEnabled).toBeFalsy();
   });
 
@@ -839,7 +853,7 @@ describe('headers and data at rest (issue 18.10)', () => {
     for (const [, s] of ofType('AWS::SecretsManager::Secret')) expect(s.Properties.KmsKeyId).toBeUndefined();
   });
 
-  it('kmsKey=true: one customer-managed key (rotated, retained) encrypts both tables and every secret', () => {
+  it('kmsKey=true: one customer-managed key (rotated, retained) encrypts the three tables and every secret', () => {
     for (const flag of [true, 'true']) {
       const t = synth({ kmsKey: flag }).toJSON() as { Resources: Record<string, Resource & { DeletionPolicy?: string }> };
       const all = Object.entries(t.Resources);
@@ -849,7 +863,7 @@ describe('headers and data at rest (issue 18.10)', () => {
       expect(key.Properties.EnableKeyRotation).toBe(true);
       expect(key.DeletionPolicy).toBe('Retain');
       const tables = all.filter(([, r]) => r.Type === 'AWS::DynamoDB::Table');
-      expect(tables).toHaveLength(2);
+      expect(tables).toHaveLength(3);
       for (const [, table] of tables) expect(table.Properties.SSESpecification).toEqual({ SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] } });
       const secrets = all.filter(([, r]) => r.Type === 'AWS::SecretsManager::Secret');
       expect(secrets.length).toBeGreaterThanOrEqual(1);

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 const suffix = randomUUID().slice(0, 8);
 process.env.ACCOUNTS_TABLE = `accounts-${suffix}`;
 process.env.CACHE_TABLE = `cache-${suffix}`;
+process.env.EVENTS_TABLE = `events-${suffix}`;
 process.env.AWS_REGION = 'us-east-1';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
