@@ -11,6 +11,7 @@ import { logger } from '../shared/runtime/log';
 import { routedOperations, type Operation } from '../shared/operations';
 import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/api/account-routes';
 import { MONITOR_ROUTES } from '../shared/api/monitor-routes';
+import { WEBHOOK_ROUTES } from '../shared/api/webhook-routes';
 import { type RouteDef, matchRoute } from '../shared/api/routes';
 import { createMcpHandler } from '../shared/mcp/http';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/api/agent-routes';
@@ -147,6 +148,7 @@ function router(opts: GatewayOptions, publicUrl: () => string): (req: http.Incom
       if (url.pathname === LLMS_PATH && get) return llms(plainEvent(req, url, requestId, LLMS_PATH, null, null));
       if (url.pathname.startsWith('/v1/account/')) return await jsonApiRoute(ACCOUNT_ROUTES, () => import('../functions/account'), req, url, requestId);
       if (url.pathname === '/v1/monitors' || url.pathname.startsWith('/v1/monitors/')) return await jsonApiRoute(MONITOR_ROUTES, () => import('../functions/monitors'), req, url, requestId);
+      if (url.pathname === '/v1/webhooks' || url.pathname.startsWith('/v1/webhooks/')) return await jsonApiRoute(WEBHOOK_ROUTES, () => import('../functions/monitors'), req, url, requestId);
       if ((url.pathname === DASHBOARD_PATH || url.pathname.startsWith(`${DASHBOARD_PATH}/`)) && get) return await dashboard(req, url, requestId);
       return await operation(req, url, requestId);
     } catch (err) {

@@ -8,6 +8,7 @@ import { ApiError, atCapacity } from '../http/errors';
 import type { Log } from '../runtime/log';
 import { ledgerKey } from './ledger';
 import { COST } from './teams';
+import { creditEvents, creditFieldsOf, creditTransition } from '../webhooks/credits';
 
 /**
  * The reservation of a live request's credit: one conditional UpdateItem on the team item takes 1
@@ -128,6 +129,8 @@ export async function reserve(teamId: string, requestId: string = randomUUID(), 
       );
       const item = res.Attributes ?? {};
       await sweepOldMarks(teamId, item, now, log);
+      // credits.low / credits.exhausted, decided on the values this update returned: no call unless this charge crossed.
+      if (creditTransition(creditFieldsOf(item))) await creditEvents(teamId, item, log, now);
       return { teamId, requestId, at: now, remaining: Number(item.credits ?? 0) };
     } catch (err) {
       rememberSettled(teamId, settled); // not removed by this update: by the next one

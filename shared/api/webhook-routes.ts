@@ -8,6 +8,9 @@ import type { RouteDef } from './routes';
  * route answers the team's API key or a dashboard session (`caller: 'either'`).
  */
 export const WEBHOOK_ROUTES = [
+  // Before the {endpointId} routes: `settings` is no endpoint's id (those are ep_…).
+  { method: 'GET', path: '/v1/webhooks/settings', name: 'settings', caller: 'either' },
+  { method: 'PATCH', path: '/v1/webhooks/settings', name: 'updateSettings', caller: 'either' },
   { method: 'POST', path: '/v1/webhooks', name: 'create', caller: 'either' },
   { method: 'GET', path: '/v1/webhooks', name: 'list', caller: 'either' },
   { method: 'GET', path: '/v1/webhooks/{endpointId}', name: 'get', caller: 'either' },

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { teamEventWrites } from '../webhooks/events';
 import { config } from '../runtime/config';
 import { conditionally, db, isConditionalFailure, teamItems } from '../db/client';
 import { INVITE_SK, MEMBER_SK, TEAM_INDEX, invitePk, memberPk, teamPk } from '../db/tables';
@@ -214,15 +215,24 @@ export function upgradePasswordHash(member: Member, oldHash: string, newHash: st
  * next request. Returns false when the team has no such (current) member.
  */
 export function removeMember(member: Member, now = Date.now()): Promise<boolean> {
+  const removedAt = new Date(now).toISOString();
+  // The removal and its member.removed event (shared/webhooks/events.ts) land together.
   return conditionally(() =>
     db().send(
-      new UpdateCommand({
-        TableName: config.accountsTable,
-        Key: { pk: memberPk(member.email), sk: MEMBER_SK },
-        UpdateExpression: 'SET removedAt = :at REMOVE passwordHash, inviteHash, #role, #gp, #gs ADD sessionEpoch :one',
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(removedAt) AND teamId = :team AND memberId = :id',
-        ExpressionAttributeNames: { '#role': 'role', '#gp': TEAM_INDEX.partitionKey, '#gs': TEAM_INDEX.sortKey },
-        ExpressionAttributeValues: { ':at': new Date(now).toISOString(), ':one': 1, ':team': member.teamId, ':id': member.memberId },
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: config.accountsTable,
+              Key: { pk: memberPk(member.email), sk: MEMBER_SK },
+              UpdateExpression: 'SET removedAt = :at REMOVE passwordHash, inviteHash, #role, #gp, #gs ADD sessionEpoch :one',
+              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(removedAt) AND teamId = :team AND memberId = :id',
+              ExpressionAttributeNames: { '#role': 'role', '#gp': TEAM_INDEX.partitionKey, '#gs': TEAM_INDEX.sortKey },
+              ExpressionAttributeValues: { ':at': removedAt, ':one': 1, ':team': member.teamId, ':id': member.memberId },
+            },
+          },
+          ...teamEventWrites(member.teamId, 'member.removed', member.memberId, { teamId: member.teamId, memberId: member.memberId, email: member.email, removedAt }, now),
+        ],
       }),
     ),
   );

@@ -4,7 +4,10 @@ import { config } from '../runtime/config';
 import { invokeProxy } from '../runtime/invoke';
 import { logger } from '../runtime/log';
 import { loadSecrets } from '../runtime/secrets';
-import { attempt } from './deliver';
+import { attempt, expandTeamEvent } from './deliver';
+import { FANOUT_SENDER } from '../webhooks/store';
+import { reconcileCredits } from '../webhooks/credits';
+import { watchStatus } from '../webhooks/status-watch';
 import type { Invoke } from './poll';
 import { pollMonitor } from './poll';
 import { DELIVERIES_PER_TEAM, limiterBy, platformOf } from './scheduler';
@@ -45,6 +48,11 @@ async function sendAll(queueUrl: string, refs: Ref[]): Promise<void> {
 
 export async function tickHandler(): Promise<{ polls: number; deliveries: number }> {
   const now = Date.now();
+  // The account events' safety nets: a credits crossing a crash left unannounced; a change of an operation's public status.
+  await Promise.all([
+    reconcileCredits(logger, now).catch((err) => logger.error('credits reconcile failed', { error: (err as Error).message })),
+    watchStatus(now, logger).catch((err) => logger.error('status watch failed', { error: (err as Error).message })),
+  ]);
   const [monitors, deliveries] = await Promise.all([dueMonitors(now, 20_000), dueDeliveries(now, 20_000)]);
   const byPlatform = new Map<string, Ref[]>();
   for (const { teamId, monitorId, operation, dueAt } of monitors) {
@@ -105,6 +113,12 @@ export const deliveryWorker = (event: SQSEvent) => {
   const teamLimit = limiterBy(DELIVERIES_PER_TEAM);
   return eachRecord(event, 'delivery', async (body) => {
     const { teamId, monitorId, eventId } = body as Record<string, string>;
+    if (monitorId === FANOUT_SENDER) {
+      // A team event: its deliveries written, then queued at once (the tick would find them within a minute).
+      const made = await expandTeamEvent(String(teamId), String(eventId));
+      await sendAll(DELIVERY_QUEUE(), made.map((d) => ({ teamId: d.teamId, monitorId: d.monitorId, eventId: d.eventId })));
+      return;
+    }
     await teamLimit(String(teamId))(() => attempt(teamId!, monitorId!, eventId!, Date.now(), logger, requeue));
   });
 };

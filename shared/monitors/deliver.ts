@@ -218,16 +218,14 @@ export async function expandOverflow(teamId: string, monitorId: string, eventId:
  * with the event's id, body and createdAt (each Put conditional: a repeated expansion skips those
  * already there), then the item retired.
  */
-export async function expandTeamEvent(scope: string, eventId: string): Promise<number> {
+export async function expandTeamEvent(scope: string, eventId: string): Promise<Delivery[]> {
   const e = await getTeamEvent(scope, eventId);
-  if (!e || e.state !== 'pending') return 0;
+  if (!e || e.state !== 'pending') return [];
   const endpoints = scope === BROADCAST_SCOPE ? await broadcastSubscribers(e.type) : (await listEndpoints(scope)).filter((ep) => (ep.types as string[]).includes(e.type));
-  for (const ep of endpoints) {
-    const d: Delivery = { teamId: ep.teamId, monitorId: ep.endpointId, eventId, type: e.type, body: e.body, timestamp: e.createdAt, createdAt: e.createdAt, attempts: 0, nextAttemptAt: e.createdAt, state: 'pending' };
-    await conditionally(() => writeTogether([deliveryPut(d)]));
-  }
+  const made = endpoints.map((ep): Delivery => ({ teamId: ep.teamId, monitorId: ep.endpointId, eventId, type: e.type, body: e.body, timestamp: e.createdAt, createdAt: e.createdAt, attempts: 0, nextAttemptAt: e.createdAt, state: 'pending' }));
+  for (const d of made) await conditionally(() => writeTogether([deliveryPut(d)]));
   await teamEventExpanded(scope, eventId);
-  return endpoints.length;
+  return made;
 }
 
 /** After a resume: the held deliveries due now, or failed when their 24 h of retries are over. */

@@ -2,6 +2,8 @@ import pLimit from 'p-limit';
 import { operation } from '../operations';
 import type { Log } from '../runtime/log';
 import { attempt } from './deliver';
+import { reconcileCredits } from '../webhooks/credits';
+import { watchStatus } from '../webhooks/status-watch';
 import { POLLS_PER_PLATFORM } from '../api/monitor-kinds';
 import { type Invoke, pollMonitor } from './poll';
 import { type DueMonitor, dueDeliveries, dueMonitors } from './store';
@@ -37,6 +39,11 @@ export async function runDue(now: number, log: Log, invoke: Invoke): Promise<{ p
       limitOf(platformOf(m))(() => pollMonitor(m, now, log, invoke)).catch((err) => log.error('monitor poll crashed', { monitorId: m.monitorId, error: (err as Error).message })),
     ),
   );
+  // The account events' safety nets, as the tick runs them on AWS (shared/monitors/aws.ts).
+  await Promise.all([
+    reconcileCredits(log, now).catch((err) => log.error('credits reconcile failed', { error: (err as Error).message })),
+    watchStatus(now, log).catch((err) => log.error('status watch failed', { error: (err as Error).message })),
+  ]);
   const deliveries = await dueDeliveries(now);
   const teamLimit = limiterBy(DELIVERIES_PER_TEAM);
   await Promise.all(

@@ -9,7 +9,8 @@ import { publicDelivery, publicDeliveryWithAttempts } from '../monitors/shapes';
 import { type Delivery, getDelivery, listDeliveries } from '../monitors/store';
 import { webhookUrlProblem } from '../monitors/webhook-url';
 import { teamEventBody, teamEventId } from './events';
-import { CreateEndpointBody, MAX_ENDPOINTS_PER_TEAM, UpdateEndpointBody, parseBody } from './schema';
+import { CreateEndpointBody, MAX_ENDPOINTS_PER_TEAM, SettingsBody, UpdateEndpointBody, parseBody } from './schema';
+import { creditSettings, setCreditsLowThreshold } from './credits';
 import { publicEndpoint } from './shapes';
 import { ENDPOINT_ID_PREFIX, type Endpoint, createEndpoint, deleteEndpoint, endpointUpdate, getEndpoint, listEndpoints, updateEndpoint } from './store';
 
@@ -63,6 +64,18 @@ async function recentDeliveries(e: Endpoint): Promise<Delivery[]> {
 }
 
 const HANDLERS: Handlers<typeof WEBHOOK_ROUTES> = {
+  async settings(ctx) {
+    const s = await creditSettings(ctx.teamId);
+    if (!s) throw notFound('No such team');
+    return { data: { settings: s } };
+  },
+
+  async updateSettings(ctx) {
+    const body = checked(parseBody(SettingsBody, ctx.body));
+    if (!(await setCreditsLowThreshold(ctx.teamId, body.creditsLowThreshold, ctx.log))) throw notFound('No such team');
+    return { data: { settings: await creditSettings(ctx.teamId) } };
+  },
+
   async create(ctx) {
     const problems: ValidationDetail[] = [];
     const parsed = parseBody(CreateEndpointBody, ctx.body);

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { conditionally } from '../db/client';
-import { writeTogether } from '../monitors/store';
+import { conditionally, db } from '../db/client';
 import { type EventData, type TeamEventType, catalogueEntry } from './catalogue';
 import { BROADCAST_SCOPE, teamEventPut } from './store';
 
@@ -46,4 +45,4 @@ export const teamEventWrites = <T extends TeamEventType>(teamId: string, type: T
 export const broadcastEventWrites = <T extends TeamEventType>(type: T, eventKey: string, data: EventData<T>, at = Date.now()): TransactItem[] => writes(BROADCAST_SCOPE, type, eventKey, data, at);
 
 /** An event with no state change of its own to ride with (a producer whose change is already made): true when written now, false when it already was. */
-export const emitTeamEvent = <T extends TeamEventType>(teamId: string, type: T, eventKey: string, data: EventData<T>, at = Date.now()) => conditionally(() => writeTogether(teamEventWrites(teamId, type, eventKey, data, at)));
+export const emitTeamEvent = <T extends TeamEventType>(teamId: string, type: T, eventKey: string, data: EventData<T>, at = Date.now()) => conditionally(() => db().send(new TransactWriteCommand({ TransactItems: teamEventWrites(teamId, type, eventKey, data, at) })));
