@@ -4,7 +4,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { KEY_NAME_ATTRIBUTES } from '../shared/api/account-reads';
-import { ACCOUNTS, TEAM_INDEX, invitePk, keyPk, memberPk, sessionPk, teamPk } from '../shared/db/tables';
+import { ACCOUNTS, DUE_INDEX, TEAM_INDEX, invitePk, keyPk, memberPk, sessionPk, teamPk } from '../shared/db/tables';
 
 /**
  * The grants of the stack's functions, least privilege: every right a part gives a function is one
@@ -77,6 +77,17 @@ export function allowTeamIndexQuery(fn: lambda.IFunction, accounts: dynamodb.ITa
   );
 }
 
+/** Query on the events table's due index, in the due partitions named (MONDUE, DLVDUE: the tick's "what is due"). */
+export function allowDueIndexQuery(fn: lambda.IFunction, events: dynamodb.ITable, partitions: readonly string[]): void {
+  fn.addToRolePolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:Query'],
+      resources: [`${events.tableArn}/index/${DUE_INDEX.name}`],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...partitions] } },
+    }),
+  );
+}
+
 /**
  * Query on the byTeam index for a team's partition, reading only the attributes KEY_NAME_ATTRIBUTES
  * names (IAM's dynamodb:Attributes, with dynamodb:Select required to be SPECIFIC_ATTRIBUTES: a Query
@@ -90,6 +101,26 @@ export function allowKeyNamesQuery(fn: lambda.IFunction, accounts: dynamodb.ITab
       conditions: {
         'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TEAM_PREFIX}*`] },
         'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...KEY_NAME_ATTRIBUTES] },
+        'StringEquals': { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+      },
+    }),
+  );
+}
+
+/**
+ * Query on the byTeam index for a team's partition, reading only `attributes` (dynamodb:Attributes
+ * with dynamodb:Select SPECIFIC_ATTRIBUTES required, as allowKeyNamesQuery): the poll worker's
+ * check that a monitor's key is live or its member still in the team (shared/monitors/owner.ts
+ * OWNER_ATTRIBUTES), never a key's usage-plan key nor a member's password hash.
+ */
+export function allowTeamIndexAttributes(fn: lambda.IFunction, accounts: dynamodb.ITable, attributes: readonly string[]): void {
+  fn.addToRolePolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:Query'],
+      resources: [`${accounts.tableArn}/index/${TEAM_INDEX.name}`],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TEAM_PREFIX}*`] },
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...attributes] },
         'StringEquals': { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
       },
     }),

@@ -7,14 +7,14 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { keyPk, memberPk, sessionPk, teamPk } from '../shared/db/tables';
+import { DELIVERY_DUE, MONITOR_DUE, keyPk, memberPk, sessionPk, teamPk } from '../shared/db/tables';
 import { MONITOR_ROUTES } from '../shared/api/monitor-routes';
 import { POLLS_PER_PLATFORM, POLL_BATCH, isMonitorable } from '../shared/api/monitor-kinds';
-import { DELIVERY_DUE, MONITOR_DUE } from '../shared/monitors/store';
+import { OWNER_ATTRIBUTES } from '../shared/monitors/owner';
 import type { Operation } from '../shared/operations';
 import { KEY_PEPPER_VARIABLE, MONITOR_KEY_VARIABLE } from '../shared/runtime/secrets';
 import { acknowledge } from './acknowledge';
-import { allowInvoke, allowItems, allowTeamIndexQuery, withSecret } from './iam';
+import { allowDueIndexQuery, allowInvoke, allowItems, allowTeamIndexAttributes, withSecret } from './iam';
 import { nodeFunction } from './node-function';
 import type { DataResources } from './operations';
 import { StackPart } from './part';
@@ -47,8 +47,11 @@ export const pascalCase = (name: string) => name.replace(/(^|-)(\w)/g, (_m, _das
  * queue, and two SQS-driven workers: the poll worker reads every platform's queue through an event
  * source of its own, each with its maximum concurrency (a platform's slow upstream holds only its
  * own polls), the delivery worker the delivery queue. Every queue has a dead-letter queue. Least privilege:
- * the poll worker may invoke only the monitorable operations' functions; every role touches only
- * team partitions (and the key, session and due-index partitions it needs).
+ * the poll worker may invoke only the monitorable operations' functions; the four write only the
+ * events table (team partitions), and hold no write at all on the accounts table: the API reads a
+ * key, a session and its member by GetItem, the poll worker reads whether a monitor's key or member
+ * is still there (a few attributes of the team's listing), the tick and the delivery worker never
+ * touch it. A poll's charge is the operation's own function's business (it runs under its own role).
  */
 export class Monitors extends StackPart {
   readonly pollQueues: { platform: string; q: sqs.Queue }[];
@@ -63,7 +66,7 @@ export class Monitors extends StackPart {
 
   constructor(scope: Construct, id: string, props: MonitorsProps) {
     super(scope, id);
-    const { accounts, dataKey } = props.data;
+    const { accounts, events: eventsTable, dataKey } = props.data;
     const deadLetters = (dlqId: string) => {
       const dlq = new sqs.Queue(this, dlqId, { enforceSSL: true, encryption: sqs.QueueEncryption.SQS_MANAGED, retentionPeriod: Duration.days(14) });
       acknowledge(dlq, 'AwsSolutions-SQS3', 'This is a dead-letter queue itself.');
@@ -97,12 +100,11 @@ export class Monitors extends StackPart {
     });
     const grantData = (fn: lambda.IFunction) => void dataKey?.grantDecrypt(fn);
 
-    // The API: monitor and delivery items in the caller's team partition; the key (as the authorizer reads it) or the session.
+    // The API: monitor and delivery items in the caller's team partition of the events table; on
+    // accounts, reading the key (GetItem only: authorize's readOnly, no lastUsedAt), or the session and its member.
     const apiFn = nodeFunction(this, 'MonitorsApi', 'functions/monitors.ts', { description: 'The monitors API: /v1/monitors/* (API key or dashboard session)', memorySize: 512, timeout: Duration.seconds(15), environment: props.environment });
-    // A key with its team's balance in one BatchGetItem (shared/auth/keys.ts): IAM's LeadingKeys holds every key a batch asks, so one statement names both.
-    allowItems(apiFn, accounts, ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], [keyPk(''), TEAM, sessionPk(''), memberPk('')]);
-    allowItems(apiFn, accounts, ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], [TEAM]);
-    allowItems(apiFn, accounts, ['dynamodb:UpdateItem'], [keyPk(''), sessionPk('')]);
+    allowItems(apiFn, accounts, ['dynamodb:GetItem'], [keyPk(''), sessionPk(''), memberPk('')]);
+    allowItems(apiFn, eventsTable, ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], [TEAM]);
     // The pepper: it checks API keys and sessions itself.
     withSecret(apiFn, KEY_PEPPER_VARIABLE, props.data.keyPepper);
     withSecret(apiFn, MONITOR_KEY_VARIABLE, monitorKey);
@@ -116,7 +118,7 @@ export class Monitors extends StackPart {
 
     // The tick: reads the two due partitions, sends to the queues.
     const tickFn = nodeFunction(this, 'MonitorsTick', 'functions/monitors/tick.ts', { description: 'Monitors: every minute, due polls and deliveries to their queues', memorySize: 256, timeout: Duration.seconds(50), environment: env });
-    allowTeamIndexQuery(tickFn, accounts, [MONITOR_DUE, DELIVERY_DUE]);
+    allowDueIndexQuery(tickFn, eventsTable, [MONITOR_DUE, DELIVERY_DUE]);
     grantData(tickFn);
     for (const { q } of this.pollQueues) q.grantSendMessages(tickFn);
     this.deliveryQueue.grantSendMessages(tickFn);
@@ -124,9 +126,9 @@ export class Monitors extends StackPart {
 
     // The poll worker: reads and writes its monitor and deliveries; invokes only the monitorable operations' functions.
     const pollFn = nodeFunction(this, 'MonitorsPoll', 'functions/monitors/poll.ts', { description: 'Monitors: polls through the operation function, events queued', memorySize: 512, timeout: POLL_TIMEOUT, environment: env });
-    allowItems(pollFn, accounts, ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [TEAM]);
-    // Whether the monitor's key is still live or its member still in the team (shared/monitors/owner.ts): the team's listing.
-    allowTeamIndexQuery(pollFn, accounts);
+    allowItems(pollFn, eventsTable, ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [TEAM]);
+    // Whether the monitor's key is still live or its member still in the team (shared/monitors/owner.ts): a few attributes of the team's listing.
+    allowTeamIndexAttributes(pollFn, accounts, OWNER_ATTRIBUTES);
     grantData(pollFn);
     allowInvoke(pollFn, monitorable.map(({ fn }) => fn));
     this.deliveryQueue.grantSendMessages(pollFn);
@@ -134,7 +136,7 @@ export class Monitors extends StackPart {
 
     // The delivery worker: its deliveries and monitors; sends retries back on its own queue.
     const deliverFn = nodeFunction(this, 'MonitorsDeliver', 'functions/monitors/deliver.ts', { description: 'Monitors: one signed webhook attempt per message', memorySize: 256, timeout: DELIVERY_TIMEOUT, environment: env });
-    allowItems(deliverFn, accounts, ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [TEAM]);
+    allowItems(deliverFn, eventsTable, ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [TEAM]);
     withSecret(deliverFn, MONITOR_KEY_VARIABLE, monitorKey);
     grantData(deliverFn);
     this.deliveryQueue.grantSendMessages(deliverFn);

@@ -18,6 +18,8 @@ import type { Settings } from './settings';
 export interface DataResources {
   accounts: dynamodb.Table;
   cache: dynamodb.Table;
+  /** The event engine's table (monitors, their state, events, deliveries). */
+  events: dynamodb.Table;
   dataKey?: kms.IKey;
   keyPepper: secretsmanager.ISecret;
 }

@@ -194,4 +194,4 @@ const HANDLERS: Handlers<typeof MONITOR_ROUTES> = {
   },
 };
 
-export const monitorsHandler = jsonApi('monitors', MONITOR_ROUTES, HANDLERS, { notFound: 'No such monitors route', maxBodyBytes: MAX_BODY_BYTES });
+export const monitorsHandler = jsonApi('monitors', MONITOR_ROUTES, HANDLERS, { notFound: 'No such monitors route', maxBodyBytes: MAX_BODY_BYTES, readOnlyAccounts: true });
