@@ -214,14 +214,16 @@ export async function expandOverflow(teamId: string, monitorId: string, eventId:
 
 /**
  * A team event's outbox item (shared/webhooks/events.ts) turned into one delivery per endpoint that
- * wants its type — the team's endpoints, or for a broadcast every team's (the WHSUB listing) — each
+ * wants its type and existed when the event was produced — the team's endpoints, or for a broadcast every team's (the WHSUB listing) — each
  * with the event's id, body and createdAt (each Put conditional: a repeated expansion skips those
  * already there), then the item retired.
  */
 export async function expandTeamEvent(scope: string, eventId: string): Promise<Delivery[]> {
   const e = await getTeamEvent(scope, eventId);
   if (!e || e.state !== 'pending') return [];
-  const endpoints = scope === BROADCAST_SCOPE ? await broadcastSubscribers(e.type) : (await listEndpoints(scope)).filter((ep) => (ep.types as string[]).includes(e.type));
+  const wanted = scope === BROADCAST_SCOPE ? await broadcastSubscribers(e.type) : (await listEndpoints(scope)).filter((ep) => (ep.types as string[]).includes(e.type));
+  // An endpoint receives the events produced after it was made, not older ones it happens to be in time for.
+  const endpoints = wanted.filter((ep) => Date.parse(ep.createdAt) <= e.createdAt);
   const made = endpoints.map((ep): Delivery => ({ teamId: ep.teamId, monitorId: ep.endpointId, eventId, type: e.type, body: e.body, timestamp: e.createdAt, createdAt: e.createdAt, attempts: 0, nextAttemptAt: e.createdAt, state: 'pending' }));
   for (const d of made) await conditionally(() => writeTogether([deliveryPut(d)]));
   await teamEventExpanded(scope, eventId);
