@@ -3,7 +3,7 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../runtime/config';
 import { db } from '../db/client';
 import { GRANT_PREFIX, TEAM_SK, teamPk } from '../db/tables';
-import { creditEvents } from '../webhooks/credits';
+import { afterGrant } from '../webhooks/credits';
 
 /**
  * Teams and their prepaid balance: the team item (`credits`), and the grants that add to it, each
@@ -88,8 +88,8 @@ export async function addCredits(teamId: string, credits: number): Promise<numbe
       ],
     }),
   );
-  // Back at or above the threshold: the credits alert re-armed at once (the next fall is a new crossing).
-  const team = await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: teamPk(teamId), sk: TEAM_SK }, ConsistentRead: true }));
-  await creditEvents(teamId, team.Item);
-  return creditsOf(team.Item) ?? 0;
+  const now = await balance(teamId);
+  // Back at or above the threshold: the credits alert cleared at once (the next fall is a new crossing).
+  await afterGrant(teamId, now);
+  return now;
 }

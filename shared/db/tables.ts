@@ -173,3 +173,11 @@ export const BROADCAST_PK = 'BROADCAST';
 /** The due index's partition of the endpoints that want a broadcast type (not due work: a listing). */
 export const BROADCAST_SUBSCRIBERS = 'WHSUB';
 export const STATUS_WATCH_KEY = { pk: 'STATUSWATCH', sk: 'STATUSWATCH' } as const;
+/**
+ *   TEAM#<teamId> / CREDITWATCH         the team's credits.low threshold? and what was last announced: alert?
+ *                                       (low | exhausted), seq (a counter of changes), suspectSince? (the tick's
+ *                                       reconciliation: shared/webhooks/credits.ts); (duePk CREDITWATCH, dueSk <teamId>:
+ *                                       the teams the minute tick checks)
+ */
+export const CREDIT_WATCH_SK = 'CREDITWATCH';
+export const CREDIT_WATCH = 'CREDITWATCH';

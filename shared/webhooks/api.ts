@@ -10,7 +10,7 @@ import { type Delivery, getDelivery, listDeliveries } from '../monitors/store';
 import { webhookUrlProblem } from '../monitors/webhook-url';
 import { teamEventBody, teamEventId } from './events';
 import { CreateEndpointBody, MAX_ENDPOINTS_PER_TEAM, SettingsBody, UpdateEndpointBody, parseBody } from './schema';
-import { creditSettings, setCreditsLowThreshold } from './credits';
+import { creditSettings, watchCredits } from './credits';
 import { publicEndpoint } from './shapes';
 import { ENDPOINT_ID_PREFIX, type Endpoint, createEndpoint, deleteEndpoint, endpointUpdate, getEndpoint, listEndpoints, updateEndpoint } from './store';
 
@@ -65,14 +65,12 @@ async function recentDeliveries(e: Endpoint): Promise<Delivery[]> {
 
 const HANDLERS: Handlers<typeof WEBHOOK_ROUTES> = {
   async settings(ctx) {
-    const s = await creditSettings(ctx.teamId);
-    if (!s) throw notFound('No such team');
-    return { data: { settings: s } };
+    return { data: { settings: await creditSettings(ctx.teamId) } };
   },
 
   async updateSettings(ctx) {
     const body = checked(parseBody(SettingsBody, ctx.body));
-    if (!(await setCreditsLowThreshold(ctx.teamId, body.creditsLowThreshold, ctx.log))) throw notFound('No such team');
+    await watchCredits(ctx.teamId, body.creditsLowThreshold);
     return { data: { settings: await creditSettings(ctx.teamId) } };
   },
 
@@ -95,6 +93,8 @@ const HANDLERS: Handlers<typeof WEBHOOK_ROUTES> = {
       updatedAt: now,
       ...(ctx.keyId ? { keyId: ctx.keyId } : ctx.session ? { memberId: ctx.session.memberId } : {}),
     };
+    // The team's balance watched from now on when the endpoint wants a credits event (./credits.ts).
+    if (e.types.some((t) => t.startsWith('credits.'))) await watchCredits(ctx.teamId);
     if (!(await createEndpoint(e, MAX_ENDPOINTS_PER_TEAM))) throw new ApiError('BAD_REQUEST', `Your team has ${MAX_ENDPOINTS_PER_TEAM} webhook endpoints, the most allowed; delete one first`);
     ctx.log.info('webhook endpoint created', { endpointId: e.endpointId, types: e.types });
     return { status: 201, data: { endpoint: { ...publicEndpoint(e), secret } } };
@@ -122,6 +122,7 @@ const HANDLERS: Handlers<typeof WEBHOOK_ROUTES> = {
       ...(body.status ? { status: body.status } : {}),
     };
     if (!Object.keys(changes).length) return { data: { endpoint: publicEndpoint(e) } };
+    if (changes.types?.some((t) => t.startsWith('credits.'))) await watchCredits(ctx.teamId);
     const next = await updateEndpoint(e.teamId, e.endpointId, changes);
     if (!next) throw notFound(NO_ENDPOINT);
     // Enabled again: what it held meanwhile is due now (or failed, past its 24 h of retries).

@@ -1,103 +1,127 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionally, db, queryAll } from '../db/client';
-import { TEAM_INDEX, TEAM_SK, teamPk } from '../db/tables';
+import { CREDIT_WATCH, CREDIT_WATCH_SK, DUE_INDEX, TEAM_SK, teamPk } from '../db/tables';
 import { config } from '../runtime/config';
 import type { Log } from '../runtime/log';
 import { teamEventWrites } from './events';
 
 /**
- * credits.low and credits.exhausted, once per crossing, without slowing the charge down.
+ * credits.low and credits.exhausted: once per crossing, never lost, and the charge no slower.
  *
- * The team item carries the threshold (`creditsLowThreshold`, set by PATCH /v1/account/settings)
- * and what was last announced: `creditAlert` (absent, `low` or `exhausted`) and `creditAlertSeq`, a
- * counter of transitions. A charge (shared/accounting/reservation.ts reserve) already gets the team
- * item back from its UpdateItem (ReturnValues ALL_NEW); `creditTransition` decides on those values,
- * in memory: nearly every charge stops there, with no call at all. Only the charge that crosses
- * writes one transaction: the team item's `creditAlert` and `creditAlertSeq` on condition that the
- * counter is still the one it read (two charges crossing at once: one wins, one event), and the
- * event(s), each id derived from the team, the type and the new counter value (so a retry re-creates
- * the same id, and the next crossing has a new one).
+ * What a team wants and what was announced live in the events table, one item per team
+ * (TEAM#<teamId> / CREDITWATCH: `threshold`, `alert` — absent, low or exhausted — and `seq`),
+ * made when the team sets a threshold (PATCH /v1/webhooks/settings) or an endpoint that wants a
+ * credits event; the engine's functions never write the accounts table for it.
+ *
+ * The charge (shared/accounting/reservation.ts reserve) already gets the balance after it back from
+ * its UpdateItem. A charge crossed when the level after it (alertOf) is worse than the level one
+ * credit earlier: pure arithmetic on the returned values and the team's threshold, which each
+ * container keeps for WATCH_CACHE_MS (read beside the reservation, not after it: no added wait).
+ * Nearly every charge stops there, with no call at all. The one that crosses writes one
+ * transaction on the events table: the watch item's alert (on condition that it is not that alert
+ * already: a refund and a charge flapping at the threshold announce once) and the event, its id
+ * derived from the reservation's request id (a retried reservation re-creates the same id).
  *
  * A crash between the charge and that transaction would lose the crossing, so the minute tick
- * reconciles (`reconcileCredits`): every team with a threshold (the byTeam index's CREDITWATCH
- * partition, which the setting puts the team item in) is checked the same way, and its missing
- * event written then — at most a minute late, never lost, never twice. The same check re-arms: a
- * balance back at or above the threshold (a grant, refunds, a lower threshold) clears the alert,
- * so the next fall below it is a new crossing. A grant re-arms at once (shared/accounting/teams.ts).
- * credits.exhausted needs no threshold: the charge that reaches 0 sends it (and the tick covers
- * the teams with a threshold).
+ * reconciles (reconcileCredits): each watched team's balance against its alert. Worse than
+ * announced on two looks a minute apart, with no charge's write in between (seq unchanged), it
+ * writes the missing event then: at most two minutes late, never lost, never twice. Better than
+ * announced (a grant, refunds, a lower threshold), the alert is cleared without an event, so the
+ * next fall is a new crossing; a grant clears it at once (shared/accounting/teams.ts addCredits).
  */
-export const CREDIT_WATCH = 'CREDITWATCH';
 export type CreditAlert = 'low' | 'exhausted';
+export const WATCH_CACHE_MS = 60_000;
+/** How long a discrepancy must stand before the tick announces it (a charge's own write is long done by then). */
+export const RECONCILE_AFTER_MS = 60_000;
 
-export interface CreditFields {
-  credits: number;
-  creditsLowThreshold?: number;
-  creditAlert?: CreditAlert;
-  creditAlertSeq?: number;
+export interface CreditWatch {
+  teamId: string;
+  threshold?: number;
+  alert?: CreditAlert;
+  seq: number;
+  suspectSince?: number;
 }
 
 export const alertOf = (credits: number, threshold: number | undefined): CreditAlert | undefined => (credits <= 0 ? 'exhausted' : threshold !== undefined && credits < threshold ? 'low' : undefined);
+const rank = (a: CreditAlert | undefined) => (a === 'exhausted' ? 2 : a === 'low' ? 1 : 0);
+type CreditEvent = 'credits.low' | 'credits.exhausted';
 
-const RANK = { undefined: 0, low: 1, exhausted: 2 } as const;
-
-/** What a team item's values call for (pure): null when nothing, else the alert to record and the events a fall announces. */
-export function creditTransition(f: CreditFields): { next: CreditAlert | undefined; events: ('credits.low' | 'credits.exhausted')[] } | null {
-  const next = alertOf(f.credits, f.creditsLowThreshold);
-  if (next === f.creditAlert) return null;
-  const from = RANK[String(f.creditAlert) as keyof typeof RANK];
-  const to = RANK[String(next) as keyof typeof RANK];
-  if (to < from) return { next, events: [] };
-  const events: ('credits.low' | 'credits.exhausted')[] = [];
-  // From above the threshold straight to zero: the low crossing happened too (when there is a threshold).
-  if (from === 0 && f.creditsLowThreshold !== undefined && f.creditsLowThreshold > 0) events.push('credits.low');
-  if (next === 'exhausted') events.push('credits.exhausted');
-  return { next, events };
+/** The events a fall from `from` to `to` announces (pure): low when it passes the threshold, exhausted when it reaches zero. */
+export function fallEvents(from: CreditAlert | undefined, to: CreditAlert | undefined, threshold: number | undefined): CreditEvent[] {
+  if (rank(to) <= rank(from)) return [];
+  const events: CreditEvent[] = [];
+  if (rank(from) === 0 && threshold !== undefined && threshold > 0) events.push('credits.low');
+  if (to === 'exhausted') events.push('credits.exhausted');
+  return events;
 }
 
-export const creditFieldsOf = (item: Record<string, unknown>): CreditFields => ({
-  credits: Number(item.credits ?? 0),
-  creditsLowThreshold: typeof item.creditsLowThreshold === 'number' ? item.creditsLowThreshold : undefined,
-  creditAlert: item.creditAlert as CreditAlert | undefined,
-  creditAlertSeq: typeof item.creditAlertSeq === 'number' ? item.creditAlertSeq : undefined,
-});
+const T = () => config.eventsTable;
+const watchKey = (teamId: string) => ({ pk: teamPk(teamId), sk: CREDIT_WATCH_SK });
+
+function watchOf(teamId: string, item: Record<string, unknown> | undefined): CreditWatch | null {
+  if (!item) return null;
+  return { teamId, threshold: typeof item.threshold === 'number' ? item.threshold : undefined, alert: item.alert as CreditAlert | undefined, seq: Number(item.seq ?? 0), suspectSince: typeof item.suspectSince === 'number' ? item.suspectSince : undefined };
+}
+
+export async function getCreditWatch(teamId: string): Promise<CreditWatch | null> {
+  const res = await db().send(new GetCommand({ TableName: T(), Key: watchKey(teamId), ConsistentRead: true }));
+  return watchOf(teamId, res.Item);
+}
+
+/** Per container: each team's watch item (or null: none), kept WATCH_CACHE_MS. */
+const cached = new Map<string, { at: number; watch: Promise<CreditWatch | null> }>();
+const MAX_CACHED = 5000;
+export function cachedCreditWatch(teamId: string, now = Date.now()): Promise<CreditWatch | null> {
+  const hit = cached.get(teamId);
+  if (hit && now - hit.at < WATCH_CACHE_MS) return hit.watch;
+  if (cached.size >= MAX_CACHED) cached.delete(cached.keys().next().value as string);
+  const watch = db()
+    .send(new GetCommand({ TableName: T(), Key: watchKey(teamId) }))
+    .then((r) => watchOf(teamId, r.Item))
+    .catch(() => null);
+  cached.set(teamId, { at: now, watch });
+  return watch;
+}
+/** For tests: forget what the container keeps. */
+export const forgetCreditWatches = () => cached.clear();
+
+/** The transaction of an announcement: the watch item's new alert (seq + 1) on `condition`, and the events. */
+function announce(w: CreditWatch, to: CreditAlert | undefined, events: CreditEvent[], credits: number, eventKey: string, at: number, condition: { expression: string; values?: Record<string, unknown> }) {
+  return new TransactWriteCommand({
+    TransactItems: [
+      {
+        Update: {
+          TableName: T(),
+          Key: watchKey(w.teamId),
+          UpdateExpression: `${to ? 'SET alert = :alert ' : ''}ADD seq :one REMOVE suspectSince${to ? '' : ', alert'}`,
+          ConditionExpression: condition.expression,
+          ExpressionAttributeValues: { ':one': 1, ...(to ? { ':alert': to } : {}), ...(condition.values ?? {}) },
+        },
+      },
+      ...events.flatMap((type) =>
+        type === 'credits.low'
+          ? teamEventWrites(w.teamId, type, eventKey, { teamId: w.teamId, credits, threshold: w.threshold ?? 0 }, at)
+          : teamEventWrites(w.teamId, type, eventKey, { teamId: w.teamId, credits }, at),
+      ),
+    ],
+  });
+}
 
 /**
- * After a balance change, from the team item as the change returned it: records a transition and
- * writes its events in one transaction (nothing when there is none, the common case: no call).
- * True when this call wrote it. Never throws: a failure is left to the minute tick.
+ * After a charge, from the balance it returned: when this very charge crossed (one credit earlier
+ * the level was better), the alert and its event(s) in one transaction. Never throws (the tick
+ * reconciles a failure). True when it wrote. `watch`: the team's watch item as the container keeps it.
  */
-export async function creditEvents(teamId: string, item: Record<string, unknown> | undefined, log?: Log, now = Date.now()): Promise<boolean> {
-  if (!item) return false;
-  const f = creditFieldsOf(item);
-  const t = creditTransition(f);
-  if (!t) return false;
-  const seq = f.creditAlertSeq ?? 0;
-  const next = seq + 1;
+export async function afterCharge(teamId: string, requestId: string, credits: number, cost: number, watch: CreditWatch | null, log?: Log, now = Date.now()): Promise<boolean> {
+  if (!watch) return false;
+  const to = alertOf(credits, watch.threshold);
+  const events = fallEvents(alertOf(credits + cost, watch.threshold), to, watch.threshold);
+  if (!events.length) return false;
   try {
     const wrote = await conditionally(() =>
-      db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: config.accountsTable,
-                Key: { pk: teamPk(teamId), sk: TEAM_SK },
-                UpdateExpression: `SET creditAlertSeq = :next${t.next ? ', creditAlert = :alert' : ''}${t.next ? '' : ' REMOVE creditAlert'}`,
-                ConditionExpression: seq === 0 ? 'attribute_exists(pk) AND attribute_not_exists(creditAlertSeq)' : 'creditAlertSeq = :seq',
-                ExpressionAttributeValues: { ':next': next, ...(t.next ? { ':alert': t.next } : {}), ...(seq === 0 ? {} : { ':seq': seq }) },
-              },
-            },
-            ...t.events.flatMap((type) =>
-              type === 'credits.low'
-                ? teamEventWrites(teamId, type, `crossing-${next}`, { teamId, credits: f.credits, threshold: f.creditsLowThreshold ?? 0 }, now)
-                : teamEventWrites(teamId, type, `crossing-${next}`, { teamId, credits: f.credits }, now),
-            ),
-          ],
-        }),
-      ),
+      db().send(announce(watch, to, events, credits, `charge-${requestId}`, now, { expression: 'attribute_exists(pk) AND (attribute_not_exists(alert) OR alert <> :alert)' })),
     );
-    if (wrote && t.events.length) log?.info('credit events', { teamId, events: t.events, credits: f.credits });
+    if (wrote) log?.info('credit events', { teamId, events, credits });
     return wrote;
   } catch (err) {
     log?.warn('credit events not written; the minute tick will', { teamId, error: (err as Error).name });
@@ -105,52 +129,80 @@ export async function creditEvents(teamId: string, item: Record<string, unknown>
   }
 }
 
-/** The minute tick's check of every team with a threshold (a crash between a charge and its event cannot lose it). */
-export async function reconcileCredits(log?: Log, now = Date.now()): Promise<{ teams: number; written: number }> {
-  const items = await queryAll({
-    TableName: config.accountsTable,
-    IndexName: TEAM_INDEX.name,
-    KeyConditionExpression: '#p = :p',
-    ExpressionAttributeNames: { '#p': TEAM_INDEX.partitionKey },
-    ExpressionAttributeValues: { ':p': CREDIT_WATCH },
-  });
-  let written = 0;
-  for (const item of items) {
-    // The index is eventually consistent; the transaction's condition on the counter is not.
-    if (creditTransition(creditFieldsOf(item)) && (await creditEvents(String(item.teamId ?? String(item.pk).slice('TEAM#'.length)), item, log, now))) written++;
+/** Balances of these teams (one BatchGetItem per 100, projected: credits only). */
+async function balances(teamIds: string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (let i = 0; i < teamIds.length; i += 100) {
+    let keys: Record<string, unknown>[] = teamIds.slice(i, i + 100).map((t) => ({ pk: teamPk(t), sk: TEAM_SK }));
+    while (keys.length) {
+      const res = await db().send(new BatchGetCommand({ RequestItems: { [config.accountsTable]: { Keys: keys, ProjectionExpression: 'pk, credits' } } }));
+      for (const it of res.Responses?.[config.accountsTable] ?? []) out.set(String(it.pk).slice('TEAM#'.length), Number(it.credits ?? 0));
+      keys = (res.UnprocessedKeys?.[config.accountsTable]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+    }
   }
-  return { teams: items.length, written };
+  return out;
 }
 
-/** The team's threshold and what was last announced (null: no team). */
-export async function creditSettings(teamId: string): Promise<{ creditsLowThreshold: number | null; credits: number; creditAlert: CreditAlert | null } | null> {
-  const res = await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: teamPk(teamId), sk: TEAM_SK }, ConsistentRead: true }));
-  if (!res.Item) return null;
-  const f = creditFieldsOf(res.Item);
-  return { creditsLowThreshold: f.creditsLowThreshold ?? null, credits: f.credits, creditAlert: f.creditAlert ?? null };
+/** The minute tick's check of every watched team (a crash between a charge and its event cannot lose it). */
+export async function reconcileCredits(log?: Log, now = Date.now()): Promise<{ teams: number; written: number }> {
+  const items = await queryAll({ TableName: T(), IndexName: DUE_INDEX.name, KeyConditionExpression: '#p = :p', ExpressionAttributeNames: { '#p': DUE_INDEX.partitionKey }, ExpressionAttributeValues: { ':p': CREDIT_WATCH } });
+  const watches = items.map((i) => watchOf(String(i.teamId), i)!);
+  const credits = await balances(watches.map((w) => w.teamId));
+  let written = 0;
+  for (const w of watches) {
+    const balance = credits.get(w.teamId);
+    if (balance === undefined) continue;
+    written += (await reconcileOne(w, balance, log, now)) ? 1 : 0;
+  }
+  return { teams: watches.length, written };
+}
+
+async function reconcileOne(seen: CreditWatch, balance: number, log: Log | undefined, now: number): Promise<boolean> {
+  // The index is eventually consistent: the item itself, read strongly, decides.
+  const w = await getCreditWatch(seen.teamId);
+  if (!w) return false;
+  const to = alertOf(balance, w.threshold);
+  const same = { expression: 'seq = :seq', values: { ':seq': w.seq } };
+  const update = (expression: string, values: Record<string, unknown> = {}) =>
+    conditionally(() => db().send(new UpdateCommand({ TableName: T(), Key: watchKey(w.teamId), UpdateExpression: expression, ConditionExpression: same.expression, ExpressionAttributeValues: { ...(same.values ?? {}), ...values } })));
+  if (rank(to) === rank(w.alert)) return w.suspectSince !== undefined ? (await update('REMOVE suspectSince'), false) : false;
+  if (rank(to) < rank(w.alert)) return (await conditionally(() => db().send(announce(w, to, [], balance, '', now, same)))) && false;
+  // Worse than announced: a charge's transaction may be in flight; announce only a discrepancy that stood a minute.
+  if (w.suspectSince === undefined || now - w.suspectSince < 0) return (await update('SET suspectSince = :now', { ':now': now })) && false;
+  if (now - w.suspectSince < RECONCILE_AFTER_MS) return false;
+  const events = fallEvents(w.alert, to, w.threshold);
+  const wrote = await conditionally(() => db().send(announce(w, to, events, balance, `tick-${w.seq + 1}`, now, same)));
+  if (wrote) log?.warn('credit events written by the minute check (the charge did not)', { teamId: w.teamId, events, credits: balance });
+  return wrote;
 }
 
 /**
- * Sets (a number) or clears (null) the team's threshold, naming only the threshold and the byTeam
- * index's keys (its place in the CREDITWATCH listing) and returning nothing (the function's IAM
- * allows no more); then the team as it stands is checked at once (a threshold above the balance is
- * a crossing now).
+ * Makes the team's watch item when missing (an endpoint that wants a credits event, a threshold),
+ * with `threshold` when given (null: none). Then the team is checked by the next tick.
  */
-export async function setCreditsLowThreshold(teamId: string, threshold: number | null, log?: Log): Promise<boolean> {
-  const set = await conditionally(() =>
-    db().send(
-      new UpdateCommand({
-        TableName: config.accountsTable,
-        Key: { pk: teamPk(teamId), sk: TEAM_SK },
-        UpdateExpression: threshold === null ? 'REMOVE creditsLowThreshold, #gp, #gs' : 'SET creditsLowThreshold = :t, #gp = :watch, #gs = :team',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#gp': TEAM_INDEX.partitionKey, '#gs': TEAM_INDEX.sortKey },
-        ...(threshold === null ? {} : { ExpressionAttributeValues: { ':t': threshold, ':watch': CREDIT_WATCH, ':team': teamId } }),
-      }),
-    ),
+export async function watchCredits(teamId: string, threshold?: number | null): Promise<void> {
+  const base = 'SET teamId = :team, duePk = :watch, dueSk = :team, seq = if_not_exists(seq, :zero)';
+  const expression = threshold === undefined ? base : threshold === null ? `${base} REMOVE threshold` : `${base}, threshold = :t`;
+  await db().send(
+    new UpdateCommand({
+      TableName: T(),
+      Key: watchKey(teamId),
+      UpdateExpression: expression,
+      ExpressionAttributeValues: { ':team': teamId, ':watch': CREDIT_WATCH, ':zero': 0, ...(typeof threshold === 'number' ? { ':t': threshold } : {}) },
+    }),
   );
-  if (!set) return false;
-  const res = await db().send(new GetCommand({ TableName: config.accountsTable, Key: { pk: teamPk(teamId), sk: TEAM_SK }, ConsistentRead: true }));
-  await creditEvents(teamId, res.Item, log);
-  return true;
+  cached.delete(teamId);
+}
+
+/** After a grant (credits added): an alert the balance is now above is cleared at once, so the next fall is announced. */
+export async function afterGrant(teamId: string, credits: number): Promise<void> {
+  const w = await getCreditWatch(teamId);
+  if (!w || rank(alertOf(credits, w.threshold)) >= rank(w.alert)) return;
+  await conditionally(() => db().send(announce(w, alertOf(credits, w.threshold), [], credits, '', Date.now(), { expression: 'seq = :seq', values: { ':seq': w.seq } })));
+}
+
+/** What GET /v1/webhooks/settings shows. */
+export async function creditSettings(teamId: string): Promise<{ creditsLowThreshold: number | null; creditAlert: CreditAlert | null }> {
+  const w = await getCreditWatch(teamId);
+  return { creditsLowThreshold: w?.threshold ?? null, creditAlert: w?.alert ?? null };
 }

@@ -12,6 +12,8 @@ import { config } from '../../../shared/runtime/config';
 import { logger } from '../../../shared/runtime/log';
 import { resolveNamesWith } from '../../../shared/scrape/address';
 import { watchStatus } from '../../../shared/webhooks/status-watch';
+import { RECONCILE_AFTER_MS, forgetCreditWatches, reconcileCredits } from '../../../shared/webhooks/credits';
+import { addCredits } from '../../../shared/accounting/teams';
 import { invokeInProcess } from '../../../dev/monitors';
 import { signedInMember } from '../../support/account';
 import { type Harness, startHarness } from '../../support/harness';
@@ -193,8 +195,9 @@ describe('account events arrive signed at a local receiver', () => {
     const { key, teamId } = await h.team(5);
     const e = (await createEndpoint(key, ['credits.low', 'credits.exhausted'])).body.data.endpoint;
     const set = await api('PATCH', '/v1/webhooks/settings', key, { creditsLowThreshold: 3 });
-    expect(set.body.data.settings).toEqual({ creditsLowThreshold: 3, credits: 5, creditAlert: null });
+    expect(set.body.data.settings).toEqual({ creditsLowThreshold: 3, creditAlert: null });
     // 5 -> 4 -> 3 (not below) -> 2 (below: the crossing) -> 1 -> 0 (exhausted).
+    forgetCreditWatches();
     for (let i = 0; i < 5; i++) await reserve(teamId);
     await deliverAll();
     const events = receiver.verified(e.secret);
@@ -212,10 +215,24 @@ describe('account events arrive signed at a local receiver', () => {
     await api('PATCH', '/v1/webhooks/settings', key, { creditsLowThreshold: 5 });
     // A charge that crossed, whose process died before its event: the balance moved, nothing else.
     await db().send(new UpdateCommand({ TableName: config.accountsTable, Key: { pk: teamPk(teamId), sk: TEAM_SK }, UpdateExpression: 'SET credits = :c', ExpressionAttributeValues: { ':c': 4 } }));
-    await deliverAll();
+    // The first look marks the discrepancy; a minute later, still there, it is announced; later looks add nothing.
+    const t0 = Date.now();
+    expect((await reconcileCredits(logger, t0)).written).toBe(0);
+    expect((await reconcileCredits(logger, t0 + 30_000)).written).toBe(0);
+    expect((await reconcileCredits(logger, t0 + RECONCILE_AFTER_MS + 1)).written).toBe(1);
+    expect((await reconcileCredits(logger, t0 + 3 * RECONCILE_AFTER_MS)).written).toBe(0);
+    // The engine's clock past the tick's (the event is stamped with the tick's time).
+    clock = t0 + 3 * RECONCILE_AFTER_MS;
     await deliverAll();
     const events = receiver.verified(e.secret);
     expect(events.map((x) => [x.type, x.data.credits])).toEqual([['credits.low', 4]]);
+    // Credits granted back above the threshold: cleared at once; the next charge that crosses is announced again.
+    await addCredits(teamId, 10);
+    expect((await api('GET', '/v1/webhooks/settings', key)).body.data.settings.creditAlert).toBe(null);
+    forgetCreditWatches();
+    for (let i = 0; i < 10; i++) await reserve(teamId);
+    await deliverAll();
+    expect(receiver.verified(e.secret).map((x) => [x.type, x.data.credits])).toEqual([['credits.low', 4], ['credits.low', 4]]);
   });
 
   test('operation.degraded and operation.recovered: from the public status, one broadcast to every subscribed endpoint', async () => {
