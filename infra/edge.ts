@@ -10,6 +10,7 @@ import { ERROR_STATUS, GATEWAY_MESSAGES, GATEWAY_REFUSAL_HEADERS, RETRY_AFTER_S,
 import { SESSION_COOKIE } from '../shared/auth/sessions';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/api/agent-routes';
 import { MONITOR_ROUTES } from '../shared/api/monitor-routes';
+import { WEBHOOK_ROUTES } from '../shared/api/webhook-routes';
 import { routedOperations } from '../shared/operations';
 import { OPENAPI_ROUTE } from '../shared/public/openapi-document';
 import { RATE_LIMIT } from '../shared/runtime/config';
@@ -115,10 +116,10 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
   },
   {
     name: 'monitors',
-    description: '/v1/monitors/* (API key or session)',
-    routes: MONITOR_ROUTES.map(({ method, path }) => ({ method, path })),
+    description: '/v1/monitors/* and /v1/webhooks/* (API key or session)',
+    routes: [...MONITOR_ROUTES, ...WEBHOOK_ROUTES].map(({ method, path }) => ({ method, path })),
     perAddress: { limit: 120, windowSeconds: 60 },
-    credential: credentialIn(MONITOR_ROUTES),
+    credential: credentialIn([...MONITOR_ROUTES, ...WEBHOOK_ROUTES]),
   },
   {
     name: 'dashboard',

@@ -160,6 +160,8 @@ export function withSecret(fn: lambda.Function, variable: string, secret: secret
 /** What running an operation's scrape touches (infra/operations.ts creates the secrets). */
 export interface OperationAccess {
   accounts: dynamodb.ITable;
+  /** The event engine's table: a charge that crosses the team's credits threshold writes its event there (shared/webhooks/credits.ts). */
+  events?: dynamodb.ITable;
   cache: dynamodb.ITable;
   cursorSecret: secretsmanager.ISecret;
   /** The scraper proxy's secret (its ARN, or the ARN pattern of its name), when the deployment names one. */
@@ -195,4 +197,36 @@ export function allowOperation(fn: lambda.IFunction, access: OperationAccess): v
   // shared upstream credentials (CRED# items) are read, leased with a conditional UpdateItem and
   // written with PutItem.
   allow(fn, access.cache, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
+  if (access.events) allowCreditEvents(fn, access.events);
+}
+
+/** The attributes a charge's credits announcement names (shared/webhooks/credits.ts afterCharge): the watch item's, then a team event item's. */
+export const CREDIT_WATCH_ATTRIBUTES = ['pk', 'sk', 'alert', 'seq', 'suspectSince'] as const;
+export const TEAM_EVENT_ATTRIBUTES = ['pk', 'sk', 'teamId', 'monitorId', 'eventId', 'type', 'body', 'createdAt', 'state', 'duePk', 'dueSk', 'expiresAt'] as const;
+
+/**
+ * What a charge that crosses the team's credits threshold may do on the events table, and no more:
+ * read the team's watch item (GetItem, team partitions), update only its alert attributes, and put
+ * only items made of a team event's attributes (IAM's dynamodb:Attributes; both in team partitions).
+ * No Query, no Delete, no index.
+ */
+export function allowCreditEvents(fn: lambda.IFunction, events: dynamodb.ITable): void {
+  allowItems(fn, events, ['dynamodb:GetItem'], [TEAM_PREFIX]);
+  allowAttributeUpdates(fn, events, TEAM_PREFIX, CREDIT_WATCH_ATTRIBUTES);
+  allowTeamEventPuts(fn, events);
+}
+
+/** PutItem on the events table of items made of a team event's attributes only (TEAM_EVENT_ATTRIBUTES), in team partitions. */
+export function allowTeamEventPuts(fn: lambda.IFunction, events: dynamodb.ITable): void {
+  fn.addToRolePolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:PutItem'],
+      resources: [events.tableArn],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TEAM_PREFIX}*`], 'dynamodb:Attributes': [...TEAM_EVENT_ATTRIBUTES] },
+        'Null': { 'dynamodb:Attributes': 'false' },
+        'StringEqualsIfExists': { 'dynamodb:ReturnValues': ['NONE'] },
+      },
+    }),
+  );
 }

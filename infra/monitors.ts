@@ -7,14 +7,15 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { DELIVERY_DUE, MONITOR_DUE, keyPk, memberPk, sessionPk, teamPk } from '../shared/db/tables';
+import { BROADCAST_PK, BROADCAST_SUBSCRIBERS, CREDIT_WATCH, DELIVERY_DUE, MONITOR_DUE, STATUS_WATCH_KEY, keyPk, memberPk, sessionPk, teamPk } from '../shared/db/tables';
 import { MONITOR_ROUTES } from '../shared/api/monitor-routes';
+import { WEBHOOK_ROUTES } from '../shared/api/webhook-routes';
 import { POLLS_PER_PLATFORM, POLL_BATCH, isMonitorable } from '../shared/api/monitor-kinds';
 import { OWNER_ATTRIBUTES } from '../shared/monitors/owner';
 import type { Operation } from '../shared/operations';
 import { KEY_PEPPER_VARIABLE, MONITOR_KEY_VARIABLE } from '../shared/runtime/secrets';
 import { acknowledge } from './acknowledge';
-import { allowDueIndexQuery, allowInvoke, allowItems, allowTeamIndexAttributes, withSecret } from './iam';
+import { allow, allowDueIndexQuery, allowInvoke, allowItems, allowTeamIndexAttributes, withSecret } from './iam';
 import { nodeFunction } from './node-function';
 import type { DataResources } from './operations';
 import { StackPart } from './part';
@@ -110,7 +111,8 @@ export class Monitors extends StackPart {
     withSecret(apiFn, MONITOR_KEY_VARIABLE, monitorKey);
     grantData(apiFn);
     const integration = new apigateway.LambdaIntegration(apiFn, { proxy: true, allowTestInvoke: false });
-    for (const route of MONITOR_ROUTES) {
+    // /v1/webhooks/*: the team webhook endpoints (shared/webhooks/api.ts), served by the same function from the events table.
+    for (const route of [...MONITOR_ROUTES, ...WEBHOOK_ROUTES]) {
       const method = props.api.root.resourceForPath(route.path).addMethod(route.method, integration, { authorizationType: apigateway.AuthorizationType.NONE, apiKeyRequired: false });
       acknowledge(method, 'AwsSolutions-APIG4', "Authorised by the team's API key or the dashboard session, checked by the function for the caller's own team (as the account API).");
       acknowledge(method, 'AwsSolutions-COG4', 'API keys and dashboard sessions, not Cognito, are the credentials of this API.');
@@ -118,7 +120,13 @@ export class Monitors extends StackPart {
 
     // The tick: reads the two due partitions, sends to the queues.
     const tickFn = nodeFunction(this, 'MonitorsTick', 'functions/monitors/tick.ts', { description: 'Monitors: every minute, due polls and deliveries to their queues', memorySize: 256, timeout: Duration.seconds(50), environment: env });
-    allowDueIndexQuery(tickFn, eventsTable, [MONITOR_DUE, DELIVERY_DUE]);
+    allowDueIndexQuery(tickFn, eventsTable, [MONITOR_DUE, DELIVERY_DUE, CREDIT_WATCH]);
+    // The account events' safety nets (shared/webhooks/credits.ts, status-watch.ts): the watched teams'
+    // balances read (credits only), their watch items and missing events written in the events table;
+    // the public status read from the cache table's counters and canary records, announced as broadcast events.
+    allowItems(tickFn, accounts, ['dynamodb:BatchGetItem'], [TEAM]);
+    allowItems(tickFn, eventsTable, ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], [TEAM, STATUS_WATCH_KEY.pk, BROADCAST_PK]);
+    allow(tickFn, props.data.cache, 'dynamodb:GetItem', 'dynamodb:BatchGetItem');
     grantData(tickFn);
     for (const { q } of this.pollQueues) q.grantSendMessages(tickFn);
     this.deliveryQueue.grantSendMessages(tickFn);
@@ -137,6 +145,11 @@ export class Monitors extends StackPart {
     // The delivery worker: its deliveries and monitors; sends retries back on its own queue.
     const deliverFn = nodeFunction(this, 'MonitorsDeliver', 'functions/monitors/deliver.ts', { description: 'Monitors: one signed webhook attempt per message', memorySize: 256, timeout: DELIVERY_TIMEOUT, environment: env });
     allowItems(deliverFn, eventsTable, ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [TEAM]);
+    // A team event expanded into its endpoints' deliveries: the team's endpoints (Query of its
+    // partition), a broadcast one's over every team's (the due index's WHSUB listing), the event item retired.
+    allowItems(deliverFn, eventsTable, ['dynamodb:Query'], [TEAM]);
+    allowItems(deliverFn, eventsTable, ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [BROADCAST_PK]);
+    allowDueIndexQuery(deliverFn, eventsTable, [BROADCAST_SUBSCRIBERS]);
     withSecret(deliverFn, MONITOR_KEY_VARIABLE, monitorKey);
     grantData(deliverFn);
     this.deliveryQueue.grantSendMessages(deliverFn);
