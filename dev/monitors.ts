@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Invoke } from '../shared/monitors/poll';
-import { runDue } from '../shared/monitors/scheduler';
+import { runDue, runMinuteChecks } from '../shared/monitors/scheduler';
 import { logger } from '../shared/runtime/log';
 
 /**
@@ -18,7 +18,8 @@ export function startMonitorScheduler(tickMs = Math.min(10_000, Number(process.e
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    runDue(Date.now(), logger, invokeInProcess)
+    const now = Date.now();
+    Promise.all([runDue(now, logger, invokeInProcess), runMinuteChecks(now, logger)])
       .catch((err) => logger.warn('monitor tick failed', { error: (err as Error).message }))
       .finally(() => (running = false));
   }, tickMs);

@@ -94,7 +94,7 @@ const monitorProperties: Record<keyof ReturnType<typeof publicMonitor>, Json> = 
   previousSecretExpiresAt: nullable('string', { format: 'date-time', description: 'After a rotation: until when the previous secret still signs (a second signature); null otherwise' }),
 };
 
-const deliveryProperties: Record<keyof ReturnType<typeof publicDelivery>, Json> = {
+export const deliveryProperties: Record<keyof ReturnType<typeof publicDelivery>, Json> = {
   eventId: { type: 'string', description: 'The `webhook-id` of every attempt' },
   type: { type: 'string', enum: [...EVENT_TYPES] },
   createdAt: dateTime,

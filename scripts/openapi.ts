@@ -18,6 +18,9 @@ import { accountPaths, accountSchemas, sessionScheme } from './openapi-account';
 import { agentPaths, agentSchemas } from './openapi-agents';
 import { statusPaths, statusSchemas } from './openapi-status';
 import { monitorPaths, monitorSchemas, monitorWebhooks } from './openapi-monitors';
+import { teamWebhooks, webhookPaths, webhookSchemas } from './openapi-webhooks';
+import { WEBHOOK_ROUTES } from '../shared/api/webhook-routes';
+import { TEAM_EVENT_TYPES } from '../shared/webhooks/catalogue';
 import { MONITOR_ROUTES } from '../shared/api/monitor-routes';
 import { applyExamples, readExamples, type Examples } from './openapi-examples';
 
@@ -131,7 +134,7 @@ function documentWithoutExamples(): Json {
     },
     servers: [{ url: 'http://localhost:3000', description: 'npm start' }],
     security: [{ apiKey: [] }, { bearer: [] }],
-    tags: [...[...new Set(ordered.map((o) => o.platform))].map((name) => ({ name })), { name: 'account', description: 'The account dashboard API (session cookie, not an API key)' }, { name: 'agents', description: 'MCP and llms.txt' }, { name: 'status', description: 'The public status of every operation' }, { name: 'monitors', description: 'Monitors: an operation polled every interval, what changed POSTed as signed webhooks (the API key or a dashboard session; free)' }],
+    tags: [...[...new Set(ordered.map((o) => o.platform))].map((name) => ({ name })), { name: 'account', description: 'The account dashboard API (session cookie, not an API key)' }, { name: 'agents', description: 'MCP and llms.txt' }, { name: 'status', description: 'The public status of every operation' }, { name: 'monitors', description: 'Monitors: an operation polled every interval, what changed POSTed as signed webhooks (the API key or a dashboard session; free)' }, { name: 'webhooks', description: 'Team webhook endpoints: account and service events (credits, keys, members, operation status, bulk jobs) POSTed signed, on the monitors\' engine (the API key or a dashboard session; free)' }],
     paths: {
       ...Object.fromEntries(ordered.map((op) => [op.path, { get: operationObject(op) }])),
       [OPENAPI_ROUTE]: {
@@ -146,8 +149,9 @@ function documentWithoutExamples(): Json {
       ...accountPaths(),
       ...agentPaths(),
       ...monitorPaths(),
+      ...webhookPaths(),
     },
-    webhooks: monitorWebhooks(),
+    webhooks: { ...monitorWebhooks(), ...teamWebhooks() },
     components: {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'A 28-character key from the account dashboard' },
@@ -206,6 +210,7 @@ function documentWithoutExamples(): Json {
         ...agentSchemas,
         ...statusSchemas,
         ...monitorSchemas,
+        ...webhookSchemas,
       },
     },
   };
@@ -231,6 +236,14 @@ export function renderClientTable(): string {
     'export const MONITOR_ROUTES = {',
     ...monitorRows,
     '} as const;',
+    '',
+    '/** The team webhook endpoints API, by route name. */',
+    'export const WEBHOOK_ROUTES = {',
+    ...WEBHOOK_ROUTES.map((r) => `  ${r.name}: { method: '${r.method}', path: '${r.path}' },`),
+    '} as const;',
+    '',
+    '/** Every event type a team webhook endpoint may want (shared/webhooks/catalogue.ts). */',
+    `export const TEAM_EVENT_TYPES = [${TEAM_EVENT_TYPES.map((t) => `'${t}'`).join(', ')}] as const;`,
     '',
   ].join('\n');
 }

@@ -6,11 +6,9 @@ import { logger } from '../runtime/log';
 import { loadSecrets } from '../runtime/secrets';
 import { attempt, expandTeamEvent } from './deliver';
 import { FANOUT_SENDER } from '../webhooks/store';
-import { reconcileCredits } from '../webhooks/credits';
-import { watchStatus } from '../webhooks/status-watch';
 import type { Invoke } from './poll';
 import { pollMonitor } from './poll';
-import { DELIVERIES_PER_TEAM, limiterBy, platformOf } from './scheduler';
+import { DELIVERIES_PER_TEAM, limiterBy, platformOf, runMinuteChecks } from './scheduler';
 import { type Delivery, dueDeliveries, dueMonitors, listDeliveries } from './store';
 
 /**
@@ -49,10 +47,7 @@ async function sendAll(queueUrl: string, refs: Ref[]): Promise<void> {
 export async function tickHandler(): Promise<{ polls: number; deliveries: number }> {
   const now = Date.now();
   // The account events' safety nets: a credits crossing a crash left unannounced; a change of an operation's public status.
-  await Promise.all([
-    reconcileCredits(logger, now).catch((err) => logger.error('credits reconcile failed', { error: (err as Error).message })),
-    watchStatus(now, logger).catch((err) => logger.error('status watch failed', { error: (err as Error).message })),
-  ]);
+  await runMinuteChecks(now, logger);
   const [monitors, deliveries] = await Promise.all([dueMonitors(now, 20_000), dueDeliveries(now, 20_000)]);
   const byPlatform = new Map<string, Ref[]>();
   for (const { teamId, monitorId, operation, dueAt } of monitors) {

@@ -26,6 +26,18 @@ export function limiterBy(concurrency: number): (key: string) => ReturnType<type
 }
 
 /**
+ * The account events' minute checks (shared/webhooks/): a credits crossing a crash left unannounced,
+ * a change of an operation's public status. The tick runs them every minute on AWS
+ * (shared/monitors/aws.ts), the local scheduler beside runDue; each failing alone, logged.
+ */
+export async function runMinuteChecks(now: number, log: Log): Promise<void> {
+  await Promise.all([
+    reconcileCredits(log, now).catch((err) => log.error('credits reconcile failed', { error: (err as Error).message })),
+    watchStatus(now, log).catch((err) => log.error('status watch failed', { error: (err as Error).message })),
+  ]);
+}
+
+/**
  * "Run due work now": every monitor whose poll is due (at most POLLS_PER_PLATFORM of one platform at
  * once, the platforms side by side), then every delivery whose attempt is due. The local scheduler
  * (dev/monitors.ts) calls it every few seconds; tests call it with their own clock. A poll's own
@@ -39,11 +51,6 @@ export async function runDue(now: number, log: Log, invoke: Invoke): Promise<{ p
       limitOf(platformOf(m))(() => pollMonitor(m, now, log, invoke)).catch((err) => log.error('monitor poll crashed', { monitorId: m.monitorId, error: (err as Error).message })),
     ),
   );
-  // The account events' safety nets, as the tick runs them on AWS (shared/monitors/aws.ts).
-  await Promise.all([
-    reconcileCredits(log, now).catch((err) => log.error('credits reconcile failed', { error: (err as Error).message })),
-    watchStatus(now, log).catch((err) => log.error('status watch failed', { error: (err as Error).message })),
-  ]);
   const deliveries = await dueDeliveries(now);
   const teamLimit = limiterBy(DELIVERIES_PER_TEAM);
   await Promise.all(
