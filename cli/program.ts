@@ -5,6 +5,7 @@ import type { ParamDef, ValidationRules } from '../shared/http/validation';
 import { accountRead, type AccountRead } from './account';
 import { dryRun } from './dry-run';
 import { addMonitorCommands } from './monitors';
+import { addWebhookCommands } from './webhooks';
 import { readInputs, sameThingOnce } from './inputs';
 import { FORMATS, type Format } from './output';
 import { startRun, tasksOf, type RunOptions } from './run';
@@ -277,12 +278,14 @@ export function buildProgram(io: Io): Cli {
       readAccount('requests', self, { all: f.all, filter: { operation: f.operation, status: f.status === 'error' || f.status === undefined ? f.status : Number(f.status), limit: f.limit } }),
     );
   account('status', "Each operation's state over 15 minutes and 24 hours, and its last canary (public, no key).", false).action((_f, self: Cli) => readAccount('status', self, {}));
-  addMonitorCommands(program, {
-    client: (self) => {
+  const keyed = {
+    client: (self: Cli) => {
       const { apiUrl, apiKey } = target(self, true);
       return new SocialDataClient({ baseUrl: apiUrl, apiKey: apiKey! });
     },
     done: () => io.exit(EXIT.ok),
-  });
+  };
+  addMonitorCommands(program, keyed);
+  addWebhookCommands(program, keyed);
   return program;
 }

@@ -21,6 +21,10 @@
  * intervalSeconds, webhookUrl })` (its `secret` is in that answer only), `list`, `get`, `update`
  * (or `pause` / `resume`), `remove`, `rotateSecret`, `test`, `deliveries`, `redeliver`.
  *
+ * The team's webhook endpoints (docs/webhooks.md), free: `api.webhooks.create({ url, types })` (its
+ * `secret` is in that answer only), `list`, `get`, `update`, `remove`, `rotateSecret`, `test`,
+ * `deliveries`, `delivery`, `redeliver`, and `settings` / `updateSettings` (the credits.low threshold).
+ *
  * In a page served from the API's own origin (the dashboard), `new SocialDataClient({ baseUrl,
  * session: true })` sends no key: the browser's session cookie is the credential, and `api.session`
  * holds the routes only a session may call (sign-in, the team's keys and members).
@@ -37,9 +41,11 @@ import type { MonitorableId } from '../shared/api/monitor-kinds';
 import type { AccountMe, publicKey } from '../shared/account/api';
 import type { AccountRoute } from '../shared/api/account-routes';
 import type { publicMember, publicSession } from '../shared/account/team';
-import { MONITOR_ROUTES, OPERATIONS } from './operations.gen';
+import type { publicDeliveryWithAttempts } from '../shared/monitors/shapes';
+import type { publicEndpoint } from '../shared/webhooks/shapes';
+import { MONITOR_ROUTES, OPERATIONS, TEAM_EVENT_TYPES, WEBHOOK_ROUTES } from './operations.gen';
 
-export { MONITOR_ROUTES, OPERATIONS };
+export { MONITOR_ROUTES, OPERATIONS, TEAM_EVENT_TYPES, WEBHOOK_ROUTES };
 export type { CacheMaxAge, CreditsReport, ErrorCode, Meta, MonitorableId, OperationStatus, RequestsReport, StatusDocument, UsageReport };
 
 /** An answer of the account API: `data` only (it costs nothing, so there is no `meta`). */
@@ -116,6 +122,45 @@ export interface MonitorMethods {
   deliveries(id: string, options?: Signal): Promise<AccountResult<{ deliveries: MonitorDelivery[] }>>;
   /** Sends an event again, with the same `webhook-id` (202). */
   redeliver(id: string, eventId: string, options?: Signal): Promise<AccountResult<{ delivery: MonitorDelivery }>>;
+}
+
+/** A type of event a team webhook endpoint may want (docs/webhooks.md lists them). */
+export type TeamEventType = (typeof TEAM_EVENT_TYPES)[number];
+/** A team webhook endpoint as the API answers it. */
+export type WebhookEndpoint = ReturnType<typeof publicEndpoint>;
+/** An endpoint with its signing secret (`whsec_…`): the answer of `create` and `rotateSecret` only. */
+export type WebhookEndpointWithSecret = WebhookEndpoint & { secret: string };
+/** An event sent to an endpoint and its delivery (the last 7 days). */
+export type WebhookDelivery = MonitorDelivery;
+/** One delivery with its recent attempts (time, status, latency, error). */
+export type WebhookDeliveryWithAttempts = ReturnType<typeof publicDeliveryWithAttempts>;
+/** The team's credits.low threshold and what was last announced of its balance. */
+export interface WebhookSettings {
+  creditsLowThreshold: number | null;
+  creditAlert: 'low' | 'exhausted' | null;
+}
+
+/** The team's webhook endpoints, managed with the client's key (free). Another team's endpoint is a 404 ApiClientError. */
+export interface WebhookMethods {
+  create(endpoint: { url: string; types: TeamEventType[]; description?: string }, options?: Signal): Promise<AccountResult<{ endpoint: WebhookEndpointWithSecret }>>;
+  /** Newest first. */
+  list(options?: Signal): Promise<AccountResult<{ endpoints: WebhookEndpoint[] }>>;
+  get(id: string, options?: Signal): Promise<AccountResult<{ endpoint: WebhookEndpoint }>>;
+  /** Its URL, types or description; `status: 'disabled'` holds its deliveries until `'active'` again. */
+  update(id: string, changes: { url?: string; types?: TeamEventType[]; description?: string; status?: 'active' | 'disabled' }, options?: Signal): Promise<AccountResult<{ endpoint: WebhookEndpoint }>>;
+  remove(id: string, options?: Signal): Promise<AccountResult<{ deleted: true; id: string }>>;
+  /** A new secret, in this answer only; for 24 h the old one signs too (previousSecretExpiresAt). */
+  rotateSecret(id: string, options?: Signal): Promise<AccountResult<{ endpoint: WebhookEndpointWithSecret }>>;
+  /** Queues a `webhook.test` event to this endpoint, due now (202). */
+  test(id: string, options?: Signal): Promise<AccountResult<{ delivery: WebhookDelivery }>>;
+  /** The last 7 days, newest first. */
+  deliveries(id: string, options?: Signal): Promise<AccountResult<{ deliveries: WebhookDelivery[] }>>;
+  delivery(id: string, eventId: string, options?: Signal): Promise<AccountResult<{ delivery: WebhookDeliveryWithAttempts }>>;
+  /** Sends an event again, with the same `webhook-id` (202). */
+  redeliver(id: string, eventId: string, options?: Signal): Promise<AccountResult<{ delivery: WebhookDelivery }>>;
+  settings(options?: Signal): Promise<AccountResult<{ settings: WebhookSettings }>>;
+  /** credits.low is sent when the balance falls below `creditsLowThreshold` (null: never). */
+  updateSettings(settings: { creditsLowThreshold: number | null }, options?: Signal): Promise<AccountResult<{ settings: WebhookSettings }>>;
 }
 
 /** The signed-in member (GET /v1/account/me, and the answer of a sign-in). */
@@ -257,6 +302,8 @@ export class SocialDataClient {
   readonly account: AccountMethods;
   /** The team's monitors (free). */
   readonly monitors: MonitorMethods;
+  /** The team's webhook endpoints for account and service events (free). */
+  readonly webhooks: WebhookMethods;
   /** The routes only a dashboard session may call (`session: true`). */
   readonly session: SessionMethods;
   private readonly fetchImpl: typeof fetch;
@@ -305,6 +352,26 @@ export class SocialDataClient {
       test: (id, options) => monitor('test', [id], options),
       deliveries: (id, options) => monitor('deliveries', [id], options),
       redeliver: (id, eventId, options) => monitor('redeliver', [id, eventId], options),
+    };
+    const hook = <T>(name: keyof typeof WEBHOOK_ROUTES, ids: string[], options?: Signal, body?: object) => {
+      const { method, path } = WEBHOOK_ROUTES[name];
+      let i = 0;
+      const url = new URL(path.replace(/\{\w+\}/g, () => encodeURIComponent(ids[i++] ?? '')).replace(/^\/+/, ''), this.base);
+      return this.request<AccountResult<T>>(method, url, body, options?.signal);
+    };
+    this.webhooks = {
+      create: (e, options) => hook('create', [], options, e),
+      list: (options) => hook('list', [], options),
+      get: (id, options) => hook('get', [id], options),
+      update: (id, changes, options) => hook('update', [id], options, changes),
+      remove: (id, options) => hook('remove', [id], options),
+      rotateSecret: (id, options) => hook('rotateSecret', [id], options, {}),
+      test: (id, options) => hook('test', [id], options, {}),
+      deliveries: (id, options) => hook('deliveries', [id], options),
+      delivery: (id, eventId, options) => hook('delivery', [id, eventId], options),
+      redeliver: (id, eventId, options) => hook('redeliver', [id, eventId], options, {}),
+      settings: (options) => hook('settings', [], options),
+      updateSettings: (settings, options) => hook('updateSettings', [], options, settings),
     };
     const send = <T>(r: { method: string; path: string }, ids: string[] = [], body?: object) => {
       let i = 0;
