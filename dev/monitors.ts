@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Invoke } from '../shared/monitors/poll';
 import { runDue, runMinuteChecks } from '../shared/monitors/scheduler';
+import { buildStatus } from '../shared/status/page';
 import { logger } from '../shared/runtime/log';
 
 /**
@@ -19,7 +20,7 @@ export function startMonitorScheduler(tickMs = Math.min(10_000, Number(process.e
     if (running) return;
     running = true;
     const now = Date.now();
-    Promise.all([runDue(now, logger, invokeInProcess), runMinuteChecks(now, logger)])
+    Promise.all([runDue(now, logger, invokeInProcess), runMinuteChecks(now, logger, buildStatus)])
       .catch((err) => logger.warn('monitor tick failed', { error: (err as Error).message }))
       .finally(() => (running = false));
   }, tickMs);

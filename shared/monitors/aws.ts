@@ -9,6 +9,7 @@ import { FANOUT_SENDER } from '../webhooks/store';
 import type { Invoke } from './poll';
 import { pollMonitor } from './poll';
 import { DELIVERIES_PER_TEAM, limiterBy, platformOf, runMinuteChecks } from './scheduler';
+import type { BuildStatus } from '../webhooks/status-watch';
 import { type Delivery, dueDeliveries, dueMonitors, listDeliveries } from './store';
 
 /**
@@ -44,10 +45,10 @@ async function sendAll(queueUrl: string, refs: Ref[]): Promise<void> {
   }
 }
 
-export async function tickHandler(): Promise<{ polls: number; deliveries: number }> {
+export async function tickHandler(buildStatus?: BuildStatus): Promise<{ polls: number; deliveries: number }> {
   const now = Date.now();
   // The account events' safety nets: a credits crossing a crash left unannounced; a change of an operation's public status.
-  await runMinuteChecks(now, logger);
+  if (buildStatus) await runMinuteChecks(now, logger, buildStatus);
   const [monitors, deliveries] = await Promise.all([dueMonitors(now, 20_000), dueDeliveries(now, 20_000)]);
   const byPlatform = new Map<string, Ref[]>();
   for (const { teamId, monitorId, operation, dueAt } of monitors) {

@@ -3,7 +3,7 @@ import { operation } from '../operations';
 import type { Log } from '../runtime/log';
 import { attempt } from './deliver';
 import { reconcileCredits } from '../webhooks/credits';
-import { watchStatus } from '../webhooks/status-watch';
+import { type BuildStatus, watchStatus } from '../webhooks/status-watch';
 import { POLLS_PER_PLATFORM } from '../api/monitor-kinds';
 import { type Invoke, pollMonitor } from './poll';
 import { type DueMonitor, dueDeliveries, dueMonitors } from './store';
@@ -28,12 +28,13 @@ export function limiterBy(concurrency: number): (key: string) => ReturnType<type
 /**
  * The account events' minute checks (shared/webhooks/): a credits crossing a crash left unannounced,
  * a change of an operation's public status. The tick runs them every minute on AWS
- * (shared/monitors/aws.ts), the local scheduler beside runDue; each failing alone, logged.
+ * (shared/monitors/aws.ts), the local scheduler beside runDue; each failing alone, logged. The public
+ * status document's builder is handed in (shared/status/page.ts buildStatus: another entry point).
  */
-export async function runMinuteChecks(now: number, log: Log): Promise<void> {
+export async function runMinuteChecks(now: number, log: Log, buildStatus: BuildStatus): Promise<void> {
   await Promise.all([
     reconcileCredits(log, now).catch((err) => log.error('credits reconcile failed', { error: (err as Error).message })),
-    watchStatus(now, log).catch((err) => log.error('status watch failed', { error: (err as Error).message })),
+    watchStatus(now, buildStatus, log).catch((err) => log.error('status watch failed', { error: (err as Error).message })),
   ]);
 }
 

@@ -3,7 +3,6 @@ import { conditionally, db } from '../db/client';
 import { STATUS_WATCH_KEY } from '../db/tables';
 import { config } from '../runtime/config';
 import type { Log } from '../runtime/log';
-import { type StatusDocument, buildStatus } from '../status/page';
 import { broadcastEventWrites } from './events';
 
 /**
@@ -23,6 +22,12 @@ type Announced = 'operational' | 'degraded' | 'down';
 const ANNOUNCED = new Set<string>(['operational', 'degraded', 'down']);
 /** At most one look per this long (the local scheduler runs every few seconds; the tick every minute). */
 export const STATUS_WATCH_EVERY_MS = 55_000;
+
+/** What the watch reads of the public status document (shared/status/page.ts buildStatus, handed in by the caller). */
+export interface StatusDocument {
+  operations: readonly { operation: string; state: string; reason: string }[];
+}
+export type BuildStatus = (now: number) => Promise<StatusDocument>;
 
 interface Watch {
   states: Record<string, Announced>;
@@ -66,10 +71,10 @@ export function statusChanges(doc: StatusDocument, states: Record<string, Announ
  * One look at the public status: the changes since the last announced, each a broadcast event,
  * written with the new states in one transaction. `force`: whatever the last look's time (tests).
  */
-export async function watchStatus(now: number, log?: Log, opts: { force?: boolean; build?: (now: number) => Promise<StatusDocument> } = {}): Promise<StatusChange[]> {
+export async function watchStatus(now: number, build: BuildStatus, log?: Log, opts: { force?: boolean } = {}): Promise<StatusChange[]> {
   const watch = await readWatch();
   if (!opts.force && now - watch.checkedAt < STATUS_WATCH_EVERY_MS && now >= watch.checkedAt) return [];
-  const doc = await (opts.build ?? buildStatus)(now);
+  const doc = await build(now);
   const { changes, next } = statusChanges(doc, watch.states);
   const counts = { ...watch.changes };
   const writes = changes.flatMap((c) => {

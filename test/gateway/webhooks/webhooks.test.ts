@@ -12,6 +12,7 @@ import { config } from '../../../shared/runtime/config';
 import { logger } from '../../../shared/runtime/log';
 import { resolveNamesWith } from '../../../shared/scrape/address';
 import { watchStatus } from '../../../shared/webhooks/status-watch';
+import { buildStatus } from '../../../shared/status/page';
 import { RECONCILE_AFTER_MS, forgetCreditWatches, reconcileCredits } from '../../../shared/webhooks/credits';
 import { addCredits } from '../../../shared/accounting/teams';
 import { invokeInProcess } from '../../../dev/monitors';
@@ -247,12 +248,12 @@ describe('account events arrive signed at a local receiver', () => {
       for (let i = 0; i < n; i++) await db().send(new UpdateCommand(outcomeUpdate({ operation: op, status, cached: false, live: true, ms: 300, upstreamCalls: 1, at: Date.now() })));
     };
     await answers(200, 20);
-    await watchStatus(Date.now(), logger, { force: true });
+    await watchStatus(Date.now(), buildStatus, logger, { force: true });
     await answers(503, 10);
-    const changed = await watchStatus(Date.now(), logger, { force: true });
+    const changed = await watchStatus(Date.now(), buildStatus, logger, { force: true });
     expect(changed).toEqual([expect.objectContaining({ operation: op, type: 'operation.degraded', previous: 'operational' })]);
     // Seen again: nothing new.
-    expect(await watchStatus(Date.now(), logger, { force: true })).toEqual([]);
+    expect(await watchStatus(Date.now(), buildStatus, logger, { force: true })).toEqual([]);
     await deliverAll();
     const signedWith = (secret: string) =>
       receiver.received.filter((r) => {
@@ -274,7 +275,7 @@ describe('account events arrive signed at a local receiver', () => {
     // Back under the rules' failure share: recovered, to the endpoint that wants it only.
     receiver.received = [];
     await answers(200, 90);
-    expect(await watchStatus(Date.now(), logger, { force: true })).toEqual([expect.objectContaining({ operation: op, type: 'operation.recovered', previous: 'degraded' })]);
+    expect(await watchStatus(Date.now(), buildStatus, logger, { force: true })).toEqual([expect.objectContaining({ operation: op, type: 'operation.recovered', previous: 'degraded' })]);
     await deliverAll();
     expect(signedWith(ea.secret).map((r) => JSON.parse(r.body).type)).toEqual(['operation.recovered']);
     expect(signedWith(eb.secret)).toEqual([]);

@@ -3,19 +3,20 @@ import { jsonApi, type Handlers, type TeamContext } from '../api/router';
 import { WEBHOOK_ROUTES } from '../api/webhook-routes';
 import { ApiError, notFound, type ValidationDetail } from '../http/errors';
 import { invalidBody } from '../http/validation';
-import { queueManualBy, releaseHeld } from '../monitors/deliver';
-import { ROTATION_OVERLAP_MS, newSecret, sealSecret } from '../monitors/secret';
-import { publicDelivery, publicDeliveryWithAttempts } from '../monitors/shapes';
-import { type Delivery, getDelivery, listDeliveries } from '../monitors/store';
-import { webhookUrlProblem } from '../monitors/webhook-url';
-import { teamEventBody, teamEventId } from './events';
-import { CreateEndpointBody, MAX_ENDPOINTS_PER_TEAM, SettingsBody, UpdateEndpointBody, parseBody } from './schema';
-import { creditSettings, watchCredits } from './credits';
-import { publicEndpoint } from './shapes';
-import { ENDPOINT_ID_PREFIX, type Endpoint, createEndpoint, deleteEndpoint, endpointUpdate, getEndpoint, listEndpoints, updateEndpoint } from './store';
+import { queueManualBy, releaseHeld } from './deliver';
+import { ROTATION_OVERLAP_MS, newSecret, sealSecret } from './secret';
+import { publicDelivery, publicDeliveryWithAttempts } from './shapes';
+import { type Delivery, getDelivery, listDeliveries } from './store';
+import { webhookUrlProblem } from './webhook-url';
+import { teamEventBody, teamEventId } from '../webhooks/events';
+import { CreateEndpointBody, MAX_ENDPOINTS_PER_TEAM, SettingsBody, UpdateEndpointBody, parseBody } from '../webhooks/schema';
+import { creditSettings, watchCredits } from '../webhooks/credits';
+import { publicEndpoint } from '../webhooks/shapes';
+import { ENDPOINT_ID_PREFIX, type Endpoint, createEndpoint, deleteEndpoint, endpointUpdate, getEndpoint, listEndpoints, updateEndpoint } from '../webhooks/store';
 
 /**
- * The team webhook endpoints' API (WEBHOOK_ROUTES, docs/webhooks.md): managed as monitors are, with
+ * The team webhook endpoints' API (WEBHOOK_ROUTES, docs/webhooks.md), served by the monitors API's
+ * function (functions/monitors.ts) over the same engine: managed as monitors are, with
  * the team's API key or a dashboard session (state changes on a session need this site's Origin:
  * shared/api/router.ts). Team-scoped: every lookup is by (caller's team, endpointId), so another
  * team's endpoint is 404. Bodies are checked by their valibot schemas (./schema.ts), every problem
