@@ -52,3 +52,26 @@ export function monitorExample(base: string, key: string, m: { operation: string
     '',
   ].join('\n');
 }
+
+/**
+ * The lines `npm run demo` prints for the team's account events (docs/webhooks.md), after the
+ * monitor's: with the same receiver running, an endpoint for them, its secret kept by add-secret;
+ * then what makes each event arrive.
+ */
+export function webhookExample(base: string, key: string, receiverUrl = process.env.WEBHOOK_RECEIVER_URL || DEFAULT_RECEIVER_URL): string {
+  const body = JSON.stringify({ url: receiverUrl, types: ['key.created', 'key.revoked', 'member.removed', 'credits.low', 'credits.exhausted', 'operation.degraded', 'operation.recovered'] });
+  const auth = `-H "x-api-key: ${key}" -H "content-type: application/json"`;
+  return [
+    'Account events (docs/webhooks.md): with the receiver running, create a webhook endpoint for them:',
+    '',
+    `  curl -s -X POST ${auth} "${base}/v1/webhooks" -d '${body}' | npm run -s webhook-receiver -- add-secret`,
+    '',
+    'Then create and revoke a key on the dashboard\'s Keys page: key.created and key.revoked arrive verified within seconds.',
+    'credits.low: set the threshold one under your balance (GET /v1/account/credits), then make one live request:',
+    '',
+    `  curl -s -X PATCH ${auth} "${base}/v1/webhooks/settings" -d '{"creditsLowThreshold": <balance>}'`,
+    '',
+    'The receiver prints each event (signature ok); `social-data webhooks deliveries <id>` and the dashboard\'s Webhooks page show them.',
+    '',
+  ].join('\n');
+}
