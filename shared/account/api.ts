@@ -1,5 +1,6 @@
 import { jsonApi, type Handlers } from '../api/router';
 import { createKey, heldBy, listKeys, renameKey, revokeKey, type KeyRecord } from '../auth/keys';
+import { ownerChange } from '../monitors/owner';
 import { getTeam } from '../accounting/teams';
 import { ApiError, notFound } from '../http/errors';
 import { invalid } from '../http/validation';
@@ -97,10 +98,12 @@ const HANDLERS: Handlers<typeof ACCOUNT_ROUTES> = {
   async revokeKey(ctx) {
     const { teamId, memberId } = await mayChangeKey(ctx);
     const keyId = ctx.params.keyId ?? '';
-    if (!(await revokeKey(teamId, keyId))) throw notFound('Your team has no key with this id');
-    ctx.log.info('key revoked', { teamId, memberId, keyId });
+    // The monitors created with it are paused in the same transaction (shared/monitors/owner.ts ownerChange).
+    const paused: string[] = [];
+    if (!(await revokeKey(teamId, keyId, ownerChange(teamId, { keyId }, 'key_revoked', paused)))) throw notFound('Your team has no key with this id');
+    ctx.log.info('key revoked', { teamId, memberId, keyId, monitorsPaused: paused });
     const key = (await listKeys(teamId)).find((k) => k.keyId === keyId);
-    return { data: { key: key ? publicKey(key) : { keyId, status: 'revoked' } } };
+    return { data: { key: key ? publicKey(key) : { keyId, status: 'revoked' }, monitorsPaused: paused } };
   },
 
   async credits(ctx) {

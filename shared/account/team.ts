@@ -6,6 +6,7 @@ import { endAllSessions, getMember, listMembers, memberOfTeam, removeMemberAndKe
 import { hashPassword, passwordProblem } from '../auth/passwords';
 import { endOtherSessions, endSessionById, listSessions, sessionIdFromCookies, type Session } from '../auth/sessions';
 import { admit, passwordMatches, sourceAddress } from './signin';
+import { ownerChange, ownerTransfer } from '../monitors/owner';
 import { signInSucceeded } from './throttle';
 
 /**
@@ -75,10 +76,17 @@ export const TEAM_HANDLERS = {
     if (to !== undefined && (typeof to !== 'string' || to === m.memberId)) throw invalid('transferKeysTo', 'The id of another member of the team, who keeps the removed member\'s keys');
     const recipient = typeof to === 'string' ? await memberOfTeam(you.teamId, to) : undefined;
     if (recipient === null) throw invalid('transferKeysTo', 'Your team has no member with this id');
-    const { removed, revoked, transferred } = await removeMemberAndKeys(m, recipient);
+    // The monitors they created (from a session, or with a key revoked here) are paused in the same
+    // transaction as the removal or the revocation; with transferKeysTo, their monitors go to that member too.
+    const paused: string[] = [];
+    const moved: string[] = [];
+    const { removed, revoked, transferred } = await removeMemberAndKeys(m, recipient, Date.now(), {
+      revoke: (keyId) => ownerChange(you.teamId, { keyId }, 'key_revoked', paused),
+      remove: recipient ? ownerTransfer(you.teamId, { memberId: m.memberId }, { memberId: recipient.memberId }, moved) : ownerChange(you.teamId, { memberId: m.memberId }, 'member_removed', paused),
+    });
     if (!removed) throw notFound(NO_MEMBER);
-    ctx.log.info('member removed', { teamId: you.teamId, by: you.memberId, memberId: m.memberId, keysRevoked: revoked, keysTransferred: transferred, to: recipient?.memberId });
-    return { data: { removed: { memberId: m.memberId, email: m.email }, keys: { revoked, transferred } } };
+    ctx.log.info('member removed', { teamId: you.teamId, by: you.memberId, memberId: m.memberId, keysRevoked: revoked, keysTransferred: transferred, to: recipient?.memberId, monitorsPaused: paused, monitorsTransferred: moved });
+    return { data: { removed: { memberId: m.memberId, email: m.email }, keys: { revoked, transferred }, monitors: { paused, transferred: moved } } };
   },
 
   async listSessions(ctx: Ctx): Promise<Reply> {

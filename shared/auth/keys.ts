@@ -1,5 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { BatchGetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../runtime/config';
 import { creditsOf } from '../accounting/teams';
 import { conditionally, db, teamItems } from '../db/client';
@@ -184,20 +184,25 @@ async function teamKeyItem(teamId: string, keyId: string): Promise<Record<string
   return (await teamItems(teamId, KEY_PREFIX, { expression: 'keyId = :id', values: { ':id': keyId } }))[0];
 }
 
+/**
+ * How a change of a key or member item (a revocation, a removal) is written: false when its own
+ * condition fails. Alone by default; the account API writes it in one transaction with the pause
+ * of the monitors its owner created (shared/monitors/owner.ts ownerChange).
+ */
+export type AccountChange = (update: UpdateCommandInput) => Promise<boolean>;
+export const changeAlone: AccountChange = (update) => conditionally(() => db().send(new UpdateCommand(update)));
+
 /** Revokes by keyId (the secret is not known after creation). Returns false if no such key. */
-export async function revokeKey(teamId: string, keyId: string): Promise<boolean> {
+export async function revokeKey(teamId: string, keyId: string, write: AccountChange = changeAlone): Promise<boolean> {
   const item = await teamKeyItem(teamId, keyId);
   if (!item) return false;
-  await db().send(
-    new UpdateCommand({
-      TableName: config.accountsTable,
-      Key: { pk: item.pk, sk: KEY_SK },
-      UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
-      ConditionExpression: 'teamId = :team',
-      ExpressionAttributeValues: { ':now': new Date().toISOString(), ':team': teamId },
-    }),
-  );
-  return true;
+  return write({
+    TableName: config.accountsTable,
+    Key: { pk: item.pk, sk: KEY_SK },
+    UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
+    ConditionExpression: 'teamId = :team',
+    ExpressionAttributeValues: { ':now': new Date().toISOString(), ':team': teamId },
+  });
 }
 
 /** Renames a team's key. Returns the updated record, or null if the team has no such key. */
