@@ -119,9 +119,9 @@ export async function run(argv: string[], print: (line: string) => void = (l) =>
       return;
     }
     case 'key revoke': {
-      const { ownerChange } = await import('../shared/monitors/owner');
+      const { monitorOwners } = await import('../shared/monitors/owner');
       const paused: string[] = [];
-      const ok = await keys.revokeKey(need(flags, 'team'), need(flags, 'key'), ownerChange(need(flags, 'team'), { keyId: need(flags, 'key') }, 'key_revoked', paused));
+      const ok = await keys.revokeKey(need(flags, 'team'), need(flags, 'key'), monitorOwners.keyRevoked(need(flags, 'team'), need(flags, 'key'), paused));
       if (!ok) throw new Error('no such key for that team');
       print(`revoked; takes effect on the next request; monitors created with it paused: ${paused.join(', ') || 'none'}`);
       return;
@@ -172,11 +172,11 @@ export async function run(argv: string[], print: (line: string) => void = (l) =>
       const members = await import('../shared/auth/members');
       const m = await teamMember(flags);
       const to = typeof flags['transfer-keys-to'] === 'string' ? await teamMember({ ...flags, email: flags['transfer-keys-to'] }) : undefined;
-      const { ownerChange, ownerTransfer } = await import('../shared/monitors/owner');
+      const { monitorOwners } = await import('../shared/monitors/owner');
       const paused: string[] = [];
       const { removed, revoked, transferred } = await members.removeMemberAndKeys(m, to, Date.now(), {
-        revoke: (keyId) => ownerChange(m.teamId, { keyId }, 'key_revoked', paused),
-        remove: to ? ownerTransfer(m.teamId, { memberId: m.memberId }, { memberId: to.memberId }) : ownerChange(m.teamId, { memberId: m.memberId }, 'member_removed', paused),
+        revoke: (keyId) => monitorOwners.keyRevoked(m.teamId, keyId, paused),
+        remove: to ? monitorOwners.memberTransferred(m.teamId, m.memberId, to.memberId, []) : monitorOwners.memberRemoved(m.teamId, m.memberId, paused),
       });
       if (!removed) throw new Error(`no member ${m.email} in team ${m.teamId}`);
       if (paused.length) print(`monitors paused: ${paused.join(', ')}`);

@@ -1,6 +1,5 @@
 import { jsonApi, type Handlers } from '../api/router';
 import { createKey, heldBy, listKeys, renameKey, revokeKey, type KeyRecord } from '../auth/keys';
-import { ownerChange } from '../monitors/owner';
 import { getTeam } from '../accounting/teams';
 import { ApiError, notFound } from '../http/errors';
 import { invalid } from '../http/validation';
@@ -12,7 +11,7 @@ import { clearedSessionCookies, endSession, sessionIdFromCookies, type Session }
 import { signIn } from './signin';
 import { TEAM_HANDLERS, caller } from './team';
 import { creditsReport, requestsReport, usageReport } from '../api/account-reads';
-import type { SessionCtx } from './context';
+import { monitorOwnersOr, type SessionCtx } from './context';
 
 /**
  * The account API (ACCOUNT_ROUTES) behind the dashboard. JSON in, `{data}` or the spec's error
@@ -100,7 +99,7 @@ const HANDLERS: Handlers<typeof ACCOUNT_ROUTES> = {
     const keyId = ctx.params.keyId ?? '';
     // The monitors created with it are paused in the same transaction (shared/monitors/owner.ts ownerChange).
     const paused: string[] = [];
-    if (!(await revokeKey(teamId, keyId, ownerChange(teamId, { keyId }, 'key_revoked', paused)))) throw notFound('Your team has no key with this id');
+    if (!(await revokeKey(teamId, keyId, monitorOwnersOr().keyRevoked(teamId, keyId, paused)))) throw notFound('Your team has no key with this id');
     ctx.log.info('key revoked', { teamId, memberId, keyId, monitorsPaused: paused });
     const key = (await listKeys(teamId)).find((k) => k.keyId === keyId);
     return { data: { key: key ? publicKey(key) : { keyId, status: 'revoked' }, monitorsPaused: paused } };

@@ -1,12 +1,11 @@
 import { ApiError, notFound } from '../http/errors';
 import { notSignedIn } from '../api/caller';
 import { invalid } from '../http/validation';
-import type { Reply, SessionCtx as Ctx } from './context';
+import { monitorOwnersOr, type Reply, type SessionCtx as Ctx } from './context';
 import { endAllSessions, getMember, listMembers, memberOfTeam, removeMemberAndKeys, roleOf, type Member } from '../auth/members';
 import { hashPassword, passwordProblem } from '../auth/passwords';
 import { endOtherSessions, endSessionById, listSessions, sessionIdFromCookies, type Session } from '../auth/sessions';
 import { admit, passwordMatches, sourceAddress } from './signin';
-import { ownerChange, ownerTransfer } from '../monitors/owner';
 import { signInSucceeded } from './throttle';
 
 /**
@@ -81,8 +80,8 @@ export const TEAM_HANDLERS = {
     const paused: string[] = [];
     const moved: string[] = [];
     const { removed, revoked, transferred } = await removeMemberAndKeys(m, recipient, Date.now(), {
-      revoke: (keyId) => ownerChange(you.teamId, { keyId }, 'key_revoked', paused),
-      remove: recipient ? ownerTransfer(you.teamId, { memberId: m.memberId }, { memberId: recipient.memberId }, moved) : ownerChange(you.teamId, { memberId: m.memberId }, 'member_removed', paused),
+      revoke: (keyId) => monitorOwnersOr().keyRevoked(you.teamId, keyId, paused),
+      remove: recipient ? monitorOwnersOr().memberTransferred(you.teamId, m.memberId, recipient.memberId, moved) : monitorOwnersOr().memberRemoved(you.teamId, m.memberId, paused),
     });
     if (!removed) throw notFound(NO_MEMBER);
     ctx.log.info('member removed', { teamId: you.teamId, by: you.memberId, memberId: m.memberId, keysRevoked: revoked, keysTransferred: transferred, to: recipient?.memberId, monitorsPaused: paused, monitorsTransferred: moved });

@@ -5,6 +5,8 @@ import { conditionally, db, isConditionalFailure, teamItems } from '../db/client
 import { INVITE_SK, MEMBER_SK, TEAM_INDEX, invitePk, memberPk, teamPk } from '../db/tables';
 import { findHashed, storedHash } from './hashing';
 import { type AccountChange, changeAlone, heldBy, listKeys, revokeKey, transferKey } from './keys';
+
+export { changeAlone };
 import { hashPassword } from './passwords';
 
 /**
@@ -222,6 +224,19 @@ export function removeMember(member: Member, now = Date.now(), write: AccountCha
     ExpressionAttributeNames: { '#role': 'role', '#gp': TEAM_INDEX.partitionKey, '#gs': TEAM_INDEX.sortKey },
     ExpressionAttributeValues: { ':at': new Date(now).toISOString(), ':one': 1, ':team': member.teamId, ':id': member.memberId },
   });
+}
+
+/**
+ * What revoking a key or removing a member does to the monitors the key or member created (the
+ * eager pause, shared/monitors/owner.ts monitorOwners): each answers the AccountChange that writes
+ * the revocation or removal together with it, collecting the monitors' ids. The account API is
+ * given it by its entry (functions/account.ts: an entry point never imports another); without it
+ * the poll-time owner check alone pauses them.
+ */
+export interface MonitorOwners {
+  keyRevoked(teamId: string, keyId: string, paused: string[]): AccountChange;
+  memberRemoved(teamId: string, memberId: string, paused: string[]): AccountChange;
+  memberTransferred(teamId: string, fromMemberId: string, toMemberId: string, moved: string[]): AccountChange;
 }
 
 /**

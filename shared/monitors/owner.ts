@@ -1,4 +1,5 @@
 import type { AccountChange } from '../auth/keys';
+import type { MonitorOwners } from '../auth/members';
 import { conditionally, isConditionalFailure, queryAll } from '../db/client';
 import { KEY_PREFIX, TEAM_INDEX, teamPk } from '../db/tables';
 import { config } from '../runtime/config';
@@ -153,3 +154,10 @@ export function ownerTransfer(teamId: string, from: { memberId: string }, to: { 
     return true;
   };
 }
+
+/** The eager pause as the account API is given it (functions/account.ts, scripts/admin.ts). */
+export const monitorOwners: MonitorOwners = {
+  keyRevoked: (teamId, keyId, paused) => ownerChange(teamId, { keyId }, 'key_revoked', paused),
+  memberRemoved: (teamId, memberId, paused) => ownerChange(teamId, { memberId }, 'member_removed', paused),
+  memberTransferred: (teamId, from, to, moved) => ownerTransfer(teamId, { memberId: from }, { memberId: to }, moved),
+};
