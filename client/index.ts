@@ -19,7 +19,7 @@
  *
  * The team's monitors (docs/monitors.md), free: `api.monitors.create({ operation, params,
  * intervalSeconds, webhookUrl })` (its `secret` is in that answer only), `list`, `get`, `update`
- * (or `pause` / `resume`), `remove`, `rotateSecret`, `test`, `deliveries`, `redeliver`.
+ * (or `pause` / `resume`), `remove`, `rotateSecret`, `transfer`, `test`, `deliveries`, `redeliver`.
  *
  * The team's webhook endpoints (docs/webhooks.md), free: `api.webhooks.create({ url, types })` (its
  * `secret` is in that answer only), `list`, `get`, `update`, `remove`, `rotateSecret`, `test`,
@@ -116,6 +116,8 @@ export interface MonitorMethods {
   remove(id: string, options?: Signal): Promise<AccountResult<{ deleted: true; id: string }>>;
   /** A new secret, in this answer only; for 24 h the old one signs too (previousSecretExpiresAt). */
   rotateSecret(id: string, options?: Signal): Promise<AccountResult<{ monitor: MonitorWithSecret }>>;
+  /** Binds the monitor to this client's key from now on (revoking the key it was created with no longer pauses it). */
+  transfer(id: string, options?: Signal): Promise<AccountResult<{ monitor: Monitor }>>;
   /** Queues a `monitor.test` event, due now (202, pending; one test or redelivery per monitor every 5 s). */
   test(id: string, options?: Signal): Promise<AccountResult<{ delivery: MonitorDelivery }>>;
   /** The last 7 days, newest first. */
@@ -349,6 +351,7 @@ export class SocialDataClient {
       resume: (id, options) => this.monitors.update(id, { status: 'active' }, options),
       remove: (id, options) => monitor('remove', [id], options),
       rotateSecret: (id, options) => monitor('rotateSecret', [id], options),
+      transfer: (id, options) => monitor('transfer', [id], options),
       test: (id, options) => monitor('test', [id], options),
       deliveries: (id, options) => monitor('deliveries', [id], options),
       redeliver: (id, eventId, options) => monitor('redeliver', [id, eventId], options),

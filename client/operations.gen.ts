@@ -23,6 +23,7 @@ export const MONITOR_ROUTES = {
   update: { method: 'PATCH', path: '/v1/monitors/{monitorId}' },
   remove: { method: 'DELETE', path: '/v1/monitors/{monitorId}' },
   rotateSecret: { method: 'POST', path: '/v1/monitors/{monitorId}/rotate-secret' },
+  transfer: { method: 'POST', path: '/v1/monitors/{monitorId}/transfer' },
   test: { method: 'POST', path: '/v1/monitors/{monitorId}/test' },
   deliveries: { method: 'GET', path: '/v1/monitors/{monitorId}/deliveries' },
   delivery: { method: 'GET', path: '/v1/monitors/{monitorId}/deliveries/{eventId}' },

@@ -4,7 +4,7 @@ import type { Construct } from 'constructs';
 import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/api/account-routes';
 import { KEY_PEPPER_VARIABLE } from '../shared/runtime/secrets';
 import { acknowledge } from './acknowledge';
-import { ACCOUNT_OWN_PREFIXES, TEAM_PREFIX, allowCursorSecret, allowItems, allowTeamEventPuts, allowTeamIndexQuery, withSecret, type OperationAccess } from './iam';
+import { ACCOUNT_OWN_PREFIXES, TEAM_PREFIX, allowCursorSecret, allowItems, allowTeamIndexQuery, withSecret, type OperationAccess } from './iam';
 import { nodeFunction } from './node-function';
 import type { DataResources } from './operations';
 import { StackPart } from './part';
@@ -50,9 +50,11 @@ export class Account extends StackPart {
     allowItems(accountFn, data.accounts, ['dynamodb:GetItem', 'dynamodb:Query'], [TEAM_PREFIX, ...ACCOUNT_OWN_PREFIXES]);
     allowItems(accountFn, data.accounts, ['dynamodb:PutItem', 'dynamodb:UpdateItem'], ACCOUNT_OWN_PREFIXES);
     allowTeamIndexQuery(accountFn, data.accounts);
-    // key.created, key.revoked, member.removed: each in the transaction of its account change
-    // (shared/webhooks/events.ts), an item made of a team event's attributes only, in team partitions.
-    allowTeamEventPuts(accountFn, data.events);
+    // Eager pause (shared/monitors/owner.ts): a revocation or a removal pauses the monitors its owner
+    // created, with their monitor.paused events, in the same transaction (and the change's own team event:
+    // key.revoked, member.removed, key.created, shared/webhooks/events.ts): the team's monitors read,
+    // those monitors updated and their events put, in team partitions of the events table; no DeleteItem.
+    allowItems(accountFn, data.events, ['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], [TEAM_PREFIX]);
     withSecret(accountFn, KEY_PEPPER_VARIABLE, data.keyPepper);
     allowCursorSecret(accountFn, props.cursors);
 

@@ -1,5 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { BatchGetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { teamEventWrites } from '../webhooks/events';
 import { config } from '../runtime/config';
 import { creditsOf } from '../accounting/teams';
@@ -194,35 +194,38 @@ async function teamKeyItem(teamId: string, keyId: string): Promise<Record<string
 }
 
 /**
- * Revokes by keyId (the secret is not known after creation), with its key.revoked event in the same
- * transaction (shared/webhooks/events.ts: its id derived from the key's, so once per key). Returns
- * false if no such key; true when it is revoked, by this call or before.
+ * How a change of a key or member item (a revocation, a removal) is written: false when its own
+ * condition fails. `also`: the items that land with it in its transaction (its team event:
+ * shared/webhooks/events.ts). Alone by default; the account API writes it in one transaction with
+ * the pause of the monitors its owner created (shared/monitors/owner.ts ownerChange).
  */
-export async function revokeKey(teamId: string, keyId: string): Promise<boolean> {
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export type AccountChange = (update: UpdateCommandInput, also?: TransactItem[]) => Promise<boolean>;
+export const changeAlone: AccountChange = (update, also = []) =>
+  conditionally(() => (also.length ? db().send(new TransactWriteCommand({ TransactItems: [{ Update: update as NonNullable<TransactItem['Update']> }, ...also] })) : db().send(new UpdateCommand(update))));
+
+/**
+ * Revokes by keyId (the secret is not known after creation), with its key.revoked event in the same
+ * transaction (its id derived from the key's: once per key). Returns false if no such key; true
+ * when it is revoked, by this call or before.
+ */
+export async function revokeKey(teamId: string, keyId: string, write: AccountChange = changeAlone): Promise<boolean> {
   const item = await teamKeyItem(teamId, keyId);
   if (!item) return false;
   if (item.revokedAt) return true;
   const revokedAt = new Date().toISOString();
-  // Refused only when it was revoked meanwhile (its event then written by that revocation).
-  await conditionally(() =>
-    db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: config.accountsTable,
-              Key: { pk: item.pk, sk: KEY_SK },
-              UpdateExpression: 'SET revokedAt = :now',
-              ConditionExpression: 'teamId = :team AND attribute_not_exists(revokedAt)',
-              ExpressionAttributeValues: { ':now': revokedAt, ':team': teamId },
-            },
-          },
-          ...teamEventWrites(teamId, 'key.revoked', keyId, { teamId, keyId, name: String(item.name ?? ''), revokedAt }),
-        ],
-      }),
-    ),
+  const done = await write(
+    {
+      TableName: config.accountsTable,
+      Key: { pk: item.pk, sk: KEY_SK },
+      UpdateExpression: 'SET revokedAt = :now',
+      ConditionExpression: 'teamId = :team AND attribute_not_exists(revokedAt)',
+      ExpressionAttributeValues: { ':now': revokedAt, ':team': teamId },
+    },
+    teamEventWrites(teamId, 'key.revoked', keyId, { teamId, keyId, name: String(item.name ?? ''), revokedAt }),
   );
-  return true;
+  // Refused: revoked meanwhile by another request (which wrote its event), or gone.
+  return done || Boolean((await teamKeyItem(teamId, keyId))?.revokedAt);
 }
 
 /** Renames a team's key. Returns the updated record, or null if the team has no such key. */

@@ -160,6 +160,21 @@ const HANDLERS: Handlers<typeof MONITOR_ROUTES> = {
     return { data: { monitor: { ...publicMonitor(next), secret } } };
   },
 
+  /**
+   * The caller takes the monitor over: it is bound from now on to the caller's key (or, with a
+   * session, to the caller's member), so revoking the key it was created with, or removing the
+   * member who created it, no longer pauses it (shared/monitors/owner.ts). Its status is kept: a
+   * monitor already paused for key_revoked or member_removed is resumed by PATCH status active.
+   */
+  async transfer(ctx) {
+    const m = await mine(ctx);
+    const owner: Partial<Monitor> = ctx.keyId ? { keyId: ctx.keyId, memberId: undefined } : { memberId: ctx.session?.memberId, keyId: undefined };
+    const next = await updateMonitor(m.teamId, m.monitorId, owner);
+    if (!next) throw notFound(NO_MONITOR);
+    ctx.log.info('monitor transferred', { monitorId: m.monitorId, from: m.keyId ?? m.memberId ?? null, to: owner.keyId ?? owner.memberId ?? null });
+    return { data: { monitor: publicMonitor(next) } };
+  },
+
   async test(ctx) {
     const m = await mine(ctx);
     const now = Date.now();
