@@ -154,7 +154,10 @@ export const groupOf = (route: Route): RouteGroup | undefined => ROUTE_GROUPS.fi
  */
 export function pathPattern(routes: readonly Pick<Route, 'path'>[]): string {
   const segment = (seg: string) => (/^\{\w+\+\}$/.test(seg) ? '.+' : /^\{\w+\}$/.test(seg) ? '[^/]+' : seg.replace(/[.+^$()|[\]\\*?{}]/g, '\\$&'));
-  const alternatives = [...new Set(routes.map((r) => r.path.split('/').map(segment).join('/')))];
+  const all = [...new Set(routes.map((r) => r.path.split('/').map(segment).join('/')))];
+  // A literal path another alternative already matches (`/v1/webhooks/settings` beside `/v1/webhooks/[^/]+`) adds nothing.
+  const literal = (p: string) => !/[[\]+\\]/.test(p);
+  const alternatives = all.filter((a) => !(literal(a) && all.some((b) => b !== a && new RegExp(`^${b}$`).test(a))));
   const pattern = `^(/[^/]+)*(${alternatives.join('|')})/?$`;
   // WAF's limit on a regular expression.
   if (pattern.length > 512) throw new Error(`the path pattern of ${routes.length} routes is ${pattern.length} characters; WAF takes 512`);
