@@ -216,14 +216,14 @@ export function allowCreditEvents(fn: lambda.IFunction, events: dynamodb.ITable)
   allowTeamEventPuts(fn, events);
 }
 
-/** PutItem on the events table of items made of a team event's attributes only (TEAM_EVENT_ATTRIBUTES), in team partitions. */
-export function allowTeamEventPuts(fn: lambda.IFunction, events: dynamodb.ITable): void {
+/** PutItem on the events table of items made of a team event's attributes only (TEAM_EVENT_ATTRIBUTES), in team partitions (or `prefixes`). */
+export function allowTeamEventPuts(fn: lambda.IFunction, events: dynamodb.ITable, prefixes: readonly string[] = [TEAM_PREFIX]): void {
   fn.addToRolePolicy(
     new iam.PolicyStatement({
       actions: ['dynamodb:PutItem'],
       resources: [events.tableArn],
       conditions: {
-        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TEAM_PREFIX}*`], 'dynamodb:Attributes': [...TEAM_EVENT_ATTRIBUTES] },
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((p) => `${p}*`), 'dynamodb:Attributes': [...TEAM_EVENT_ATTRIBUTES] },
         'Null': { 'dynamodb:Attributes': 'false' },
         'StringEqualsIfExists': { 'dynamodb:ReturnValues': ['NONE'] },
       },

@@ -7,7 +7,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { BROADCAST_PK, BROADCAST_SUBSCRIBERS, CREDIT_WATCH, DELIVERY_DUE, MONITOR_DUE, STATUS_WATCH_KEY, keyPk, memberPk, sessionPk, teamPk } from '../shared/db/tables';
+import { BROADCAST_PK, BROADCAST_SUBSCRIBERS, CREDIT_WATCH, DELIVERY_DUE, MONITOR_DUE, OUTCOME_PREFIX, STATUS_WATCH_KEY, canaryKey, keyPk, memberPk, sessionPk, teamPk } from '../shared/db/tables';
 import { MONITOR_ROUTES } from '../shared/api/monitor-routes';
 import { WEBHOOK_ROUTES } from '../shared/api/webhook-routes';
 import { POLLS_PER_PLATFORM, POLL_BATCH, isMonitorable } from '../shared/api/monitor-kinds';
@@ -15,7 +15,7 @@ import { OWNER_ATTRIBUTES } from '../shared/monitors/owner';
 import type { Operation } from '../shared/operations';
 import { KEY_PEPPER_VARIABLE, MONITOR_KEY_VARIABLE } from '../shared/runtime/secrets';
 import { acknowledge } from './acknowledge';
-import { allow, allowDueIndexQuery, allowInvoke, allowItems, allowTeamIndexAttributes, withSecret } from './iam';
+import { allowCreditEvents, allowDueIndexQuery, allowTeamEventPuts, allowInvoke, allowItems, allowTeamIndexAttributes, withSecret } from './iam';
 import { nodeFunction } from './node-function';
 import type { DataResources } from './operations';
 import { StackPart } from './part';
@@ -125,8 +125,11 @@ export class Monitors extends StackPart {
     // balances read (credits only), their watch items and missing events written in the events table;
     // the public status read from the cache table's counters and canary records, announced as broadcast events.
     allowItems(tickFn, accounts, ['dynamodb:BatchGetItem'], [TEAM]);
-    allowItems(tickFn, eventsTable, ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], [TEAM, STATUS_WATCH_KEY.pk, BROADCAST_PK]);
-    allow(tickFn, props.data.cache, 'dynamodb:GetItem', 'dynamodb:BatchGetItem');
+    // In team partitions only what a charge's announcement may do (the watch item's alert attributes, items of a team event's attributes).
+    allowCreditEvents(tickFn, eventsTable);
+    allowTeamEventPuts(tickFn, eventsTable, [BROADCAST_PK]);
+    allowItems(tickFn, eventsTable, ['dynamodb:GetItem', 'dynamodb:PutItem'], [STATUS_WATCH_KEY.pk]);
+    allowItems(tickFn, props.data.cache, ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], [OUTCOME_PREFIX, canaryKey('')]);
     grantData(tickFn);
     for (const { q } of this.pollQueues) q.grantSendMessages(tickFn);
     this.deliveryQueue.grantSendMessages(tickFn);

@@ -1,5 +1,6 @@
 import { DELIVERY_CONCURRENCY, POLL_CONCURRENCY, pascalCase } from '../../infra/monitors';
 import { MONITOR_ROUTES } from '../../shared/api/monitor-routes';
+import { WEBHOOK_ROUTES } from '../../shared/api/webhook-routes';
 import { MONITORABLE_IDS, POLL_BATCH } from '../../shared/api/monitor-kinds';
 import { operation } from '../../shared/operations';
 import { groupOf } from '../../infra/edge';
@@ -112,16 +113,19 @@ test('least privilege: only the poll worker invokes functions, and only the moni
   // The poll worker holds neither the key pepper nor the monitors' secret key: it never signs nor checks a key.
   expect(Object.keys(resources[logicalId('MonitorsPoll')]!.Properties.Environment.Variables).filter((v) => v.endsWith('SECRET_ARN'))).toEqual([]);
   expect(Object.keys(resources[logicalId('MonitorsDeliver')]!.Properties.Environment.Variables).filter((v) => v.endsWith('SECRET_ARN'))).toEqual(['MONITOR_KEY_SECRET_ARN']);
-  // The tick reads only the due partitions, and writes nothing to the table.
+  // The tick reads the due partitions (and the CREDITWATCH listing); for the account events' minute
+  // checks (docs/webhooks.md) it reads the watched teams' balances and the status counters, and writes
+  // only events-table items: watch items, missing events, the status watch item.
   const tickDb = policiesOf('MonitorsTick').filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')));
-  expect(tickDb.flatMap(actions)).toEqual(['dynamodb:Query']);
+  expect(tickDb.flatMap(actions).sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
 });
 
 test('every monitors route is an API method without the key authorizer (the function checks the key or the session), in the edge\'s monitors group', () => {
   const methods = ofType('AWS::ApiGateway::Method').map(([, m]) => m.Properties);
   const monitorsFn = logicalId('MonitorsApi');
   const ours = methods.filter((m) => JSON.stringify(m.Integration?.Uri ?? '').includes(monitorsFn));
-  expect(ours.map((m) => m.HttpMethod).sort()).toEqual(MONITOR_ROUTES.map((r) => r.method).sort());
+  // The monitors API's function serves the team webhook endpoints' routes too (docs/webhooks.md).
+  expect(ours.map((m) => m.HttpMethod).sort()).toEqual([...MONITOR_ROUTES, ...WEBHOOK_ROUTES].map((r) => r.method).sort());
   for (const m of ours) expect({ auth: m.AuthorizationType, key: m.ApiKeyRequired ?? false }).toEqual({ auth: 'NONE', key: false });
-  expect(MONITOR_ROUTES.every((r) => groupOf(r)?.name === 'monitors')).toBe(true);
+  expect([...MONITOR_ROUTES, ...WEBHOOK_ROUTES].every((r) => groupOf(r)?.name === 'monitors')).toBe(true);
 });

@@ -6,6 +6,8 @@ import { ROUTE_GROUPS, edgeTable, groupOf, methodShare } from '../../infra/edge'
 import { ACCOUNTS, CACHE, DUE_INDEX, EVENTS, TEAM_INDEX } from '../../shared/db/tables';
 import { ACCOUNT_ROUTES } from '../../shared/api/account-routes';
 import { MONITOR_ROUTES } from '../../shared/api/monitor-routes';
+import { WEBHOOK_ROUTES } from '../../shared/api/webhook-routes';
+import { CREDIT_WATCH_ATTRIBUTES, TEAM_EVENT_ATTRIBUTES } from '../../infra/iam';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../../shared/api/agent-routes';
 import { routedOperations } from '../../shared/operations';
 import { stackTemplate } from '../support/synth';
@@ -212,6 +214,7 @@ describe('functions', () => {
 describe('least-privilege IAM', () => {
   const accounts = { 'Fn::GetAtt': [tableId('AccountsTable'), 'Arn'] };
   const cache = { 'Fn::GetAtt': [tableId('CacheTable'), 'Arn'] };
+  const events = { 'Fn::GetAtt': [tableId('EventsTable'), 'Arn'] };
 
   it('grants no wildcard, Scan, DeleteItem, Batch action (but the status document\'s BatchGetItem on the cache, the authorizer\'s on key and team partitions, the operations\' on team partitions) or table action anywhere, and Query only to the account API and the MCP account tools (the monitors\' functions apart: test/infra/monitors.ts and test/infra/iam/monitors.test.ts)', () => {
     const monitorRoles = ['The monitors API', 'Monitors: '].flatMap((d) => ofType('AWS::Lambda::Function').filter(([, fn]) => String(fn.Properties.Description).startsWith(d))).map(([, fn]) => fn.Properties.Role['Fn::GetAtt'][0]);
@@ -297,7 +300,14 @@ describe('least-privilege IAM', () => {
       expect(allowed(cache).flatMap(actionsOf).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
       expect(stmts.filter((st) => st.Effect === 'Deny')).toEqual(scraperDenies);
       const dynamo = stmts.filter((st) => actionsOf(st).some((a) => a.startsWith('dynamodb:')));
-      expect(new Set(dynamo.flatMap(resourcesOf))).toEqual(new Set([JSON.stringify(accounts), JSON.stringify(cache)]));
+      expect(new Set(dynamo.flatMap(resourcesOf))).toEqual(new Set([JSON.stringify(accounts), JSON.stringify(cache), JSON.stringify(events)]));
+      // The events table: only a charge's credits announcement (docs/webhooks.md): the team's watch item read, its alert
+      // attributes updated, items of a team event's attributes put; in team partitions; no Query, no Delete.
+      expect(allowed(events).map((st) => ({ actions: actionsOf(st).sort(), leading: leadingKeysOf(st), attributes: (st.Condition as Record<string, Record<string, unknown>>)?.['ForAllValues:StringLike']?.['dynamodb:Attributes'] ?? null }))).toEqual([
+        { actions: ['dynamodb:GetItem'], leading: ['TEAM#*'], attributes: null },
+        { actions: ['dynamodb:UpdateItem'], leading: ['TEAM#*'], attributes: [...CREDIT_WATCH_ATTRIBUTES] },
+        { actions: ['dynamodb:PutItem'], leading: ['TEAM#*'], attributes: [...TEAM_EVENT_ATTRIBUTES] },
+      ]);
     }
   });
 
@@ -352,6 +362,8 @@ describe('dashboard functions', () => {
       { actions: ['dynamodb:GetItem', 'dynamodb:Query'], leading: ['TEAM#*', ...own], index: false },
       { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], leading: own, index: false },
       { actions: ['dynamodb:Query'], leading: ['TEAM#*'], index: true },
+      // The events table's team partitions: the eager pause of a revoked key's or removed member's monitors, and the change's own team event.
+      { actions: ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], leading: ['TEAM#*'], index: false },
     ]);
     expect(stmts[0]).toMatchObject({ Resource: accounts });
   });
@@ -378,6 +390,7 @@ describe('REST API', () => {
         ...MCP_METHODS.map((m) => `${m} ${MCP_PATH}`),
         `GET ${LLMS_PATH}`,
         ...MONITOR_ROUTES.map((r) => `${r.method} ${r.path}`),
+        ...WEBHOOK_ROUTES.map((r) => `${r.method} ${r.path}`),
       ].sort(),
     );
   });
@@ -394,7 +407,7 @@ describe('REST API', () => {
 
   it('leaves the API-key authorizer off the OpenAPI document, llms.txt, the status document, the account API (session cookie), the dashboard and the monitors API (key or session, checked by its function)', () => {
     const open = methods.filter((x) => !isData(x.path));
-    expect(open).toHaveLength(3 + ACCOUNT_ROUTES.length + 2 + MONITOR_ROUTES.length);
+    expect(open).toHaveLength(3 + ACCOUNT_ROUTES.length + 2 + MONITOR_ROUTES.length + WEBHOOK_ROUTES.length);
     for (const m of open) {
       expect(m.props.ApiKeyRequired).toBe(false);
       expect(m.props.AuthorizationType).toBe('NONE');
@@ -563,7 +576,9 @@ describe('routes for agents', () => {
     const secretRef = JSON.stringify(op.Properties.Environment.Variables.CURSOR_SECRET_ARN);
     const index = JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId('AccountsTable'), 'Arn'] }, '/index/byTeam']] });
     const monitorsApi = JSON.stringify({ 'Fn::GetAtt': [ofType('AWS::Lambda::Function').find(([, fn]) => String(fn.Properties.Description).startsWith('The monitors API'))![0], 'Arn'] });
-    expect(new Set(stmts.flatMap(resources))).toEqual(new Set([arn('AccountsTable'), arn('CacheTable'), secretRef, index, monitorsApi]));
+    expect(new Set(stmts.flatMap(resources))).toEqual(new Set([arn('AccountsTable'), arn('CacheTable'), arn('EventsTable'), secretRef, index, monitorsApi]));
+    // The events table: only a charge's credits announcement, as the operations' functions (docs/webhooks.md).
+    expect(byTable('EventsTable')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     expect(stmts.filter((st) => resources(st).includes(monitorsApi)).flatMap(actionsOf)).toEqual(['lambda:InvokeFunction']);
     expect(stmts.filter((st) => resources(st).includes(secretRef)).flatMap(actionsOf)).toEqual(['secretsmanager:GetSecretValue']);
     expect(stmts.filter((st) => resources(st).includes(index)).flatMap(actionsOf)).toEqual(['dynamodb:Query']);

@@ -141,7 +141,8 @@ test('the poll worker (a poll with new items, then one that finds no credit), th
 
 test('the evaluator refuses what the roles do not allow: the tick writing, the delivery worker reading a key or writing a team item of accounts (test/infra/iam/tables-reach.test.ts: every role, both tables)', async () => {
   const keyRead = { name: 'GetCommand', input: { TableName: config.accountsTable, Key: { pk: 'KEY#x', sk: 'KEY' } } };
-  const monitorWrite = { name: 'PutCommand', input: { TableName: config.eventsTable, Item: { pk: `TEAM#${teamId}`, sk: 'MON#x' } } };
+  // A monitor's attributes (the tick may put only items made of a team event's: docs/webhooks.md).
+  const monitorWrite = { name: 'PutCommand', input: { TableName: config.eventsTable, Item: { pk: `TEAM#${teamId}`, sk: 'MON#x', status: 'active', webhookUrl: 'https://x' } } };
   const accountsWrite = { name: 'PutCommand', input: { TableName: config.accountsTable, Item: { pk: `TEAM#${teamId}`, sk: 'MON#x' } } };
   expect(refused('Monitors: one signed webhook attempt', [keyRead])).toHaveLength(1);
   expect(refused('Monitors: every minute', [monitorWrite])).toHaveLength(1);

@@ -76,7 +76,9 @@ const REACH: Record<string, string[]> = {
     'events: write a delivery in a transaction',
     'events: delete a monitor',
   ],
-  'Monitors: every minute': ['events: due monitors', 'events: due deliveries'],
+  // The account events' minute checks (docs/webhooks.md): the watched teams' balances read; in the events table the
+  // team's watch item read and items made of a team event's attributes put (the bare {pk, sk} probe below is one).
+  'Monitors: every minute': ['accounts: read a team (balance)', 'events: read a monitor', 'events: write a delivery in a transaction', 'events: due monitors', 'events: due deliveries'],
   // Its own items of accounts (a key's revocation, a member's removal) and the pause of their monitors.
   'The dashboard account API': [
     'accounts: read a key',
@@ -95,7 +97,8 @@ const REACH: Record<string, string[]> = {
     'events: write a delivery in a transaction',
   ],
   'Monitors: polls through': ['accounts: the team listing, owner attributes only', 'events: read a monitor', 'events: query a team partition', 'events: write a monitor', 'events: update a monitor', 'events: write a delivery in a transaction'],
-  'Monitors: one signed webhook attempt': ['events: read a monitor', 'events: write a monitor', 'events: update a monitor', 'events: write a delivery in a transaction'],
+  // A team event expanded over the team's endpoints: a Query of its partition (docs/webhooks.md).
+  'Monitors: one signed webhook attempt': ['events: read a monitor', 'events: query a team partition', 'events: write a monitor', 'events: update a monitor', 'events: write a delivery in a transaction'],
 };
 
 const allowedProbes = (statements: Statement[]) => Object.entries(PROBES).filter(([, call]) => callAllowed(statements, call, arns)).map(([what]) => what);
