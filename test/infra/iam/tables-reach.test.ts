@@ -76,9 +76,10 @@ const REACH: Record<string, string[]> = {
     'events: write a delivery in a transaction',
     'events: delete a monitor',
   ],
-  // The account events' minute checks (docs/webhooks.md): the watched teams' balances read; in the events table the
-  // team's watch item read and items made of a team event's attributes put (the bare {pk, sk} probe below is one).
-  'Monitors: every minute': ['accounts: read a team (balance)', 'events: read a monitor', 'events: write a delivery in a transaction', 'events: due monitors', 'events: due deliveries'],
+  // The account events' minute checks (docs/webhooks.md): the watched teams' balances read (BatchGetItem only, no probe
+  // here); in the events table the team's watch item read and items made of a team event's attributes put (the bare
+  // {pk, sk} probe below is one).
+  'Monitors: every minute': ['events: read a monitor', 'events: write a delivery in a transaction', 'events: due monitors', 'events: due deliveries'],
   // Its own items of accounts (a key's revocation, a member's removal) and the pause of their monitors.
   'The dashboard account API': [
     'accounts: read a key',
