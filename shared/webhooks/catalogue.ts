@@ -27,7 +27,7 @@ export const CATALOGUE = [
   },
   {
     type: 'credits.low',
-    description: 'The balance fell below the threshold the team set (PATCH /v1/account/settings, creditsLowThreshold): once per crossing, again only after a grant brings it back to the threshold or above',
+    description: 'The balance fell below the threshold the team set (PATCH /v1/webhooks/settings, creditsLowThreshold): once per crossing; again after the balance is back at or above it (a grant) and falls again',
     scope: 'team',
     providedBy: 'account',
     data: v.object({ teamId, credits: v.pipe(v.number(), v.description('The balance just after the charge that crossed')), threshold: v.number() }),
