@@ -17,8 +17,10 @@ import {
   getMonitor,
   getOverflow,
   heldDeliveries,
+  eventBody,
   isOverflowId,
   itemBytes,
+  newDelivery,
   monitorUpdateItem,
   overflowDone,
   overflowPut,
@@ -53,14 +55,7 @@ export const PAUSE_AFTER_FAILING_MS = 3 * 86_400_000;
 /** How long an attempt holds its delivery: well over the POST's 10 s, so a live attempt never loses it. */
 export const DELIVERY_LEASE_MS = DELIVERY_TIMEOUT_MS * 6;
 
-export function eventBody(event: PendingEvent, at: number): string {
-  return JSON.stringify({ type: event.type, timestamp: new Date(at).toISOString(), data: event.data });
-}
-
-/** A new pending delivery of `event`, due at `at`. */
-export function newDelivery(m: Pick<Monitor, 'teamId' | 'monitorId'>, event: PendingEvent, eventId: string, at: number, extra: Pick<Delivery, 'manual'> = {}): Delivery {
-  return { teamId: m.teamId, monitorId: m.monitorId, eventId, type: event.type, body: eventBody(event, at), timestamp: at, createdAt: at, attempts: 0, nextAttemptAt: at, state: 'pending', ...extra };
-}
+export { eventBody, newDelivery };
 
 type TransactItem = Parameters<typeof writeTogether>[0][number];
 
@@ -108,10 +103,10 @@ export async function pause(m: Monitor, reason: PausedReason, at: number, also: 
 }
 
 /** The signature header: the current secret's, and during a rotation's overlap the previous one's too. */
-function signatures(m: Monitor, id: string, ts: number, body: string): string {
-  const sigs = [sign(openSecret(m.secret), id, ts, body)];
+async function signatures(m: Monitor, id: string, ts: number, body: string): Promise<string> {
+  const sigs = [sign(await openSecret(m.secret), id, ts, body)];
   // Wall-clock time, as the rotation set it (and as webhook-timestamp is).
-  if (m.previousSecret && (m.previousSecretExpiresAt ?? 0) > Date.now()) sigs.push(sign(openSecret(m.previousSecret), id, ts, body));
+  if (m.previousSecret && (m.previousSecretExpiresAt ?? 0) > Date.now()) sigs.push(sign(await openSecret(m.previousSecret), id, ts, body));
   return sigs.join(' ');
 }
 
@@ -144,7 +139,7 @@ export async function attempt(teamId: string, monitorId: string, eventId: string
     return held;
   }
   const ts = Math.floor(Date.now() / 1000);
-  const headers = { 'webhook-id': d.eventId, 'webhook-timestamp': String(ts), 'webhook-signature': signatures(m, d.eventId, ts, d.body) };
+  const headers = { 'webhook-id': d.eventId, 'webhook-timestamp': String(ts), 'webhook-signature': await signatures(m, d.eventId, ts, d.body) };
   const res = await postWebhook(m.webhookUrl, headers, d.body);
   const ok = res.status !== null && res.status >= 200 && res.status < 300;
   const attempts = d.attempts + 1;
