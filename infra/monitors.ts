@@ -1,5 +1,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -13,19 +15,22 @@ import { WEBHOOK_ROUTES } from '../shared/api/webhook-routes';
 import { POLLS_PER_PLATFORM, POLL_BATCH, isMonitorable } from '../shared/api/monitor-kinds';
 import { OWNER_ATTRIBUTES } from '../shared/monitors/owner';
 import type { Operation } from '../shared/operations';
-import { KEY_PEPPER_VARIABLE, MONITOR_KEY_VARIABLE } from '../shared/runtime/secrets';
+import { KEY_PEPPER_VARIABLE, MONITOR_KMS_KEY_VARIABLE } from '../shared/runtime/secrets';
+import { METRICS_NAMESPACE } from '../shared/runtime/metrics';
+import { MONITOR_KEY_METRIC } from '../shared/monitors/secret';
 import { acknowledge } from './acknowledge';
 import { allowCreditEvents, allowDueIndexQuery, allowTeamEventPuts, allowInvoke, allowItems, allowTeamIndexAttributes, withSecret } from './iam';
 import { nodeFunction } from './node-function';
 import type { DataResources } from './operations';
 import { StackPart } from './part';
-import { generatedSecret } from './secrets';
 
 export interface MonitorsProps {
   api: apigateway.RestApi;
   data: DataResources;
   /** What every function of the service has. */
   environment: Record<string, string>;
+  /** The metrics' service dimension (the key alarm's). */
+  serviceName: string;
   /** The operations' functions: the poll worker invokes the monitorable ones. */
   operations: { op: Operation; fn: NodejsFunction }[];
 }
@@ -59,6 +64,10 @@ export class Monitors extends StackPart {
   readonly pollDlq: sqs.Queue;
   readonly deliveryQueue: sqs.Queue;
   readonly deliveryDlq: sqs.Queue;
+  /** The KMS key of the signing secrets (envelope encryption). */
+  readonly monitorKey: kms.Key;
+  /** Raised when a function could not reach monitorKey (the status part's topic notifies it). */
+  readonly keyAlarm: cloudwatch.Alarm;
   /** The /v1/monitors API's function (the MCP monitor tools invoke it). */
   readonly apiFn: NodejsFunction;
   readonly tickFn: NodejsFunction;
@@ -91,13 +100,20 @@ export class Monitors extends StackPart {
       MONITOR_FUNCTIONS: JSON.stringify(Object.fromEntries(monitorable.map(({ op, fn }) => [op.id, fn.functionName]))),
     };
     const TEAM = teamPk('');
-    // The key the signing secrets are stored encrypted under (shared/monitors/secret.ts): the API seals, the delivery worker opens.
-    const monitorKey = generatedSecret(this, 'MonitorKey', {
-      description: `Key the monitors' webhook signing secrets are stored encrypted under (${MONITOR_KEY_VARIABLE})`,
-      length: 64,
-      removalPolicy: RemovalPolicy.RETAIN,
-      whyNotRotated: "A new key would make every stored signing secret unreadable (every monitor's deliveries would stop), so it is not rotated on a schedule; rotate a monitor's own secret instead (POST /v1/monitors/{id}/rotate-secret).",
-      ...(dataKey ? { encryptionKey: dataKey } : {}),
+    // The KMS key the signing secrets are sealed under by envelope encryption (shared/monitors/secret.ts):
+    // the API makes a data key (GenerateDataKey) and seals; the delivery worker opens (Decrypt). KMS
+    // rotates its material yearly and keeps the old material for what it encrypted; retained with the
+    // stack (every stored secret depends on it).
+    this.monitorKey = new kms.Key(this, 'MonitorKey', { description: "Seals the monitors' webhook signing secrets (envelope encryption: MONITOR_KMS_KEY_ID)", enableKeyRotation: true, removalPolicy: RemovalPolicy.RETAIN });
+    const monitorKey = this.monitorKey;
+    // A function that cannot reach it refuses to seal or sign and counts monitorKeyUnavailable (shared/monitors/secret.ts): alarmed at the first.
+    this.keyAlarm = new cloudwatch.Alarm(this, 'MonitorKeyUnavailable', {
+      alarmDescription: 'Monitors: a function could not reach the KMS key of the signing secrets (nothing sealed, opened or signed): deliveries and creates fail',
+      metric: new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName: MONITOR_KEY_METRIC, dimensionsMap: { service: props.serviceName }, statistic: 'Sum', period: Duration.minutes(5) }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     const grantData = (fn: lambda.IFunction) => void dataKey?.grantDecrypt(fn);
 
@@ -108,10 +124,11 @@ export class Monitors extends StackPart {
     allowItems(apiFn, eventsTable, ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], [TEAM]);
     // The pepper: it checks API keys and sessions itself.
     withSecret(apiFn, KEY_PEPPER_VARIABLE, props.data.keyPepper);
-    withSecret(apiFn, MONITOR_KEY_VARIABLE, monitorKey);
+    apiFn.addEnvironment(MONITOR_KMS_KEY_VARIABLE, monitorKey.keyArn);
+    monitorKey.grant(apiFn, 'kms:GenerateDataKey');
     grantData(apiFn);
     const integration = new apigateway.LambdaIntegration(apiFn, { proxy: true, allowTestInvoke: false });
-    // /v1/webhooks/*: the team webhook endpoints (shared/webhooks/api.ts), served by the same function from the events table.
+    // /v1/webhooks/*: the team webhook endpoints (shared/monitors/webhooks-api.ts), served by the same function from the events table.
     for (const route of [...MONITOR_ROUTES, ...WEBHOOK_ROUTES]) {
       const method = props.api.root.resourceForPath(route.path).addMethod(route.method, integration, { authorizationType: apigateway.AuthorizationType.NONE, apiKeyRequired: false });
       acknowledge(method, 'AwsSolutions-APIG4', "Authorised by the team's API key or the dashboard session, checked by the function for the caller's own team (as the account API).");
@@ -153,7 +170,8 @@ export class Monitors extends StackPart {
     allowItems(deliverFn, eventsTable, ['dynamodb:Query'], [TEAM]);
     allowItems(deliverFn, eventsTable, ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [BROADCAST_PK]);
     allowDueIndexQuery(deliverFn, eventsTable, [BROADCAST_SUBSCRIBERS]);
-    withSecret(deliverFn, MONITOR_KEY_VARIABLE, monitorKey);
+    deliverFn.addEnvironment(MONITOR_KMS_KEY_VARIABLE, monitorKey.keyArn);
+    monitorKey.grant(deliverFn, 'kms:Decrypt');
     grantData(deliverFn);
     this.deliveryQueue.grantSendMessages(deliverFn);
     deliverFn.addEventSource(new SqsEventSource(this.deliveryQueue, { batchSize: 10, maxConcurrency: DELIVERY_CONCURRENCY, reportBatchItemFailures: true }));

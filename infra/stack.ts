@@ -69,7 +69,7 @@ export class SocialDataApiStack extends Stack {
       publicUrl: edge.publicUrl,
     });
     new Account(this, 'Account', { api, data, environment, cursors: operations.access, ...(settings.dashboardOrigin ? { dashboardOrigin: settings.dashboardOrigin } : {}) });
-    const monitors = new Monitors(this, 'Monitors', { api, data, environment, operations: operations.functions });
+    const monitors = new Monitors(this, 'Monitors', { api, data, environment, serviceName: SERVICE_NAME, operations: operations.functions });
     // The MCP monitor tools invoke the monitors API's function with the caller's key (functions/mcp.ts):
     // that function alone, never the monitor items' writes themselves for a function that scrapes.
     documents.mcp.addEnvironment('MONITORS_FUNCTION', monitors.apiFn.functionName);
@@ -84,6 +84,7 @@ export class SocialDataApiStack extends Stack {
       operationAccess: operations.access,
       operations: operations.functions,
       settings: settings.status,
+      alarms: [monitors.keyAlarm],
     });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL; operation paths start with /v1' });

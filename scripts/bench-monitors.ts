@@ -67,7 +67,7 @@ export async function benchMonitorWrites(): Promise<void> {
     const now = Date.now();
     const teamId = `bench-monitor-${now}`;
     const monitorId = 'mon_bench';
-    await putMonitor({ teamId, monitorId, operation: 'microblog-a-user-posts', params: { handle: 'someone.example' }, intervalSeconds: 300, webhookUrl: 'https://example.com/hooks/social', status: 'active', secret: sealSecret(newSecret()), createdAt: new Date(now).toISOString(), updatedAt: new Date(now).toISOString(), nextPollAt: now });
+    await putMonitor({ teamId, monitorId, operation: 'microblog-a-user-posts', params: { handle: 'someone.example' }, intervalSeconds: 300, webhookUrl: 'https://example.com/hooks/social', status: 'active', secret: await sealSecret(newSecret()), createdAt: new Date(now).toISOString(), updatedAt: new Date(now).toISOString(), nextPollAt: now });
     await putWatchState(teamId, monitorId, state);
     const poll = async (at: number, from: number) => {
       tableUnits = 0;

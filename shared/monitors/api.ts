@@ -104,7 +104,7 @@ const HANDLERS: Handlers<typeof MONITOR_ROUTES> = {
       intervalSeconds,
       webhookUrl,
       status: 'active',
-      secret: sealSecret(secret),
+      secret: await sealSecret(secret),
       createdAt: new Date(now).toISOString(),
       updatedAt: new Date(now).toISOString(),
       nextPollAt: now,
@@ -154,7 +154,7 @@ const HANDLERS: Handlers<typeof MONITOR_ROUTES> = {
     const m = await mine(ctx);
     const secret = newSecret();
     // The old secret keeps signing beside the new one for ROTATION_OVERLAP_MS, so receivers can switch meanwhile.
-    const next = await updateMonitor(m.teamId, m.monitorId, { secret: sealSecret(secret), previousSecret: m.secret, previousSecretExpiresAt: Date.now() + ROTATION_OVERLAP_MS });
+    const next = await updateMonitor(m.teamId, m.monitorId, { secret: await sealSecret(secret), previousSecret: m.secret, previousSecretExpiresAt: Date.now() + ROTATION_OVERLAP_MS });
     if (!next) throw notFound(NO_MONITOR);
     ctx.log.info('monitor secret rotated', { monitorId: m.monitorId });
     return { data: { monitor: { ...publicMonitor(next), secret } } };

@@ -17,8 +17,10 @@ import {
   getMonitor,
   getOverflow,
   heldDeliveries,
+  eventBody,
   isOverflowId,
   itemBytes,
+  newDelivery,
   monitorUpdateItem,
   overflowDone,
   overflowPut,
@@ -54,14 +56,7 @@ export const PAUSE_AFTER_FAILING_MS = 3 * 86_400_000;
 /** How long an attempt holds its delivery: well over the POST's 10 s, so a live attempt never loses it. */
 export const DELIVERY_LEASE_MS = DELIVERY_TIMEOUT_MS * 6;
 
-export function eventBody(event: PendingEvent, at: number): string {
-  return JSON.stringify({ type: event.type, timestamp: new Date(at).toISOString(), data: event.data });
-}
-
-/** A new pending delivery of `event`, due at `at`. */
-export function newDelivery(m: Pick<Monitor, 'teamId' | 'monitorId'>, event: PendingEvent, eventId: string, at: number, extra: Pick<Delivery, 'manual'> = {}): Delivery {
-  return { teamId: m.teamId, monitorId: m.monitorId, eventId, type: event.type, body: eventBody(event, at), timestamp: at, createdAt: at, attempts: 0, nextAttemptAt: at, state: 'pending', ...extra };
-}
+export { eventBody, newDelivery };
 
 type TransactItem = Parameters<typeof writeTogether>[0][number];
 
@@ -133,10 +128,10 @@ async function senderOf(teamId: string, senderId: string): Promise<Sender | null
 }
 
 /** The signature header: the current secret's, and during a rotation's overlap the previous one's too. */
-function signatures(s: Sender, id: string, ts: number, body: string): string {
-  const sigs = [sign(openSecret(s.secret), id, ts, body)];
+async function signatures(s: Sender, id: string, ts: number, body: string): Promise<string> {
+  const sigs = [sign(await openSecret(s.secret), id, ts, body)];
   // Wall-clock time, as the rotation set it (and as webhook-timestamp is).
-  if (s.previousSecret && (s.previousSecretExpiresAt ?? 0) > Date.now()) sigs.push(sign(openSecret(s.previousSecret), id, ts, body));
+  if (s.previousSecret && (s.previousSecretExpiresAt ?? 0) > Date.now()) sigs.push(sign(await openSecret(s.previousSecret), id, ts, body));
   return sigs.join(' ');
 }
 
@@ -172,7 +167,7 @@ export async function attempt(teamId: string, monitorId: string, eventId: string
     return held;
   }
   const ts = Math.floor(Date.now() / 1000);
-  const headers = { 'webhook-id': d.eventId, 'webhook-timestamp': String(ts), 'webhook-signature': signatures(sender, d.eventId, ts, d.body) };
+  const headers = { 'webhook-id': d.eventId, 'webhook-timestamp': String(ts), 'webhook-signature': await signatures(sender, d.eventId, ts, d.body) };
   const res = await postWebhook(sender.url, headers, d.body);
   const ok = res.status !== null && res.status >= 200 && res.status < 300;
   const attempts = d.attempts + 1;

@@ -4,9 +4,8 @@ import { conditionally, isConditionalFailure, queryAll } from '../db/client';
 import { KEY_PREFIX, TEAM_INDEX, teamPk } from '../db/tables';
 import { config } from '../runtime/config';
 import { logger } from '../runtime/log';
-import { newDelivery } from './deliver';
 import { type PendingEvent, eventIdFor } from './events';
-import { type Monitor, type PausedReason, deliveryPut, listMonitors, monitorUpdateItem, writeTogether } from './store';
+import { type Monitor, type PausedReason, deliveryPut, listMonitors, monitorUpdateItem, newDelivery, writeTogether } from './store';
 
 type TransactItem = Parameters<typeof writeTogether>[0][number];
 

@@ -228,6 +228,15 @@ function deliveryItem(d: Delivery): Record<string, unknown> {
   };
 }
 
+export function eventBody(event: PendingEvent, at: number): string {
+  return JSON.stringify({ type: event.type, timestamp: new Date(at).toISOString(), data: event.data });
+}
+
+/** A new pending delivery of `event`, due at `at` (here, beside its item, so writing one needs none of the sending side: ./deliver.ts). */
+export function newDelivery(m: Pick<Monitor, 'teamId' | 'monitorId'>, event: PendingEvent, eventId: string, at: number, extra: Pick<Delivery, 'manual'> = {}): Delivery {
+  return { teamId: m.teamId, monitorId: m.monitorId, eventId, type: event.type, body: eventBody(event, at), timestamp: at, createdAt: at, attempts: 0, nextAttemptAt: at, state: 'pending', ...extra };
+}
+
 /** The Put of a new delivery, for a transaction: never over an existing one (a retried step re-creates the same id). */
 export function deliveryPut(d: Delivery): TransactItem {
   return { Put: { TableName: T(), Item: deliveryItem(d), ConditionExpression: 'attribute_not_exists(pk)' } };

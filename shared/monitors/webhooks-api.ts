@@ -89,7 +89,7 @@ const HANDLERS: Handlers<typeof WEBHOOK_ROUTES> = {
       types: [...new Set(body.types)],
       ...(body.description ? { description: body.description } : {}),
       status: 'active',
-      secret: sealSecret(secret),
+      secret: await sealSecret(secret),
       createdAt: now,
       updatedAt: now,
       ...(ctx.keyId ? { keyId: ctx.keyId } : ctx.session ? { memberId: ctx.session.memberId } : {}),
@@ -140,7 +140,7 @@ const HANDLERS: Handlers<typeof WEBHOOK_ROUTES> = {
     const e = await mine(ctx);
     const secret = newSecret();
     // As a monitor's: the old secret keeps signing beside the new one for ROTATION_OVERLAP_MS.
-    const next = await updateEndpoint(e.teamId, e.endpointId, { secret: sealSecret(secret), previousSecret: e.secret, previousSecretExpiresAt: Date.now() + ROTATION_OVERLAP_MS });
+    const next = await updateEndpoint(e.teamId, e.endpointId, { secret: await sealSecret(secret), previousSecret: e.secret, previousSecretExpiresAt: Date.now() + ROTATION_OVERLAP_MS });
     if (!next) throw notFound(NO_ENDPOINT);
     ctx.log.info('webhook endpoint secret rotated', { endpointId: e.endpointId });
     return { data: { endpoint: { ...publicEndpoint(next), secret } } };

@@ -148,6 +148,10 @@ export const config = {
     return JSON.parse(process.env.MONITOR_FUNCTIONS || '{}') as Record<string, string>;
   },
   /** The key monitors' signing secrets are stored encrypted under: MONITOR_KEY, else the one read at cold start (MONITOR_KEY_SECRET_ARN). */
+  /** The stack's KMS key the monitors' signing secrets are sealed under on AWS (envelope encryption: shared/monitors/secret.ts). */
+  get monitorKmsKeyId() {
+    return process.env.MONITOR_KMS_KEY_ID || undefined;
+  },
   get monitorKey() {
     return process.env.MONITOR_KEY || loaded.monitorKey || undefined;
   },

@@ -366,6 +366,7 @@ describe('dashboard functions', () => {
       { actions: ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], leading: ['TEAM#*'], index: false },
     ]);
     expect(stmts[0]).toMatchObject({ Resource: accounts });
+    expect(stmts[3]).toMatchObject({ Resource: { 'Fn::GetAtt': [tableId('EventsTable'), 'Arn'] } });
   });
 
   it('the dashboard pages: no table access at all', () => {
@@ -856,8 +857,8 @@ describe('headers and data at rest (issue 18.10)', () => {
     expect(resources[tableId('CacheTable')]!.Properties.DeletionProtectionEnabled).toBeFalsy();
   });
 
-  it('by default: AWS-owned encryption, no KMS key', () => {
-    expect(ofType('AWS::KMS::Key')).toEqual([]);
+  it('by default: AWS-owned encryption, no KMS key but the monitors\' signing-secret key (envelope encryption: test/infra/monitors.ts)', () => {
+    expect(ofType('AWS::KMS::Key').map(([id]) => id.replace(/[0-9A-F]{8}$/, ''))).toEqual(['MonitorKey']);
     for (const [, t] of ofType('AWS::DynamoDB::Table')) expect(t.Properties.SSESpecification?.KMSMasterKeyId).toBeUndefined();
     for (const [, s] of ofType('AWS::SecretsManager::Secret')) expect(s.Properties.KmsKeyId).toBeUndefined();
   });
@@ -866,7 +867,8 @@ describe('headers and data at rest (issue 18.10)', () => {
     for (const flag of [true, 'true']) {
       const t = synth({ kmsKey: flag }).toJSON() as { Resources: Record<string, Resource & { DeletionPolicy?: string }> };
       const all = Object.entries(t.Resources);
-      const keys = all.filter(([, r]) => r.Type === 'AWS::KMS::Key');
+      // Beside the monitors' signing-secret key (its own: envelope encryption), one.
+      const keys = all.filter(([id, r]) => r.Type === 'AWS::KMS::Key' && !id.startsWith('MonitorKey'));
       expect(keys).toHaveLength(1);
       const [keyId, key] = keys[0]!;
       expect(key.Properties.EnableKeyRotation).toBe(true);
