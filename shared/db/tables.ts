@@ -53,8 +53,9 @@
  *                                                once in DLVDUE: the delivery side expands them into MONDLV# items
  *   TEAM#<teamId> / MONCOUNT                     the team's number of monitors (taken conditionally with each create)
  *   (the due index's two partitions, MONDUE and DLVDUE, are the scheduler's "what is due", locally
- *   and on AWS; an item leaves them when paused or done. Account webhook endpoints and their
- *   deliveries take their own sort-key prefixes in the team partition and their own due partition.)
+ *   and on AWS; an item leaves them when paused or done. Team webhook endpoints, their team events
+ *   and the credits and status watches are listed below TABLES (WHEP#, WHEVT#, CREDITWATCH, ...); an
+ *   endpoint's deliveries are MONDLV#<endpointId>#<eventId> items, due in DLVDUE like a monitor's.)
  * cache (pk; TTL on expiresAt): what all teams share, expires and is never money. Besides the cache
  * entries it holds the shared upstream credentials, the outcome counts and the canary records: like
  * the entries, short-lived (TTL), written by the functions that scrape, read by any of them; a table
