@@ -45,7 +45,7 @@ function refuse(message: string, error?: unknown): never {
   throw new Error(message);
 }
 
-const onLambda = () => Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
+const onLambda = () => config.onLambda;
 
 /** A new secret as shown to the caller: `whsec_` + base64 of the key. */
 export function newSecret(): string {
