@@ -109,7 +109,7 @@ export function WebhooksPage({ app, notice: arrived }: PageProps) {
       <h2 id="create-endpoint-heading">Create an endpoint</h2>
       <${Form} label="Create a webhook endpoint" submit="Create endpoint" onSubmit=${create}>
         <${Field} id="endpoint-url" label="URL" hint="https on a public address" attrs=${{ type: 'url', required: true, maxlength: 2048, placeholder: 'https://example.com/webhooks' }} />
-        <fieldset class="field"><legend>Events it receives</legend>
+        <fieldset class="field types"><legend>Events it receives</legend>
           ${TEAM_EVENT_TYPES.map((t) => html`<label class="check"><input type="checkbox" name=${`type-${t}`} /> <code>${t}</code></label>`)}
         </fieldset>
         <${Field} id="endpoint-description" label="Description (optional)" attrs=${{ type: 'text', maxlength: 200 }} />
