@@ -300,6 +300,7 @@ export async function captureExamples(): Promise<Examples> {
     await new Promise((r) => setTimeout(r, 5_100));
     keep('post /v1/monitors/{monitorId}/deliveries/{eventId}/redeliver', await call('POST', `/v1/monitors/${monitorId}/deliveries/${eventId}/redeliver`, { key, body: {} }), 202);
     keep('post /v1/monitors/{monitorId}/rotate-secret', await call('POST', `/v1/monitors/${monitorId}/rotate-secret`, { key, body: {} }), 200);
+    keep('post /v1/monitors/{monitorId}/transfer', await call('POST', `/v1/monitors/${monitorId}/transfer`, { key, body: {} }), 200);
     keep('delete /v1/monitors/{monitorId}', await call('DELETE', `/v1/monitors/${monitorId}`, { key }), 200);
 
     // A live account: live -> offline (live.ended) -> live (live.started) -> gone (monitor.paused).
