@@ -41,7 +41,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['functions'],
   ENTRY_POINTS,
   ['shared/api'],
-  ['shared/operations.ts'],
+  ['shared/operations.ts', 'shared/operations'],
   ['shared/platforms'],
   ['shared/scrape'],
   ['shared/accounting', 'shared/auth', 'shared/result-cache.ts'],
