@@ -5,7 +5,7 @@
  * each page is its own module under pages/. The status page needs no session.
  */
 import type { Member } from '../client/index';
-import { PAGE_ROOT, api } from './lib/api';
+import { BASE, PAGE_ROOT, api } from './lib/api';
 import { html, render, useEffect, useState } from './lib/html';
 import type { App, PageProps } from './lib/ui';
 import { CreditsPage } from './pages/credits';
@@ -68,6 +68,7 @@ function Header({ me, current, signOut }: { me: Member | null | undefined; curre
       <ul>
         ${me ? NAV.map((n) => html`<${PageLink} page=${n.page} text=${n.text} current=${current} />`) : null}
         <${PageLink} page="status" text="Status" current=${current} />
+        <li><a href=${`${BASE}/docs`}>API reference</a></li>
       </ul>
     </nav>
     ${me

@@ -105,6 +105,8 @@ export function demoBanner(demo: Demo, dashboard: string): string {
     `    ${demo.key}`,
     '',
     dashboard,
+    `API reference: ${base}/docs  (every operation with its example; paste the key above under Authentication and press TRY)`,
+    '',
     'Examples (one per live operation, then a cache hit, a 404 and a 422; all answer offline):',
     '',
     ...examples,

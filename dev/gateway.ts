@@ -15,9 +15,10 @@ import { WEBHOOK_ROUTES } from '../shared/api/webhook-routes';
 import { type RouteDef, matchRoute } from '../shared/api/routes';
 import { createMcpHandler } from '../shared/mcp/http';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/api/agent-routes';
-import { OPENAPI_ROUTE } from '../shared/public/openapi-document';
+import { OPENAPI_ROUTE, openApiHandler } from '../shared/public/openapi-document';
 import { llmsTxtHandler } from '../shared/public/llms-txt';
 import { STATUS_PATH } from '../shared/status/page';
+import { REFERENCE_PATH } from '../shared/public/reference-page';
 
 /**
  * The local stand-in for API Gateway: the same routes (from the operation table), the same
@@ -137,19 +138,23 @@ function send(res: http.ServerResponse, result: APIGatewayProxyResult): void {
 function router(opts: GatewayOptions, publicUrl: () => string): (req: http.IncomingMessage) => Promise<APIGatewayProxyResult> {
   const operation = operationRoutes(opts);
   const dashboard = dashboardRoute();
+  const reference = referenceRoute();
   const llms = llmsTxtHandler(publicUrl);
+  // The document's servers: this gateway (or PUBLIC_BASE_URL), as the stack sets it for the function.
+  const openApi = import('../docs/openapi.json').then((doc) => openApiHandler(doc.default, publicUrl));
   return async (req) => {
     const requestId = randomUUID();
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const get = req.method === 'GET';
-      if (url.pathname === OPENAPI_ROUTE && get) return (await import('../functions/openapi')).handler(plainEvent(req, url, requestId, OPENAPI_ROUTE, null, null));
+      if (url.pathname === OPENAPI_ROUTE && get) return (await openApi)(plainEvent(req, url, requestId, OPENAPI_ROUTE, null, null));
       if (url.pathname === STATUS_PATH && get) return (await import('../functions/status')).handler(plainEvent(req, url, requestId, STATUS_PATH, null, null));
       if (url.pathname === LLMS_PATH && get) return llms(plainEvent(req, url, requestId, LLMS_PATH, null, null));
       if (url.pathname.startsWith('/v1/account/')) return await jsonApiRoute(ACCOUNT_ROUTES, () => import('../functions/account'), req, url, requestId);
       if (url.pathname === '/v1/monitors' || url.pathname.startsWith('/v1/monitors/')) return await jsonApiRoute(MONITOR_ROUTES, () => import('../functions/monitors'), req, url, requestId);
       if (url.pathname === '/v1/webhooks' || url.pathname.startsWith('/v1/webhooks/')) return await jsonApiRoute(WEBHOOK_ROUTES, () => import('../functions/monitors'), req, url, requestId);
       if ((url.pathname === DASHBOARD_PATH || url.pathname.startsWith(`${DASHBOARD_PATH}/`)) && get) return await dashboard(req, url, requestId);
+      if ((url.pathname === REFERENCE_PATH || url.pathname.startsWith(`${REFERENCE_PATH}/`)) && get) return await reference(req, url, requestId);
       return await operation(req, url, requestId);
     } catch (err) {
       logger.error('local gateway failure', { requestId, error: String(err) });
@@ -185,6 +190,14 @@ function dashboardRoute(): Answer {
   let handler: Promise<Handler> | undefined;
   const load = () =>
     (handler ??= Promise.all([import('../shared/public/dashboard-assets'), import('../dashboard/build')]).then(([s, b]) => s.dashboardHandler(() => b.buildDashboard())));
+  return async (req, url, requestId) => (await load())(plainEvent(req, url, requestId, url.pathname, null, null));
+}
+
+/** The API reference page (GET /docs) and its assets, built once, on the first request. */
+function referenceRoute(): Answer {
+  let handler: Promise<Handler> | undefined;
+  const load = () =>
+    (handler ??= Promise.all([import('../shared/public/reference-page'), import('../reference/build')]).then(([s, b]) => s.referenceHandler(() => b.buildReference())));
   return async (req, url, requestId) => (await load())(plainEvent(req, url, requestId, url.pathname, null, null));
 }
 

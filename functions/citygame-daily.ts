@@ -1,3 +1,4 @@
+import { daily } from '../shared/operations/citygame';
 import { createHandler } from '../shared/pipeline';
 import { checkSourceAtColdStart } from '../shared/platforms/citygame/source';
 
@@ -8,4 +9,4 @@ checkSourceAtColdStart();
 // The scraper (HTTP client, HTML parser, mappers) is loaded on the first live request, not at cold start.
 // The canary (shared/status/canary.ts) runs the same scraper.
 export const scraper = () => import('../shared/platforms/citygame/scrape').then((m) => m.scrapeDaily);
-export const handler = createHandler('citygame-daily', scraper);
+export const handler = createHandler(daily, scraper);

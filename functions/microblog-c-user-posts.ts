@@ -1,6 +1,7 @@
+import { userPosts } from '../shared/operations/microblog-c';
 import { createHandler } from '../shared/pipeline';
 
 // The scraper (HTTP client, mappers) is loaded on the first live request, not at cold start.
 // The canary (shared/status/canary.ts) runs the same scraper.
 export const scraper = () => import('../shared/platforms/microblog-c/scrape').then((m) => m.scrapeUserPosts);
-export const handler = createHandler('microblog-c-user-posts', scraper);
+export const handler = createHandler(userPosts, scraper);

@@ -1,6 +1,7 @@
+import { userFollowing } from '../shared/operations/shortvideo';
 import { createHandler } from '../shared/pipeline';
 
 // The scraper (HTTP client, signer, mappers) is loaded on the first live request, not at cold start.
 // The canary (shared/status/canary.ts) runs the same scraper.
 export const scraper = () => import('../shared/platforms/shortvideo/scrape').then((m) => m.scrapeFollowing);
-export const handler = createHandler('shortvideo-user-following', scraper);
+export const handler = createHandler(userFollowing, scraper);

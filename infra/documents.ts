@@ -4,6 +4,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/api/agent-routes';
 import { OPENAPI_ROUTE } from '../shared/public/openapi-document';
+import { REFERENCE_PATH } from '../shared/public/reference-page';
 import { acknowledge } from './acknowledge';
 import { TEAM_PREFIX, allowItems, allowKeyNamesQuery, allowOperation, type OperationAccess } from './iam';
 import { nodeFunction } from './node-function';
@@ -22,9 +23,13 @@ export interface PublicDocumentsProps {
   publicUrl: string;
 }
 
+/** The method request parameter the reference page's assets are cached by. */
+const REFERENCE_CACHE_KEY = 'method.request.path.proxy';
+
 /**
- * The API described, for people and for agents: GET the OpenAPI document and GET /llms.txt, public
- * like any API description (no key, no credits, no table), and the MCP server (POST /mcp; GET and
+ * The API described, for people and for agents: GET the OpenAPI document, GET /docs (the API
+ * reference page, rendered from it) and GET /llms.txt, public like any API description (no key, no
+ * credits, no table), and the MCP server (POST /mcp; GET and
  * DELETE answer 405), behind the same authorizer and usage plan as the operations.
  *
  * The MCP function runs every operation's handler in process (functions/mcp.ts), so it has what they
@@ -38,7 +43,11 @@ export class PublicDocuments extends StackPart {
 
   constructor(scope: Construct, id: string, private readonly props: PublicDocumentsProps) {
     super(scope, id);
-    this.publicDocument('OpenApi', 'functions/openapi.ts', OPENAPI_ROUTE, `GET ${OPENAPI_ROUTE}: the OpenAPI 3.1 document`, 'The public description of the API (OpenAPI): no data, no credits, like any published API document.');
+    // Its servers: this deployment (PUBLIC_BASE_URL), so a generated client and the reference's "Try" call it.
+    this.publicDocument('OpenApi', 'functions/openapi.ts', OPENAPI_ROUTE, `GET ${OPENAPI_ROUTE}: the OpenAPI 3.1 document`, 'The public description of the API (OpenAPI): no data, no credits, like any published API document.', {
+      PUBLIC_BASE_URL: props.publicUrl,
+    });
+    this.referencePage();
 
     this.mcp = nodeFunction(this, 'Mcp', 'functions/mcp.ts', {
       description: `${MCP_METHODS.join('/')} ${MCP_PATH}: the MCP server (Streamable HTTP, stateless), a tool per operation`,
@@ -62,6 +71,35 @@ export class PublicDocuments extends StackPart {
     this.publicDocument('LlmsTxt', 'functions/llms.ts', LLMS_PATH, `GET ${LLMS_PATH}: the operations, their parameters and the MCP URL, for agents`, 'The public description of the API for agents (llms.txt): no data, no credits, like the OpenAPI document.', {
       PUBLIC_BASE_URL: props.publicUrl,
     });
+  }
+
+  /**
+   * GET /docs and GET /docs/{proxy+}: the API reference page, built (reference/build.ts) next to its
+   * function's bundle as the dashboard's is, each asset its own entry of the gateway's cache (the
+   * proxy path is the cache key; infra/edge.ts, route group `reference`).
+   */
+  private referencePage() {
+    const fn = nodeFunction(
+      this,
+      'ApiReference',
+      'functions/api-reference.ts',
+      { description: `GET ${REFERENCE_PATH}: the API reference page (RapiDoc over the OpenAPI document)`, memorySize: 256, timeout: Duration.seconds(5), environment: { NODE_OPTIONS: '--enable-source-maps' } },
+      {
+        beforeBundling: () => [],
+        beforeInstall: () => [],
+        afterBundling: (inputDir: string, outputDir: string) => [`"${inputDir}/node_modules/.bin/tsx" "${inputDir}/reference/build.ts" "${outputDir}/reference"`],
+      },
+    );
+    const open = { authorizationType: apigateway.AuthorizationType.NONE, apiKeyRequired: false };
+    const page = this.props.api.root.resourceForPath(REFERENCE_PATH);
+    const methods = [
+      page.addMethod('GET', new apigateway.LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }), open),
+      page.addResource('{proxy+}').addMethod('GET', new apigateway.LambdaIntegration(fn, { proxy: true, allowTestInvoke: false, cacheKeyParameters: [REFERENCE_CACHE_KEY] }), {
+        ...open,
+        requestParameters: { [REFERENCE_CACHE_KEY]: true },
+      }),
+    ];
+    for (const m of methods) acknowledge(m, 'AwsSolutions-APIG4', 'The API reference page and its static assets: no data; its "Try" calls go to the key-authorised operations with the reader\'s own key.');
   }
 
   /** GET `route` without a key, on a small function that reads no table: a description of the API. */

@@ -15,6 +15,7 @@ import { routedOperations } from '../shared/operations';
 import { OPENAPI_ROUTE } from '../shared/public/openapi-document';
 import { RATE_LIMIT } from '../shared/runtime/config';
 import { STATUS_PATH } from '../shared/status/page';
+import { REFERENCE_PATH } from '../shared/public/reference-page';
 import { acknowledge } from './acknowledge';
 import { StackPart } from './part';
 
@@ -80,7 +81,7 @@ const credentialIn = (table: readonly JsonRoute[]) => (r: Route): Credential => 
 const SIGN_IN: readonly (typeof ACCOUNT_ROUTES)[number][] = ACCOUNT_ROUTES.filter((r) => r.name === 'signIn' || r.name === 'setPassword');
 
 /**
- * The six groups. Their per-address limits, from what a real caller sends:
+ * The seven groups. Their per-address limits, from what a real caller sends:
  *  - key-authorised: a team may make 100 requests per 60 s (the usage plan); 300 leaves room for a
  *    few teams behind one address (an office, a reseller) and for retries the usage plan refuses.
  *  - sign-in: a person signs in a few times a day; the function's own throttle allows 50 attempts
@@ -91,6 +92,8 @@ const SIGN_IN: readonly (typeof ACCOUNT_ROUTES)[number][] = ACCOUNT_ROUTES.filte
  *    a loop); the dashboard's Monitors page lists them and a monitor's deliveries. 120 per minute
  *    lets a script create 100 monitors (a team's most) in a minute, with room for the page.
  *  - public documents: read by people and agents now and then; the status page once per view.
+ *  - the API reference: opening it is the page, its script and stylesheet (and the OpenAPI
+ *    document, in the documents group); a class of fifty behind one address is 150.
  */
 export const ROUTE_GROUPS: readonly RouteGroup[] = [
   {
@@ -131,6 +134,18 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
     perAddress: { limit: 300, windowSeconds: 60 },
     // The same for every caller (the stage's prefix aside, which is the cache's own): kept 60 s, so a
     // deployment's new page and assets are served within a minute.
+    cacheTtlSeconds: () => 60,
+    credential: () => 'none',
+  },
+  {
+    name: 'reference',
+    description: 'the API reference page and its assets',
+    routes: [
+      { method: 'GET', path: REFERENCE_PATH },
+      { method: 'GET', path: `${REFERENCE_PATH}/{proxy+}` },
+    ],
+    perAddress: { limit: 300, windowSeconds: 60 },
+    // The same for every caller (the stage's prefix aside), as the dashboard's: kept 60 s.
     cacheTtlSeconds: () => 60,
     credential: () => 'none',
   },

@@ -268,6 +268,8 @@ export function renderDocs(): string {
     '',
     'A read-only HTTP API returning publicly visible social data as JSON. Every operation is a `GET` on `$API_URL` with the API key in the `x-api-key` header (or `Authorization: Bearer <key>`). The machine-readable description is [openapi.json](openapi.json), also served without a key at `GET /v1/openapi.json`. Its examples are real answers of the local API on the recorded data (`npm run docs` captures them into [openapi-examples.json](openapi-examples.json)).',
     '',
+    '**To read it in a browser, open `GET /docs`** (`$API_URL/docs`; http://localhost:3000/docs under `npm start` or `npm run demo`): an interactive reference rendered from the served document by [RapiDoc](https://rapidocweb.com) (MIT), bundled into the page itself (no script, style, font or request goes to another origin; its Content-Security-Policy says so to the browser). It shows every operation, its parameters, every answer with its real example, and each webhook event with a body a receiver was sent. To try an operation, paste your key under **Authentication** (sent as `x-api-key`), fill the parameters and press **TRY**: the request goes to this deployment, charged like any other. The page is public and cached by the gateway for 60 s (route group `reference`, [security.md](security.md#the-edge-nobody-starves-anyone)); the served document names this deployment in its `servers`.',
+    '',
     '## Operations',
     '',
     'Each operation has its own page: parameters, page size, cache key, responses, recorded deviations, and how it reads its source.',

@@ -61,6 +61,9 @@ export function monitorWebhooks(): Json {
             },
           },
           responses: { '2XX': { description: 'Received (any other answer, or none within 10 s, is retried for up to 24 h)' } },
+          // Sent to the receiver, not called with a key: it is signed (webhook-signature), so the API's
+          // own schemes do not apply (a reader would otherwise see "API key" on a webhook).
+          security: [],
         },
       },
     ]),

@@ -7,7 +7,7 @@ import { entryPoint } from './http/entry';
 import { creditHeaders, success } from './http/envelope';
 import { ApiError, GATEWAY_MESSAGES, toApiError, toScrapeError } from './http/errors';
 import { CACHE_MAX_AGE_SECONDS, validateQuery } from './http/validation';
-import { type DataOf, type Operation, type OperationEntry, type OperationId, type ParamsOf, type ScraperOf, operation } from './operations';
+import type { DataOf, Operation, OperationEntry, OperationId, ParamsOf, ScraperOf } from './operations';
 import { config } from './runtime/config';
 import type { Log } from './runtime/log';
 import { loadSecrets } from './runtime/secrets';
@@ -62,8 +62,12 @@ function onceAfterIo<T>(load: () => Promise<T>): () => Promise<T> {
   return () => (loaded ??= new Promise<void>((resolve) => setImmediate(resolve)).then(load));
 }
 
-export function createHandler<Id extends OperationId>(operationId: Id, loadScraper: ScraperLoader<Id>) {
-  const op = operation(operationId);
+/**
+ * The handler of one operation, given its entry of the table (imported from
+ * shared/operations/<platform>.ts, not through the whole table: a function evaluates its own
+ * platform's schemas at cold start and no other's).
+ */
+export function createHandler<Id extends OperationId>(op: OperationEntry<Id>, loadScraper: ScraperLoader<Id>) {
   const scraper = onceAfterIo(loadScraper);
   // Naming the type keeps the compiler from spreading it over every operation of the union.
   const rules = { params: op.params as OperationEntry<Id>['params'], oneOf: (op as Operation).oneOf };

@@ -2,7 +2,10 @@ import { COST } from '../accounting/teams';
 import { RATE_LIMIT, config } from '../runtime/config';
 import { entryPoint } from '../http/entry';
 import { MCP_PATH } from '../api/agent-routes';
-import { OPENAPI_ROUTE } from './openapi-document';
+import { OPENAPI_ROUTE, configuredBase } from './openapi-document';
+import { REFERENCE_PATH } from './reference-page';
+
+export { configuredBase };
 import { tools } from '../api/mcp-tools';
 import { routedOperations } from '../operations';
 import { parameters } from '../api/parameter-schema';
@@ -42,27 +45,10 @@ export function renderLlmsTxt(base: string): string {
     '## Docs',
     '',
     `- [OpenAPI 3.1 document](${base}${OPENAPI_ROUTE}): every operation, parameter, response schema and error, with examples that are real answers, without a key.`,
+    `- [API reference](${base}${REFERENCE_PATH}): the same document to read in a browser, with a "try it" panel that calls this API with your own key.`,
     '',
   );
   return out.join('\n');
-}
-
-/**
- * The API's public address as configured (PUBLIC_BASE_URL: the stack sets the stage's URL, or the
- * deployer's own with context publicUrl), never the request's Host or X-Forwarded-* headers: the
- * answer is cacheable and names the MCP URL agents send their keys to, so nothing a caller sends may
- * change a link. Without a usable configured address the links are relative.
- */
-export function configuredBase(raw: string | undefined): string {
-  if (!raw) return '';
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    return '';
-  }
-  if (!/^https?:$/.test(u.protocol) || u.username || u.password || u.search || u.hash) return '';
-  return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
 }
 
 /** GET /llms.txt for the API at `base()` (the configured public address; the local gateway's own URL). */

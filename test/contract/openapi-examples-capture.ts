@@ -321,6 +321,20 @@ export async function captureExamples(): Promise<Examples> {
     await tick('monitor.paused');
     fake.intercept = undefined;
 
+    // The day's bulletin (operation 4 on the demo's labelled sample source): the day before's first,
+    // then the fixed day's, which is bulletin.new.
+    fake.reset();
+    process.env.CITYGAME_SOURCE_URL = `https://bulletin.example${CITYGAME_SAMPLE_PATH}`;
+    delete process.env.CITYGAME_FIELDS;
+    let day = new Date(STABLE_START - 86_400_000);
+    fake.on(CITYGAME_SAMPLE_PATH, () => ({ body: sampleBulletin(day) }));
+    const bulletinMonitor = await call('POST', '/v1/monitors', { key, body: { operation: 'citygame-daily', params: {}, intervalSeconds: 60, webhookUrl: receiver.url } });
+    if (bulletinMonitor.status !== 201) throw new Error(`openapi examples: a bulletin monitor answered ${bulletinMonitor.status}`);
+    S.token((bulletinMonitor.body as { data: { monitor: { id: string } } }).data.monitor.id);
+    await tick('monitor.ready');
+    day = new Date(STABLE_START);
+    await tick('bulletin.new');
+
     // ---- team webhook endpoints and their events (docs/webhooks.md), on a team of their own ------
     {
       const { createKey, revokeKey } = await import('../../shared/auth/keys');

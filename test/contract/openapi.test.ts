@@ -67,10 +67,10 @@ describe('served by the gateway', () => {
   });
   afterAll(async () => h?.stop());
 
-  test('GET /v1/openapi.json needs no key and answers the document', async () => {
+  test('GET /v1/openapi.json needs no key and answers the document, its server this deployment (what the reference\'s Try and a generated client call)', async () => {
     const res = await h.call('/v1/openapi.json');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/application\/json/);
-    expect(res.body).toEqual(JSON.parse(renderOpenApi()));
+    expect(res.body).toEqual({ ...JSON.parse(renderOpenApi()), servers: [{ url: h.gateway.url, description: 'This deployment' }] });
   });
 });

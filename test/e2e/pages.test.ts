@@ -142,6 +142,8 @@ test('every page at 1280 and 390 px; status, sources, usage colours and range, t
   await page.getByLabel('Password').press('Enter');
   await heading(page, 'API keys');
   const nav = page.getByRole('navigation', { name: 'Dashboard' });
+  // The API reference (GET /docs) is one link away, beside the pages (no stage locally).
+  expect(await nav.getByRole('link', { name: 'API reference' }).getAttribute('href')).toBe('/docs');
   await bothWidths(page, 'keys', async () => {
     // The header on one line: its parts side by side, none taller than one line.
     const tops = await page.locator('.bar > *').evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().top + e.getBoundingClientRect().height / 2)));

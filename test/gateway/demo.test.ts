@@ -31,6 +31,7 @@ test('the banner says the data is recorded and that npm start is the real servic
   expect(process.env.CITYGAME_SOURCE_URL).toBe(demo.citygameSource);
   expect(banner).toMatch(/`npm start` is the real service/);
   expect(banner).toContain(`    ${demo.key}\n`);
+  expect(banner).toContain(`API reference: ${demo.stack.gateway.url}/docs`);
 });
 
 test('one example per live operation, then a cache hit, a 404 and a 422', () => {

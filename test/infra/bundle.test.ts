@@ -127,6 +127,32 @@ test('dashboard: the bundled function serves the pages and the assets built next
   expect((await call('/dashboard/nope')).statusCode).toBe(404);
 });
 
+test('API reference: the bundled function serves GET /docs and the page built next to it (as the stack bundles it), every asset under 1 MB', async () => {
+  const dir = path.join(outDir, 'reference-fn');
+  const { writeReference } = await import('../../reference/build');
+  await writeReference(path.join(dir, 'reference')); // what the stack's afterBundling hook runs
+  await esbuild.build({ entryPoints: [path.join(ROOT, 'functions/api-reference.ts')], bundle: true, platform: 'node', target: 'node22', format: 'cjs', minify: true, outfile: path.join(dir, 'index.js'), logLevel: 'warning' });
+  const fn = require(path.join(dir, 'index.js')) as { handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> };
+  const call = (p: string) => fn.handler({ path: p, httpMethod: 'GET', headers: {}, requestContext: { requestId: 'bundle-docs', path: `/prod${p}` } } as unknown as APIGatewayProxyEvent);
+
+  const page = await call('/docs');
+  expect(page.statusCode).toBe(200);
+  expect(page.headers?.['content-type']).toMatch(/^text\/html/);
+  expect(page.headers?.['content-security-policy']).toMatch(/default-src 'none'; script-src 'self';.*connect-src 'self'/);
+  expect(page.body).toContain('src="/prod/docs/assets/reference.js"');
+  expect((await call('/docs/assets/reference.js')).body).toContain('/v1/openapi.json');
+  expect(page.body).not.toMatch(/(src|href)="https?:/);
+  for (const [asset, type] of [['assets/reference.js', /^text\/javascript/], ['assets/reference.css', /^text\/css/]] as const) {
+    const res = await call(`/docs/${asset}`);
+    expect({ asset, status: res.statusCode }).toEqual({ asset, status: 200 });
+    expect(res.headers?.['content-type']).toMatch(type);
+    // One API Gateway cache entry each (and far under Lambda's 6 MB answer).
+    expect(Buffer.byteLength(res.body)).toBeLessThan(1_048_576);
+  }
+  expect((await call('/docs/assets/reference.js')).body).toContain('rapi-doc');
+  expect((await call('/docs/nope')).statusCode).toBe(404);
+});
+
 test('account: the bundled function answers the account API (not signed in -> 401 in the error envelope)', async () => {
   const fn = require(bundle('functions/account.ts')) as { handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> };
   const res = await fn.handler({ path: '/v1/account/me', httpMethod: 'GET', headers: { 'x-api-key': key }, requestContext: { requestId: 'bundle-account', path: '/prod/v1/account/me' } } as unknown as APIGatewayProxyEvent);

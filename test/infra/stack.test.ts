@@ -8,6 +8,7 @@ import { ACCOUNT_ROUTES } from '../../shared/api/account-routes';
 import { MONITOR_ROUTES } from '../../shared/api/monitor-routes';
 import { WEBHOOK_ROUTES } from '../../shared/api/webhook-routes';
 import { CREDIT_WATCH_ATTRIBUTES, TEAM_EVENT_ATTRIBUTES } from '../../infra/iam';
+import { REFERENCE_HEADERS } from '../../shared/public/reference-page';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../../shared/api/agent-routes';
 import { routedOperations } from '../../shared/operations';
 import { stackTemplate } from '../support/synth';
@@ -64,9 +65,9 @@ const attributesOf = (s: { Condition?: Record<string, Record<string, unknown>> }
 const tableId = (logicalPrefix: string) => ofType('AWS::DynamoDB::Table').find(([id]) => id.startsWith(logicalPrefix))![0];
 
 describe('functions', () => {
-  it('one function per routed operation plus the authorizer, the OpenAPI document, the account API, the dashboard, MCP, llms.txt, the status document, the canaries and the monitors\' four (API, tick, poll, delivery), all nodejs22.x on arm64', () => {
+  it('one function per routed operation plus the authorizer, the OpenAPI document, the account API, the dashboard, the API reference page, MCP, llms.txt, the status document, the canaries and the monitors\' four (API, tick, poll, delivery), all nodejs22.x on arm64', () => {
     const fns = ofType('AWS::Lambda::Function');
-    expect(fns).toHaveLength(routed.length + 8 + 4);
+    expect(fns).toHaveLength(routed.length + 9 + 4);
     for (const [, fn] of fns) {
       expect(fn.Properties.Runtime).toBe('nodejs22.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
@@ -379,7 +380,7 @@ describe('REST API', () => {
   const methods = ofType('AWS::ApiGateway::Method').map(([, m]) => ({ path: paths.get(m.Properties.ResourceId.Ref)!, verb: m.Properties.HttpMethod as string, props: m.Properties }));
   const isData = (path: string) => routed.some((op) => op.path === path) || path === MCP_PATH;
 
-  it('routes the routed operations (GET), the OpenAPI document, the status document, the account API, the dashboard pages, MCP, llms.txt and the monitors API, nothing else', () => {
+  it('routes the routed operations (GET), the OpenAPI document, the status document, the account API, the dashboard pages, the API reference page, MCP, llms.txt and the monitors API, nothing else', () => {
     expect(methods.map((m) => `${m.verb} ${m.path}`).sort()).toEqual(
       [
         ...routed.map((op) => `GET ${op.path}`),
@@ -388,6 +389,8 @@ describe('REST API', () => {
         ...ACCOUNT_ROUTES.map((r) => `${r.method} ${r.path}`),
         'GET /dashboard',
         'GET /dashboard/{proxy+}',
+        'GET /docs',
+        'GET /docs/{proxy+}',
         ...MCP_METHODS.map((m) => `${m} ${MCP_PATH}`),
         `GET ${LLMS_PATH}`,
         ...MONITOR_ROUTES.map((r) => `${r.method} ${r.path}`),
@@ -406,9 +409,9 @@ describe('REST API', () => {
     }
   });
 
-  it('leaves the API-key authorizer off the OpenAPI document, llms.txt, the status document, the account API (session cookie), the dashboard and the monitors API (key or session, checked by its function)', () => {
+  it('leaves the API-key authorizer off the OpenAPI document, llms.txt, the status document, the account API (session cookie), the dashboard, the API reference page and the monitors API (key or session, checked by its function)', () => {
     const open = methods.filter((x) => !isData(x.path));
-    expect(open).toHaveLength(3 + ACCOUNT_ROUTES.length + 2 + MONITOR_ROUTES.length + WEBHOOK_ROUTES.length);
+    expect(open).toHaveLength(3 + ACCOUNT_ROUTES.length + 2 + 2 + MONITOR_ROUTES.length + WEBHOOK_ROUTES.length);
     for (const m of open) {
       expect(m.props.ApiKeyRequired).toBe(false);
       expect(m.props.AuthorizationType).toBe('NONE');
@@ -616,6 +619,18 @@ describe('routes for agents', () => {
     expect(fn.Properties.Environment.Variables.PUBLIC_BASE_URL).toBe('https://api.example.com/social');
     for (const bad of ['http://api.example.com', 'https://user:pw@api.example.com', 'not a url']) expect(() => stackTemplate({ publicUrl: bad })).toThrow(/publicUrl/);
   });
+
+  it('the OpenAPI document names the same address as its server (the reference\'s "Try" and generated clients call this deployment)', () => {
+    const llms = functionByDescription(`GET ${LLMS_PATH}`).Properties.Environment.Variables.PUBLIC_BASE_URL;
+    expect(functionByDescription('GET /v1/openapi.json').Properties.Environment.Variables.PUBLIC_BASE_URL).toEqual(llms);
+  });
+
+  it('GET /docs and its assets are public, and their function touches no table and has no secret', () => {
+    for (const m of [...methodsAt('/docs'), ...methodsAt('/docs/{proxy+}')]) expect(m).toMatchObject({ HttpMethod: 'GET', AuthorizationType: 'NONE', ApiKeyRequired: false });
+    const fn = functionByDescription('GET /docs');
+    expect(statementsOf(fn)).toEqual([]);
+    expect(Object.keys(fn.Properties.Environment.Variables)).toEqual(['NODE_OPTIONS']);
+  });
 });
 
 /** The stage's throttle and its per-method settings (issue 18.1). */
@@ -794,6 +809,8 @@ describe('nobody starves the routes (issues 18.1, 30.1)', () => {
       ['sign-out, no session', { method: 'POST', path: '/prod/v1/account/sign-out' }, 'allowed'],
       ['the dashboard', { method: 'GET', path: '/prod/dashboard' }, 'allowed'],
       ['a dashboard asset', { method: 'GET', path: '/prod/dashboard/assets/app.js' }, 'allowed'],
+      ['the API reference', { method: 'GET', path: '/prod/docs' }, 'allowed'],
+      ['an API reference asset', { method: 'GET', path: '/prod/docs/assets/reference.js' }, 'allowed'],
       ['the status document', { method: 'GET', path: '/prod/v1/status' }, 'allowed'],
       ['llms.txt', { method: 'GET', path: '/llms.txt' }, 'allowed'],
       ['the OpenAPI document', { method: 'GET', path: '/prod/v1/openapi.json' }, 'allowed'],
@@ -813,22 +830,26 @@ describe('nobody starves the routes (issues 18.1, 30.1)', () => {
     });
   });
 
-  describe("API Gateway's cache: the dashboard's page and assets and the public documents, nothing else", () => {
-    it('a 0.5 GB cache, off by default for every method; on, encrypted, for the dashboard and documents groups', () => {
+  describe("API Gateway's cache: the dashboard's and the API reference's page and assets and the public documents, nothing else", () => {
+    it('a 0.5 GB cache, off by default for every method; on, encrypted, for the dashboard, reference and documents groups', () => {
       const stage = stageOf(json).props;
       expect(stage).toMatchObject({ CacheClusterEnabled: true, CacheClusterSize: '0.5' });
       expect(settings.find((x) => x.ResourcePath === '/*')!.CachingEnabled).toBe(false);
       const cached = settings.filter((x) => x.CachingEnabled).map((x) => `${x.HttpMethod} ${x.ResourcePath}`).sort();
       const expected = ROUTE_GROUPS.flatMap((g) => g.routes.filter((r) => g.cacheTtlSeconds?.(r)).map((r) => `${r.method} ${settingPath(r.path)}`)).sort();
       expect(cached).toEqual(expected);
-      expect(expected).toEqual(['GET /~1dashboard', 'GET /~1dashboard~1{proxy+}', 'GET /~1llms.txt', 'GET /~1v1~1openapi.json', 'GET /~1v1~1status'].sort());
+      expect(expected).toEqual(['GET /~1dashboard', 'GET /~1dashboard~1{proxy+}', 'GET /~1docs', 'GET /~1docs~1{proxy+}', 'GET /~1llms.txt', 'GET /~1v1~1openapi.json', 'GET /~1v1~1status'].sort());
       for (const x of settings.filter((y) => y.CachingEnabled)) expect(x).toMatchObject({ CacheDataEncrypted: true, CacheTtlInSeconds: expect.any(Number) });
     });
 
-    it('each asset is its own cache entry: the proxy path is the cache key', () => {
-      const proxy = methods.find((m) => m.path === '/dashboard/{proxy+}')!;
-      expect(proxy.props.RequestParameters).toEqual({ 'method.request.path.proxy': true });
-      expect(proxy.props.Integration.CacheKeyParameters).toEqual(['method.request.path.proxy']);
+    it('each asset is its own cache entry: the proxy path is the cache key (the dashboard, the API reference)', () => {
+      for (const path of ['/dashboard/{proxy+}', '/docs/{proxy+}']) {
+        const proxy = methods.find((m) => m.path === path)!;
+        expect(proxy.props.RequestParameters).toEqual({ 'method.request.path.proxy': true });
+        expect(proxy.props.Integration.CacheKeyParameters).toEqual(['method.request.path.proxy']);
+      }
+      // Kept as long as the page says a browser may keep it (shared/public/reference-page.ts).
+      expect(settingOf('GET', '/docs')!.CacheTtlInSeconds).toBe(Number(/max-age=(\d+)/.exec(REFERENCE_HEADERS['cache-control'])![1]));
     });
 
     it('gatewayCache=false: no cache at all', () => {

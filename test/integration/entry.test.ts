@@ -5,6 +5,7 @@ import { dashboardHandler } from '../../shared/public/dashboard-assets';
 import { Unauthorized, authorizerHandler } from '../../shared/auth/authorizer';
 import { balance, createTeam } from '../../shared/accounting/teams';
 import { openApiHandler } from '../../shared/public/openapi-document';
+import { clip } from '../../shared/operations/livestream';
 import { createHandler } from '../../shared/pipeline';
 import { scenarios } from '../contract/scenarios';
 import { LogCapture } from '../support/logs';
@@ -32,7 +33,7 @@ beforeAll(async () => {
 const failing: [string, Call, () => APIGatewayProxyEvent][] = [
   [
     'operation (its scraper bundle fails to load)',
-    createHandler('livestream-clip', () => Promise.reject(new Error('Cannot find module ./scrape'))),
+    createHandler(clip, () => Promise.reject(new Error('Cannot find module ./scrape'))),
     () => event({ path: '/v1/livestream/clip', queryStringParameters: CLIP.query, requestContext: { requestId: 'req-op', authorizer: { teamId } } }),
   ],
   ['account API (an event without a path)', accountHandler, () => event({ requestContext: { requestId: 'req-account' } })],
@@ -66,7 +67,7 @@ describe('an unknown error is the same answer at every entry point', () => {
 
 /** Each entry point answering normally (a success or its own error). */
 const answering: [string, Call, APIGatewayProxyEvent][] = [
-  ['operation, 401 without a team', createHandler('livestream-clip', () => Promise.reject(new Error('never loaded'))), event({ path: '/v1/livestream/clip', queryStringParameters: CLIP.query })],
+  ['operation, 401 without a team', createHandler(clip, () => Promise.reject(new Error('never loaded'))), event({ path: '/v1/livestream/clip', queryStringParameters: CLIP.query })],
   ['account API, 404', accountHandler, event({ path: '/v1/account/nope' })],
   ['dashboard page, 200', dashboardHandler(() => ASSETS), event({ path: '/dashboard' })],
   ['dashboard, 404', dashboardHandler(() => ASSETS), event({ path: '/dashboard/nope' })],
