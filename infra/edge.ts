@@ -10,6 +10,7 @@ import { ERROR_STATUS, GATEWAY_MESSAGES, GATEWAY_REFUSAL_HEADERS, RETRY_AFTER_S,
 import { SESSION_COOKIE } from '../shared/auth/sessions';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/api/agent-routes';
 import { MONITOR_ROUTES } from '../shared/api/monitor-routes';
+import { JOB_ROUTES } from '../shared/api/job-routes';
 import { routedOperations } from '../shared/operations';
 import { OPENAPI_ROUTE } from '../shared/public/openapi-document';
 import { RATE_LIMIT } from '../shared/runtime/config';
@@ -79,7 +80,7 @@ const credentialIn = (table: readonly JsonRoute[]) => (r: Route): Credential => 
 const SIGN_IN: readonly (typeof ACCOUNT_ROUTES)[number][] = ACCOUNT_ROUTES.filter((r) => r.name === 'signIn' || r.name === 'setPassword');
 
 /**
- * The six groups. Their per-address limits, from what a real caller sends:
+ * The seven groups. Their per-address limits, from what a real caller sends:
  *  - key-authorised: a team may make 100 requests per 60 s (the usage plan); 300 leaves room for a
  *    few teams behind one address (an office, a reseller) and for retries the usage plan refuses.
  *  - sign-in: a person signs in a few times a day; the function's own throttle allows 50 attempts
@@ -89,6 +90,8 @@ const SIGN_IN: readonly (typeof ACCOUNT_ROUTES)[number][] = ACCOUNT_ROUTES.filte
  *  - monitors: managed now and then (a form in the dashboard, a script creating a few hundred in
  *    a loop); the dashboard's Monitors page lists them and a monitor's deliveries. 120 per minute
  *    lets a script create 100 monitors (a team's most) in a minute, with room for the page.
+ *  - jobs: a job is submitted once and then watched (`jobs submit --wait` reads its state every few
+ *    seconds; the dashboard's Jobs page every few seconds while one runs): 120 per minute.
  *  - public documents: read by people and agents now and then; the status page once per view.
  */
 export const ROUTE_GROUPS: readonly RouteGroup[] = [
@@ -119,6 +122,13 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
     routes: MONITOR_ROUTES.map(({ method, path }) => ({ method, path })),
     perAddress: { limit: 120, windowSeconds: 60 },
     credential: credentialIn(MONITOR_ROUTES),
+  },
+  {
+    name: 'jobs',
+    description: '/v1/jobs/* (API key or session)',
+    routes: JOB_ROUTES.map(({ method, path }) => ({ method, path })),
+    perAddress: { limit: 120, windowSeconds: 60 },
+    credential: credentialIn(JOB_ROUTES),
   },
   {
     name: 'dashboard',
