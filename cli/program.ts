@@ -5,6 +5,7 @@ import type { ParamDef, ValidationRules } from '../shared/http/validation';
 import { accountRead, type AccountRead } from './account';
 import { dryRun } from './dry-run';
 import { addMonitorCommands } from './monitors';
+import { addJobCommands } from './jobs';
 import { readInputs, sameThingOnce } from './inputs';
 import { FORMATS, type Format } from './output';
 import { startRun, tasksOf, type RunOptions } from './run';
@@ -278,6 +279,13 @@ export function buildProgram(io: Io): Cli {
     );
   account('status', "Each operation's state over 15 minutes and 24 hours, and its last canary (public, no key).", false).action((_f, self: Cli) => readAccount('status', self, {}));
   addMonitorCommands(program, {
+    client: (self) => {
+      const { apiUrl, apiKey } = target(self, true);
+      return new SocialDataClient({ baseUrl: apiUrl, apiKey: apiKey! });
+    },
+    done: () => io.exit(EXIT.ok),
+  });
+  addJobCommands(program, {
     client: (self) => {
       const { apiUrl, apiKey } = target(self, true);
       return new SocialDataClient({ baseUrl: apiUrl, apiKey: apiKey! });
