@@ -54,6 +54,29 @@ export interface Job {
   expiresAt?: number;
 }
 
+/**
+ * A transaction of the job's bookkeeping: true when written, false when a condition refused it. Many
+ * inputs of one job end at once and all move the job's item and the team's slots item: DynamoDB
+ * cancels a transaction that meets another on the same item (TransactionConflict), which is no
+ * refusal: it is sent again after a short jittered wait, never read as "already done".
+ */
+async function transact(items: TransactItem[]): Promise<boolean> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: items }));
+      return true;
+    } catch (err) {
+      const name = (err as { name?: string }).name;
+      if (name === 'ConditionalCheckFailedException') return false;
+      if (name !== 'TransactionCanceledException') throw err;
+      const codes = ((err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((r) => r.Code ?? 'None');
+      if (codes.includes('ConditionalCheckFailed')) return false;
+      if (!codes.includes('TransactionConflict') || attempt >= 8) throw err;
+      await new Promise((r) => setTimeout(r, 20 * 2 ** Math.min(attempt, 5) * (0.5 + Math.random())));
+    }
+  }
+}
+
 export const newJobId = () => `job_${Date.now().toString(36).padStart(9, '0')}${randomBytes(6).toString('hex')}`;
 
 const jobKey = (teamId: string, jobId: string) => ({ pk: teamPk(teamId), sk: jobSk(jobId) });
@@ -121,7 +144,7 @@ export async function createJob(job: Job, inputs: readonly JobInput[], idempoten
       },
     });
   }
-  return conditionally(() => db().send(new TransactWriteCommand({ TransactItems: items })));
+  return transact(items);
 }
 
 /** The input at `index`. */
@@ -159,10 +182,7 @@ export async function claimInputs(job: Job, count: number, bound: number, now: n
     condition += ` AND ${parked.map((_, i) => `contains(#p, :p${i})`).join(' AND ')}`;
     parked.forEach((p, i) => (values[`:p${i}`] = p));
   }
-  const ok = await conditionally(() =>
-    db().send(
-      new TransactWriteCommand({
-        TransactItems: [
+  const ok = await transact([
           { Update: { TableName: config.jobsTable, Key: jobKey(job.teamId, job.jobId), UpdateExpression: update, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values } },
           {
             Update: {
@@ -174,23 +194,16 @@ export async function claimInputs(job: Job, count: number, bound: number, now: n
               ExpressionAttributeValues: { ':n': n, ':most': bound - n },
             },
           },
-        ],
-      }),
-    ),
-  );
+        ]);
   return ok ? indices : null;
 }
 
 /** Gives handed-out inputs back (their messages could not be sent): parked, to be handed out again. */
 export async function unclaim(job: Pick<Job, 'teamId' | 'jobId'>, indices: number[]): Promise<void> {
-  await db().send(
-    new TransactWriteCommand({
-      TransactItems: [
+  await transact([
         { Update: { TableName: config.jobsTable, Key: jobKey(job.teamId, job.jobId), UpdateExpression: 'ADD #f :minus, #p :set', ExpressionAttributeNames: { '#f': 'inFlight', '#p': 'parked' }, ExpressionAttributeValues: { ':minus': -indices.length, ':set': new Set(indices) } } },
         { Update: { TableName: config.jobsTable, Key: slotsKey(job.teamId), UpdateExpression: 'ADD #f :minus', ExpressionAttributeNames: { '#f': 'inFlight' }, ExpressionAttributeValues: { ':minus': -indices.length } } },
-      ],
-    }),
-  );
+      ]);
 }
 
 /** What one input came to. */
@@ -211,10 +224,7 @@ export interface InputOutcome {
  */
 export async function recordInput(job: Pick<Job, 'teamId' | 'jobId' | 'createdAt'>, index: number, o: InputOutcome, now: number, extra: TransactItem[] = []): Promise<boolean> {
   const counter = o.result === 'succeeded' ? 'done' : o.result === 'failed' ? 'failed' : 'skipped';
-  return conditionally(() =>
-    db().send(
-      new TransactWriteCommand({
-        TransactItems: [
+  return transact([
           { Put: { TableName: config.jobsTable, Item: { pk: jobPk(job.jobId), sk: jobDoneSk(index), ...o, at: now, expiresAt: expiry(job.createdAt) }, ConditionExpression: 'attribute_not_exists(pk)' } },
           {
             Update: {
@@ -228,10 +238,7 @@ export async function recordInput(job: Pick<Job, 'teamId' | 'jobId' | 'createdAt
           },
           { Update: { TableName: config.jobsTable, Key: slotsKey(job.teamId), UpdateExpression: 'ADD #f :minus', ExpressionAttributeNames: { '#f': 'inFlight' }, ExpressionAttributeValues: { ':minus': -1 } } },
           ...extra,
-        ],
-      }),
-    ),
-  );
+        ]);
 }
 
 /** Whether input `index` has its record already. */
@@ -260,12 +267,12 @@ export async function parkInput(job: Pick<Job, 'teamId' | 'jobId'>, index: numbe
     { Update: { TableName: config.jobsTable, Key: slotsKey(job.teamId), UpdateExpression: 'ADD #f :minus', ExpressionAttributeNames: { '#f': 'inFlight' }, ExpressionAttributeValues: { ':minus': -1 } } },
   ];
   // Running: this input pauses the job (and its event rides along); otherwise it was paused (or cancelled) already.
-  if (await conditionally(() => db().send(new TransactWriteCommand({ TransactItems: [...base(true), ...onPause(true)] })))) return true;
-  await db().send(new TransactWriteCommand({ TransactItems: base(false) }));
+  if (await transact([...base(true), ...onPause(true)])) return true;
+  if (!(await transact(base(false)))) throw new Error('input not set aside: the job is running again; the queue retries it');
   return false;
 }
 
-/** Moves the job from one of `from` to `to` (with `set`), conditionally; the job after, or null when it was not in `from`. */
+/** Moves the job from one of `from` to `to` (with `set`; undefined removes), conditionally, with `extra` in the same transaction; false when it was not in `from`. */
 export async function moveJob(teamId: string, jobId: string, from: readonly JobState[], to: JobState, set: Record<string, unknown>, extra: TransactItem[] = []): Promise<boolean> {
   const names: Record<string, string> = { '#st': 'state' };
   const values: Record<string, unknown> = { ':to': to };
@@ -289,7 +296,7 @@ export async function moveJob(teamId: string, jobId: string, from: readonly JobS
     ExpressionAttributeValues: values,
   };
   if (!extra.length) return conditionally(() => db().send(new UpdateCommand(update)));
-  return conditionally(() => db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, ...extra] })));
+  return transact([{ Update: update }, ...extra]);
 }
 
 /** Every input record of a job, in index order (for the result files' counts, and tests). */
