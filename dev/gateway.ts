@@ -240,7 +240,11 @@ function operationRoutes(opts: GatewayOptions): Answer {
   const perMinute = opts.ratePerMinute ?? (RATE_LIMIT.requests * 60) / RATE_LIMIT.windowSeconds;
   const buckets = new TokenBuckets(opts.burst ?? RATE_LIMIT.requests, perMinute / 60);
   // The monitor tools run the monitors API's handler in process, as the local gateway serves it.
-  const mcp = createMcpHandler(async (op, event) => (await handlerOf(op))(event), async (event) => (await import('../functions/monitors')).handler(event));
+  const mcp = createMcpHandler(
+    async (op, event) => (await handlerOf(op))(event),
+    async (event) => (await import('../functions/monitors')).handler(event),
+    async (event) => (await import('../functions/jobs')).handler(event),
+  );
 
   return async (req, url, requestId) => {
     const op = routes.get(url.pathname);

@@ -12,7 +12,7 @@ import type { Operation } from '../operations';
 import type { Answer, ErrorAnswer } from './render';
 import { MCP_PATH } from '../api/agent-routes';
 import { type Executor, createMcpServer } from './server';
-import { type AccountRead, MONITOR_ID, type MonitorRoute, RESPONSE_FORMAT, type ToolDef } from '../api/mcp-tools';
+import { type AccountRead, type JobRoute, MONITOR_ID, type MonitorRoute, RESPONSE_FORMAT, type ToolDef } from '../api/mcp-tools';
 
 /**
  * POST /mcp: the MCP Streamable HTTP transport, stateless. Each POST builds its own server and
@@ -60,7 +60,10 @@ export function batchRefusal(body: string | undefined): string | null {
   return parsed.length > MAX_BATCH || calls > 1 ? ONE_TOOL_CALL_PER_POST : null;
 }
 
-export function createMcpHandler(invoke: InvokeOperation, invokeMonitors?: InvokeMonitors): ProxyHandler {
+/** Runs the jobs API's handler (functions/jobs.ts), as InvokeMonitors does the monitors API's (JOBS_FUNCTION on AWS). Absent: no jobs. */
+export type InvokeJobs = InvokeMonitors;
+
+export function createMcpHandler(invoke: InvokeOperation, invokeMonitors?: InvokeMonitors, invokeJobs?: InvokeJobs): ProxyHandler {
   return entryPoint('mcp', async (event, { requestId, log }) => {
     const teamId = event.requestContext?.authorizer?.teamId as string | undefined;
     if (!teamId) throw new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED);
@@ -74,7 +77,7 @@ export function createMcpHandler(invoke: InvokeOperation, invokeMonitors?: Invok
       log.info('batch refused', { teamId });
       return jsonAnswer(400, { jsonrpc: '2.0', error: { code: -32600, message: refusal }, id: null }, requestId);
     }
-    const server = createMcpServer(inProcess(event, teamId, invoke, invokeMonitors, log));
+    const server = createMcpServer(inProcess(event, teamId, invoke, invokeMonitors, log, invokeJobs));
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
     try {
       await server.connect(transport);
@@ -102,12 +105,13 @@ function webRequest(event: APIGatewayProxyEvent): Request {
  * The executor of POST /mcp. Each tool call has its own request id (the ledger's key for its
  * charge), logged beside the id of the MCP request that carried it.
  */
-function inProcess(parent: APIGatewayProxyEvent, teamId: string, invoke: InvokeOperation, invokeMonitors: InvokeMonitors | undefined, log: Log): Executor {
+function inProcess(parent: APIGatewayProxyEvent, teamId: string, invoke: InvokeOperation, invokeMonitors: InvokeMonitors | undefined, log: Log, invokeJobs?: InvokeJobs): Executor {
   return async (tool, query, args) => {
     const requestId = randomUUID();
     log.info('tool call', { tool: tool.name, toolRequestId: requestId, teamId });
     if ('account' in tool.target) return accountAnswer(tool.target, teamId, query, requestId);
     if ('monitors' in tool.target) return monitorAnswer(parent, tool, tool.target.monitors, args, invokeMonitors, requestId, log);
+    if ('jobs' in tool.target) return monitorAnswer(parent, tool, tool.target.jobs, args, invokeJobs, requestId, log, 'This deployment runs no jobs');
     const { operation: op } = tool.target;
     try {
       return answerOf(await invoke(op, operationEvent(parent, op, query, requestId)), requestId);
@@ -136,27 +140,29 @@ const KEY_HEADERS = new Set(['x-api-key', 'authorization']);
  * header, and nothing else of it: the call is the caller's, on the caller's team, exactly as over
  * HTTP (another team's monitor is 404; bad arguments are its 422 with details).
  */
-export function monitorEvent(parent: APIGatewayProxyEvent, route: MonitorRoute, args: Record<string, unknown>, requestId: string): APIGatewayProxyEvent {
+export function monitorEvent(parent: APIGatewayProxyEvent, route: MonitorRoute | JobRoute, args: Record<string, unknown>, requestId: string): APIGatewayProxyEvent {
   const { [MONITOR_ID]: id, ...body } = args;
-  const path = route.path.replace('{monitorId}', encodeURIComponent(String(id)));
+  // The route's one path parameter (monitorId, jobId) is the tool's `id`.
+  const param = /\{(\w+)\}/.exec(route.path)?.[1];
+  const path = route.path.replace(/\{\w+\}/, encodeURIComponent(String(id)));
   const headers = Object.fromEntries(Object.entries(parent.headers ?? {}).filter((e): e is [string, string] => KEY_HEADERS.has(e[0].toLowerCase()) && typeof e[1] === 'string'));
   const withBody = route.method === 'POST' || route.method === 'PATCH';
   if (withBody) headers['content-type'] = 'application/json';
   return proxyEvent(
-    { method: route.method, path, resource: route.path, pathParameters: route.path.includes('{monitorId}') ? { monitorId: String(id) } : null, headers, body: withBody ? JSON.stringify(body) : null },
+    { method: route.method, path, resource: route.path, pathParameters: param ? { [param]: String(id) } : null, headers, body: withBody ? JSON.stringify(body) : null },
     // The MCP request's context (stage, source address), not what its authorizer said: the monitors handler reads the key itself.
     { ...parent.requestContext, authorizer: undefined, requestId, httpMethod: route.method, path: `${stagePrefixOf(parent)}${path}`, resourcePath: route.path },
     parent.stageVariables ?? null,
   );
 }
 
-async function monitorAnswer(parent: APIGatewayProxyEvent, tool: ToolDef, route: MonitorRoute, args: Record<string, unknown>, invokeMonitors: InvokeMonitors | undefined, requestId: string, log: Log): Promise<Answer> {
+async function monitorAnswer(parent: APIGatewayProxyEvent, tool: ToolDef, route: MonitorRoute | JobRoute, args: Record<string, unknown>, invokeMonitors: InvokeMonitors | undefined, requestId: string, log: Log, absent = 'This deployment runs no monitors'): Promise<Answer> {
   try {
     const takes = Object.keys(tool.inputSchema.properties).filter((name) => name !== RESPONSE_FORMAT);
     const problems = argumentProblems(Object.keys(args), takes);
-    if (route.path.includes('{monitorId}') && (typeof args[MONITOR_ID] !== 'string' || !args[MONITOR_ID])) problems.push({ path: MONITOR_ID, message: 'Required: the monitor id (mon_…)' });
+    if (/\{\w+\}/.test(route.path) && (typeof args[MONITOR_ID] !== 'string' || !args[MONITOR_ID])) problems.push({ path: MONITOR_ID, message: route.path.includes('{jobId}') ? 'Required: the job id (job_…)' : 'Required: the monitor id (mon_…)' });
     if (problems.length) throw new ApiError('VALIDATION_ERROR', 'Invalid arguments', { details: boundedDetails(problems) });
-    if (!invokeMonitors) throw new ApiError('NOT_FOUND', 'This deployment runs no monitors');
+    if (!invokeMonitors) throw new ApiError('NOT_FOUND', absent);
     return answerOf(await invokeMonitors(monitorEvent(parent, route, args, requestId)), requestId);
   } catch (err) {
     // The monitors handler answers every error itself; a throw here is a refusal above, or its invocation failing.

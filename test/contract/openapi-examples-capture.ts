@@ -320,6 +320,48 @@ export async function captureExamples(): Promise<Examples> {
     await tick('monitor.paused');
     fake.intercept = undefined;
 
+    // ---- the bulk jobs API: an upload, a job of two inputs run to its end, its files -------------
+    fake.reset();
+    feedScenario.routes(fake);
+    S.alias(base, 'http://localhost:3000');
+    S.token(stack.team!.teamId);
+    /** A signed URL's expiry and signature, made stable (they change every run). */
+    const signed = (res: Answer) => {
+      for (const m of JSON.stringify(res.body).matchAll(/expires=(\d+)&signature=([\w-]+)/g)) {
+        S.token(m[1]!);
+        S.token(m[2]!);
+      }
+      return res;
+    };
+    const upload = keep('post /v1/jobs/uploads', signed(await call('POST', '/v1/jobs/uploads', { key, body: { format: 'jsonl' } })), 201);
+    const up = (upload.body as { data: { upload: { id: string; url: string; headers: Record<string, string> } } }).data.upload;
+    S.token(up.id);
+    await fetch(up.url, { method: 'PUT', headers: up.headers, body: `${JSON.stringify(feedScenario.query)}\n` });
+    const job = await call('POST', '/v1/jobs', { key, body: { operation: feedOp.id, inputs: [feedScenario.query, `@${feedScenario.query.handle}`] } });
+    const jobId = (job.body as { data: { job: { id: string } } }).data.job.id;
+    S.token(jobId);
+    await stack.jobs.idle();
+    keep('post /v1/jobs', job, 201);
+    keep('get /v1/jobs', await call('GET', '/v1/jobs', { key }), 200);
+    keep('get /v1/jobs/{jobId}', await call('GET', `/v1/jobs/${jobId}`, { key }), 200);
+    keep('get /v1/jobs/{jobId}/results', signed(await call('GET', `/v1/jobs/${jobId}/results`, { key })), 200);
+    // A second job, from the upload: cancelled before it ends (or as it ends), then resumed is refused; a paused one resumes.
+    // A slow upstream keeps it running while it is cancelled.
+    fake.delayMs = 1000;
+    const second = await call('POST', '/v1/jobs', { key, body: { operation: feedOp.id, inputsUpload: up.id } });
+    const secondId = (second.body as { data: { job: { id: string } } }).data.job.id;
+    S.token(secondId);
+    keep('post /v1/jobs/{jobId}/cancel', await call('POST', `/v1/jobs/${secondId}/cancel`, { key, body: {} }), 200);
+    await stack.jobs.idle();
+    fake.delayMs = 0;
+    const brokeJob = await call('POST', '/v1/jobs', { key: broke.key, body: { operation: feedOp.id, inputs: [feedScenario.query] } });
+    const brokeId = (brokeJob.body as { data: { job: { id: string } } }).data.job.id;
+    S.token(brokeId);
+    S.token(broke.teamId);
+    await stack.jobs.idle();
+    keep('post /v1/jobs/{jobId}/resume', await call('POST', `/v1/jobs/${brokeId}/resume`, { key: broke.key, body: {} }), 200);
+    await stack.jobs.idle();
+
     // ---- the public documents and the agents' endpoint ------------------------------------------
     keep(`get ${STATUS_PATH}`, await call('GET', STATUS_PATH), 200);
     const doc = await call('GET', OPENAPI_ROUTE);

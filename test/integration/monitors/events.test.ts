@@ -66,5 +66,6 @@ test("the OpenAPI document's webhooks section describes every event type, and do
   const { EVENT_TYPES } = require('../../../shared/monitors/events') as typeof import('../../../shared/monitors/events');
   expect(Object.keys(monitorWebhooks()).sort()).toEqual([...EVENT_TYPES].sort());
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  expect(Object.keys((require('../../../docs/openapi.json') as { webhooks: object }).webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+  // The job events beside them (docs/jobs.md).
+  expect(Object.keys((require('../../../docs/openapi.json') as { webhooks: object }).webhooks).filter((t) => !t.startsWith('job.')).sort()).toEqual([...EVENT_TYPES].sort());
 });
