@@ -86,6 +86,7 @@ export function addMonitorCommands(program: Command, ctx: MonitorsContext): void
   one('resume', 'Poll again, at once (also after monitor.paused).', (api, id) => api.resume(id));
   one('delete', 'Delete the monitor (its deliveries stop).', (api, id) => api.remove(id));
   one('rotate-secret', 'A new signing secret (shown this once); the old one stops signing at once.', (api, id) => api.rotateSecret(id), true);
+  one('transfer', 'Bind the monitor to this key from now on (revoking the key it was created with no longer pauses it).', (api, id) => api.transfer(id));
   one('test', 'Send a monitor.test event now; prints the delivery.', (api, id) => api.test(id));
   one('deliveries', "The monitor's events of the last 7 days and their delivery state.", (api, id) => api.deliveries(id));
   sub('redeliver', 'Send an event again (the same webhook-id).')

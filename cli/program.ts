@@ -6,6 +6,7 @@ import { accountRead, type AccountRead } from './account';
 import { dryRun } from './dry-run';
 import { addMonitorCommands } from './monitors';
 import { addJobCommands } from './jobs';
+import { addWebhookCommands } from './webhooks';
 import { readInputs, sameThingOnce } from './inputs';
 import { FORMATS, type Format } from './output';
 import { startRun, tasksOf, type RunOptions } from './run';
@@ -278,19 +279,15 @@ export function buildProgram(io: Io): Cli {
       readAccount('requests', self, { all: f.all, filter: { operation: f.operation, status: f.status === 'error' || f.status === undefined ? f.status : Number(f.status), limit: f.limit } }),
     );
   account('status', "Each operation's state over 15 minutes and 24 hours, and its last canary (public, no key).", false).action((_f, self: Cli) => readAccount('status', self, {}));
-  addMonitorCommands(program, {
-    client: (self) => {
+  const keyed = {
+    client: (self: Cli) => {
       const { apiUrl, apiKey } = target(self, true);
       return new SocialDataClient({ baseUrl: apiUrl, apiKey: apiKey! });
     },
     done: () => io.exit(EXIT.ok),
-  });
-  addJobCommands(program, {
-    client: (self) => {
-      const { apiUrl, apiKey } = target(self, true);
-      return new SocialDataClient({ baseUrl: apiUrl, apiKey: apiKey! });
-    },
-    done: () => io.exit(EXIT.ok),
-  });
+  };
+  addMonitorCommands(program, keyed);
+  addWebhookCommands(program, keyed);
+  addJobCommands(program, keyed);
   return program;
 }

@@ -19,7 +19,11 @@
  *
  * The team's monitors (docs/monitors.md), free: `api.monitors.create({ operation, params,
  * intervalSeconds, webhookUrl })` (its `secret` is in that answer only), `list`, `get`, `update`
- * (or `pause` / `resume`), `remove`, `rotateSecret`, `test`, `deliveries`, `redeliver`.
+ * (or `pause` / `resume`), `remove`, `rotateSecret`, `transfer`, `test`, `deliveries`, `redeliver`.
+ *
+ * The team's webhook endpoints (docs/webhooks.md), free: `api.webhooks.create({ url, types })` (its
+ * `secret` is in that answer only), `list`, `get`, `update`, `remove`, `rotateSecret`, `test`,
+ * `deliveries`, `delivery`, `redeliver`, and `settings` / `updateSettings` (the credits.low threshold).
  *
  * The team's bulk jobs (docs/jobs.md): `api.jobs.submit({ operation, inputs, pages })` (each live
  * page 1 credit when it runs; `{ idempotencyKey }` makes a retried submit return the same job),
@@ -43,9 +47,11 @@ import type { AccountMe, publicKey } from '../shared/account/api';
 import type { AccountRoute } from '../shared/api/account-routes';
 import type { publicMember, publicSession } from '../shared/account/team';
 import type { publicJob } from '../shared/jobs/api';
-import { JOB_ROUTES, MONITOR_ROUTES, OPERATIONS } from './operations.gen';
+import type { publicDeliveryWithAttempts } from '../shared/monitors/shapes';
+import type { publicEndpoint } from '../shared/webhooks/shapes';
+import { JOB_ROUTES, MONITOR_ROUTES, OPERATIONS, TEAM_EVENT_TYPES, WEBHOOK_ROUTES } from './operations.gen';
 
-export { JOB_ROUTES, MONITOR_ROUTES, OPERATIONS };
+export { JOB_ROUTES, MONITOR_ROUTES, OPERATIONS, TEAM_EVENT_TYPES, WEBHOOK_ROUTES };
 export type { CacheMaxAge, CreditsReport, ErrorCode, Meta, MonitorableId, OperationStatus, RequestsReport, StatusDocument, UsageReport };
 
 /** An answer of the account API: `data` only (it costs nothing, so there is no `meta`). */
@@ -116,6 +122,8 @@ export interface MonitorMethods {
   remove(id: string, options?: Signal): Promise<AccountResult<{ deleted: true; id: string }>>;
   /** A new secret, in this answer only; for 24 h the old one signs too (previousSecretExpiresAt). */
   rotateSecret(id: string, options?: Signal): Promise<AccountResult<{ monitor: MonitorWithSecret }>>;
+  /** Binds the monitor to this client's key from now on (revoking the key it was created with no longer pauses it). */
+  transfer(id: string, options?: Signal): Promise<AccountResult<{ monitor: Monitor }>>;
   /** Queues a `monitor.test` event, due now (202, pending; one test or redelivery per monitor every 5 s). */
   test(id: string, options?: Signal): Promise<AccountResult<{ delivery: MonitorDelivery }>>;
   /** The last 7 days, newest first. */
@@ -167,6 +175,45 @@ export interface JobMethods {
   results(id: string, options?: Signal): Promise<AccountResult<{ files: JobFile[]; keptUntil: string }>>;
   /** Reads the job every `everyMs` (default 2 s) until it ends or pauses. */
   wait(id: string, options?: Signal & { everyMs?: number; onProgress?: (job: Job) => void }): Promise<Job>;
+}
+
+/** A type of event a team webhook endpoint may want (docs/webhooks.md lists them). */
+export type TeamEventType = (typeof TEAM_EVENT_TYPES)[number];
+/** A team webhook endpoint as the API answers it. */
+export type WebhookEndpoint = ReturnType<typeof publicEndpoint>;
+/** An endpoint with its signing secret (`whsec_…`): the answer of `create` and `rotateSecret` only. */
+export type WebhookEndpointWithSecret = WebhookEndpoint & { secret: string };
+/** An event sent to an endpoint and its delivery (the last 7 days). */
+export type WebhookDelivery = MonitorDelivery;
+/** One delivery with its recent attempts (time, status, latency, error). */
+export type WebhookDeliveryWithAttempts = ReturnType<typeof publicDeliveryWithAttempts>;
+/** The team's credits.low threshold and what was last announced of its balance. */
+export interface WebhookSettings {
+  creditsLowThreshold: number | null;
+  creditAlert: 'low' | 'exhausted' | null;
+}
+
+/** The team's webhook endpoints, managed with the client's key (free). Another team's endpoint is a 404 ApiClientError. */
+export interface WebhookMethods {
+  create(endpoint: { url: string; types: TeamEventType[]; description?: string }, options?: Signal): Promise<AccountResult<{ endpoint: WebhookEndpointWithSecret }>>;
+  /** Newest first. */
+  list(options?: Signal): Promise<AccountResult<{ endpoints: WebhookEndpoint[] }>>;
+  get(id: string, options?: Signal): Promise<AccountResult<{ endpoint: WebhookEndpoint }>>;
+  /** Its URL, types or description; `status: 'disabled'` holds its deliveries until `'active'` again. */
+  update(id: string, changes: { url?: string; types?: TeamEventType[]; description?: string; status?: 'active' | 'disabled' }, options?: Signal): Promise<AccountResult<{ endpoint: WebhookEndpoint }>>;
+  remove(id: string, options?: Signal): Promise<AccountResult<{ deleted: true; id: string }>>;
+  /** A new secret, in this answer only; for 24 h the old one signs too (previousSecretExpiresAt). */
+  rotateSecret(id: string, options?: Signal): Promise<AccountResult<{ endpoint: WebhookEndpointWithSecret }>>;
+  /** Queues a `webhook.test` event to this endpoint, due now (202). */
+  test(id: string, options?: Signal): Promise<AccountResult<{ delivery: WebhookDelivery }>>;
+  /** The last 7 days, newest first. */
+  deliveries(id: string, options?: Signal): Promise<AccountResult<{ deliveries: WebhookDelivery[] }>>;
+  delivery(id: string, eventId: string, options?: Signal): Promise<AccountResult<{ delivery: WebhookDeliveryWithAttempts }>>;
+  /** Sends an event again, with the same `webhook-id` (202). */
+  redeliver(id: string, eventId: string, options?: Signal): Promise<AccountResult<{ delivery: WebhookDelivery }>>;
+  settings(options?: Signal): Promise<AccountResult<{ settings: WebhookSettings }>>;
+  /** credits.low is sent when the balance falls below `creditsLowThreshold` (null: never). */
+  updateSettings(settings: { creditsLowThreshold: number | null }, options?: Signal): Promise<AccountResult<{ settings: WebhookSettings }>>;
 }
 
 /** The signed-in member (GET /v1/account/me, and the answer of a sign-in). */
@@ -310,6 +357,8 @@ export class SocialDataClient {
   readonly monitors: MonitorMethods;
   /** The team's bulk jobs. */
   readonly jobs: JobMethods;
+  /** The team's webhook endpoints for account and service events (free). */
+  readonly webhooks: WebhookMethods;
   /** The routes only a dashboard session may call (`session: true`). */
   readonly session: SessionMethods;
   private readonly fetchImpl: typeof fetch;
@@ -355,6 +404,7 @@ export class SocialDataClient {
       resume: (id, options) => this.monitors.update(id, { status: 'active' }, options),
       remove: (id, options) => monitor('remove', [id], options),
       rotateSecret: (id, options) => monitor('rotateSecret', [id], options),
+      transfer: (id, options) => monitor('transfer', [id], options),
       test: (id, options) => monitor('test', [id], options),
       deliveries: (id, options) => monitor('deliveries', [id], options),
       redeliver: (id, eventId, options) => monitor('redeliver', [id, eventId], options),
@@ -386,6 +436,26 @@ export class SocialDataClient {
           await sleep(options?.everyMs ?? 2000, options?.signal);
         }
       },
+    };
+    const hook = <T>(name: keyof typeof WEBHOOK_ROUTES, ids: string[], options?: Signal, body?: object) => {
+      const { method, path } = WEBHOOK_ROUTES[name];
+      let i = 0;
+      const url = new URL(path.replace(/\{\w+\}/g, () => encodeURIComponent(ids[i++] ?? '')).replace(/^\/+/, ''), this.base);
+      return this.request<AccountResult<T>>(method, url, body, options?.signal);
+    };
+    this.webhooks = {
+      create: (e, options) => hook('create', [], options, e),
+      list: (options) => hook('list', [], options),
+      get: (id, options) => hook('get', [id], options),
+      update: (id, changes, options) => hook('update', [id], options, changes),
+      remove: (id, options) => hook('remove', [id], options),
+      rotateSecret: (id, options) => hook('rotateSecret', [id], options, {}),
+      test: (id, options) => hook('test', [id], options, {}),
+      deliveries: (id, options) => hook('deliveries', [id], options),
+      delivery: (id, eventId, options) => hook('delivery', [id, eventId], options),
+      redeliver: (id, eventId, options) => hook('redeliver', [id, eventId], options, {}),
+      settings: (options) => hook('settings', [], options),
+      updateSettings: (settings, options) => hook('updateSettings', [], options, settings),
     };
     const send = <T>(r: { method: string; path: string }, ids: string[] = [], body?: object) => {
       let i = 0;

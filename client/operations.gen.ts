@@ -23,6 +23,7 @@ export const MONITOR_ROUTES = {
   update: { method: 'PATCH', path: '/v1/monitors/{monitorId}' },
   remove: { method: 'DELETE', path: '/v1/monitors/{monitorId}' },
   rotateSecret: { method: 'POST', path: '/v1/monitors/{monitorId}/rotate-secret' },
+  transfer: { method: 'POST', path: '/v1/monitors/{monitorId}/transfer' },
   test: { method: 'POST', path: '/v1/monitors/{monitorId}/test' },
   deliveries: { method: 'GET', path: '/v1/monitors/{monitorId}/deliveries' },
   delivery: { method: 'GET', path: '/v1/monitors/{monitorId}/deliveries/{eventId}' },
@@ -39,3 +40,22 @@ export const JOB_ROUTES = {
   resume: { method: 'POST', path: '/v1/jobs/{jobId}/resume' },
   results: { method: 'GET', path: '/v1/jobs/{jobId}/results' },
 } as const;
+
+/** The team webhook endpoints API, by route name. */
+export const WEBHOOK_ROUTES = {
+  settings: { method: 'GET', path: '/v1/webhooks/settings' },
+  updateSettings: { method: 'PATCH', path: '/v1/webhooks/settings' },
+  create: { method: 'POST', path: '/v1/webhooks' },
+  list: { method: 'GET', path: '/v1/webhooks' },
+  get: { method: 'GET', path: '/v1/webhooks/{endpointId}' },
+  update: { method: 'PATCH', path: '/v1/webhooks/{endpointId}' },
+  remove: { method: 'DELETE', path: '/v1/webhooks/{endpointId}' },
+  rotateSecret: { method: 'POST', path: '/v1/webhooks/{endpointId}/rotate-secret' },
+  test: { method: 'POST', path: '/v1/webhooks/{endpointId}/test' },
+  deliveries: { method: 'GET', path: '/v1/webhooks/{endpointId}/deliveries' },
+  delivery: { method: 'GET', path: '/v1/webhooks/{endpointId}/deliveries/{eventId}' },
+  redeliver: { method: 'POST', path: '/v1/webhooks/{endpointId}/deliveries/{eventId}/redeliver' },
+} as const;
+
+/** Every event type a team webhook endpoint may want (shared/webhooks/catalogue.ts). */
+export const TEAM_EVENT_TYPES = ['credits.low', 'credits.exhausted', 'key.created', 'key.revoked', 'member.removed', 'operation.degraded', 'operation.recovered', 'job.succeeded', 'job.failed', 'job.paused'] as const;

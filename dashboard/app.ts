@@ -17,6 +17,7 @@ import { RequestsPage } from './pages/requests';
 import { SetPasswordPage, SignInPage } from './pages/sign-in';
 import { StatusPage } from './pages/status';
 import { UsagePage } from './pages/usage';
+import { WebhooksPage } from './pages/webhooks';
 
 type PageComponent = (props: PageProps) => unknown;
 
@@ -28,6 +29,7 @@ const NAV: { page: string; text: string; component: PageComponent }[] = [
   { page: 'requests', text: 'Requests', component: RequestsPage },
   { page: 'monitors', text: 'Monitors', component: MonitorsPage },
   { page: 'jobs', text: 'Jobs', component: JobsPage },
+  { page: 'webhooks', text: 'Webhooks', component: WebhooksPage },
   { page: 'members', text: 'Members', component: MembersPage },
 ];
 const PUBLIC: Record<string, PageComponent> = { status: StatusPage, 'set-password': SetPasswordPage, 'sign-in': SignInPage };

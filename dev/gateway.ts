@@ -13,6 +13,7 @@ import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/api/account-routes';
 import { MONITOR_ROUTES } from '../shared/api/monitor-routes';
 import { JOB_ROUTES } from '../shared/api/job-routes';
 import { LOCAL_FILES_PATH, localPath, localUrlAllows } from '../shared/jobs/files';
+import { WEBHOOK_ROUTES } from '../shared/api/webhook-routes';
 import { type RouteDef, matchRoute } from '../shared/api/routes';
 import { createMcpHandler } from '../shared/mcp/http';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/api/agent-routes';
@@ -151,6 +152,7 @@ function router(opts: GatewayOptions, publicUrl: () => string): (req: http.Incom
       if (url.pathname === '/v1/monitors' || url.pathname.startsWith('/v1/monitors/')) return await jsonApiRoute(MONITOR_ROUTES, () => import('../functions/monitors'), req, url, requestId);
       if (url.pathname === '/v1/jobs' || url.pathname.startsWith('/v1/jobs/')) return await jsonApiRoute(JOB_ROUTES, () => import('../functions/jobs'), req, url, requestId);
       if (url.pathname.startsWith(LOCAL_FILES_PATH)) return await localFile(req, url);
+      if (url.pathname === '/v1/webhooks' || url.pathname.startsWith('/v1/webhooks/')) return await jsonApiRoute(WEBHOOK_ROUTES, () => import('../functions/monitors'), req, url, requestId);
       if ((url.pathname === DASHBOARD_PATH || url.pathname.startsWith(`${DASHBOARD_PATH}/`)) && get) return await dashboard(req, url, requestId);
       return await operation(req, url, requestId);
     } catch (err) {

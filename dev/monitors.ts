@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Invoke } from '../shared/monitors/poll';
-import { runDue } from '../shared/monitors/scheduler';
+import { runDue, runMinuteChecks } from '../shared/monitors/scheduler';
+import { buildStatus } from '../shared/status/page';
 import { logger } from '../shared/runtime/log';
 
 /**
@@ -18,7 +19,8 @@ export function startMonitorScheduler(tickMs = Math.min(10_000, Number(process.e
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    runDue(Date.now(), logger, invokeInProcess)
+    const now = Date.now();
+    Promise.all([runDue(now, logger, invokeInProcess), runMinuteChecks(now, logger, buildStatus)])
       .catch((err) => logger.warn('monitor tick failed', { error: (err as Error).message }))
       .finally(() => (running = false));
   }, tickMs);
@@ -47,6 +49,29 @@ export function monitorExample(base: string, key: string, m: { operation: string
     'The curl prints the new monitor, and add-secret keeps its signing secret (shown once) in .local/webhook-secrets (mode 0600),',
     'which the running receiver reads at each delivery: it verifies the signatures and prints monitor.ready, then items.new.',
     'Run the curl line again for a second monitor: the receiver verifies both, no restart.',
+    '',
+  ].join('\n');
+}
+
+/**
+ * The lines `npm run demo` prints for the team's account events (docs/webhooks.md), after the
+ * monitor's: with the same receiver running, an endpoint for them, its secret kept by add-secret;
+ * then what makes each event arrive.
+ */
+export function webhookExample(base: string, key: string, receiverUrl = process.env.WEBHOOK_RECEIVER_URL || DEFAULT_RECEIVER_URL): string {
+  const body = JSON.stringify({ url: receiverUrl, types: ['key.created', 'key.revoked', 'member.removed', 'credits.low', 'credits.exhausted', 'operation.degraded', 'operation.recovered'] });
+  const auth = `-H "x-api-key: ${key}" -H "content-type: application/json"`;
+  return [
+    'Account events (docs/webhooks.md): with the receiver running, create a webhook endpoint for them:',
+    '',
+    `  curl -s -X POST ${auth} "${base}/v1/webhooks" -d '${body}' | npm run -s webhook-receiver -- add-secret`,
+    '',
+    'Then create and revoke a key on the dashboard\'s Keys page: key.created and key.revoked arrive verified within seconds.',
+    'credits.low: set the threshold one under your balance (GET /v1/account/credits), then make one live request:',
+    '',
+    `  curl -s -X PATCH ${auth} "${base}/v1/webhooks/settings" -d '{"creditsLowThreshold": <balance>}'`,
+    '',
+    'The receiver prints each event (signature ok); `social-data webhooks deliveries <id>` and the dashboard\'s Webhooks page show them.',
     '',
   ].join('\n');
 }

@@ -50,6 +50,11 @@ export class Account extends StackPart {
     allowItems(accountFn, data.accounts, ['dynamodb:GetItem', 'dynamodb:Query'], [TEAM_PREFIX, ...ACCOUNT_OWN_PREFIXES]);
     allowItems(accountFn, data.accounts, ['dynamodb:PutItem', 'dynamodb:UpdateItem'], ACCOUNT_OWN_PREFIXES);
     allowTeamIndexQuery(accountFn, data.accounts);
+    // Eager pause (shared/monitors/owner.ts): a revocation or a removal pauses the monitors its owner
+    // created, with their monitor.paused events, in the same transaction (and the change's own team event:
+    // key.revoked, member.removed, key.created, shared/webhooks/events.ts): the team's monitors read,
+    // those monitors updated and their events put, in team partitions of the events table; no DeleteItem.
+    allowItems(accountFn, data.events, ['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], [TEAM_PREFIX]);
     withSecret(accountFn, KEY_PEPPER_VARIABLE, data.keyPepper);
     allowCursorSecret(accountFn, props.cursors);
 

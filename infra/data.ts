@@ -3,7 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { ACCOUNTS, CACHE, type TableDef } from '../shared/db/tables';
+import { ACCOUNTS, CACHE, EVENTS, type TableDef } from '../shared/db/tables';
 import { acknowledge } from './acknowledge';
 import { StackPart } from './part';
 import { generatedSecret } from './secrets';
@@ -14,7 +14,7 @@ export interface DataProps {
 }
 
 /**
- * What the service keeps: the two DynamoDB tables from their one definition (shared/db/tables.ts,
+ * What the service keeps: the three DynamoDB tables from their one definition (shared/db/tables.ts,
  * which the local set-up reads too), the customer-managed key that encrypts them when the deployment
  * asks for one, and the key pepper (the HMAC key the stored API keys, session ids and invitation
  * tokens are hashed with: KEY_PEPPER_SECRET_ARN, shared/auth/hashing.ts).
@@ -22,6 +22,8 @@ export interface DataProps {
 export class Data extends StackPart {
   readonly accounts: dynamodb.Table;
   readonly cache: dynamodb.Table;
+  /** The event engine's: monitors, their state, events and deliveries, account webhook endpoints (never money). */
+  readonly events: dynamodb.Table;
   readonly dataKey?: kms.Key;
   readonly keyPepper: secretsmanager.Secret;
 
@@ -31,6 +33,7 @@ export class Data extends StackPart {
     if (props.kmsKey) this.dataKey = new kms.Key(this, 'DataKey', { description: 'Encrypts the social-data-api tables and secrets', enableKeyRotation: true, removalPolicy: RemovalPolicy.RETAIN });
     this.accounts = this.table('AccountsTable', ACCOUNTS);
     this.cache = this.table('CacheTable', CACHE);
+    this.events = this.table('EventsTable', EVENTS);
     acknowledge(this.cache, 'AwsSolutions-DDB3', 'The cache holds only re-scrapable results (30-day TTL); the accounts table, which holds money, has point-in-time recovery.');
     // Every stored key and session hash depends on it: replacing it would refuse every key.
     this.keyPepper = generatedSecret(this, 'KeyPepper', {
@@ -43,8 +46,9 @@ export class Data extends StackPart {
   }
 
   /**
-   * A table from its definition. Accounts hold money (teams, balances, the ledger): retained with
-   * the stack and point-in-time recoverable. The cache can always be scraped again.
+   * A table from its definition. Accounts hold money (teams, balances, the ledger) and events the
+   * customers' monitors and webhook endpoints: retained with the stack and point-in-time
+   * recoverable. The cache can always be scraped again.
    */
   private table(id: string, def: TableDef): dynamodb.Table {
     const S = dynamodb.AttributeType.STRING;
@@ -55,7 +59,7 @@ export class Data extends StackPart {
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       ...(def.retain ? { pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true } } : {}),
       removalPolicy: def.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-      // Money: a stray `cdk destroy` or console click cannot delete it.
+      // Money, or the customers' configuration: a stray `cdk destroy` or console click cannot delete it.
       deletionProtection: def.retain,
       ...(this.dataKey ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: this.dataKey } : {}),
     });

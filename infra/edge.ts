@@ -11,6 +11,7 @@ import { SESSION_COOKIE } from '../shared/auth/sessions';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/api/agent-routes';
 import { MONITOR_ROUTES } from '../shared/api/monitor-routes';
 import { JOB_ROUTES } from '../shared/api/job-routes';
+import { WEBHOOK_ROUTES } from '../shared/api/webhook-routes';
 import { routedOperations } from '../shared/operations';
 import { OPENAPI_ROUTE } from '../shared/public/openapi-document';
 import { RATE_LIMIT } from '../shared/runtime/config';
@@ -118,10 +119,10 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
   },
   {
     name: 'monitors',
-    description: '/v1/monitors/* (API key or session)',
-    routes: MONITOR_ROUTES.map(({ method, path }) => ({ method, path })),
+    description: '/v1/monitors/* and /v1/webhooks/* (API key or session)',
+    routes: [...MONITOR_ROUTES, ...WEBHOOK_ROUTES].map(({ method, path }) => ({ method, path })),
     perAddress: { limit: 120, windowSeconds: 60 },
-    credential: credentialIn(MONITOR_ROUTES),
+    credential: credentialIn([...MONITOR_ROUTES, ...WEBHOOK_ROUTES]),
   },
   {
     name: 'jobs',
@@ -163,7 +164,10 @@ export const groupOf = (route: Route): RouteGroup | undefined => ROUTE_GROUPS.fi
  */
 export function pathPattern(routes: readonly Pick<Route, 'path'>[]): string {
   const segment = (seg: string) => (/^\{\w+\+\}$/.test(seg) ? '.+' : /^\{\w+\}$/.test(seg) ? '[^/]+' : seg.replace(/[.+^$()|[\]\\*?{}]/g, '\\$&'));
-  const alternatives = [...new Set(routes.map((r) => r.path.split('/').map(segment).join('/')))];
+  const all = [...new Set(routes.map((r) => r.path.split('/').map(segment).join('/')))];
+  // A literal path another alternative already matches (`/v1/webhooks/settings` beside `/v1/webhooks/[^/]+`) adds nothing.
+  const literal = (p: string) => !/[[\]+\\]/.test(p);
+  const alternatives = all.filter((a) => !(literal(a) && all.some((b) => b !== a && new RegExp(`^${b}$`).test(a))));
   const pattern = `^(/[^/]+)*(${alternatives.join('|')})/?$`;
   // WAF's limit on a regular expression.
   if (pattern.length > 512) throw new Error(`the path pattern of ${routes.length} routes is ${pattern.length} characters; WAF takes 512`);

@@ -4,7 +4,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { KEY_NAME_ATTRIBUTES } from '../shared/api/account-reads';
-import { ACCOUNTS, TEAM_INDEX, invitePk, keyPk, memberPk, sessionPk, teamPk } from '../shared/db/tables';
+import { ACCOUNTS, DUE_INDEX, TEAM_INDEX, invitePk, keyPk, memberPk, sessionPk, teamPk } from '../shared/db/tables';
 
 /**
  * The grants of the stack's functions, least privilege: every right a part gives a function is one
@@ -77,6 +77,17 @@ export function allowTeamIndexQuery(fn: lambda.IFunction, accounts: dynamodb.ITa
   );
 }
 
+/** Query on the events table's due index, in the due partitions named (MONDUE, DLVDUE: the tick's "what is due"). */
+export function allowDueIndexQuery(fn: lambda.IFunction, events: dynamodb.ITable, partitions: readonly string[]): void {
+  fn.addToRolePolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:Query'],
+      resources: [`${events.tableArn}/index/${DUE_INDEX.name}`],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...partitions] } },
+    }),
+  );
+}
+
 /**
  * Query on the byTeam index for a team's partition, reading only the attributes KEY_NAME_ATTRIBUTES
  * names (IAM's dynamodb:Attributes, with dynamodb:Select required to be SPECIFIC_ATTRIBUTES: a Query
@@ -90,6 +101,26 @@ export function allowKeyNamesQuery(fn: lambda.IFunction, accounts: dynamodb.ITab
       conditions: {
         'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TEAM_PREFIX}*`] },
         'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...KEY_NAME_ATTRIBUTES] },
+        'StringEquals': { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+      },
+    }),
+  );
+}
+
+/**
+ * Query on the byTeam index for a team's partition, reading only `attributes` (dynamodb:Attributes
+ * with dynamodb:Select SPECIFIC_ATTRIBUTES required, as allowKeyNamesQuery): the poll worker's
+ * check that a monitor's key is live or its member still in the team (shared/monitors/owner.ts
+ * OWNER_ATTRIBUTES), never a key's usage-plan key nor a member's password hash.
+ */
+export function allowTeamIndexAttributes(fn: lambda.IFunction, accounts: dynamodb.ITable, attributes: readonly string[]): void {
+  fn.addToRolePolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:Query'],
+      resources: [`${accounts.tableArn}/index/${TEAM_INDEX.name}`],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TEAM_PREFIX}*`] },
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...attributes] },
         'StringEquals': { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
       },
     }),
@@ -129,6 +160,8 @@ export function withSecret(fn: lambda.Function, variable: string, secret: secret
 /** What running an operation's scrape touches (infra/operations.ts creates the secrets). */
 export interface OperationAccess {
   accounts: dynamodb.ITable;
+  /** The event engine's table: a charge that crosses the team's credits threshold writes its event there (shared/webhooks/credits.ts). */
+  events?: dynamodb.ITable;
   cache: dynamodb.ITable;
   cursorSecret: secretsmanager.ISecret;
   /** The scraper proxy's secret (its ARN, or the ARN pattern of its name), when the deployment names one. */
@@ -164,4 +197,36 @@ export function allowOperation(fn: lambda.IFunction, access: OperationAccess): v
   // shared upstream credentials (CRED# items) are read, leased with a conditional UpdateItem and
   // written with PutItem.
   allow(fn, access.cache, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem');
+  if (access.events) allowCreditEvents(fn, access.events);
+}
+
+/** The attributes a charge's credits announcement names (shared/webhooks/credits.ts afterCharge): the watch item's, then a team event item's. */
+export const CREDIT_WATCH_ATTRIBUTES = ['pk', 'sk', 'alert', 'seq', 'suspectSince'] as const;
+export const TEAM_EVENT_ATTRIBUTES = ['pk', 'sk', 'teamId', 'monitorId', 'eventId', 'type', 'body', 'createdAt', 'state', 'duePk', 'dueSk', 'expiresAt'] as const;
+
+/**
+ * What a charge that crosses the team's credits threshold may do on the events table, and no more:
+ * read the team's watch item (GetItem, team partitions), update only its alert attributes, and put
+ * only items made of a team event's attributes (IAM's dynamodb:Attributes; both in team partitions).
+ * No Query, no Delete, no index.
+ */
+export function allowCreditEvents(fn: lambda.IFunction, events: dynamodb.ITable): void {
+  allowItems(fn, events, ['dynamodb:GetItem'], [TEAM_PREFIX]);
+  allowAttributeUpdates(fn, events, TEAM_PREFIX, CREDIT_WATCH_ATTRIBUTES);
+  allowTeamEventPuts(fn, events);
+}
+
+/** PutItem on the events table of items made of a team event's attributes only (TEAM_EVENT_ATTRIBUTES), in team partitions (or `prefixes`). */
+export function allowTeamEventPuts(fn: lambda.IFunction, events: dynamodb.ITable, prefixes: readonly string[] = [TEAM_PREFIX]): void {
+  fn.addToRolePolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:PutItem'],
+      resources: [events.tableArn],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((p) => `${p}*`), 'dynamodb:Attributes': [...TEAM_EVENT_ATTRIBUTES] },
+        'Null': { 'dynamodb:Attributes': 'false' },
+        'StringEqualsIfExists': { 'dynamodb:ReturnValues': ['NONE'] },
+      },
+    }),
+  );
 }

@@ -13,7 +13,7 @@ import { JOBS, jobPk, keyPk, memberPk, sessionPk, teamPk } from '../shared/db/ta
 import type { Operation } from '../shared/operations';
 import { KEY_PEPPER_VARIABLE } from '../shared/runtime/secrets';
 import { acknowledge } from './acknowledge';
-import { allowInvoke, allowItems, withSecret } from './iam';
+import { allowInvoke, allowItems, allowTeamEventPuts, withSecret } from './iam';
 import { pascalCase } from './monitors';
 import { nodeFunction } from './node-function';
 import type { DataResources } from './operations';
@@ -115,6 +115,8 @@ export class Jobs extends StackPart {
     allowItems(apiFn, accounts, ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], [keyPk(''), teamPk(''), sessionPk(''), memberPk('')]);
     allowItems(apiFn, accounts, ['dynamodb:UpdateItem'], [keyPk(''), sessionPk('')]);
     allowItems(apiFn, this.table, JOB_ACTIONS, jobItems);
+    // A cancel with nothing in flight ends the job in the API (its event, as the worker's).
+    allowTeamEventPuts(apiFn, props.data.events);
     objects(apiFn, ['s3:GetObject', 's3:PutObject'], ['uploads/', 'jobs/']);
     withSecret(apiFn, KEY_PEPPER_VARIABLE, props.data.keyPepper);
     for (const { q } of this.queues) q.grantSendMessages(apiFn);
@@ -131,6 +133,8 @@ export class Jobs extends StackPart {
     // The input worker: its jobs' items and files; the operations' functions; the next inputs to the queues.
     const workerFn = nodeFunction(this, 'JobsWorker', 'functions/jobs/worker.ts', { description: "Bulk jobs: one input's pages through the operation's function, its part file; the result files at the end", memorySize: 1024, timeout: JOB_WORKER_TIMEOUT, environment: env });
     allowItems(workerFn, this.table, JOB_ACTIONS, jobItems);
+    // The job's events (job.succeeded, job.failed, job.paused) put in its state's transaction: team events only.
+    allowTeamEventPuts(workerFn, props.data.events);
     objects(workerFn, ['s3:GetObject', 's3:PutObject'], ['jobs/']);
     allowInvoke(workerFn, props.operations.map(({ fn }) => fn));
     useKey(workerFn);

@@ -1,5 +1,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -7,24 +9,28 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { keyPk, memberPk, sessionPk, teamPk } from '../shared/db/tables';
+import { BROADCAST_PK, BROADCAST_SUBSCRIBERS, CREDIT_WATCH, DELIVERY_DUE, MONITOR_DUE, OUTCOME_PREFIX, STATUS_WATCH_KEY, canaryKey, keyPk, memberPk, sessionPk, teamPk } from '../shared/db/tables';
 import { MONITOR_ROUTES } from '../shared/api/monitor-routes';
+import { WEBHOOK_ROUTES } from '../shared/api/webhook-routes';
 import { POLLS_PER_PLATFORM, POLL_BATCH, isMonitorable } from '../shared/api/monitor-kinds';
-import { DELIVERY_DUE, MONITOR_DUE } from '../shared/monitors/store';
+import { OWNER_ATTRIBUTES } from '../shared/monitors/owner';
 import type { Operation } from '../shared/operations';
-import { KEY_PEPPER_VARIABLE, MONITOR_KEY_VARIABLE } from '../shared/runtime/secrets';
+import { KEY_PEPPER_VARIABLE, MONITOR_KMS_KEY_VARIABLE } from '../shared/runtime/secrets';
+import { METRICS_NAMESPACE } from '../shared/runtime/metrics';
+import { MONITOR_KEY_METRIC } from '../shared/monitors/secret';
 import { acknowledge } from './acknowledge';
-import { allowInvoke, allowItems, allowTeamIndexQuery, withSecret } from './iam';
+import { allowCreditEvents, allowDueIndexQuery, allowTeamEventPuts, allowInvoke, allowItems, allowTeamIndexAttributes, withSecret } from './iam';
 import { nodeFunction } from './node-function';
 import type { DataResources } from './operations';
 import { StackPart } from './part';
-import { generatedSecret } from './secrets';
 
 export interface MonitorsProps {
   api: apigateway.RestApi;
   data: DataResources;
   /** What every function of the service has. */
   environment: Record<string, string>;
+  /** The metrics' service dimension (the key alarm's). */
+  serviceName: string;
   /** The operations' functions: the poll worker invokes the monitorable ones. */
   operations: { op: Operation; fn: NodejsFunction }[];
 }
@@ -47,14 +53,21 @@ export const pascalCase = (name: string) => name.replace(/(^|-)(\w)/g, (_m, _das
  * queue, and two SQS-driven workers: the poll worker reads every platform's queue through an event
  * source of its own, each with its maximum concurrency (a platform's slow upstream holds only its
  * own polls), the delivery worker the delivery queue. Every queue has a dead-letter queue. Least privilege:
- * the poll worker may invoke only the monitorable operations' functions; every role touches only
- * team partitions (and the key, session and due-index partitions it needs).
+ * the poll worker may invoke only the monitorable operations' functions; the four write only the
+ * events table (team partitions), and hold no write at all on the accounts table: the API reads a
+ * key, a session and its member by GetItem, the poll worker reads whether a monitor's key or member
+ * is still there (a few attributes of the team's listing), the tick and the delivery worker never
+ * touch it. A poll's charge is the operation's own function's business (it runs under its own role).
  */
 export class Monitors extends StackPart {
   readonly pollQueues: { platform: string; q: sqs.Queue }[];
   readonly pollDlq: sqs.Queue;
   readonly deliveryQueue: sqs.Queue;
   readonly deliveryDlq: sqs.Queue;
+  /** The KMS key of the signing secrets (envelope encryption). */
+  readonly monitorKey: kms.Key;
+  /** Raised when a function could not reach monitorKey (the status part's topic notifies it). */
+  readonly keyAlarm: cloudwatch.Alarm;
   /** The /v1/monitors API's function (the MCP monitor tools invoke it). */
   readonly apiFn: NodejsFunction;
   readonly tickFn: NodejsFunction;
@@ -63,7 +76,7 @@ export class Monitors extends StackPart {
 
   constructor(scope: Construct, id: string, props: MonitorsProps) {
     super(scope, id);
-    const { accounts, dataKey } = props.data;
+    const { accounts, events: eventsTable, dataKey } = props.data;
     const deadLetters = (dlqId: string) => {
       const dlq = new sqs.Queue(this, dlqId, { enforceSSL: true, encryption: sqs.QueueEncryption.SQS_MANAGED, retentionPeriod: Duration.days(14) });
       acknowledge(dlq, 'AwsSolutions-SQS3', 'This is a dead-letter queue itself.');
@@ -87,28 +100,36 @@ export class Monitors extends StackPart {
       MONITOR_FUNCTIONS: JSON.stringify(Object.fromEntries(monitorable.map(({ op, fn }) => [op.id, fn.functionName]))),
     };
     const TEAM = teamPk('');
-    // The key the signing secrets are stored encrypted under (shared/monitors/secret.ts): the API seals, the delivery worker opens.
-    const monitorKey = generatedSecret(this, 'MonitorKey', {
-      description: `Key the monitors' webhook signing secrets are stored encrypted under (${MONITOR_KEY_VARIABLE})`,
-      length: 64,
-      removalPolicy: RemovalPolicy.RETAIN,
-      whyNotRotated: "A new key would make every stored signing secret unreadable (every monitor's deliveries would stop), so it is not rotated on a schedule; rotate a monitor's own secret instead (POST /v1/monitors/{id}/rotate-secret).",
-      ...(dataKey ? { encryptionKey: dataKey } : {}),
+    // The KMS key the signing secrets are sealed under by envelope encryption (shared/monitors/secret.ts):
+    // the API makes a data key (GenerateDataKey) and seals; the delivery worker opens (Decrypt). KMS
+    // rotates its material yearly and keeps the old material for what it encrypted; retained with the
+    // stack (every stored secret depends on it).
+    this.monitorKey = new kms.Key(this, 'MonitorKey', { description: "Seals the monitors' webhook signing secrets (envelope encryption: MONITOR_KMS_KEY_ID)", enableKeyRotation: true, removalPolicy: RemovalPolicy.RETAIN });
+    const monitorKey = this.monitorKey;
+    // A function that cannot reach it refuses to seal or sign and counts monitorKeyUnavailable (shared/monitors/secret.ts): alarmed at the first.
+    this.keyAlarm = new cloudwatch.Alarm(this, 'MonitorKeyUnavailable', {
+      alarmDescription: 'Monitors: a function could not reach the KMS key of the signing secrets (nothing sealed, opened or signed): deliveries and creates fail',
+      metric: new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName: MONITOR_KEY_METRIC, dimensionsMap: { service: props.serviceName }, statistic: 'Sum', period: Duration.minutes(5) }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     const grantData = (fn: lambda.IFunction) => void dataKey?.grantDecrypt(fn);
 
-    // The API: monitor and delivery items in the caller's team partition; the key (as the authorizer reads it) or the session.
+    // The API: monitor and delivery items in the caller's team partition of the events table; on
+    // accounts, reading the key (GetItem only: authorize's readOnly, no lastUsedAt), or the session and its member.
     const apiFn = nodeFunction(this, 'MonitorsApi', 'functions/monitors.ts', { description: 'The monitors API: /v1/monitors/* (API key or dashboard session)', memorySize: 512, timeout: Duration.seconds(15), environment: props.environment });
-    // A key with its team's balance in one BatchGetItem (shared/auth/keys.ts): IAM's LeadingKeys holds every key a batch asks, so one statement names both.
-    allowItems(apiFn, accounts, ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], [keyPk(''), TEAM, sessionPk(''), memberPk('')]);
-    allowItems(apiFn, accounts, ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], [TEAM]);
-    allowItems(apiFn, accounts, ['dynamodb:UpdateItem'], [keyPk(''), sessionPk('')]);
+    allowItems(apiFn, accounts, ['dynamodb:GetItem'], [keyPk(''), sessionPk(''), memberPk('')]);
+    allowItems(apiFn, eventsTable, ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], [TEAM]);
     // The pepper: it checks API keys and sessions itself.
     withSecret(apiFn, KEY_PEPPER_VARIABLE, props.data.keyPepper);
-    withSecret(apiFn, MONITOR_KEY_VARIABLE, monitorKey);
+    apiFn.addEnvironment(MONITOR_KMS_KEY_VARIABLE, monitorKey.keyArn);
+    monitorKey.grant(apiFn, 'kms:GenerateDataKey');
     grantData(apiFn);
     const integration = new apigateway.LambdaIntegration(apiFn, { proxy: true, allowTestInvoke: false });
-    for (const route of MONITOR_ROUTES) {
+    // /v1/webhooks/*: the team webhook endpoints (shared/monitors/webhooks-api.ts), served by the same function from the events table.
+    for (const route of [...MONITOR_ROUTES, ...WEBHOOK_ROUTES]) {
       const method = props.api.root.resourceForPath(route.path).addMethod(route.method, integration, { authorizationType: apigateway.AuthorizationType.NONE, apiKeyRequired: false });
       acknowledge(method, 'AwsSolutions-APIG4', "Authorised by the team's API key or the dashboard session, checked by the function for the caller's own team (as the account API).");
       acknowledge(method, 'AwsSolutions-COG4', 'API keys and dashboard sessions, not Cognito, are the credentials of this API.');
@@ -116,7 +137,16 @@ export class Monitors extends StackPart {
 
     // The tick: reads the two due partitions, sends to the queues.
     const tickFn = nodeFunction(this, 'MonitorsTick', 'functions/monitors/tick.ts', { description: 'Monitors: every minute, due polls and deliveries to their queues', memorySize: 256, timeout: Duration.seconds(50), environment: env });
-    allowTeamIndexQuery(tickFn, accounts, [MONITOR_DUE, DELIVERY_DUE]);
+    allowDueIndexQuery(tickFn, eventsTable, [MONITOR_DUE, DELIVERY_DUE, CREDIT_WATCH]);
+    // The account events' safety nets (shared/webhooks/credits.ts, status-watch.ts): the watched teams'
+    // balances read (credits only), their watch items and missing events written in the events table;
+    // the public status read from the cache table's counters and canary records, announced as broadcast events.
+    allowItems(tickFn, accounts, ['dynamodb:BatchGetItem'], [TEAM]);
+    // In team partitions only what a charge's announcement may do (the watch item's alert attributes, items of a team event's attributes).
+    allowCreditEvents(tickFn, eventsTable);
+    allowTeamEventPuts(tickFn, eventsTable, [BROADCAST_PK]);
+    allowItems(tickFn, eventsTable, ['dynamodb:GetItem', 'dynamodb:PutItem'], [STATUS_WATCH_KEY.pk]);
+    allowItems(tickFn, props.data.cache, ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], [OUTCOME_PREFIX, canaryKey('')]);
     grantData(tickFn);
     for (const { q } of this.pollQueues) q.grantSendMessages(tickFn);
     this.deliveryQueue.grantSendMessages(tickFn);
@@ -124,9 +154,9 @@ export class Monitors extends StackPart {
 
     // The poll worker: reads and writes its monitor and deliveries; invokes only the monitorable operations' functions.
     const pollFn = nodeFunction(this, 'MonitorsPoll', 'functions/monitors/poll.ts', { description: 'Monitors: polls through the operation function, events queued', memorySize: 512, timeout: POLL_TIMEOUT, environment: env });
-    allowItems(pollFn, accounts, ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [TEAM]);
-    // Whether the monitor's key is still live or its member still in the team (shared/monitors/owner.ts): the team's listing.
-    allowTeamIndexQuery(pollFn, accounts);
+    allowItems(pollFn, eventsTable, ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [TEAM]);
+    // Whether the monitor's key is still live or its member still in the team (shared/monitors/owner.ts): a few attributes of the team's listing.
+    allowTeamIndexAttributes(pollFn, accounts, OWNER_ATTRIBUTES);
     grantData(pollFn);
     allowInvoke(pollFn, monitorable.map(({ fn }) => fn));
     this.deliveryQueue.grantSendMessages(pollFn);
@@ -134,8 +164,14 @@ export class Monitors extends StackPart {
 
     // The delivery worker: its deliveries and monitors; sends retries back on its own queue.
     const deliverFn = nodeFunction(this, 'MonitorsDeliver', 'functions/monitors/deliver.ts', { description: 'Monitors: one signed webhook attempt per message', memorySize: 256, timeout: DELIVERY_TIMEOUT, environment: env });
-    allowItems(deliverFn, accounts, ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [TEAM]);
-    withSecret(deliverFn, MONITOR_KEY_VARIABLE, monitorKey);
+    allowItems(deliverFn, eventsTable, ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [TEAM]);
+    // A team event expanded into its endpoints' deliveries: the team's endpoints (Query of its
+    // partition), a broadcast one's over every team's (the due index's WHSUB listing), the event item retired.
+    allowItems(deliverFn, eventsTable, ['dynamodb:Query'], [TEAM]);
+    allowItems(deliverFn, eventsTable, ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [BROADCAST_PK]);
+    allowDueIndexQuery(deliverFn, eventsTable, [BROADCAST_SUBSCRIBERS]);
+    deliverFn.addEnvironment(MONITOR_KMS_KEY_VARIABLE, monitorKey.keyArn);
+    monitorKey.grant(deliverFn, 'kms:Decrypt');
     grantData(deliverFn);
     this.deliveryQueue.grantSendMessages(deliverFn);
     deliverFn.addEventSource(new SqsEventSource(this.deliveryQueue, { batchSize: 10, maxConcurrency: DELIVERY_CONCURRENCY, reportBatchItemFailures: true }));

@@ -18,6 +18,8 @@ import type { Settings } from './settings';
 export interface DataResources {
   accounts: dynamodb.Table;
   cache: dynamodb.Table;
+  /** The event engine's table (monitors, their state, events, deliveries). */
+  events: dynamodb.Table;
   dataKey?: kms.IKey;
   keyPepper: secretsmanager.ISecret;
 }
@@ -72,7 +74,7 @@ export class Operations extends StackPart {
       ...(data.dataKey ? { encryptionKey: data.dataKey } : {}),
     });
     const proxy = this.scraperProxy(props.scraperProxy);
-    this.access = { accounts: data.accounts, cache: data.cache, cursorSecret, ...(proxy.secretArn ? { proxySecretArn: proxy.secretArn } : {}), ...(data.dataKey ? { dataKey: data.dataKey } : {}) };
+    this.access = { accounts: data.accounts, events: data.events, cache: data.cache, cursorSecret, ...(proxy.secretArn ? { proxySecretArn: proxy.secretArn } : {}), ...(data.dataKey ? { dataKey: data.dataKey } : {}) };
     const signerUrl = props.shortvideoSignerUrl;
     const operationEnvironment: Record<string, string> = {
       ...props.environment,

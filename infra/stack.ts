@@ -26,7 +26,7 @@ export const SERVICE_NAME = 'social-data-api';
  * The whole service in one stack, composed of its parts, each a construct of its own file that gets
  * the resources it needs as props (a part never calls back into another):
  *
- *   Data        the two DynamoDB tables, the customer-managed key (context kmsKey), the key pepper
+ *   Data        the three DynamoDB tables, the customer-managed key (context kmsKey), the key pepper
  *   Edge        the REST API, its stage, the per-team usage plan, gateway responses, the web ACL, per-method throttles
  *   Operations  one function per routed operation (shared/operations.ts), the REQUEST authorizer, their routes
  *   Documents   the OpenAPI document, /llms.txt and the MCP server
@@ -56,6 +56,7 @@ export class SocialDataApiStack extends Stack {
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       ACCOUNTS_TABLE: data.accounts.tableName,
       CACHE_TABLE: data.cache.tableName,
+      EVENTS_TABLE: data.events.tableName,
       // Writers and the status page's reader must agree on it (shared/status/outcomes.ts).
       OUTCOME_SHARDS: String(settings.outcomeShards),
     };
@@ -70,7 +71,7 @@ export class SocialDataApiStack extends Stack {
       publicUrl: edge.publicUrl,
     });
     new Account(this, 'Account', { api, data, environment, cursors: operations.access, ...(settings.dashboardOrigin ? { dashboardOrigin: settings.dashboardOrigin } : {}) });
-    const monitors = new Monitors(this, 'Monitors', { api, data, environment, operations: operations.functions });
+    const monitors = new Monitors(this, 'Monitors', { api, data, environment, serviceName: SERVICE_NAME, operations: operations.functions });
     const jobs = new Jobs(this, 'Jobs', { api, data, environment, operations: operations.functions });
     // The MCP monitor tools invoke the monitors API's function with the caller's key (functions/mcp.ts):
     // that function alone, never the monitor items' writes themselves for a function that scrapes.
@@ -88,6 +89,7 @@ export class SocialDataApiStack extends Stack {
       operationAccess: operations.access,
       operations: operations.functions,
       settings: settings.status,
+      alarms: [monitors.keyAlarm],
     });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL; operation paths start with /v1' });
@@ -95,6 +97,7 @@ export class SocialDataApiStack extends Stack {
     new CfnOutput(this, 'AccountsTableName', { value: data.accounts.tableName, description: 'ACCOUNTS_TABLE' });
     new CfnOutput(this, 'CacheTableName', { value: data.cache.tableName, description: 'CACHE_TABLE' });
     new CfnOutput(this, 'JobsBucketName', { value: jobs.bucket.bucketName, description: 'The bulk jobs results bucket (objects kept 7 days)' });
+    new CfnOutput(this, 'EventsTableName', { value: data.events.tableName, description: 'EVENTS_TABLE' });
     new CfnOutput(this, 'KeyPepperSecretArn', { value: data.keyPepper.secretArn, description: 'KEY_PEPPER_SECRET_ARN for the admin CLI (keys it creates are hashed with the pepper)' });
 
     this.api = api;

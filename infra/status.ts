@@ -37,6 +37,8 @@ export interface OperationalStatusProps {
   baseEnvironment: Record<string, string>;
   operations: { op: Operation; fn: NodejsFunction }[];
   settings: StatusSettings;
+  /** Alarms of other parts the topic notifies too (the monitors' key alarm). */
+  alarms?: cloudwatch.Alarm[];
 }
 
 /**
@@ -86,6 +88,7 @@ export class OperationalStatus extends StackPart {
     acknowledge(topic, 'AwsSolutions-SNS2', 'Alarm notifications carry no data of any team; CloudWatch alarms cannot publish to a topic encrypted with the AWS-managed SNS key.');
     if (settings.alarmEmail) topic.addSubscription(new subscriptions.EmailSubscription(settings.alarmEmail));
     const notify = new cwActions.SnsAction(topic);
+    for (const alarm of props.alarms ?? []) alarm.addAlarmAction(notify);
 
     const metric = (name: string, dimensions: Record<string, string>, statistic: string, period: Duration, label?: string) =>
       new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName: name, dimensionsMap: { service: props.serviceName, ...dimensions }, statistic, period, ...(label ? { label } : {}) });

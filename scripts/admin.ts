@@ -119,9 +119,11 @@ export async function run(argv: string[], print: (line: string) => void = (l) =>
       return;
     }
     case 'key revoke': {
-      const ok = await keys.revokeKey(need(flags, 'team'), need(flags, 'key'));
+      const { monitorOwners } = await import('../shared/monitors/owner');
+      const paused: string[] = [];
+      const ok = await keys.revokeKey(need(flags, 'team'), need(flags, 'key'), monitorOwners.keyRevoked(need(flags, 'team'), need(flags, 'key'), paused));
       if (!ok) throw new Error('no such key for that team');
-      print('revoked; takes effect on the next request');
+      print(`revoked; takes effect on the next request; monitors created with it paused: ${paused.join(', ') || 'none'}`);
       return;
     }
     case 'usage': {
@@ -170,8 +172,14 @@ export async function run(argv: string[], print: (line: string) => void = (l) =>
       const members = await import('../shared/auth/members');
       const m = await teamMember(flags);
       const to = typeof flags['transfer-keys-to'] === 'string' ? await teamMember({ ...flags, email: flags['transfer-keys-to'] }) : undefined;
-      const { removed, revoked, transferred } = await members.removeMemberAndKeys(m, to);
+      const { monitorOwners } = await import('../shared/monitors/owner');
+      const paused: string[] = [];
+      const { removed, revoked, transferred } = await members.removeMemberAndKeys(m, to, Date.now(), {
+        revoke: (keyId) => monitorOwners.keyRevoked(m.teamId, keyId, paused),
+        remove: to ? monitorOwners.memberTransferred(m.teamId, m.memberId, to.memberId, []) : monitorOwners.memberRemoved(m.teamId, m.memberId, paused),
+      });
       if (!removed) throw new Error(`no member ${m.email} in team ${m.teamId}`);
+      if (paused.length) print(`monitors paused: ${paused.join(', ')}`);
       const keys = to ? `their keys (${transferred.join(', ') || 'none'}) are now held by ${to.email}` : `their keys (${revoked.join(', ') || 'none'}) are revoked`;
       print(`member ${m.email} removed from team ${m.teamId}: their sessions have ended, their invitation links no longer work, ${keys}`);
       return;

@@ -12,7 +12,7 @@ import { itemBytes } from './bench-dynamo';
  *
  * DynamoDB Local reports no consumed capacity, so each write is priced from the items themselves,
  * read before and after it (DynamoDB's item size rules: ./bench-dynamo.ts itemBytes): a PutItem
- * ⌈after / 1 KB⌉, an UpdateItem ⌈max(before, after) / 1 KB⌉; an item in the `byTeam` index
+ * ⌈after / 1 KB⌉, an UpdateItem ⌈max(before, after) / 1 KB⌉; an item in the events table's `due` index
  * (projection ALL) the same again there, and both its old and new copies when its index key moves.
  */
 const kb = (bytes: number) => (bytes ? Math.ceil(bytes / 1024) : 0);
@@ -26,7 +26,7 @@ export async function benchMonitorWrites(): Promise<void> {
   const { pollMonitor } = await import('../shared/monitors/poll');
   const { diff } = await import('../shared/monitors/events');
   const { logger } = await import('../shared/runtime/log');
-  const read = async (key: { pk: string; sk: string }) => (await rawDb().send(new GetItemCommand({ TableName: config.accountsTable, Key: { pk: { S: key.pk }, sk: { S: key.sk } }, ConsistentRead: true }))).Item;
+  const read = async (key: { pk: string; sk: string }) => (await rawDb().send(new GetItemCommand({ TableName: config.eventsTable, Key: { pk: { S: key.pk }, sk: { S: key.sk } }, ConsistentRead: true }))).Item;
 
   const client = db();
   const send = client.send.bind(client);
@@ -43,14 +43,14 @@ export async function benchMonitorWrites(): Promise<void> {
         : name === 'PutCommand' || name === 'UpdateCommand'
           ? [{ kind: name === 'PutCommand' ? 'Put' : 'Update', input: command.input, factor: 1 }]
           : [];
-    const priced = writes.filter((w) => (w.kind === 'Put' || w.kind === 'Update') && w.input.TableName === config.accountsTable).map((w) => ({ ...w, key: (w.input.Key ?? { pk: w.input.Item.pk, sk: w.input.Item.sk }) as { pk: string; sk: string } }));
+    const priced = writes.filter((w) => (w.kind === 'Put' || w.kind === 'Update') && w.input.TableName === config.eventsTable).map((w) => ({ ...w, key: (w.input.Key ?? { pk: w.input.Item.pk, sk: w.input.Item.sk }) as { pk: string; sk: string } }));
     const before = await Promise.all(priced.map((w) => read(w.key)));
     const res = await send(command as never);
     for (const [i, w] of priced.entries()) {
       const after = await read(w.key);
       const [b, a] = [before[i] ? itemBytes(before[i]!) : 0, after ? itemBytes(after) : 0];
       tableUnits += w.factor * (w.kind === 'Put' ? kb(a) : Math.max(kb(b), kb(a)));
-      const indexKey = (item: typeof after) => (item?.gsi1pk && item?.gsi1sk ? `${item.gsi1pk.S}|${item.gsi1sk.S}` : undefined);
+      const indexKey = (item: typeof after) => (item?.duePk && item?.dueSk ? `${item.duePk.S}|${item.dueSk.S}` : undefined);
       const [ib, ia] = [indexKey(before[i]), indexKey(after)];
       if (ib && ia && ib !== ia) indexUnits += kb(b) + kb(a);
       else if (ib || ia) indexUnits += Math.max(kb(b), kb(a));
@@ -67,7 +67,7 @@ export async function benchMonitorWrites(): Promise<void> {
     const now = Date.now();
     const teamId = `bench-monitor-${now}`;
     const monitorId = 'mon_bench';
-    await putMonitor({ teamId, monitorId, operation: 'microblog-a-user-posts', params: { handle: 'someone.example' }, intervalSeconds: 300, webhookUrl: 'https://example.com/hooks/social', status: 'active', secret: sealSecret(newSecret()), createdAt: new Date(now).toISOString(), updatedAt: new Date(now).toISOString(), nextPollAt: now });
+    await putMonitor({ teamId, monitorId, operation: 'microblog-a-user-posts', params: { handle: 'someone.example' }, intervalSeconds: 300, webhookUrl: 'https://example.com/hooks/social', status: 'active', secret: await sealSecret(newSecret()), createdAt: new Date(now).toISOString(), updatedAt: new Date(now).toISOString(), nextPollAt: now });
     await putWatchState(teamId, monitorId, state);
     const poll = async (at: number, from: number) => {
       tableUnits = 0;

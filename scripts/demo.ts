@@ -14,12 +14,13 @@ async function main() {
   const port = Number(process.env.PORT || 3000);
   const demo = await startDemo({ gateway: { port, host: process.env.HOST || '127.0.0.1' } });
   const { growingFeed } = await import('../dev/monitors-demo');
-  const { startMonitorScheduler, monitorExample } = await import('../dev/monitors');
+  const { startMonitorScheduler, monitorExample, webhookExample } = await import('../dev/monitors');
   growingFeed(demo.stack.upstream!);
   const scheduler = startMonitorScheduler();
   stopOnSignal(async () => (scheduler.stop(), demo.stack.stop()));
   process.stdout.write(demoBanner(demo, await dashboardLine(`http://localhost:${port}`, demo.teamId, DEMO_MEMBER)) + '\n');
   process.stdout.write(monitorExample(demo.stack.gateway.url, demo.key, { operation: 'microblog-a-user-posts', params: demo.examples.find((e) => e.path === '/v1/microblog-a/user/posts')?.query ?? {}, intervalSeconds: 15 }) + '\n');
+  process.stdout.write(webhookExample(demo.stack.gateway.url, demo.key) + '\n');
 }
 
 main().catch((err) => {

@@ -166,7 +166,11 @@ const SPECS: Record<AccountRoute['name'], Spec> = {
   listKeys: { summary: "The team's keys, newest first (never their secrets)", ok: [200, obj({ keys: { type: 'array', items: ref('AccountKey') } }), 'The keys'], errors: [401, 503] },
   createKey: { summary: 'Create a named key; its secret is in this answer only', body: nameBody, ok: [201, obj({ key: ref('AccountNewKey') }), 'The new key, with its secret'], errors: [400, 401, 422, 503] },
   renameKey: { summary: 'Rename a key of the team (a member: a key they hold; an owner: any)', body: nameBody, ok: [200, obj({ key: ref('AccountKey') }), 'The renamed key'], errors: [400, 401, 404, 422, 503] },
-  revokeKey: { summary: 'Revoke a key of the team (a member: a key they hold; an owner: any): its very next request is refused', ok: [200, obj({ key: ref('AccountKey') }), 'The revoked key'], errors: [400, 401, 404, 503] },
+  revokeKey: {
+    summary: 'Revoke a key of the team (a member: a key they hold; an owner: any): its very next request is refused; the monitors created with it are paused (monitor.paused, key_revoked) in the same transaction',
+    ok: [200, obj({ key: ref('AccountKey'), monitorsPaused: { type: 'array', items: { type: 'string' }, description: 'Ids of the monitors created with the key, paused with it' } }), 'The revoked key'],
+    errors: [400, 401, 404, 503],
+  },
   credits: { summary: 'The balance and the latest charges (free; a session or an API key)', ok: [200, ref('AccountCredits'), 'Balance and charges'], errors: [401, 503] },
   usage: {
     summary: 'Every answer per UTC day and operation: live results, cache hits and errors by code, with credits (free; a session or an API key)',
@@ -201,14 +205,16 @@ const SPECS: Record<AccountRoute['name'], Spec> = {
   },
   listMembers: { summary: "The team's dashboard members", ok: [200, obj({ members: { type: 'array', items: ref('AccountTeamMember') } }), 'The members'], errors: [401, 503] },
   removeMember: {
-    summary: "Remove a member of the team (owners only): their sessions end at once, their invitation links stop working, the keys they hold are revoked, or transferred to `transferKeysTo`",
-    body: obj({ transferKeysTo: { type: 'string', description: 'The id of another member of the team, who keeps the removed member\'s keys; without it they are revoked' } }, []),
+    summary:
+      "Remove a member of the team (owners only): their sessions end at once, their invitation links stop working, the keys they hold are revoked, or transferred to `transferKeysTo`; the monitors they created (or created with a key revoked here) are paused (monitor.paused, member_removed or key_revoked) in the same transaction, or with `transferKeysTo` bound to that member",
+    body: obj({ transferKeysTo: { type: 'string', description: 'The id of another member of the team, who keeps the removed member\'s keys and monitors; without it the keys are revoked and the monitors paused' } }, []),
     bodyOptional: true,
     ok: [
       200,
       obj({
         removed: obj({ memberId: { type: 'string' }, email: { type: 'string' } }),
         keys: obj({ revoked: { type: 'array', items: { type: 'string' }, description: 'Ids of the keys revoked with the member' }, transferred: { type: 'array', items: { type: 'string' }, description: 'Ids of the keys now held by transferKeysTo' } }),
+        monitors: obj({ paused: { type: 'array', items: { type: 'string' }, description: 'Ids of the monitors paused with the member (or with a key revoked here)' }, transferred: { type: 'array', items: { type: 'string' }, description: 'Ids of the monitors now bound to transferKeysTo' } }),
       }),
       'Removed',
     ],

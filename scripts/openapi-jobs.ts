@@ -2,10 +2,9 @@
  * Bulk jobs in the OpenAPI document (docs/jobs.md), merged in by scripts/openapi.ts:
  * - `paths`: one operation per route of JOB_ROUTES (shared/jobs/api.ts), with the request bodies the
  *   API checks and the shape publicJob answers (its property list typed by that function);
- * - `webhooks`: the bodies of job.succeeded, job.failed and job.paused (sent through the team's
- *   webhook endpoints once the account webhook engine is merged: shared/jobs/events.ts).
+ * (the job.* events' bodies are the team event catalogue's: scripts/openapi-webhooks.ts).
  */
-import { JOB_EVENTS, JOB_ROUTES, JOB_STATES, MAX_INLINE_INPUTS, MAX_PAGES_PER_INPUT, MAX_UPLOAD_BYTES, MAX_UPLOAD_INPUTS } from '../shared/api/job-routes';
+import { JOB_ROUTES, JOB_STATES, MAX_INLINE_INPUTS, MAX_PAGES_PER_INPUT, MAX_UPLOAD_BYTES, MAX_UPLOAD_INPUTS } from '../shared/api/job-routes';
 import { CACHE_MAX_AGE_SECONDS } from '../shared/http/validation';
 import type { publicJob } from '../shared/jobs/api';
 import { RESULT_FILES } from '../shared/jobs/results';
@@ -107,26 +106,4 @@ export function jobPaths(): Json {
     });
   }
   return paths;
-}
-
-/** The job events' bodies (Standard Webhooks envelope), to the team's webhook endpoints. */
-export function jobWebhooks(): Json {
-  const data = obj({ jobId: { type: 'string' }, operation: { type: 'string' }, state: { type: 'string', enum: [...JOB_STATES] }, inputs: count, done: count, failed: count, items: count, credits: count }, ['jobId']);
-  const summaries: Record<(typeof JOB_EVENTS)[number], string> = {
-    'job.succeeded': 'A job ended with at least one input done; its files are ready',
-    'job.failed': 'A job ended with no input done; its errors file says why',
-    'job.paused': 'A job paused: the team has no credit left (data.reason no_credits); resume it after a top-up',
-  };
-  return Object.fromEntries(
-    JOB_EVENTS.map((type) => [
-      type,
-      {
-        post: {
-          summary: summaries[type],
-          requestBody: { required: true, content: { 'application/json': { schema: obj({ type: { const: type }, timestamp: dateTime, data: type === 'job.paused' ? obj({ jobId: { type: 'string' }, reason: { const: 'no_credits' } }) : data }) } } },
-          responses: { '2XX': { description: 'Received' } },
-        },
-      },
-    ]),
-  );
 }

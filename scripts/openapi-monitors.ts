@@ -94,7 +94,7 @@ const monitorProperties: Record<keyof ReturnType<typeof publicMonitor>, Json> = 
   previousSecretExpiresAt: nullable('string', { format: 'date-time', description: 'After a rotation: until when the previous secret still signs (a second signature); null otherwise' }),
 };
 
-const deliveryProperties: Record<keyof ReturnType<typeof publicDelivery>, Json> = {
+export const deliveryProperties: Record<keyof ReturnType<typeof publicDelivery>, Json> = {
   eventId: { type: 'string', description: 'The `webhook-id` of every attempt' },
   type: { type: 'string', enum: [...EVENT_TYPES] },
   createdAt: dateTime,
@@ -156,6 +156,12 @@ const SPECS: Record<RouteName, RouteSpec> = {
   },
   remove: { summary: 'Delete a monitor: no further polls or deliveries', ok: [200, obj({ deleted: { const: true }, id: { type: 'string' } }), 'Deleted'], errors: [...ALWAYS, 404] },
   rotateSecret: { summary: 'A new signing secret, in this answer only; for 24 h the old one signs too (a second signature), until previousSecretExpiresAt', ok: [200, withSecret, 'The monitor, with its new secret'], errors: [...ALWAYS, 404] },
+  transfer: {
+    summary:
+      "Take a monitor over: it is bound from now on to the calling key (or the signed-in member), so revoking the key it was created with or removing the member who created it no longer pauses it; its status is kept (resume one paused for key_revoked or member_removed with PATCH status active)",
+    ok: [200, monitor, 'The monitor, bound to the caller'],
+    errors: [...ALWAYS, 404],
+  },
   test: { summary: 'Queue a monitor.test event, due now (sent by the delivery worker, retried like any event); one test or redelivery per monitor every 5 s', ok: [202, delivery, 'The event, pending'], errors: [...ALWAYS, 404] },
   deliveries: {
     summary: "The monitor's events of the last 7 days and their delivery, newest first",

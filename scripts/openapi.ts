@@ -18,8 +18,11 @@ import { accountPaths, accountSchemas, sessionScheme } from './openapi-account';
 import { agentPaths, agentSchemas } from './openapi-agents';
 import { statusPaths, statusSchemas } from './openapi-status';
 import { monitorPaths, monitorSchemas, monitorWebhooks } from './openapi-monitors';
-import { jobPaths, jobSchemas, jobWebhooks } from './openapi-jobs';
+import { jobPaths, jobSchemas } from './openapi-jobs';
 import { JOB_ROUTES } from '../shared/api/job-routes';
+import { teamWebhooks, webhookPaths, webhookSchemas } from './openapi-webhooks';
+import { WEBHOOK_ROUTES } from '../shared/api/webhook-routes';
+import { TEAM_EVENT_TYPES } from '../shared/webhooks/catalogue';
 import { MONITOR_ROUTES } from '../shared/api/monitor-routes';
 import { applyExamples, readExamples, type Examples } from './openapi-examples';
 
@@ -133,7 +136,7 @@ function documentWithoutExamples(): Json {
     },
     servers: [{ url: 'http://localhost:3000', description: 'npm start' }],
     security: [{ apiKey: [] }, { bearer: [] }],
-    tags: [...[...new Set(ordered.map((o) => o.platform))].map((name) => ({ name })), { name: 'account', description: 'The account dashboard API (session cookie, not an API key)' }, { name: 'agents', description: 'MCP and llms.txt' }, { name: 'status', description: 'The public status of every operation' }, { name: 'monitors', description: 'Monitors: an operation polled every interval, what changed POSTed as signed webhooks (the API key or a dashboard session; free)' }, { name: 'jobs', description: 'Bulk jobs: up to 100,000 inputs in one request, run at the platforms\' pace, results as files (each live page 1 credit; docs/jobs.md)' }],
+    tags: [...[...new Set(ordered.map((o) => o.platform))].map((name) => ({ name })), { name: 'account', description: 'The account dashboard API (session cookie, not an API key)' }, { name: 'agents', description: 'MCP and llms.txt' }, { name: 'status', description: 'The public status of every operation' }, { name: 'monitors', description: 'Monitors: an operation polled every interval, what changed POSTed as signed webhooks (the API key or a dashboard session; free)' }, { name: 'webhooks', description: 'Team webhook endpoints: account and service events (credits, keys, members, operation status, bulk jobs) POSTed signed, on the monitors\' engine (the API key or a dashboard session; free)' }, { name: 'jobs', description: 'Bulk jobs: up to 100,000 inputs in one request, run at the platforms\' pace, results as files (each live page 1 credit; docs/jobs.md)' }],
     paths: {
       ...Object.fromEntries(ordered.map((op) => [op.path, { get: operationObject(op) }])),
       [OPENAPI_ROUTE]: {
@@ -148,9 +151,11 @@ function documentWithoutExamples(): Json {
       ...accountPaths(),
       ...agentPaths(),
       ...monitorPaths(),
+      ...webhookPaths(),
       ...jobPaths(),
     },
-    webhooks: { ...monitorWebhooks(), ...jobWebhooks() },
+    // The job events are the team catalogue's (shared/webhooks/catalogue.ts): teamWebhooks() describes them.
+    webhooks: { ...monitorWebhooks(), ...teamWebhooks() },
     components: {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'A 28-character key from the account dashboard' },
@@ -209,6 +214,7 @@ function documentWithoutExamples(): Json {
         ...agentSchemas,
         ...statusSchemas,
         ...monitorSchemas,
+        ...webhookSchemas,
         ...jobSchemas,
       },
     },
@@ -235,6 +241,14 @@ export function renderClientTable(): string {
     'export const MONITOR_ROUTES = {',
     ...monitorRows,
     '} as const;',
+    '',
+    '/** The team webhook endpoints API, by route name. */',
+    'export const WEBHOOK_ROUTES = {',
+    ...WEBHOOK_ROUTES.map((r) => `  ${r.name}: { method: '${r.method}', path: '${r.path}' },`),
+    '} as const;',
+    '',
+    '/** Every event type a team webhook endpoint may want (shared/webhooks/catalogue.ts). */',
+    `export const TEAM_EVENT_TYPES = [${TEAM_EVENT_TYPES.map((t) => `'${t}'`).join(', ')}] as const;`,
     '',
     '/** The bulk jobs API, by route name. */',
     'export const JOB_ROUTES = {',

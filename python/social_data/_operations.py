@@ -2532,6 +2532,10 @@ class MonitorRotateSecretData(TypedDict):
     monitor: MonitorWithSecret
 
 
+class MonitorTransferData(TypedDict):
+    monitor: Monitor
+
+
 class MonitorDelivery(TypedDict):
     eventId: str
     type: Literal["monitor.ready", "monitor.test", "monitor.paused", "items.new", "live.started", "live.ended", "bulletin.new"]
@@ -4123,6 +4127,10 @@ class Monitors(_Routes):
     def rotate_secret(self, monitor_id: str) -> Result[MonitorRotateSecretData]:
         r"""POST /v1/monitors/{monitorId}/rotate-secret: A new signing secret, in this answer only; for 24 h the old one signs too (a second signature), until previousSecretExpiresAt"""
         return self._send("POST", _path("/v1/monitors/{monitorId}/rotate-secret", monitor_id), None, None)
+
+    def transfer(self, monitor_id: str) -> Result[MonitorTransferData]:
+        r"""POST /v1/monitors/{monitorId}/transfer: Take a monitor over: it is bound from now on to the calling key (or the signed-in member), so revoking the key it was created with or removing the member who created it no longer pauses it; its status is kept (resume one paused for key_revoked or member_removed with PATCH status active)"""
+        return self._send("POST", _path("/v1/monitors/{monitorId}/transfer", monitor_id), None, None)
 
     def test(self, monitor_id: str) -> Result[MonitorTestData]:
         r"""POST /v1/monitors/{monitorId}/test: Queue a monitor.test event, due now (sent by the delivery worker, retried like any event); one test or redelivery per monitor every 5 s"""

@@ -11,7 +11,7 @@ import { clearedSessionCookies, endSession, sessionIdFromCookies, type Session }
 import { signIn } from './signin';
 import { TEAM_HANDLERS, caller } from './team';
 import { creditsReport, requestsReport, usageReport } from '../api/account-reads';
-import type { SessionCtx } from './context';
+import { monitorOwnersOr, type SessionCtx } from './context';
 
 /**
  * The account API (ACCOUNT_ROUTES) behind the dashboard. JSON in, `{data}` or the spec's error
@@ -97,10 +97,12 @@ const HANDLERS: Handlers<typeof ACCOUNT_ROUTES> = {
   async revokeKey(ctx) {
     const { teamId, memberId } = await mayChangeKey(ctx);
     const keyId = ctx.params.keyId ?? '';
-    if (!(await revokeKey(teamId, keyId))) throw notFound('Your team has no key with this id');
-    ctx.log.info('key revoked', { teamId, memberId, keyId });
+    // The monitors created with it are paused in the same transaction (shared/monitors/owner.ts ownerChange).
+    const paused: string[] = [];
+    if (!(await revokeKey(teamId, keyId, monitorOwnersOr().keyRevoked(teamId, keyId, paused)))) throw notFound('Your team has no key with this id');
+    ctx.log.info('key revoked', { teamId, memberId, keyId, monitorsPaused: paused });
     const key = (await listKeys(teamId)).find((k) => k.keyId === keyId);
-    return { data: { key: key ? publicKey(key) : { keyId, status: 'revoked' } } };
+    return { data: { key: key ? publicKey(key) : { keyId, status: 'revoked' }, monitorsPaused: paused } };
   },
 
   async credits(ctx) {

@@ -1,7 +1,7 @@
 import { ApiError, notFound } from '../http/errors';
 import { notSignedIn } from '../api/caller';
 import { invalid } from '../http/validation';
-import type { Reply, SessionCtx as Ctx } from './context';
+import { monitorOwnersOr, type Reply, type SessionCtx as Ctx } from './context';
 import { endAllSessions, getMember, listMembers, memberOfTeam, removeMemberAndKeys, roleOf, type Member } from '../auth/members';
 import { hashPassword, passwordProblem } from '../auth/passwords';
 import { endOtherSessions, endSessionById, listSessions, sessionIdFromCookies, type Session } from '../auth/sessions';
@@ -75,10 +75,17 @@ export const TEAM_HANDLERS = {
     if (to !== undefined && (typeof to !== 'string' || to === m.memberId)) throw invalid('transferKeysTo', 'The id of another member of the team, who keeps the removed member\'s keys');
     const recipient = typeof to === 'string' ? await memberOfTeam(you.teamId, to) : undefined;
     if (recipient === null) throw invalid('transferKeysTo', 'Your team has no member with this id');
-    const { removed, revoked, transferred } = await removeMemberAndKeys(m, recipient);
+    // The monitors they created (from a session, or with a key revoked here) are paused in the same
+    // transaction as the removal or the revocation; with transferKeysTo, their monitors go to that member too.
+    const paused: string[] = [];
+    const moved: string[] = [];
+    const { removed, revoked, transferred } = await removeMemberAndKeys(m, recipient, Date.now(), {
+      revoke: (keyId) => monitorOwnersOr().keyRevoked(you.teamId, keyId, paused),
+      remove: recipient ? monitorOwnersOr().memberTransferred(you.teamId, m.memberId, recipient.memberId, moved) : monitorOwnersOr().memberRemoved(you.teamId, m.memberId, paused),
+    });
     if (!removed) throw notFound(NO_MEMBER);
-    ctx.log.info('member removed', { teamId: you.teamId, by: you.memberId, memberId: m.memberId, keysRevoked: revoked, keysTransferred: transferred, to: recipient?.memberId });
-    return { data: { removed: { memberId: m.memberId, email: m.email }, keys: { revoked, transferred } } };
+    ctx.log.info('member removed', { teamId: you.teamId, by: you.memberId, memberId: m.memberId, keysRevoked: revoked, keysTransferred: transferred, to: recipient?.memberId, monitorsPaused: paused, monitorsTransferred: moved });
+    return { data: { removed: { memberId: m.memberId, email: m.email }, keys: { revoked, transferred }, monitors: { paused, transferred: moved } } };
   },
 
   async listSessions(ctx: Ctx): Promise<Reply> {

@@ -8,6 +8,7 @@ import { ApiError, atCapacity } from '../http/errors';
 import type { Log } from '../runtime/log';
 import { ledgerKey } from './ledger';
 import { COST } from './teams';
+import { afterCharge, cachedCreditWatch } from '../webhooks/credits';
 
 /**
  * The reservation of a live request's credit: one conditional UpdateItem on the team item takes 1
@@ -107,6 +108,8 @@ export class InsufficientCredits extends ApiError {
 export async function reserve(teamId: string, requestId: string = randomUUID(), log?: Log): Promise<Reservation> {
   const again = retryPolicy();
   const mark = markOf(requestId);
+  // The team's credits watch (threshold), as this container keeps it: read beside the reservation, not after it.
+  const watch = cachedCreditWatch(teamId);
   let last: unknown;
   for (let attempt = 0; await again(attempt); attempt++) {
     const settled = takeSettled(teamId).filter((m) => m !== mark);
@@ -128,6 +131,8 @@ export async function reserve(teamId: string, requestId: string = randomUUID(), 
       );
       const item = res.Attributes ?? {};
       await sweepOldMarks(teamId, item, now, log);
+      // credits.low / credits.exhausted, decided on the balance this update returned: no call unless this charge crossed.
+      await afterCharge(teamId, requestId, Number(item.credits ?? 0), COST, await watch, log, now);
       return { teamId, requestId, at: now, remaining: Number(item.credits ?? 0) };
     } catch (err) {
       rememberSettled(teamId, settled); // not removed by this update: by the next one

@@ -3,6 +3,7 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../runtime/config';
 import { db } from '../db/client';
 import { GRANT_PREFIX, TEAM_SK, teamPk } from '../db/tables';
+import { afterGrant } from '../webhooks/credits';
 
 /**
  * Teams and their prepaid balance: the team item (`credits`), and the grants that add to it, each
@@ -87,5 +88,8 @@ export async function addCredits(teamId: string, credits: number): Promise<numbe
       ],
     }),
   );
-  return balance(teamId);
+  const now = await balance(teamId);
+  // Back at or above the threshold: the credits alert cleared at once (the next fall is a new crossing).
+  await afterGrant(teamId, now);
+  return now;
 }

@@ -1,5 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../db/client';
+import { queryAll } from '../db/client';
 import { TEAM_INDEX, teamPk } from '../db/tables';
 import { config } from '../runtime/config';
 import { getTeam } from '../accounting/teams';
@@ -105,23 +104,16 @@ export const KEY_NAME_ATTRIBUTES = [TEAM_INDEX.partitionKey, 'keyId', 'name'] as
 /** The names of the team's keys (revoked ones included) by key id. */
 export async function keyNames(teamId: string): Promise<Map<string, string>> {
   const names = new Map<string, string>();
-  let start: Record<string, unknown> | undefined;
-  do {
-    const res = await db().send(
-      new QueryCommand({
-        TableName: config.accountsTable,
-        IndexName: TEAM_INDEX.name,
-        KeyConditionExpression: '#team = :team',
-        ProjectionExpression: '#id, #name',
-        Select: 'SPECIFIC_ATTRIBUTES',
-        ExpressionAttributeNames: { '#team': TEAM_INDEX.partitionKey, '#id': 'keyId', '#name': 'name' },
-        ExpressionAttributeValues: { ':team': teamPk(teamId) },
-        ExclusiveStartKey: start,
-      }),
-    );
-    // Members and sessions share the partition: they have neither attribute and come back empty.
-    for (const item of res.Items ?? []) if (typeof item.keyId === 'string' && typeof item.name === 'string') names.set(item.keyId, item.name);
-    start = res.LastEvaluatedKey;
-  } while (start);
+  const items = await queryAll({
+    TableName: config.accountsTable,
+    IndexName: TEAM_INDEX.name,
+    KeyConditionExpression: '#team = :team',
+    ProjectionExpression: '#id, #name',
+    Select: 'SPECIFIC_ATTRIBUTES',
+    ExpressionAttributeNames: { '#team': TEAM_INDEX.partitionKey, '#id': 'keyId', '#name': 'name' },
+    ExpressionAttributeValues: { ':team': teamPk(teamId) },
+  });
+  // Members and sessions share the partition: they have neither attribute and come back empty.
+  for (const item of items) if (typeof item.keyId === 'string' && typeof item.name === 'string') names.set(item.keyId, item.name);
   return names;
 }

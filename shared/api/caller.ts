@@ -24,9 +24,9 @@ export function lowerHeaders(h: APIGatewayProxyEvent['headers'] | null | undefin
 /** Whether the request carries an API key at all (a wrong one included). */
 export const carriesKey = (headers: Record<string, string>) => keyFromHeaders(headers) !== undefined;
 
-/** The API key's team and id, or 401 with the gateway's own message (unknown, revoked or missing). */
-export async function keyCaller(headers: Record<string, string>): Promise<Pick<AuthorizedContext, 'teamId' | 'keyId'>> {
-  const key = await authorize(headers);
+/** The API key's team and id, or 401 with the gateway's own message (unknown, revoked or missing). `readOnly`: authorize's. */
+export async function keyCaller(headers: Record<string, string>, opts: { readOnly?: boolean } = {}): Promise<Pick<AuthorizedContext, 'teamId' | 'keyId'>> {
+  const key = await authorize(headers, opts);
   if (!key) throw new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED);
   return { teamId: key.teamId, keyId: key.keyId };
 }

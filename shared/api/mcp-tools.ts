@@ -7,6 +7,7 @@ import { REQUESTS_PARAMS, USAGE_DAYS } from './account-reads';
 import { HISTORY_PAGE } from '../accounting/request-history';
 import type { ParamDef } from '../http/validation';
 import { MONITOR_ROUTES } from './monitor-routes';
+import { WEBHOOK_ROUTES } from './webhook-routes';
 import { MONITOR_FIELDS, MONITOR_REQUIRED } from './monitor-schema';
 import { JOB_ROUTES, MAX_INLINE_INPUTS, MAX_PAGES_PER_INPUT } from './job-routes';
 
@@ -18,7 +19,8 @@ import { JOB_ROUTES, MAX_INLINE_INPUTS, MAX_PAGES_PER_INPUT } from './job-routes
  * functions/mcp.ts) list exactly these and render their answers with shared/mcp/render.ts.
  */
 export type AccountRead = 'credits' | 'usage' | 'requests';
-export type MonitorRoute = (typeof MONITOR_ROUTES)[number];
+/** A route of the monitors API or of the webhooks API (both served by the monitors API's function). */
+export type MonitorRoute = (typeof MONITOR_ROUTES)[number] | (typeof WEBHOOK_ROUTES)[number];
 export type JobRoute = (typeof JOB_ROUTES)[number];
 
 export interface ToolDef {
@@ -125,7 +127,11 @@ function accountTool(t: (typeof ACCOUNT_TOOLS)[number]): ToolDef {
 /** The id of a monitor, as the monitor tools that name one take it. */
 export const MONITOR_ID = 'id';
 const monitorId = { type: 'string', description: 'The monitor id (`mon_…`), as monitors-list or monitors-create show it' };
-const route = (name: MonitorRoute['name']) => MONITOR_ROUTES.find((r) => r.name === name)!;
+const route = (name: (typeof MONITOR_ROUTES)[number]['name']) => MONITOR_ROUTES.find((r) => r.name === name)!;
+const webhookRoute = (name: (typeof WEBHOOK_ROUTES)[number]['name']) => WEBHOOK_ROUTES.find((r) => r.name === name)!;
+/** The id of an event, as the delivery tools take it. */
+export const EVENT_ID = 'eventId';
+const endpointId = { type: 'string', description: 'The webhook endpoint id (`ep_…`), as webhooks-list shows it' };
 
 /** The monitor tools: a route of the monitors API each, free, on the caller's team. */
 const MONITOR_TOOLS: ToolDef[] = [
@@ -158,6 +164,35 @@ const MONITOR_TOOLS: ToolDef[] = [
     inputSchema: { type: 'object', properties: { [MONITOR_ID]: monitorId, [RESPONSE_FORMAT]: responseFormatProperty }, required: [MONITOR_ID], additionalProperties: false },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     target: { monitors: route('remove') },
+  },
+  {
+    name: 'webhooks-list',
+    title: "Your team's webhook endpoints",
+    description: "Your team's webhook endpoints for account and service events (credits.low, credits.exhausted, key.created, key.revoked, member.removed, operation.degraded, operation.recovered, job.*), newest first: id, URL, the event types each wants, status. Never their secrets. Free.",
+    inputSchema: { type: 'object', properties: { [RESPONSE_FORMAT]: responseFormatProperty }, required: [], additionalProperties: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    target: { monitors: webhookRoute('list') },
+  },
+  {
+    name: 'webhooks-deliveries',
+    title: 'Events sent to a webhook endpoint',
+    description: "One of your team's webhook endpoints: its events of the last 7 days, newest first, each with its delivery state (pending, delivered, failed), attempts, last status and next retry. Free.",
+    inputSchema: { type: 'object', properties: { [MONITOR_ID]: endpointId, [RESPONSE_FORMAT]: responseFormatProperty }, required: [MONITOR_ID], additionalProperties: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    target: { monitors: webhookRoute('deliveries') },
+  },
+  {
+    name: 'webhooks-delivery',
+    title: 'One event sent to a webhook endpoint, with its attempts',
+    description: 'One event of a webhook endpoint (the last 7 days) with its recent attempts: time, HTTP status, latency, error. Free.',
+    inputSchema: {
+      type: 'object',
+      properties: { [MONITOR_ID]: endpointId, [EVENT_ID]: { type: 'string', description: 'The event id (`evt_…`), as webhooks-deliveries shows it' }, [RESPONSE_FORMAT]: responseFormatProperty },
+      required: [MONITOR_ID, EVENT_ID],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    target: { monitors: webhookRoute('delivery') },
   },
 ];
 
@@ -204,7 +239,7 @@ export const findTool = (name: string): ToolDef | undefined => tools().find((t) 
 export const listed = ({ name, title, description, inputSchema, annotations }: ToolDef) => ({ name, title, description, inputSchema, annotations });
 
 export const INSTRUCTIONS = [
-  'Tools read public social data (one tool per API operation) and your own account (account-credits, account-usage, account-requests), and manage your monitors (monitors-create, monitors-list, monitors-delete: an operation polled every interval, what is new POSTed to your webhook, signed) and bulk jobs (jobs-submit, jobs-get: many inputs of one operation run by the service, results as files).',
+  'Tools read public social data (one tool per API operation) and your own account (account-credits, account-usage, account-requests), and manage your monitors (monitors-create, monitors-list, monitors-delete: an operation polled every interval, what is new POSTed to your webhook, signed), and read your team webhook endpoints and their deliveries (webhooks-list, webhooks-deliveries, webhooks-delivery). Bulk jobs: jobs-submit and jobs-get (many inputs of one operation run by the service, results as files).',
   `A live call costs ${COST} credit; an error costs nothing; with cache_max_age (1d, 3d, 7d, 14d, 30d) a cached result of at most that age is served for 0 credits.`,
   'Answers: a compact text (long lists trimmed, with a count of what was left out) and the full data in structured content; response_format "full" writes the whole answer as text.',
   'Paged tools return a cursor: call the same tool again with it for the next page.',

@@ -13,6 +13,7 @@ export const MONITOR_ROUTES = [
   { method: 'PATCH', path: '/v1/monitors/{monitorId}', name: 'update', caller: 'either' },
   { method: 'DELETE', path: '/v1/monitors/{monitorId}', name: 'remove', caller: 'either' },
   { method: 'POST', path: '/v1/monitors/{monitorId}/rotate-secret', name: 'rotateSecret', caller: 'either' },
+  { method: 'POST', path: '/v1/monitors/{monitorId}/transfer', name: 'transfer', caller: 'either' },
   { method: 'POST', path: '/v1/monitors/{monitorId}/test', name: 'test', caller: 'either' },
   { method: 'GET', path: '/v1/monitors/{monitorId}/deliveries', name: 'deliveries', caller: 'either' },
   { method: 'GET', path: '/v1/monitors/{monitorId}/deliveries/{eventId}', name: 'delivery', caller: 'either' },

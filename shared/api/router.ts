@@ -68,6 +68,11 @@ export interface JsonApiOptions {
   notFound: string;
   /** The largest JSON body a route accepts unless it says otherwise. */
   maxBodyBytes: number;
+  /**
+   * The API holds no write on the accounts table (the monitors API: infra/monitors.ts): a key is
+   * checked by reads alone (shared/auth/authorizer.ts authorize's readOnly; its lastUsedAt is not touched).
+   */
+  readOnlyAccounts?: boolean;
 }
 
 /** The Lambda handler of a JSON API: `routes` dispatched to `handlers` through the steps above. */
@@ -89,7 +94,7 @@ export function jsonApi<const R extends readonly RouteDef[]>(name: string, route
     if (changes && !byKey) requireOwnOrigin(headers, log);
     const base: RouteContext = { event, headers, query: queryOf(event), params, body: {}, requestId, log, responseCookies, cookiePath };
     let ctx: RouteContext | TeamContext = base;
-    if (byKey) ctx = { ...base, ...(await keyCaller(headers)) };
+    if (byKey) ctx = { ...base, ...(await keyCaller(headers, { readOnly: options.readOnlyAccounts === true })) };
     else if (route.caller !== 'public') {
       const session = await sessionCaller(headers, base);
       ctx = { ...base, teamId: session.teamId, session };

@@ -40,12 +40,20 @@ function remember(hash: string, known: KnownKey): void {
   knownKeys.set(hash, known);
 }
 
-export async function authorize(headers: Record<string, string | undefined> | null | undefined): Promise<(AuthorizedContext & { usageKey: string }) | null> {
+/**
+ * `readOnly`: for an API that holds no write on the accounts table (the monitors API): the key
+ * item alone by GetItem (never the team item's batch), and its lastUsedAt is not touched.
+ */
+export async function authorize(headers: Record<string, string | undefined> | null | undefined, opts: { readOnly?: boolean } = {}): Promise<(AuthorizedContext & { usageKey: string }) | null> {
   const secret = keyFromHeaders(headers);
   if (!secret || !KEY_PATTERN.test(secret)) return null;
   // The key pepper (KEY_PEPPER_SECRET_ARN) is read once per cold start, before the first key is hashed.
   await loadSecrets();
   const hash = hashSecret(secret);
+  if (opts.readOnly) {
+    const key = await findKey(secret);
+    return key && !key.revokedAt ? { teamId: key.teamId, keyId: key.keyId, usageKey: key.usageKey } : null;
+  }
   const known = knownKeys.get(hash);
   const { key, creditsHint } = known ? await findKnownKey(secret, known.storedAs, known.teamId) : { key: await findKey(secret), creditsHint: undefined };
   if (!key || key.revokedAt) return null;

@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { BatchGetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { teamEventWrites } from '../webhooks/events';
 import { config } from '../runtime/config';
 import { creditsOf } from '../accounting/teams';
 import { conditionally, db, teamItems } from '../db/client';
@@ -61,17 +62,25 @@ export function keyFromHeaders(headers: Record<string, string | undefined> | nul
 export async function createKey(teamId: string, name: string, usageKey: string, createdBy: KeyCreator = BY_CLI): Promise<{ secret: string; record: KeyRecord }> {
   const secret = generateSecret();
   const record: KeyRecord = { keyId: randomUUID().slice(0, 8), teamId, name, createdAt: new Date().toISOString(), createdBy, usageKey };
+  // The key and its key.created event (shared/webhooks/events.ts) land together.
   await db().send(
-    new PutCommand({
-      TableName: config.accountsTable,
-      Item: {
-        pk: keyPk(hashSecret(secret)),
-        sk: KEY_SK,
-        ...record,
-        [TEAM_INDEX.partitionKey]: teamPk(teamId),
-        [TEAM_INDEX.sortKey]: keyTeamSk(record.createdAt, record.keyId),
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: config.accountsTable,
+            Item: {
+              pk: keyPk(hashSecret(secret)),
+              sk: KEY_SK,
+              ...record,
+              [TEAM_INDEX.partitionKey]: teamPk(teamId),
+              [TEAM_INDEX.sortKey]: keyTeamSk(record.createdAt, record.keyId),
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        ...teamEventWrites(teamId, 'key.created', record.keyId, { teamId, keyId: record.keyId, name, createdAt: record.createdAt, createdBy: createdBy.kind === 'member' ? createdBy.email : null }),
+      ],
     }),
   );
   return { secret, record };
@@ -184,20 +193,39 @@ async function teamKeyItem(teamId: string, keyId: string): Promise<Record<string
   return (await teamItems(teamId, KEY_PREFIX, { expression: 'keyId = :id', values: { ':id': keyId } }))[0];
 }
 
-/** Revokes by keyId (the secret is not known after creation). Returns false if no such key. */
-export async function revokeKey(teamId: string, keyId: string): Promise<boolean> {
+/**
+ * How a change of a key or member item (a revocation, a removal) is written: false when its own
+ * condition fails. `also`: the items that land with it in its transaction (its team event:
+ * shared/webhooks/events.ts). Alone by default; the account API writes it in one transaction with
+ * the pause of the monitors its owner created (shared/monitors/owner.ts ownerChange).
+ */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export type AccountChange = (update: UpdateCommandInput, also?: TransactItem[]) => Promise<boolean>;
+export const changeAlone: AccountChange = (update, also = []) =>
+  conditionally(() => (also.length ? db().send(new TransactWriteCommand({ TransactItems: [{ Update: update as NonNullable<TransactItem['Update']> }, ...also] })) : db().send(new UpdateCommand(update))));
+
+/**
+ * Revokes by keyId (the secret is not known after creation), with its key.revoked event in the same
+ * transaction (its id derived from the key's: once per key). Returns false if no such key; true
+ * when it is revoked, by this call or before.
+ */
+export async function revokeKey(teamId: string, keyId: string, write: AccountChange = changeAlone): Promise<boolean> {
   const item = await teamKeyItem(teamId, keyId);
   if (!item) return false;
-  await db().send(
-    new UpdateCommand({
+  if (item.revokedAt) return true;
+  const revokedAt = new Date().toISOString();
+  const done = await write(
+    {
       TableName: config.accountsTable,
       Key: { pk: item.pk, sk: KEY_SK },
-      UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
-      ConditionExpression: 'teamId = :team',
-      ExpressionAttributeValues: { ':now': new Date().toISOString(), ':team': teamId },
-    }),
+      UpdateExpression: 'SET revokedAt = :now',
+      ConditionExpression: 'teamId = :team AND attribute_not_exists(revokedAt)',
+      ExpressionAttributeValues: { ':now': revokedAt, ':team': teamId },
+    },
+    teamEventWrites(teamId, 'key.revoked', keyId, { teamId, keyId, name: String(item.name ?? ''), revokedAt }),
   );
-  return true;
+  // Refused: revoked meanwhile by another request (which wrote its event), or gone.
+  return done || Boolean((await teamKeyItem(teamId, keyId))?.revokedAt);
 }
 
 /** Renames a team's key. Returns the updated record, or null if the team has no such key. */

@@ -1,10 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { teamEventWrites } from '../webhooks/events';
 import { config } from '../runtime/config';
 import { conditionally, db, isConditionalFailure, teamItems } from '../db/client';
 import { INVITE_SK, MEMBER_SK, TEAM_INDEX, invitePk, memberPk, teamPk } from '../db/tables';
 import { findHashed, storedHash } from './hashing';
-import { heldBy, listKeys, revokeKey, transferKey } from './keys';
+import { type AccountChange, changeAlone, heldBy, listKeys, revokeKey, transferKey } from './keys';
+
+export { changeAlone };
 import { hashPassword } from './passwords';
 
 /**
@@ -213,19 +216,42 @@ export function upgradePasswordHash(member: Member, oldHash: string, newHash: st
  * team's listing, with a new session epoch, so every session of theirs is refused from the very
  * next request. Returns false when the team has no such (current) member.
  */
-export function removeMember(member: Member, now = Date.now()): Promise<boolean> {
-  return conditionally(() =>
-    db().send(
-      new UpdateCommand({
-        TableName: config.accountsTable,
-        Key: { pk: memberPk(member.email), sk: MEMBER_SK },
-        UpdateExpression: 'SET removedAt = :at REMOVE passwordHash, inviteHash, #role, #gp, #gs ADD sessionEpoch :one',
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(removedAt) AND teamId = :team AND memberId = :id',
-        ExpressionAttributeNames: { '#role': 'role', '#gp': TEAM_INDEX.partitionKey, '#gs': TEAM_INDEX.sortKey },
-        ExpressionAttributeValues: { ':at': new Date(now).toISOString(), ':one': 1, ':team': member.teamId, ':id': member.memberId },
-      }),
-    ),
+export function removeMember(member: Member, now = Date.now(), write: AccountChange = changeAlone): Promise<boolean> {
+  const removedAt = new Date(now).toISOString();
+  // The removal and its member.removed event (shared/webhooks/events.ts) land together.
+  return write(
+    {
+      TableName: config.accountsTable,
+      Key: { pk: memberPk(member.email), sk: MEMBER_SK },
+      UpdateExpression: 'SET removedAt = :at REMOVE passwordHash, inviteHash, #role, #gp, #gs ADD sessionEpoch :one',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(removedAt) AND teamId = :team AND memberId = :id',
+      ExpressionAttributeNames: { '#role': 'role', '#gp': TEAM_INDEX.partitionKey, '#gs': TEAM_INDEX.sortKey },
+      ExpressionAttributeValues: { ':at': removedAt, ':one': 1, ':team': member.teamId, ':id': member.memberId },
+    },
+    teamEventWrites(member.teamId, 'member.removed', member.memberId, { teamId: member.teamId, memberId: member.memberId, email: member.email, removedAt }, now),
   );
+}
+
+/**
+ * What revoking a key or removing a member does to the monitors the key or member created (the
+ * eager pause, shared/monitors/owner.ts monitorOwners): each answers the AccountChange that writes
+ * the revocation or removal together with it, collecting the monitors' ids. The account API is
+ * given it by its entry (functions/account.ts: an entry point never imports another); without it
+ * the poll-time owner check alone pauses them.
+ */
+export interface MonitorOwners {
+  keyRevoked(teamId: string, keyId: string, paused: string[]): AccountChange;
+  memberRemoved(teamId: string, memberId: string, paused: string[]): AccountChange;
+  memberTransferred(teamId: string, fromMemberId: string, toMemberId: string, moved: string[]): AccountChange;
+}
+
+/**
+ * How removeMemberAndKeys writes its changes: each key's revocation and the member's removal
+ * (alone unless given: the account API pauses the monitors they created in the same transaction).
+ */
+export interface RemovalWriters {
+  revoke?: (keyId: string) => AccountChange;
+  remove?: AccountChange;
 }
 
 /** Gives a current member of the team a role (admin CLI). False when the team has no such member. */
@@ -261,7 +287,7 @@ export interface Removal {
  * The keys are settled before the member is removed and once more after, for a key they created
  * in between.
  */
-export async function removeMemberAndKeys(member: Member, transferTo?: Member, now = Date.now()): Promise<Removal> {
+export async function removeMemberAndKeys(member: Member, transferTo?: Member, now = Date.now(), writers: RemovalWriters = {}): Promise<Removal> {
   if (transferTo && (transferTo.teamId !== member.teamId || transferTo.memberId === member.memberId)) throw new Error('keys go to another member of the same team');
   const revoked = new Set<string>();
   const transferred = new Set<string>();
@@ -270,13 +296,13 @@ export async function removeMemberAndKeys(member: Member, transferTo?: Member, n
       if (key.revokedAt || heldBy(key)?.memberId !== member.memberId) continue;
       if (transferTo) {
         if (await transferKey(member.teamId, key.keyId, member.memberId, { kind: 'member', memberId: transferTo.memberId, email: transferTo.email })) transferred.add(key.keyId);
-      } else if (await revokeKey(member.teamId, key.keyId)) {
+      } else if (await revokeKey(member.teamId, key.keyId, writers.revoke?.(key.keyId))) {
         revoked.add(key.keyId);
       }
     }
   };
   await settle();
-  const removed = await removeMember(member, now);
+  const removed = await removeMember(member, now, writers.remove);
   if (removed) await settle();
   return { removed, revoked: [...revoked], transferred: [...transferred] };
 }

@@ -1,5 +1,5 @@
 /**
- * The two tables, described once: the CDK stack (infra/stack.ts) and the local set-up
+ * The three tables, described once: the CDK stack (infra/data.ts) and the local set-up
  * (dev/tables.ts) both build them from `TABLES`, and the code reads their key names from here.
  *
  * accounts (pk, sk; GSI byTeam on gsi1pk, gsi1sk; TTL on expiresAt):
@@ -30,6 +30,32 @@
  *                                             an address the e-mail signed in from: expiresAt (30 days after the success)
  *   (hash: HMAC-SHA256 with the key pepper; without one, locally, the plain SHA-256: shared/auth/hashing.ts)
  *   (expiresAt: the table's TTL attribute, epoch seconds; readers also check it, as TTL deletes late)
+ * events (pk, sk; sparse GSI due on duePk, dueSk; TTL on expiresAt): the event engine's own table
+ * (docs/monitors.md): monitors, what their polls have seen, the outbox of events and their
+ * deliveries, and (on the same engine) the account webhook endpoints and their deliveries. Never
+ * money: the functions that run the engine write here and hold no write on accounts. A team's
+ * items share its partition, so listing a team's monitors (or a monitor's deliveries) is a Query on
+ * the table itself: no team index. Retained and point-in-time recoverable like accounts (the
+ * monitors and their sealed signing secrets are the customers' configuration).
+ *   TEAM#<teamId> / MON#<monitorId>              a monitor: operation, params, intervalSeconds, webhookUrl, status,
+ *                                                pausedReason?, secret (sealed: shared/monitors/secret.ts), nextPollAt,
+ *                                                keyId? / memberId? (its owner), … (about 1 KB: each poll's claim
+ *                                                rewrites it, so it holds nothing that grows)
+ *                                                (duePk MONDUE, dueSk <nextPollAt ISO>#<teamId>#<monitorId> while active)
+ *   TEAM#<teamId> / MONSTATE#<monitorId>         what its polls have seen (shared/monitors/events.ts WatchState: up to
+ *                                                1,000 id marks, under 16 KB), written only when something is new
+ *   TEAM#<teamId> / MONDLV#<monitorId>#<eventId> an event and its delivery (the outbox: written in the same transaction
+ *                                                as the state change that produced it): type, body, attempts, the last
+ *                                                attempts, lease?, nextAttemptAt? (duePk DLVDUE, dueSk
+ *                                                <nextAttemptAt ISO>#<teamId>#<monitorId>#<eventId> while pending and not
+ *                                                held); expiresAt after 7 days
+ *   TEAM#<teamId> / MONOVF#<monitorId>#<id>      events of one poll beyond a transaction's limits (brotli JSON), due at
+ *                                                once in DLVDUE: the delivery side expands them into MONDLV# items
+ *   TEAM#<teamId> / MONCOUNT                     the team's number of monitors (taken conditionally with each create)
+ *   (the due index's two partitions, MONDUE and DLVDUE, are the scheduler's "what is due", locally
+ *   and on AWS; an item leaves them when paused or done. Team webhook endpoints, their team events
+ *   and the credits and status watches are listed below TABLES (WHEP#, WHEVT#, CREDITWATCH, ...); an
+ *   endpoint's deliveries are MONDLV#<endpointId>#<eventId> items, due in DLVDUE like a monitor's.)
  * cache (pk; TTL on expiresAt): what all teams share, expires and is never money. Besides the cache
  * entries it holds the shared upstream credentials, the outcome counts and the canary records: like
  * the entries, short-lived (TTL), written by the functions that scrape, read by any of them; a table
@@ -45,7 +71,7 @@
  */
 export interface TableDef {
   /** Logical name: the stack's construct id prefix and the config key of its name. */
-  id: 'accounts' | 'cache' | 'jobs';
+  id: 'accounts' | 'cache' | 'events' | 'jobs';
   partitionKey: string;
   sortKey?: string;
   indexes: readonly { name: string; partitionKey: string; sortKey: string }[];
@@ -71,6 +97,15 @@ export const CACHE = {
   retain: false,
 } as const satisfies TableDef;
 
+export const EVENTS = {
+  id: 'events',
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  indexes: [{ name: 'due', partitionKey: 'duePk', sortKey: 'dueSk' }],
+  ttlAttribute: 'expiresAt',
+  retain: true,
+} as const satisfies TableDef;
+
 /**
  * jobs (pk, sk; TTL on expiresAt): bulk jobs (shared/jobs/, docs/jobs.md), apart from the accounts
  * table's money: the job workers hold no write on the accounts table (a job's pages charge through
@@ -93,9 +128,24 @@ export const JOBS = {
   retain: false,
 } as const satisfies TableDef;
 
-export const TABLES: readonly TableDef[] = [ACCOUNTS, CACHE, JOBS];
+export const TABLES: readonly TableDef[] = [ACCOUNTS, CACHE, EVENTS, JOBS];
 
 export const TEAM_INDEX = ACCOUNTS.indexes[0];
+/** The events table's sparse index of what is due (monitors to poll, deliveries to attempt). */
+export const DUE_INDEX = EVENTS.indexes[0];
+/** The due index's partitions: monitors due for a poll, deliveries (and overflow items) due for an attempt. */
+export const MONITOR_DUE = 'MONDUE';
+export const DELIVERY_DUE = 'DLVDUE';
+/** A due-index sort key: the ISO time it is due at, then the ids that make it unique. */
+export const dueSk = (at: number, ...ids: string[]) => `${new Date(at).toISOString()}#${ids.join('#')}`;
+/** Events-table sort keys of one team partition (the layout above). */
+export const monitorSk = (monitorId: string) => `MON#${monitorId}`;
+export const MONITOR_PREFIX = 'MON#';
+export const monitorStateSk = (monitorId: string) => `MONSTATE#${monitorId}`;
+export const deliverySk = (monitorId: string, eventId: string) => `MONDLV#${monitorId}#${eventId}`;
+export const deliveriesPrefix = (monitorId: string) => `MONDLV#${monitorId}#`;
+export const overflowSk = (monitorId: string, id: string) => `MONOVF#${monitorId}#${id}`;
+export const MONITOR_COUNT_SK = 'MONCOUNT';
 
 export const teamPk = (teamId: string) => `TEAM#${teamId}`;
 export const TEAM_SK = 'TEAM';
@@ -125,6 +175,35 @@ export const sessionPk = (hash: string) => `SESSION#${hash}`;
 export const SESSION_SK = 'SESSION';
 export const throttlePk = (kind: 'pair' | 'addr' | 'email' | 'known', value: string) => `THROTTLE#${kind}#${value}`;
 export const THROTTLE_SK = 'THROTTLE';
+
+/**
+ * Team webhook endpoints and team events, in the events table (shared/webhooks/, docs/webhooks.md):
+ *   TEAM#<teamId> / WHEP#<endpointId>   an endpoint: url, types, status, secret (sealed), previousSecret?, …
+ *                                       (duePk WHSUB, dueSk <teamId>#<endpointId> while it wants a broadcast type:
+ *                                       the listing a broadcast event is expanded over)
+ *   TEAM#<teamId> / WHCOUNT             the team's number of endpoints (taken conditionally with each create)
+ *   TEAM#<teamId> / WHEVT#<eventId>     a team event (the outbox item a producer writes in its own transaction):
+ *                                       type, body; due at once in DLVDUE, expanded by the delivery side into one
+ *                                       delivery per subscribed endpoint (MONDLV#<endpointId>#<eventId>); expiresAt 7 days
+ *   BROADCAST / WHEVT#<eventId>         an event for every subscribed endpoint of every team (operation.*), the same way
+ *   STATUSWATCH / STATUSWATCH           each operation's public state as last announced (shared/webhooks/status-watch.ts)
+ */
+export const ENDPOINT_PREFIX = 'WHEP#';
+export const endpointSk = (endpointId: string) => `${ENDPOINT_PREFIX}${endpointId}`;
+export const ENDPOINT_COUNT_SK = 'WHCOUNT';
+export const teamEventSk = (eventId: string) => `WHEVT#${eventId}`;
+export const BROADCAST_PK = 'BROADCAST';
+/** The due index's partition of the endpoints that want a broadcast type (not due work: a listing). */
+export const BROADCAST_SUBSCRIBERS = 'WHSUB';
+export const STATUS_WATCH_KEY = { pk: 'STATUSWATCH', sk: 'STATUSWATCH' } as const;
+/**
+ *   TEAM#<teamId> / CREDITWATCH         the team's credits.low threshold? and what was last announced: alert?
+ *                                       (low | exhausted), seq (a counter of changes), suspectSince? (the tick's
+ *                                       reconciliation: shared/webhooks/credits.ts); (duePk CREDITWATCH, dueSk <teamId>:
+ *                                       the teams the minute tick checks)
+ */
+export const CREDIT_WATCH_SK = 'CREDITWATCH';
+export const CREDIT_WATCH = 'CREDITWATCH';
 export const JOB_PREFIX = 'JOB#';
 export const jobSk = (jobId: string) => `${JOB_PREFIX}${jobId}`;
 export const jobPk = (jobId: string) => `${JOB_PREFIX}${jobId}`;

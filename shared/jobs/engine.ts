@@ -135,7 +135,7 @@ export async function runInput(ref: InputRef, attempt: number, env: Engine): Pro
     const code = body.error?.code ?? 'SERVICE_UNAVAILABLE';
     if (res.statusCode === 402) {
       // No credit left: the input waits, the job pauses (once, with its event), until a resume after a top-up.
-      const paused = await parkInput(job, index, 'no_credits', 0, Date.now(), () => jobEventWrites(teamId, 'job.paused', `${jobId}:paused:${job.updatedAt}`, { jobId, reason: 'no_credits' }));
+      const paused = await parkInput(job, index, 'no_credits', 0, Date.now(), () => jobEventWrites(teamId, 'job.paused', `${jobId}:paused:${job.updatedAt}`, { jobId, state: 'paused', counts: countsOf(job) }));
       if (paused) env.log.info('job paused: no credits', { jobId });
       return;
     }
@@ -163,6 +163,9 @@ export async function giveUpInput(ref: InputRef, reason: string, env: Engine): P
   env.log.error('job input given up', { jobId: ref.jobId, index: ref.index, reason });
   await pump(ref.teamId, ref.jobId, env);
 }
+
+/** The job's counts, as its events carry them (the catalogue's `counts`). */
+const countsOf = (j: Job): Record<string, number> => ({ inputs: j.total, succeeded: j.done, failed: j.failed, skipped: j.skipped, pages: j.pagesDone, items: j.items, credits: j.credits });
 
 /** Inputs handed out per claim (one transaction; up to ten messages a SendMessageBatch). */
 const CLAIM = 10;
@@ -223,7 +226,7 @@ async function finishIfDone(job: Job, env: Engine): Promise<boolean> {
   }
   const state = job.done === 0 ? 'failed' : 'succeeded';
   const type = state === 'failed' ? 'job.failed' : 'job.succeeded';
-  const data = { jobId: job.jobId, operation: job.operation, state, inputs: job.total, done: job.done, failed: job.failed, items: written.items, credits: job.credits };
+  const data = { jobId: job.jobId, state, counts: { ...countsOf(job), items: written.items } };
   if (await moveJob(job.teamId, job.jobId, ['running', 'queued'], state, { finishedAt: now, files, ...(state === 'failed' ? { error: 'No input succeeded (see errors.csv)' } : {}) }, jobEventWrites(job.teamId, type, `${job.jobId}:${state}`, data))) {
     env.log.info('job finished', { jobId: job.jobId, state, items: written.items, errors: written.errors });
   }

@@ -12,7 +12,7 @@ import type { Operation } from '../operations';
 import type { Answer, ErrorAnswer } from './render';
 import { MCP_PATH } from '../api/agent-routes';
 import { type Executor, createMcpServer } from './server';
-import { type AccountRead, type JobRoute, MONITOR_ID, type MonitorRoute, RESPONSE_FORMAT, type ToolDef } from '../api/mcp-tools';
+import { type AccountRead, EVENT_ID, type JobRoute, MONITOR_ID, type MonitorRoute, RESPONSE_FORMAT, type ToolDef } from '../api/mcp-tools';
 
 /**
  * POST /mcp: the MCP Streamable HTTP transport, stateless. Each POST builds its own server and
@@ -141,15 +141,15 @@ const KEY_HEADERS = new Set(['x-api-key', 'authorization']);
  * HTTP (another team's monitor is 404; bad arguments are its 422 with details).
  */
 export function monitorEvent(parent: APIGatewayProxyEvent, route: MonitorRoute | JobRoute, args: Record<string, unknown>, requestId: string): APIGatewayProxyEvent {
-  const { [MONITOR_ID]: id, ...body } = args;
-  // The route's one path parameter (monitorId, jobId) is the tool's `id`.
-  const param = /\{(\w+)\}/.exec(route.path)?.[1];
-  const path = route.path.replace(/\{\w+\}/, encodeURIComponent(String(id)));
+  const { [MONITOR_ID]: id, [EVENT_ID]: eventId, ...body } = args;
+  // The path's ids from the tool's arguments: the monitor's or endpoint's (`id`), an event's (`eventId`).
+  const pathParameters: Record<string, string> = {};
+  const path = route.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent((pathParameters[name] = String(name === 'eventId' ? eventId : id))));
   const headers = Object.fromEntries(Object.entries(parent.headers ?? {}).filter((e): e is [string, string] => KEY_HEADERS.has(e[0].toLowerCase()) && typeof e[1] === 'string'));
   const withBody = route.method === 'POST' || route.method === 'PATCH';
   if (withBody) headers['content-type'] = 'application/json';
   return proxyEvent(
-    { method: route.method, path, resource: route.path, pathParameters: param ? { [param]: String(id) } : null, headers, body: withBody ? JSON.stringify(body) : null },
+    { method: route.method, path, resource: route.path, pathParameters: Object.keys(pathParameters).length ? pathParameters : null, headers, body: withBody ? JSON.stringify(body) : null },
     // The MCP request's context (stage, source address), not what its authorizer said: the monitors handler reads the key itself.
     { ...parent.requestContext, authorizer: undefined, requestId, httpMethod: route.method, path: `${stagePrefixOf(parent)}${path}`, resourcePath: route.path },
     parent.stageVariables ?? null,
@@ -160,7 +160,8 @@ async function monitorAnswer(parent: APIGatewayProxyEvent, tool: ToolDef, route:
   try {
     const takes = Object.keys(tool.inputSchema.properties).filter((name) => name !== RESPONSE_FORMAT);
     const problems = argumentProblems(Object.keys(args), takes);
-    if (/\{\w+\}/.test(route.path) && (typeof args[MONITOR_ID] !== 'string' || !args[MONITOR_ID])) problems.push({ path: MONITOR_ID, message: route.path.includes('{jobId}') ? 'Required: the job id (job_…)' : 'Required: the monitor id (mon_…)' });
+    if (/\{(monitorId|endpointId|jobId)\}/.test(route.path) && (typeof args[MONITOR_ID] !== 'string' || !args[MONITOR_ID])) problems.push({ path: MONITOR_ID, message: route.path.includes('{endpointId}') ? 'Required: the endpoint id (ep_…)' : route.path.includes('{jobId}') ? 'Required: the job id (job_…)' : 'Required: the monitor id (mon_…)' });
+    if (route.path.includes('{eventId}') && (typeof args[EVENT_ID] !== 'string' || !args[EVENT_ID])) problems.push({ path: EVENT_ID, message: 'Required: the event id (evt_…), as webhooks-deliveries shows it' });
     if (problems.length) throw new ApiError('VALIDATION_ERROR', 'Invalid arguments', { details: boundedDetails(problems) });
     if (!invokeMonitors) throw new ApiError('NOT_FOUND', absent);
     return answerOf(await invokeMonitors(monitorEvent(parent, route, args, requestId)), requestId);

@@ -104,7 +104,7 @@ const HANDLERS: Handlers<typeof MONITOR_ROUTES> = {
       intervalSeconds,
       webhookUrl,
       status: 'active',
-      secret: sealSecret(secret),
+      secret: await sealSecret(secret),
       createdAt: new Date(now).toISOString(),
       updatedAt: new Date(now).toISOString(),
       nextPollAt: now,
@@ -154,10 +154,25 @@ const HANDLERS: Handlers<typeof MONITOR_ROUTES> = {
     const m = await mine(ctx);
     const secret = newSecret();
     // The old secret keeps signing beside the new one for ROTATION_OVERLAP_MS, so receivers can switch meanwhile.
-    const next = await updateMonitor(m.teamId, m.monitorId, { secret: sealSecret(secret), previousSecret: m.secret, previousSecretExpiresAt: Date.now() + ROTATION_OVERLAP_MS });
+    const next = await updateMonitor(m.teamId, m.monitorId, { secret: await sealSecret(secret), previousSecret: m.secret, previousSecretExpiresAt: Date.now() + ROTATION_OVERLAP_MS });
     if (!next) throw notFound(NO_MONITOR);
     ctx.log.info('monitor secret rotated', { monitorId: m.monitorId });
     return { data: { monitor: { ...publicMonitor(next), secret } } };
+  },
+
+  /**
+   * The caller takes the monitor over: it is bound from now on to the caller's key (or, with a
+   * session, to the caller's member), so revoking the key it was created with, or removing the
+   * member who created it, no longer pauses it (shared/monitors/owner.ts). Its status is kept: a
+   * monitor already paused for key_revoked or member_removed is resumed by PATCH status active.
+   */
+  async transfer(ctx) {
+    const m = await mine(ctx);
+    const owner: Partial<Monitor> = ctx.keyId ? { keyId: ctx.keyId, memberId: undefined } : { memberId: ctx.session?.memberId, keyId: undefined };
+    const next = await updateMonitor(m.teamId, m.monitorId, owner);
+    if (!next) throw notFound(NO_MONITOR);
+    ctx.log.info('monitor transferred', { monitorId: m.monitorId, from: m.keyId ?? m.memberId ?? null, to: owner.keyId ?? owner.memberId ?? null });
+    return { data: { monitor: publicMonitor(next) } };
   },
 
   async test(ctx) {
@@ -194,4 +209,4 @@ const HANDLERS: Handlers<typeof MONITOR_ROUTES> = {
   },
 };
 
-export const monitorsHandler = jsonApi('monitors', MONITOR_ROUTES, HANDLERS, { notFound: 'No such monitors route', maxBodyBytes: MAX_BODY_BYTES });
+export const monitorsHandler = jsonApi('monitors', MONITOR_ROUTES, HANDLERS, { notFound: 'No such monitors route', maxBodyBytes: MAX_BODY_BYTES, readOnlyAccounts: true });

@@ -1,13 +1,16 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { SQSClient, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import type { SQSEvent, SQSBatchResponse } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { config } from '../runtime/config';
 import { invokeProxy } from '../runtime/invoke';
 import { logger } from '../runtime/log';
 import { loadSecrets } from '../runtime/secrets';
-import { attempt } from './deliver';
+import { attempt, expandTeamEvent } from './deliver';
+import { FANOUT_SENDER } from '../webhooks/store';
 import type { Invoke } from './poll';
 import { pollMonitor } from './poll';
-import { DELIVERIES_PER_TEAM, limiterBy, platformOf } from './scheduler';
+import { DELIVERIES_PER_TEAM, limiterBy, platformOf, runMinuteChecks } from './scheduler';
+import type { BuildStatus } from '../webhooks/status-watch';
 import { type Delivery, dueDeliveries, dueMonitors, listDeliveries } from './store';
 
 /**
@@ -15,7 +18,7 @@ import { type Delivery, dueDeliveries, dueMonitors, listDeliveries } from './sto
  *
  *   tick (every minute)  -> due monitors to their platform's poll queue; due (or stranded) deliveries to the delivery queue
  *   poll worker (SQS)    -> pollMonitor: invokes the operation's own function (the same pipeline), queues its events;
- *                           a batch's polls side by side, each failing alone (reportBatchItemFailures)
+ *                           a batch's polls side by side, each failing alone (Powertools Batch: reportBatchItemFailures)
  *   delivery worker (SQS) -> one attempt; a retry within 15 min goes back on the queue with DelaySeconds
  *
  * Every queue has a dead-letter queue; each poll queue's event source has its own maximum
@@ -43,8 +46,10 @@ async function sendAll(queueUrl: string, refs: Ref[]): Promise<void> {
   }
 }
 
-export async function tickHandler(): Promise<{ polls: number; deliveries: number }> {
+export async function tickHandler(buildStatus?: BuildStatus): Promise<{ polls: number; deliveries: number }> {
   const now = Date.now();
+  // The account events' safety nets: a credits crossing a crash left unannounced; a change of an operation's public status.
+  if (buildStatus) await runMinuteChecks(now, logger, buildStatus);
   const [monitors, deliveries] = await Promise.all([dueMonitors(now, 20_000), dueDeliveries(now, 20_000)]);
   const byPlatform = new Map<string, Ref[]>();
   for (const { teamId, monitorId, operation, dueAt } of monitors) {
@@ -66,28 +71,28 @@ const invokeFunction: Invoke = async (operationId, event) => {
 };
 
 /**
- * An SQS batch, each record handled side by side: one that throws is logged and reported alone
- * (ReportBatchItemFailures), so SQS retries it and not the others.
+ * An SQS batch by Powertools Batch (BatchProcessor, processPartialResponse): the records handled
+ * side by side, one that throws logged and reported alone (ReportBatchItemFailures), so SQS
+ * retries it and not the others. A batch whose every record failed is answered the same way (each
+ * listed), not thrown: the queue retries them all either way.
  */
-async function eachRecord(event: SQSEvent, what: string, handle: (body: Record<string, unknown>) => Promise<void>): Promise<SQSBatchResponse> {
+const processor = new BatchProcessor(EventType.SQS);
+async function eachRecord(event: SQSEvent, context: Context | undefined, what: string, handle: (body: Record<string, unknown>) => Promise<void>): Promise<SQSBatchResponse> {
   await loadSecrets();
-  const failures: { itemIdentifier: string }[] = [];
-  await Promise.all(
-    event.Records.map((record) =>
+  const record = async (r: SQSRecord) => {
+    try {
       // A body that is not JSON fails alone too.
-      Promise.resolve(record.body)
-        .then((body) => handle(JSON.parse(body) as Record<string, unknown>))
-        .catch((err: unknown) => {
-          logger.error(`${what} failed`, { error: (err as Error).message });
-          failures.push({ itemIdentifier: record.messageId });
-        }),
-    ),
-  );
-  return { batchItemFailures: failures };
+      await handle(JSON.parse(r.body) as Record<string, unknown>);
+    } catch (err) {
+      logger.error(`${what} failed`, { error: (err as Error).message });
+      throw err;
+    }
+  };
+  return processPartialResponse(event, record, processor, { ...(context ? { context } : {}), throwOnFullBatchFailure: false });
 }
 
-export const pollWorker = (event: SQSEvent) =>
-  eachRecord(event, 'monitor poll', async (body) => {
+export const pollWorker = (event: SQSEvent, context?: Context) =>
+  eachRecord(event, context, 'monitor poll', async (body) => {
     const due = body as { teamId: string; monitorId: string; dueAt: number };
     const polled = await pollMonitor(due, Date.now(), logger, invokeFunction);
     if (!polled?.events.length) return;
@@ -101,10 +106,16 @@ const requeue = async (d: Delivery, delaySeconds: number) => {
 };
 
 /** A batch's attempts side by side, at most DELIVERIES_PER_TEAM of one team at once. */
-export const deliveryWorker = (event: SQSEvent) => {
+export const deliveryWorker = (event: SQSEvent, context?: Context) => {
   const teamLimit = limiterBy(DELIVERIES_PER_TEAM);
-  return eachRecord(event, 'delivery', async (body) => {
+  return eachRecord(event, context, 'delivery', async (body) => {
     const { teamId, monitorId, eventId } = body as Record<string, string>;
+    if (monitorId === FANOUT_SENDER) {
+      // A team event: its deliveries written, then queued at once (the tick would find them within a minute).
+      const made = await expandTeamEvent(String(teamId), String(eventId));
+      await sendAll(DELIVERY_QUEUE(), made.map((d) => ({ teamId: d.teamId, monitorId: d.monitorId, eventId: d.eventId })));
+      return;
+    }
     await teamLimit(String(teamId))(() => attempt(teamId!, monitorId!, eventId!, Date.now(), logger, requeue));
   });
 };

@@ -17,8 +17,10 @@ import {
   getMonitor,
   getOverflow,
   heldDeliveries,
+  eventBody,
   isOverflowId,
   itemBytes,
+  newDelivery,
   monitorUpdateItem,
   overflowDone,
   overflowPut,
@@ -28,6 +30,7 @@ import {
 } from './store';
 import { postWebhook, DELIVERY_TIMEOUT_MS } from './webhook-url';
 import { conditionally } from '../db/client';
+import { BROADCAST_SCOPE, FANOUT_SENDER, broadcastSubscribers, getEndpoint, getTeamEvent, isEndpointId, listEndpoints, teamEventExpanded } from '../webhooks/store';
 
 /**
  * The delivery engine, by the Standard Webhooks convention (and Svix's way of running it):
@@ -53,14 +56,7 @@ export const PAUSE_AFTER_FAILING_MS = 3 * 86_400_000;
 /** How long an attempt holds its delivery: well over the POST's 10 s, so a live attempt never loses it. */
 export const DELIVERY_LEASE_MS = DELIVERY_TIMEOUT_MS * 6;
 
-export function eventBody(event: PendingEvent, at: number): string {
-  return JSON.stringify({ type: event.type, timestamp: new Date(at).toISOString(), data: event.data });
-}
-
-/** A new pending delivery of `event`, due at `at`. */
-export function newDelivery(m: Pick<Monitor, 'teamId' | 'monitorId'>, event: PendingEvent, eventId: string, at: number, extra: Pick<Delivery, 'manual'> = {}): Delivery {
-  return { teamId: m.teamId, monitorId: m.monitorId, eventId, type: event.type, body: eventBody(event, at), timestamp: at, createdAt: at, attempts: 0, nextAttemptAt: at, state: 'pending', ...extra };
-}
+export { eventBody, newDelivery };
 
 type TransactItem = Parameters<typeof writeTogether>[0][number];
 
@@ -107,15 +103,37 @@ export async function pause(m: Monitor, reason: PausedReason, at: number, also: 
   return { ...m, ...fields };
 }
 
-/** The signature header: the current secret's, and during a rotation's overlap the previous one's too. */
-function signatures(m: Monitor, id: string, ts: number, body: string): string {
-  const sigs = [sign(openSecret(m.secret), id, ts, body)];
-  // Wall-clock time, as the rotation set it (and as webhook-timestamp is).
-  if (m.previousSecret && (m.previousSecretExpiresAt ?? 0) > Date.now()) sigs.push(sign(openSecret(m.previousSecret), id, ts, body));
-  return sigs.join(' ');
+/**
+ * Who a delivery is sent for: a monitor (its deliveries are keyed by its id) or a team webhook
+ * endpoint (by the endpoint's id, `ep_…`: shared/webhooks/store.ts). The engine needs of either only
+ * where to POST, the secrets to sign with, and whether it holds its deliveries for now.
+ */
+interface Sender {
+  url: string;
+  secret: string;
+  previousSecret?: string;
+  previousSecretExpiresAt?: number;
+  /** Paused (a monitor) or disabled (an endpoint): its deliveries wait, but for those it sends anyway. */
+  holds: (d: Delivery) => boolean;
+  monitor?: Monitor;
 }
 
-const isHeldBy = (m: Monitor, d: Delivery) => m.status === 'paused' && d.type !== 'monitor.paused' && !d.manual;
+async function senderOf(teamId: string, senderId: string): Promise<Sender | null> {
+  if (isEndpointId(senderId)) {
+    const e = await getEndpoint(teamId, senderId);
+    return e && { url: e.url, secret: e.secret, previousSecret: e.previousSecret, previousSecretExpiresAt: e.previousSecretExpiresAt, holds: (d) => e.status === 'disabled' && !d.manual };
+  }
+  const m = await getMonitor(teamId, senderId);
+  return m && { url: m.webhookUrl, secret: m.secret, previousSecret: m.previousSecret, previousSecretExpiresAt: m.previousSecretExpiresAt, holds: (d) => m.status === 'paused' && d.type !== 'monitor.paused' && !d.manual, monitor: m };
+}
+
+/** The signature header: the current secret's, and during a rotation's overlap the previous one's too. */
+async function signatures(s: Sender, id: string, ts: number, body: string): Promise<string> {
+  const sigs = [sign(await openSecret(s.secret), id, ts, body)];
+  // Wall-clock time, as the rotation set it (and as webhook-timestamp is).
+  if (s.previousSecret && (s.previousSecretExpiresAt ?? 0) > Date.now()) sigs.push(sign(await openSecret(s.previousSecret), id, ts, body));
+  return sigs.join(' ');
+}
 
 /**
  * One attempt of a due delivery: take it, POST it, record the outcome and the next attempt, if any.
@@ -127,25 +145,30 @@ export async function attempt(teamId: string, monitorId: string, eventId: string
     await expandOverflow(teamId, monitorId, eventId);
     return null;
   }
+  if (monitorId === FANOUT_SENDER) {
+    await expandTeamEvent(teamId, eventId);
+    return null;
+  }
   const leaseId = randomUUID();
   const d = await claimDelivery(teamId, monitorId, eventId, now, leaseId, DELIVERY_LEASE_MS);
   if (!d) return null;
-  const m = await getMonitor(teamId, monitorId);
+  const sender = await senderOf(teamId, monitorId);
+  const m = sender?.monitor;
   const settle = (next: Delivery) => putDelivery({ ...next, leaseId: undefined, leaseUntil: undefined }, { leaseId });
-  if (!m) {
-    const failed: Delivery = { ...d, state: 'failed', nextAttemptAt: undefined, sweepAfter: undefined, lastError: 'monitor deleted' };
+  if (!sender) {
+    const failed: Delivery = { ...d, state: 'failed', nextAttemptAt: undefined, sweepAfter: undefined, lastError: isEndpointId(monitorId) ? 'endpoint deleted' : 'monitor deleted' };
     await settle(failed);
     return failed;
   }
-  if (isHeldBy(m, d)) {
-    // Kept until the monitor is resumed (releaseHeld), out of the due index meanwhile.
+  if (sender.holds(d)) {
+    // Kept until the monitor is resumed (the endpoint enabled) (releaseHeld), out of the due index meanwhile.
     const held: Delivery = { ...d, held: true, sweepAfter: undefined };
     await settle(held);
     return held;
   }
   const ts = Math.floor(Date.now() / 1000);
-  const headers = { 'webhook-id': d.eventId, 'webhook-timestamp': String(ts), 'webhook-signature': signatures(m, d.eventId, ts, d.body) };
-  const res = await postWebhook(m.webhookUrl, headers, d.body);
+  const headers = { 'webhook-id': d.eventId, 'webhook-timestamp': String(ts), 'webhook-signature': await signatures(sender, d.eventId, ts, d.body) };
+  const res = await postWebhook(sender.url, headers, d.body);
   const ok = res.status !== null && res.status >= 200 && res.status < 300;
   const attempts = d.attempts + 1;
   const wait = RETRY_WAITS_S[Math.min(attempts - 1, RETRY_WAITS_S.length - 1)]! * 1000;
@@ -166,6 +189,7 @@ export async function attempt(teamId: string, monitorId: string, eventId: string
   if (retry && requeue && wait <= 900_000 && (await requeue(next, wait / 1000).catch(() => false))) next.sweepAfter = now + wait + 900_000;
   if (!(await settle(next))) log.warn('webhook attempt outcome not recorded: the lease was lost', { monitorId, eventId });
   log.info('webhook attempt', { monitorId, eventId, type: d.type, attempts, status: res.status, ms: res.ms, error: res.error });
+  if (!m) return next;
   if (ok && m.failingSince !== undefined) await updateMonitor(m.teamId, m.monitorId, { failingSince: undefined });
   if (!ok) {
     const since = m.failingSince ?? now;
@@ -181,6 +205,24 @@ export async function expandOverflow(teamId: string, monitorId: string, eventId:
   if (!o) return;
   for (const d of o.deliveries) await conditionally(() => writeTogether([deliveryPut(d)]));
   await overflowDone(teamId, monitorId, eventId);
+}
+
+/**
+ * A team event's outbox item (shared/webhooks/events.ts) turned into one delivery per endpoint that
+ * wants its type and existed when the event was produced — the team's endpoints, or for a broadcast every team's (the WHSUB listing) — each
+ * with the event's id, body and createdAt (each Put conditional: a repeated expansion skips those
+ * already there), then the item retired.
+ */
+export async function expandTeamEvent(scope: string, eventId: string): Promise<Delivery[]> {
+  const e = await getTeamEvent(scope, eventId);
+  if (!e || e.state !== 'pending') return [];
+  const wanted = scope === BROADCAST_SCOPE ? await broadcastSubscribers(e.type) : (await listEndpoints(scope)).filter((ep) => (ep.types as string[]).includes(e.type));
+  // An endpoint receives the events produced after it was made, not older ones it happens to be in time for.
+  const endpoints = wanted.filter((ep) => Date.parse(ep.createdAt) <= e.createdAt);
+  const made = endpoints.map((ep): Delivery => ({ teamId: ep.teamId, monitorId: ep.endpointId, eventId, type: e.type, body: e.body, timestamp: e.createdAt, createdAt: e.createdAt, attempts: 0, nextAttemptAt: e.createdAt, state: 'pending' }));
+  for (const d of made) await conditionally(() => writeTogether([deliveryPut(d)]));
+  await teamEventExpanded(scope, eventId);
+  return made;
 }
 
 /** After a resume: the held deliveries due now, or failed when their 24 h of retries are over. */
@@ -203,17 +245,24 @@ export const MANUAL_GAP_MS = 5_000;
  * (same webhook-id, its first createdAt and expiry kept), refused while it is still pending.
  */
 export async function queueManual(m: Monitor, d: Delivery, now: number, again: boolean): Promise<number> {
-  const monitor = monitorUpdateItem(m.teamId, m.monitorId, { manualAt: now }, undefined);
-  const update = monitor.Update!;
+  return queueManualBy(monitorUpdateItem(m.teamId, m.monitorId, { manualAt: now }, undefined), async () => (await getMonitor(m.teamId, m.monitorId))?.manualAt ?? null, d, now, again);
+}
+
+/**
+ * queueManual for any sender: `rate` is the sender's own update setting manualAt = now (a monitor's,
+ * an endpoint's), taken here on condition of the gap; `manualAt` reads it back after a refusal (null: the sender is gone).
+ */
+export async function queueManualBy(rate: TransactItem, manualAt: () => Promise<number | null | undefined>, d: Delivery, now: number, again: boolean): Promise<number> {
+  const update = rate.Update!;
   update.ConditionExpression = `${update.ConditionExpression} AND (attribute_not_exists(#manualAt) OR #manualAt <= :gapStart)`;
   update.ExpressionAttributeNames = { ...update.ExpressionAttributeNames, '#manualAt': 'manualAt' };
   update.ExpressionAttributeValues = { ...update.ExpressionAttributeValues, ':gapStart': now - MANUAL_GAP_MS };
   const write = again
     ? putDeliveryItemUnlessPending({ ...d, state: 'pending', manual: true, held: undefined, nextAttemptAt: now, retryFrom: now, sweepAfter: undefined, leaseId: undefined, leaseUntil: undefined })
     : deliveryPut(d);
-  if (await conditionally(() => writeTogether([monitor, write]))) return 0;
-  const fresh = await getMonitor(m.teamId, m.monitorId);
-  return fresh?.manualAt !== undefined && fresh.manualAt > now - MANUAL_GAP_MS ? Math.max(1, Math.ceil((fresh.manualAt + MANUAL_GAP_MS - now) / 1000)) : -1;
+  if (await conditionally(() => writeTogether([rate, write]))) return 0;
+  const last = await manualAt();
+  return last !== null && last !== undefined && last > now - MANUAL_GAP_MS ? Math.max(1, Math.ceil((last + MANUAL_GAP_MS - now) / 1000)) : -1;
 }
 
 function putDeliveryItemUnlessPending(d: Delivery): TransactItem {

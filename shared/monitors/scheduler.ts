@@ -3,6 +3,8 @@ import { operation } from '../operations';
 import type { Log } from '../runtime/log';
 import { attempt } from './deliver';
 import { platformLimit } from '../api/platform-bound';
+import { reconcileCredits } from '../webhooks/credits';
+import { type BuildStatus, watchStatus } from '../webhooks/status-watch';
 import { type Invoke, pollMonitor } from './poll';
 import { type DueMonitor, dueDeliveries, dueMonitors } from './store';
 
@@ -21,6 +23,19 @@ export const DELIVERIES_PER_TEAM = 5;
 export function limiterBy(concurrency: number): (key: string) => ReturnType<typeof pLimit> {
   const limits = new Map<string, ReturnType<typeof pLimit>>();
   return (key) => limits.get(key) ?? limits.set(key, pLimit(concurrency)).get(key)!;
+}
+
+/**
+ * The account events' minute checks (shared/webhooks/): a credits crossing a crash left unannounced,
+ * a change of an operation's public status. The tick runs them every minute on AWS
+ * (shared/monitors/aws.ts), the local scheduler beside runDue; each failing alone, logged. The public
+ * status document's builder is handed in (shared/status/page.ts buildStatus: another entry point).
+ */
+export async function runMinuteChecks(now: number, log: Log, buildStatus: BuildStatus): Promise<void> {
+  await Promise.all([
+    reconcileCredits(log, now).catch((err) => log.error('credits reconcile failed', { error: (err as Error).message })),
+    watchStatus(now, buildStatus, log).catch((err) => log.error('status watch failed', { error: (err as Error).message })),
+  ]);
 }
 
 /**

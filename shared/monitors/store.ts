@@ -1,33 +1,22 @@
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { conditionally, db, isConditionalFailure, itemUpdate } from '../db/client';
-import { TEAM_INDEX, teamPk } from '../db/tables';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, paginateQuery, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { conditionally, db, isConditionalFailure, itemUpdate, queryAll } from '../db/client';
+import { DELIVERY_DUE, DUE_INDEX, MONITOR_COUNT_SK, MONITOR_DUE, MONITOR_PREFIX, deliveriesPrefix, deliverySk, dueSk, monitorSk, monitorStateSk, overflowSk, teamPk } from '../db/tables';
 import { config } from '../runtime/config';
 import type { PendingEvent, WatchState } from './events';
 import type { MonitorableId } from '../api/monitor-kinds';
+import type { TeamEventType } from '../webhooks/catalogue';
 
 /**
- * Monitors and their deliveries, in the accounts table (no new table: the team's data lives there):
- *
- *   TEAM#<teamId> / MON#<monitorId>              a monitor: operation, params, intervalSeconds, webhookUrl, status,
- *                                                pausedReason?, secret (sealed: ./secret.ts), nextPollAt, … (about 1 KB:
- *                                                each poll's claim rewrites it, so it holds nothing that grows)
- *                                                (gsi1pk MONDUE, gsi1sk <nextPollAt>#<teamId>#<monitorId> while active)
- *   TEAM#<teamId> / MONSTATE#<monitorId>         what its polls have seen (./events.ts WatchState: up to 1,000 id marks,
- *                                                under 16 KB), written only when something is new
- *   TEAM#<teamId> / MONDLV#<monitorId>#<eventId> an event and its delivery (the outbox: written in the same transaction
- *                                                as the state change that produced it): type, body, attempts, the last
- *                                                ATTEMPT_LOG_MAX attempts, lease?, nextAttemptAt? (gsi1pk DLVDUE, gsi1sk
- *                                                <nextAttemptAt>#… while pending and not held); expiresAt after 7 days
- *   TEAM#<teamId> / MONOVF#<monitorId>#<id>      events of one poll beyond a transaction's limits (brotli JSON), due at
- *                                                once in DLVDUE: the delivery side expands them into MONDLV# items
- *   TEAM#<teamId> / MONCOUNT                     the team's number of monitors (taken conditionally with each create)
- *
- * The two sparse index partitions are the local scheduler's "what is due" (and the tick's on AWS:
- * docs/monitors.md); a monitor or a delivery leaves them when paused or done.
+ * Monitors and their deliveries, in the events table (shared/db/tables.ts describes its key layout,
+ * beside the other tables'): a monitor (TEAM#<teamId> / MON#<monitorId>), what its polls have seen
+ * (MONSTATE#), its events and their deliveries (the outbox: MONDLV#), the events of one poll beyond
+ * a transaction's limits (MONOVF#), and the team's monitor count (MONCOUNT). The sparse index `due`
+ * (partitions MONDUE and DLVDUE) is the scheduler's "what is due" (the local scheduler's and the
+ * tick's on AWS: docs/monitors.md); a monitor or a delivery leaves it when paused or done. Nothing
+ * here is money: the functions of the engine write this table alone and hold no write on accounts.
  */
-export const MONITOR_DUE = 'MONDUE';
-export const DELIVERY_DUE = 'DLVDUE';
+export { DELIVERY_DUE, MONITOR_DUE };
 export const DELIVERY_DAYS = 7;
 /** Attempts kept on a delivery item (the oldest dropped first): the item stays bounded. */
 export const ATTEMPT_LOG_MAX = 20;
@@ -75,7 +64,7 @@ export interface Delivery {
   teamId: string;
   monitorId: string;
   eventId: string;
-  type: PendingEvent['type'];
+  type: PendingEvent['type'] | TeamEventType;
   body: string;
   timestamp: number;
   createdAt: number;
@@ -105,14 +94,13 @@ export interface Delivery {
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-const monSk = (id: string) => `MON#${id}`;
-const stateSk = (id: string) => `MONSTATE#${id}`;
+const monSk = monitorSk;
+const stateSk = monitorStateSk;
 const OVERFLOW_PREFIX = 'ovf_';
 /** An overflow item shares the delivery's key scheme under its own prefix (out of the deliveries' listing). */
-const dlvSk = (monitorId: string, eventId: string) => (eventId.startsWith(OVERFLOW_PREFIX) ? `MONOVF#${monitorId}#${eventId}` : `MONDLV#${monitorId}#${eventId}`);
-const COUNT_SK = 'MONCOUNT';
-const T = () => config.accountsTable;
-const dueSk = (at: number, ...ids: string[]) => `${new Date(at).toISOString()}#${ids.join('#')}`;
+const dlvSk = (monitorId: string, eventId: string) => (eventId.startsWith(OVERFLOW_PREFIX) ? overflowSk(monitorId, eventId) : deliverySk(monitorId, eventId));
+const COUNT_SK = MONITOR_COUNT_SK;
+const T = () => config.eventsTable;
 export const isOverflowId = (eventId: string) => eventId.startsWith(OVERFLOW_PREFIX);
 
 function monitorItem(m: Monitor): Record<string, unknown> {
@@ -120,12 +108,12 @@ function monitorItem(m: Monitor): Record<string, unknown> {
     pk: teamPk(m.teamId),
     sk: monSk(m.monitorId),
     ...m,
-    ...(m.status === 'active' ? { gsi1pk: MONITOR_DUE, gsi1sk: dueSk(m.nextPollAt, m.teamId, m.monitorId) } : {}),
+    ...(m.status === 'active' ? { duePk: MONITOR_DUE, dueSk: dueSk(m.nextPollAt, m.teamId, m.monitorId) } : {}),
   };
 }
 
 const strip = <T>(item: Record<string, unknown>): T => {
-  const { pk: _pk, sk: _sk, gsi1pk: _g, gsi1sk: _s, expiresAt: _e, ...rest } = item;
+  const { pk: _pk, sk: _sk, duePk: _g, dueSk: _s, expiresAt: _e, ...rest } = item;
   return rest as T;
 };
 
@@ -170,14 +158,8 @@ export async function getMonitor(teamId: string, monitorId: string): Promise<Mon
 }
 
 export async function listMonitors(teamId: string): Promise<Monitor[]> {
-  const out: Monitor[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const res = await db().send(new QueryCommand({ TableName: T(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': teamPk(teamId), ':p': 'MON#' }, ExclusiveStartKey: start }));
-    out.push(...(res.Items ?? []).map((i) => strip<Monitor>(i)));
-    start = res.LastEvaluatedKey;
-  } while (start);
-  return out;
+  const items = await queryAll({ TableName: T(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': teamPk(teamId), ':p': MONITOR_PREFIX } });
+  return items.map((i) => strip<Monitor>(i));
 }
 
 /** Deletes a monitor and gives its place back in the team's count (one transaction); its seen state goes too. */
@@ -225,15 +207,15 @@ export async function dueMonitors(now: number, limit = 100): Promise<DueMonitor[
 /** Up to `limit` items of a due partition, oldest due first, page after page. */
 async function duePage(partition: string, now: number, limit: number): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const res = await db().send(
-      new QueryCommand({ TableName: T(), IndexName: TEAM_INDEX.name, KeyConditionExpression: 'gsi1pk = :p AND gsi1sk <= :now', ExpressionAttributeValues: { ':p': partition, ':now': `${new Date(now).toISOString()}#~` }, Limit: limit - out.length, ExclusiveStartKey: start }),
-    );
-    out.push(...(res.Items ?? []));
-    start = res.LastEvaluatedKey;
-  } while (start && out.length < limit);
-  return out;
+  const pages = paginateQuery(
+    { client: db(), pageSize: Math.min(limit, 1000) },
+    { TableName: T(), IndexName: DUE_INDEX.name, KeyConditionExpression: '#p = :p AND #s <= :now', ExpressionAttributeNames: { '#p': DUE_INDEX.partitionKey, '#s': DUE_INDEX.sortKey }, ExpressionAttributeValues: { ':p': partition, ':now': `${new Date(now).toISOString()}#~` } },
+  );
+  for await (const page of pages) {
+    out.push(...(page.Items ?? []));
+    if (out.length >= limit) break;
+  }
+  return out.slice(0, limit);
 }
 
 function deliveryItem(d: Delivery): Record<string, unknown> {
@@ -241,9 +223,18 @@ function deliveryItem(d: Delivery): Record<string, unknown> {
     pk: teamPk(d.teamId),
     sk: dlvSk(d.monitorId, d.eventId),
     ...d,
-    ...(d.state === 'pending' && d.nextAttemptAt !== undefined && !d.held ? { gsi1pk: DELIVERY_DUE, gsi1sk: dueSk(d.sweepAfter ?? d.nextAttemptAt, d.teamId, d.monitorId, d.eventId) } : {}),
+    ...(d.state === 'pending' && d.nextAttemptAt !== undefined && !d.held ? { duePk: DELIVERY_DUE, dueSk: dueSk(d.sweepAfter ?? d.nextAttemptAt, d.teamId, d.monitorId, d.eventId) } : {}),
     expiresAt: Math.floor(d.createdAt / 1000) + DELIVERY_DAYS * 86_400,
   };
+}
+
+export function eventBody(event: PendingEvent, at: number): string {
+  return JSON.stringify({ type: event.type, timestamp: new Date(at).toISOString(), data: event.data });
+}
+
+/** A new pending delivery of `event`, due at `at` (here, beside its item, so writing one needs none of the sending side: ./deliver.ts). */
+export function newDelivery(m: Pick<Monitor, 'teamId' | 'monitorId'>, event: PendingEvent, eventId: string, at: number, extra: Pick<Delivery, 'manual'> = {}): Delivery {
+  return { teamId: m.teamId, monitorId: m.monitorId, eventId, type: event.type, body: eventBody(event, at), timestamp: at, createdAt: at, attempts: 0, nextAttemptAt: at, state: 'pending', ...extra };
 }
 
 /** The Put of a new delivery, for a transaction: never over an existing one (a retried step re-creates the same id). */
@@ -292,7 +283,7 @@ export async function getDelivery(teamId: string, monitorId: string, eventId: st
 /** A monitor's deliveries of the last 7 days, newest first. */
 export async function listDeliveries(teamId: string, monitorId: string, limit = 100): Promise<Delivery[]> {
   const res = await db().send(
-    new QueryCommand({ TableName: T(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': teamPk(teamId), ':p': `MONDLV#${monitorId}#` }, ScanIndexForward: false, Limit: limit }),
+    new QueryCommand({ TableName: T(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': teamPk(teamId), ':p': deliveriesPrefix(monitorId) }, ScanIndexForward: false, Limit: limit }),
   );
   const now = Date.now();
   return (res.Items ?? []).filter((i) => (i.expiresAt as number) * 1000 > now).map((i) => strip<Delivery>(i));
@@ -300,16 +291,8 @@ export async function listDeliveries(teamId: string, monitorId: string, limit = 
 
 /** A monitor's deliveries held while it is paused (every page). */
 export async function heldDeliveries(teamId: string, monitorId: string): Promise<Delivery[]> {
-  const out: Delivery[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const res = await db().send(
-      new QueryCommand({ TableName: T(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', FilterExpression: 'held = :t', ExpressionAttributeValues: { ':pk': teamPk(teamId), ':p': `MONDLV#${monitorId}#`, ':t': true }, ExclusiveStartKey: start }),
-    );
-    out.push(...(res.Items ?? []).map((i) => strip<Delivery>(i)));
-    start = res.LastEvaluatedKey;
-  } while (start);
-  return out;
+  const items = await queryAll({ TableName: T(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', FilterExpression: 'held = :t', ExpressionAttributeValues: { ':pk': teamPk(teamId), ':p': deliveriesPrefix(monitorId), ':t': true } });
+  return items.map((i) => strip<Delivery>(i));
 }
 
 export async function dueDeliveries(now: number, limit = 100): Promise<{ teamId: string; monitorId: string; eventId: string }[]> {
@@ -336,7 +319,7 @@ export function overflowPut(o: Overflow): TransactItem {
   return {
     Put: {
       TableName: T(),
-      Item: { pk: teamPk(o.teamId), sk: dlvSk(o.monitorId, o.eventId), teamId: o.teamId, monitorId: o.monitorId, eventId: o.eventId, createdAt: o.createdAt, packed, state: 'pending', gsi1pk: DELIVERY_DUE, gsi1sk: dueSk(o.createdAt, o.teamId, o.monitorId, o.eventId), expiresAt: Math.floor(o.createdAt / 1000) + DELIVERY_DAYS * 86_400 },
+      Item: { pk: teamPk(o.teamId), sk: dlvSk(o.monitorId, o.eventId), teamId: o.teamId, monitorId: o.monitorId, eventId: o.eventId, createdAt: o.createdAt, packed, state: 'pending', duePk: DELIVERY_DUE, dueSk: dueSk(o.createdAt, o.teamId, o.monitorId, o.eventId), expiresAt: Math.floor(o.createdAt / 1000) + DELIVERY_DAYS * 86_400 },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
@@ -351,17 +334,17 @@ export async function getOverflow(teamId: string, monitorId: string, eventId: st
 
 /** An expanded overflow item leaves the due index (its TTL removes it). */
 export async function overflowDone(teamId: string, monitorId: string, eventId: string): Promise<void> {
-  await db().send(new UpdateCommand({ TableName: T(), Key: { pk: teamPk(teamId), sk: dlvSk(monitorId, eventId) }, UpdateExpression: 'SET #st = :done REMOVE gsi1pk, gsi1sk', ExpressionAttributeNames: { '#st': 'state' }, ExpressionAttributeValues: { ':done': 'delivered' } }));
+  await db().send(new UpdateCommand({ TableName: T(), Key: { pk: teamPk(teamId), sk: dlvSk(monitorId, eventId) }, UpdateExpression: 'SET #st = :done REMOVE #dp, #ds', ExpressionAttributeNames: { '#st': 'state', '#dp': DUE_INDEX.partitionKey, '#ds': DUE_INDEX.sortKey }, ExpressionAttributeValues: { ':done': 'delivered' } }));
 }
 
 /** The due-index keys that follow a change: a pause leaves the index, a resume enters it at its next poll, a new slot moves it. */
 function dueIndexChange(teamId: string, monitorId: string, fields: Partial<Monitor>): Record<string, unknown> {
-  if (fields.status === 'paused') return { gsi1pk: undefined, gsi1sk: undefined };
+  if (fields.status === 'paused') return { duePk: undefined, dueSk: undefined };
   if (fields.status === 'active') {
     if (fields.nextPollAt === undefined) throw new Error('a resumed monitor needs its next poll time');
-    return { gsi1pk: MONITOR_DUE, gsi1sk: dueSk(fields.nextPollAt, teamId, monitorId) };
+    return { duePk: MONITOR_DUE, dueSk: dueSk(fields.nextPollAt, teamId, monitorId) };
   }
-  return fields.nextPollAt !== undefined ? { gsi1sk: dueSk(fields.nextPollAt, teamId, monitorId) } : {};
+  return fields.nextPollAt !== undefined ? { dueSk: dueSk(fields.nextPollAt, teamId, monitorId) } : {};
 }
 
 type MonitorFields = Partial<Omit<Monitor, 'teamId' | 'monitorId' | 'createdAt'>>;

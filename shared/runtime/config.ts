@@ -27,6 +27,10 @@ export const config = {
   get cacheTable() {
     return process.env.CACHE_TABLE || 'social-data-cache';
   },
+  /** The event engine's table: monitors, their state, events and deliveries (shared/db/tables.ts EVENTS). */
+  get eventsTable() {
+    return process.env.EVENTS_TABLE || 'social-data-events';
+  },
   /** Set for DynamoDB Local; unset in AWS. */
   get dynamoEndpoint() {
     return process.env.DYNAMODB_ENDPOINT || undefined;
@@ -144,6 +148,14 @@ export const config = {
     return JSON.parse(process.env.MONITOR_FUNCTIONS || '{}') as Record<string, string>;
   },
   /** The key monitors' signing secrets are stored encrypted under: MONITOR_KEY, else the one read at cold start (MONITOR_KEY_SECRET_ARN). */
+  /** Whether this process is a deployed Lambda function (the runtime sets AWS_LAMBDA_FUNCTION_NAME): local keys are refused there. */
+  get onLambda() {
+    return Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
+  },
+  /** The stack's KMS key the monitors' signing secrets are sealed under on AWS (envelope encryption: shared/monitors/secret.ts). */
+  get monitorKmsKeyId() {
+    return process.env.MONITOR_KMS_KEY_ID || undefined;
+  },
   get monitorKey() {
     return process.env.MONITOR_KEY || loaded.monitorKey || undefined;
   },

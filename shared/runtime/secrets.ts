@@ -22,8 +22,10 @@ export interface SecretClients {
 export const PROXY_SECRET_VARIABLE = 'SCRAPER_PROXY_SECRET_ARN';
 /** Where the key pepper is (set by the stack on the authorizer and the account function). */
 export const KEY_PEPPER_VARIABLE = 'KEY_PEPPER_SECRET_ARN';
-/** Where the monitors' secret key is (set by the stack on the monitors API and the delivery worker only). */
+/** Where the monitors' secret key is, for a deployment that gives one (the stack now seals with KMS: MONITOR_KMS_KEY_VARIABLE). */
 export const MONITOR_KEY_VARIABLE = 'MONITOR_KEY_SECRET_ARN';
+/** The KMS key the monitors' signing secrets are sealed under on AWS (set by the stack on the monitors API and the delivery worker only). */
+export const MONITOR_KMS_KEY_VARIABLE = 'MONITOR_KMS_KEY_ID';
 
 /** The loaded values; empty until `loadSecrets` resolves (or when nothing is configured). */
 export const loaded: { cursorSecret?: string; proxyUrl?: string; keyPepper?: string; monitorKey?: string } = {};

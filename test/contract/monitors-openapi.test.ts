@@ -108,6 +108,7 @@ describe('real answers of the local API match the document', () => {
     expect((await call('update', [id], { intervalSeconds: 5 })).status).toBe(422);
     expect((await call('create', [], '[1, 2]')).status).toBe(400);
 
+    expect((await call('transfer', [id])).body.data.monitor).toMatchObject({ id });
     expect((await call('remove', [id])).body.data).toEqual({ deleted: true, id });
     expect((await call('remove', [id])).status).toBe(404);
     expect([...seen.keys()].sort()).toEqual(MONITOR_ROUTES.map((r) => r.name).sort());

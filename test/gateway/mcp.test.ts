@@ -16,6 +16,7 @@ import { LogCapture } from '../support/logs';
 import { openApiMismatch } from '../support/openapi-check';
 
 const MONITOR_TOOLS = ['monitors-create', 'monitors-list', 'monitors-delete'];
+const WEBHOOK_TOOLS = ['webhooks-list', 'webhooks-deliveries', 'webhooks-delivery'];
 
 /**
  * POST /mcp through the local gateway, driven by the MCP SDK's own client over Streamable HTTP:
@@ -98,7 +99,7 @@ describe('the API key, before any MCP work', () => {
   test('a tools/list without initialize on this container works too (stateless)', async () => {
     const res = await post({ 'x-api-key': key, 'mcp-protocol-version': '2025-06-18' }, { jsonrpc: '2.0', id: 7, method: 'tools/list' });
     expect(res.status).toBe(200);
-    expect((await documented(res)).result.tools.length).toBe(routedOperations().length + 3 + MONITOR_TOOLS.length);
+    expect((await documented(res)).result.tools.length).toBe(routedOperations().length + 3 + MONITOR_TOOLS.length + WEBHOOK_TOOLS.length);
   });
 
   test('GET and DELETE: 405 with a key, 401 without', async () => {
@@ -117,7 +118,7 @@ describe('the API key, before any MCP work', () => {
 describe('tools from the operation table', () => {
   test('one tool per routed operation, plus the account tools and the monitor tools', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual([...routedOperations().map((o) => o.id), 'account-credits', 'account-usage', 'account-requests', ...MONITOR_TOOLS].sort());
+    expect(tools.map((t) => t.name).sort()).toEqual([...routedOperations().map((o) => o.id), 'account-credits', 'account-usage', 'account-requests', ...MONITOR_TOOLS, ...WEBHOOK_TOOLS].sort());
     for (const t of tools.filter((x) => !x.name.startsWith('monitors-'))) expect(t.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     const annotations = Object.fromEntries(tools.filter((x) => x.name.startsWith('monitors-')).map((t) => [t.name, t.annotations]));
     expect(annotations).toEqual({

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult } from 'aws-lambda';
@@ -32,7 +32,7 @@ const bundle = (entry: string) => bundles.get(entry)!;
 let key: string;
 let teamId: string;
 beforeAll(async () => {
-  bundles = await bundleAll(['functions/authorizer.ts', 'functions/account.ts', ...routedOperations().map(handlerFile)]);
+  bundles = await bundleAll(['functions/authorizer.ts', 'functions/account.ts', 'functions/monitors.ts', 'functions/monitors/deliver.ts', ...routedOperations().map(handlerFile)]);
   await ensureTables();
   await fake.start();
   for (const op of routedOperations()) process.env[`UPSTREAM_${envName(op.platform)}_URL`] = fake.url;
@@ -132,4 +132,12 @@ test('account: the bundled function answers the account API (not signed in -> 40
   const res = await fn.handler({ path: '/v1/account/me', httpMethod: 'GET', headers: { 'x-api-key': key }, requestContext: { requestId: 'bundle-account', path: '/prod/v1/account/me' } } as unknown as APIGatewayProxyEvent);
   expect(res.statusCode).toBe(401);
   expect(JSON.parse(res.body).error).toMatchObject({ code: 'UNAUTHORIZED', requestId: 'bundle-account' });
+});
+
+test("the KMS client (the monitors' sealing: shared/monitors/secret.ts) is bundled only where secrets are sealed or opened: never in an operation's function, the authorizer or the account API", () => {
+  // TrentService: the KMS API's target prefix, a string every KMS command of the client carries (minifying keeps it).
+  const hasKms = (entry: string) => readFileSync(bundle(entry), 'utf8').includes('TrentService');
+  expect(hasKms('functions/monitors.ts')).toBe(true);
+  expect(hasKms('functions/monitors/deliver.ts')).toBe(true);
+  for (const entry of ['functions/authorizer.ts', 'functions/account.ts', ...routedOperations().map(handlerFile)]) expect({ entry, kms: hasKms(entry) }).toEqual({ entry, kms: false });
 });

@@ -57,7 +57,11 @@ test('least privilege: the worker reaches only jobs/ of its bucket, the jobs tab
   expect(s3.map((s) => s.Resource)).toEqual([{ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, '/jobs/*']] }]);
   const tables = worker.filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')));
   const jobsTable = idOf('JobsTable', 'AWS::DynamoDB::Table');
-  for (const s of tables) {
+  const eventsTable = idOf('EventsTable', 'AWS::DynamoDB::Table');
+  // On the events table: only the job's team events (PutItem of an event's attributes in team partitions).
+  const onEvents = tables.filter((s) => JSON.stringify(s.Resource) === JSON.stringify({ 'Fn::GetAtt': [eventsTable, 'Arn'] }));
+  expect(onEvents.map((s) => [actions(s), s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys']])).toEqual([[['dynamodb:PutItem'], ['TEAM#*']]]);
+  for (const s of tables.filter((t) => !onEvents.includes(t))) {
     expect(s.Resource).toEqual({ 'Fn::GetAtt': [jobsTable, 'Arn'] });
     expect(s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys']).toEqual(['TEAM#*', 'JOB#*']);
     expect(actions(s)).not.toContain('dynamodb:Scan');

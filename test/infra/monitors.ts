@@ -1,5 +1,6 @@
 import { DELIVERY_CONCURRENCY, POLL_CONCURRENCY, pascalCase } from '../../infra/monitors';
 import { MONITOR_ROUTES } from '../../shared/api/monitor-routes';
+import { WEBHOOK_ROUTES } from '../../shared/api/webhook-routes';
 import { MONITORABLE_IDS, POLL_BATCH } from '../../shared/api/monitor-kinds';
 import { operation } from '../../shared/operations';
 import { groupOf } from '../../infra/edge';
@@ -113,17 +114,45 @@ test('least privilege: only the poll worker invokes functions, and only the moni
   for (const f of ['MonitorsApi', 'MonitorsTick', 'MonitorsPoll', 'MonitorsDeliver']) expect(policiesOf(f).flatMap(actions).filter((a) => /Batch/.test(a) && a !== 'dynamodb:BatchGetItem')).toEqual([]);
   // The poll worker holds neither the key pepper nor the monitors' secret key: it never signs nor checks a key.
   expect(Object.keys(resources[logicalId('MonitorsPoll')]!.Properties.Environment.Variables).filter((v) => v.endsWith('SECRET_ARN'))).toEqual([]);
-  expect(Object.keys(resources[logicalId('MonitorsDeliver')]!.Properties.Environment.Variables).filter((v) => v.endsWith('SECRET_ARN'))).toEqual(['MONITOR_KEY_SECRET_ARN']);
-  // The tick reads only the due partitions, and writes nothing to the table.
+  expect(Object.keys(resources[logicalId('MonitorsDeliver')]!.Properties.Environment.Variables).filter((v) => v.endsWith('SECRET_ARN'))).toEqual([]);
+  // The tick reads the due partitions (and the CREDITWATCH listing); for the account events' minute
+  // checks (docs/webhooks.md) it reads the watched teams' balances and the status counters, and writes
+  // only events-table items: watch items, missing events, the status watch item.
   const tickDb = policiesOf('MonitorsTick').filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')));
-  expect(tickDb.flatMap(actions)).toEqual(['dynamodb:Query']);
+  expect(tickDb.flatMap(actions).sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:GetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:PutItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+  // Nothing on accounts but BatchGetItem of team items (balances).
+  expect(tickDb.filter((s) => JSON.stringify(s.Resource).includes('AccountsTable')).flatMap(actions)).toEqual(['dynamodb:BatchGetItem']);
 });
 
 test('every monitors route is an API method without the key authorizer (the function checks the key or the session), in the edge\'s monitors group', () => {
   const methods = ofType('AWS::ApiGateway::Method').map(([, m]) => m.Properties);
   const monitorsFn = logicalId('MonitorsApi');
   const ours = methods.filter((m) => JSON.stringify(m.Integration?.Uri ?? '').includes(monitorsFn));
-  expect(ours.map((m) => m.HttpMethod).sort()).toEqual(MONITOR_ROUTES.map((r) => r.method).sort());
+  // The monitors API's function serves the team webhook endpoints' routes too (docs/webhooks.md).
+  expect(ours.map((m) => m.HttpMethod).sort()).toEqual([...MONITOR_ROUTES, ...WEBHOOK_ROUTES].map((r) => r.method).sort());
   for (const m of ours) expect({ auth: m.AuthorizationType, key: m.ApiKeyRequired ?? false }).toEqual({ auth: 'NONE', key: false });
-  expect(MONITOR_ROUTES.every((r) => groupOf(r)?.name === 'monitors')).toBe(true);
+  expect([...MONITOR_ROUTES, ...WEBHOOK_ROUTES].every((r) => groupOf(r)?.name === 'monitors')).toBe(true);
+});
+
+test('the signing secrets are sealed under a KMS key of the stack (envelope encryption): rotated, retained; the API may only GenerateDataKey, the delivery worker only Decrypt, no other role touches it; a key out of reach raises an alarm on the status topic', () => {
+  const keys = ofType('AWS::KMS::Key').filter(([id]) => id.startsWith('MonitorKey'));
+  expect(keys).toHaveLength(1);
+  const [keyId, key] = keys[0]!;
+  expect(key.Properties.EnableKeyRotation).toBe(true);
+  expect((resources[keyId] as unknown as { DeletionPolicy: string }).DeletionPolicy).toBe('Retain');
+  const keyArn = JSON.stringify({ 'Fn::GetAtt': [keyId, 'Arn'] });
+  const kmsOnKey = (fnPrefix: string) => policiesOf(fnPrefix).filter((s) => JSON.stringify(s.Resource) === keyArn).flatMap(actions).sort();
+  expect(kmsOnKey('MonitorsApi')).toEqual(['kms:GenerateDataKey']);
+  expect(kmsOnKey('MonitorsDeliver')).toEqual(['kms:Decrypt']);
+  for (const [id] of ofType('AWS::Lambda::Function').filter(([fid]) => !fid.startsWith('MonitorsApi') && !fid.startsWith('MonitorsDeliver'))) {
+    const role = resources[id]!.Properties.Role?.['Fn::GetAtt']?.[0] as string | undefined;
+    const touching = ofType('AWS::IAM::Policy').filter(([, p]) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === role) && JSON.stringify(p.Properties.PolicyDocument).includes(keyArn));
+    expect({ id, touching: touching.length }).toEqual({ id, touching: 0 });
+  }
+  for (const f of ['MonitorsApi', 'MonitorsDeliver']) expect(resources[logicalId(f)]!.Properties.Environment.Variables.MONITOR_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
+  const alarms = ofType('AWS::CloudWatch::Alarm').filter(([id]) => id.startsWith('MonitorKeyUnavailable'));
+  expect(alarms).toHaveLength(1);
+  const alarm = alarms[0]![1].Properties;
+  expect({ metric: alarm.MetricName, namespace: alarm.Namespace, threshold: alarm.Threshold }).toEqual({ metric: 'monitorKeyUnavailable', namespace: 'SocialDataApi', threshold: 1 });
+  expect(JSON.stringify(alarm.AlarmActions)).toContain('StatusAlarms');
 });

@@ -3,10 +3,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SocialDataApiStack, TEAM_BURST_LIMIT, TEAM_RATE_LIMIT } from '../../infra/stack';
 import { ROUTE_GROUPS, edgeTable, groupOf, methodShare } from '../../infra/edge';
-import { ACCOUNTS, CACHE , TEAM_INDEX } from '../../shared/db/tables';
+import { ACCOUNTS, CACHE, DUE_INDEX, EVENTS, TEAM_INDEX } from '../../shared/db/tables';
 import { ACCOUNT_ROUTES } from '../../shared/api/account-routes';
 import { MONITOR_ROUTES } from '../../shared/api/monitor-routes';
 import { JOB_ROUTES } from '../../shared/api/job-routes';
+import { WEBHOOK_ROUTES } from '../../shared/api/webhook-routes';
+import { CREDIT_WATCH_ATTRIBUTES, TEAM_EVENT_ATTRIBUTES } from '../../infra/iam';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../../shared/api/agent-routes';
 import { routedOperations } from '../../shared/operations';
 import { stackTemplate } from '../support/synth';
@@ -213,6 +215,7 @@ describe('functions', () => {
 describe('least-privilege IAM', () => {
   const accounts = { 'Fn::GetAtt': [tableId('AccountsTable'), 'Arn'] };
   const cache = { 'Fn::GetAtt': [tableId('CacheTable'), 'Arn'] };
+  const events = { 'Fn::GetAtt': [tableId('EventsTable'), 'Arn'] };
 
   it('grants no wildcard, Scan, DeleteItem, Batch action (but the status document\'s BatchGetItem on the cache, the authorizer\'s on key and team partitions, the operations\' on team partitions) or table action anywhere, and Query only to the account API and the MCP account tools (the monitors\' and the jobs\' functions apart: test/infra/monitors.ts, test/infra/iam/monitors.test.ts and test/infra/jobs.ts)', () => {
     const monitorRoles = ['The monitors API', 'Monitors: ', 'The bulk jobs API', 'Bulk jobs: '].flatMap((d) => ofType('AWS::Lambda::Function').filter(([, fn]) => String(fn.Properties.Description).startsWith(d))).map(([, fn]) => fn.Properties.Role['Fn::GetAtt'][0]);
@@ -298,7 +301,14 @@ describe('least-privilege IAM', () => {
       expect(allowed(cache).flatMap(actionsOf).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
       expect(stmts.filter((st) => st.Effect === 'Deny')).toEqual(scraperDenies);
       const dynamo = stmts.filter((st) => actionsOf(st).some((a) => a.startsWith('dynamodb:')));
-      expect(new Set(dynamo.flatMap(resourcesOf))).toEqual(new Set([JSON.stringify(accounts), JSON.stringify(cache)]));
+      expect(new Set(dynamo.flatMap(resourcesOf))).toEqual(new Set([JSON.stringify(accounts), JSON.stringify(cache), JSON.stringify(events)]));
+      // The events table: only a charge's credits announcement (docs/webhooks.md): the team's watch item read, its alert
+      // attributes updated, items of a team event's attributes put; in team partitions; no Query, no Delete.
+      expect(allowed(events).map((st) => ({ actions: actionsOf(st).sort(), leading: leadingKeysOf(st), attributes: (st.Condition as Record<string, Record<string, unknown>>)?.['ForAllValues:StringLike']?.['dynamodb:Attributes'] ?? null }))).toEqual([
+        { actions: ['dynamodb:GetItem'], leading: ['TEAM#*'], attributes: null },
+        { actions: ['dynamodb:UpdateItem'], leading: ['TEAM#*'], attributes: [...CREDIT_WATCH_ATTRIBUTES] },
+        { actions: ['dynamodb:PutItem'], leading: ['TEAM#*'], attributes: [...TEAM_EVENT_ATTRIBUTES] },
+      ]);
     }
   });
 
@@ -321,16 +331,10 @@ describe('least-privilege IAM', () => {
       expect(actionsOf(attributes)).toContain('dynamodb:UpdateItem');
       expect(attributes.Condition!['ForAnyValue:StringEquals']!['dynamodb:Attributes']).toEqual(expect.arrayContaining(['name', 'usageKey', 'usageKeyId', 'createdAt']));
     }
-    // Only the account API (its own items) and the monitors' API and workers (monitor and delivery
-    // items, in team partitions only), nothing that scrapes, may PutItem on the accounts table.
+    // Only the account API (its own items), nothing that scrapes and none of the monitors' functions
+    // (their items are in the events table: test/infra/iam/tables-reach.test.ts), may PutItem on the accounts table.
     const putting = ofType('AWS::Lambda::Function').filter(([, fn]) => statementsOf(fn).some((st) => st.Effect !== 'Deny' && onAccounts(st) && actionsOf(st).includes('dynamodb:PutItem')));
-    expect(putting.map(([, fn]) => String(fn.Properties.Description)).sort()).toEqual(
-      [functionByDescription('dashboard account API'), functionByDescription('The monitors API'), functionByDescription('Monitors: polls through'), functionByDescription('Monitors: one signed webhook')].map((fn) => String(fn.Properties.Description)).sort(),
-    );
-    for (const [, fn] of putting.filter(([, f]) => !String(f.Properties.Description).includes('dashboard account API'))) {
-      const puts = statementsOf(fn).filter((st) => st.Effect !== 'Deny' && onAccounts(st) && actionsOf(st).includes('dynamodb:PutItem'));
-      expect(puts.map(leadingKeysOf)).toEqual([['TEAM#*']]);
-    }
+    expect(putting.map(([, fn]) => String(fn.Properties.Description))).toEqual([String(functionByDescription('dashboard account API').Properties.Description)]);
   });
 
   it('the key pepper (18.7): one retained secret, readable only by the authorizer, the account API and the monitors API (each checks keys or sessions), named by KEY_PEPPER_SECRET_ARN', () => {
@@ -359,8 +363,11 @@ describe('dashboard functions', () => {
       { actions: ['dynamodb:GetItem', 'dynamodb:Query'], leading: ['TEAM#*', ...own], index: false },
       { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], leading: own, index: false },
       { actions: ['dynamodb:Query'], leading: ['TEAM#*'], index: true },
+      // The events table's team partitions: the eager pause of a revoked key's or removed member's monitors, and the change's own team event.
+      { actions: ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], leading: ['TEAM#*'], index: false },
     ]);
     expect(stmts[0]).toMatchObject({ Resource: accounts });
+    expect(stmts[3]).toMatchObject({ Resource: { 'Fn::GetAtt': [tableId('EventsTable'), 'Arn'] } });
   });
 
   it('the dashboard pages: no table access at all', () => {
@@ -386,6 +393,7 @@ describe('REST API', () => {
         `GET ${LLMS_PATH}`,
         ...MONITOR_ROUTES.map((r) => `${r.method} ${r.path}`),
         ...JOB_ROUTES.map((r) => `${r.method} ${r.path}`),
+        ...WEBHOOK_ROUTES.map((r) => `${r.method} ${r.path}`),
       ].sort(),
     );
   });
@@ -402,7 +410,7 @@ describe('REST API', () => {
 
   it('leaves the API-key authorizer off the OpenAPI document, llms.txt, the status document, the account API (session cookie), the dashboard and the monitors API (key or session, checked by its function)', () => {
     const open = methods.filter((x) => !isData(x.path));
-    expect(open).toHaveLength(3 + ACCOUNT_ROUTES.length + 2 + MONITOR_ROUTES.length + JOB_ROUTES.length);
+    expect(open).toHaveLength(3 + ACCOUNT_ROUTES.length + 2 + MONITOR_ROUTES.length + WEBHOOK_ROUTES.length + JOB_ROUTES.length);
     for (const m of open) {
       expect(m.props.ApiKeyRequired).toBe(false);
       expect(m.props.AuthorizationType).toBe('NONE');
@@ -508,6 +516,19 @@ describe('tables', () => {
     });
   });
 
+  it('events: pk/sk, the sparse due index (all attributes), TTL on expiresAt, on demand, point-in-time recovery, retained; every function gets EVENTS_TABLE', () => {
+    const events = template.toJSON().Resources[tableId('EventsTable')];
+    expect(events.DeletionPolicy).toBe('Retain');
+    expect(events.Properties).toMatchObject({
+      KeySchema: [{ AttributeName: EVENTS.partitionKey, KeyType: 'HASH' }, { AttributeName: EVENTS.sortKey, KeyType: 'RANGE' }],
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      GlobalSecondaryIndexes: [{ IndexName: DUE_INDEX.name, KeySchema: [{ AttributeName: DUE_INDEX.partitionKey, KeyType: 'HASH' }, { AttributeName: DUE_INDEX.sortKey, KeyType: 'RANGE' }], Projection: { ProjectionType: 'ALL' } }],
+    });
+    for (const [, fn] of ofType('AWS::Lambda::Function').filter(([, f]) => f.Properties.Environment?.Variables?.ACCOUNTS_TABLE)) expect(fn.Properties.Environment.Variables.EVENTS_TABLE).toEqual({ Ref: tableId('EventsTable') });
+  });
+
   it('cache: pk, TTL attribute, on demand', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: [{ AttributeName: CACHE.partitionKey, KeyType: 'HASH' }],
@@ -559,7 +580,9 @@ describe('routes for agents', () => {
     const index = JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId('AccountsTable'), 'Arn'] }, '/index/byTeam']] });
     const monitorsApi = JSON.stringify({ 'Fn::GetAtt': [ofType('AWS::Lambda::Function').find(([, fn]) => String(fn.Properties.Description).startsWith('The monitors API'))![0], 'Arn'] });
     const jobsApi = JSON.stringify({ 'Fn::GetAtt': [ofType('AWS::Lambda::Function').find(([, fn]) => String(fn.Properties.Description).startsWith('The bulk jobs API'))![0], 'Arn'] });
-    expect(new Set(stmts.flatMap(resources))).toEqual(new Set([arn('AccountsTable'), arn('CacheTable'), secretRef, index, monitorsApi, jobsApi]));
+    expect(new Set(stmts.flatMap(resources))).toEqual(new Set([arn('AccountsTable'), arn('CacheTable'), arn('EventsTable'), secretRef, index, monitorsApi, jobsApi]));
+    // The events table: only a charge's credits announcement, as the operations' functions (docs/webhooks.md).
+    expect(byTable('EventsTable')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     expect(stmts.filter((st) => resources(st).includes(monitorsApi)).flatMap(actionsOf)).toEqual(['lambda:InvokeFunction']);
     expect(stmts.filter((st) => resources(st).includes(jobsApi)).flatMap(actionsOf)).toEqual(['lambda:InvokeFunction']);
     expect(stmts.filter((st) => resources(st).includes(secretRef)).flatMap(actionsOf)).toEqual(['secretsmanager:GetSecretValue']);
@@ -832,28 +855,30 @@ describe('headers and data at rest (issue 18.10)', () => {
     for (const [, r] of responses) expect(r.Properties.ResponseParameters['gatewayresponse.header.x-content-type-options']).toBe("'nosniff'");
   });
 
-  it('the accounts table has deletion protection (the cache does not need it)', () => {
+  it('the accounts and events tables have deletion protection (the cache does not need it)', () => {
     expect(resources[tableId('AccountsTable')]!.Properties.DeletionProtectionEnabled).toBe(true);
+    expect(resources[tableId('EventsTable')]!.Properties.DeletionProtectionEnabled).toBe(true);
     expect(resources[tableId('CacheTable')]!.Properties.DeletionProtectionEnabled).toBeFalsy();
   });
 
-  it('by default: AWS-owned encryption, no KMS key', () => {
-    expect(ofType('AWS::KMS::Key')).toEqual([]);
+  it('by default: AWS-owned encryption, no KMS key but the monitors\' signing-secret key (envelope encryption: test/infra/monitors.ts)', () => {
+    expect(ofType('AWS::KMS::Key').map(([id]) => id.replace(/[0-9A-F]{8}$/, ''))).toEqual(['MonitorKey']);
     for (const [, t] of ofType('AWS::DynamoDB::Table')) expect(t.Properties.SSESpecification?.KMSMasterKeyId).toBeUndefined();
     for (const [, s] of ofType('AWS::SecretsManager::Secret')) expect(s.Properties.KmsKeyId).toBeUndefined();
   });
 
-  it('kmsKey=true: one customer-managed key (rotated, retained) encrypts every table (accounts, cache, jobs), the results bucket and every secret', () => {
+  it('kmsKey=true: one customer-managed key (rotated, retained) encrypts every table (accounts, cache, events, jobs), the results bucket and every secret', () => {
     for (const flag of [true, 'true']) {
       const t = synth({ kmsKey: flag }).toJSON() as { Resources: Record<string, Resource & { DeletionPolicy?: string }> };
       const all = Object.entries(t.Resources);
-      const keys = all.filter(([, r]) => r.Type === 'AWS::KMS::Key');
+      // Beside the monitors' signing-secret key (its own: envelope encryption), one.
+      const keys = all.filter(([id, r]) => r.Type === 'AWS::KMS::Key' && !id.startsWith('MonitorKey'));
       expect(keys).toHaveLength(1);
       const [keyId, key] = keys[0]!;
       expect(key.Properties.EnableKeyRotation).toBe(true);
       expect(key.DeletionPolicy).toBe('Retain');
       const tables = all.filter(([, r]) => r.Type === 'AWS::DynamoDB::Table');
-      expect(tables).toHaveLength(3);
+      expect(tables).toHaveLength(4);
       for (const [, table] of tables) expect(table.Properties.SSESpecification).toEqual({ SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] } });
       const secrets = all.filter(([, r]) => r.Type === 'AWS::SecretsManager::Secret');
       expect(secrets.length).toBeGreaterThanOrEqual(1);

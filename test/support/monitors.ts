@@ -1,5 +1,5 @@
 import { MONITOR_ROUTES } from '../../shared/api/monitor-routes';
-import { newSecret, sealSecret } from '../../shared/monitors/secret';
+import { newSecret, sealLocalSecret } from '../../shared/monitors/secret';
 import type { Monitor } from '../../shared/monitors/store';
 
 /**
@@ -15,7 +15,7 @@ export function aMonitor(teamId: string, fields: Partial<Monitor> = {}, at = Dat
     intervalSeconds: 60,
     webhookUrl: 'https://example.com/hook',
     status: 'active',
-    secret: sealSecret(newSecret()),
+    secret: sealLocalSecret(newSecret()),
     createdAt: new Date(at).toISOString(),
     updatedAt: new Date(at).toISOString(),
     nextPollAt: at,

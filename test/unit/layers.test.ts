@@ -33,7 +33,7 @@ const violations = (dir: string, forbidden: string[]) =>
  * layer or those below it: the entry points, what they share (shared/api: the router, the route
  * tables, the schemas and tool catalogue the documents describe), the table, the platforms, the
  * scraping core, the accounting (money, usage, history, outcome counts) beside the keys, members and
- * sessions and the result cache, then the HTTP base (entry, envelope, errors, validation, cursor
+ * sessions, the result cache and the team events' outbox (shared/webhooks: what a change writes beside itself), then the HTTP base (entry, envelope, errors, validation, cursor
  * seal), the database, the runtime.
  */
 const ENTRY_POINTS = ['shared/pipeline.ts', 'shared/mcp', 'shared/account', 'shared/status', 'shared/public', 'shared/monitors', 'shared/jobs'] as const;
@@ -44,7 +44,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['shared/operations.ts'],
   ['shared/platforms'],
   ['shared/scrape'],
-  ['shared/accounting', 'shared/auth', 'shared/result-cache.ts'],
+  ['shared/accounting', 'shared/auth', 'shared/result-cache.ts', 'shared/webhooks'],
   ['shared/http'],
   ['shared/db'],
   ['shared/runtime'],

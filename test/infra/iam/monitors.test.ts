@@ -30,7 +30,7 @@ process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
 
 const resources: Record<string, Resource> = stackJson().Resources;
 const tableArn = (prefix: string) => ({ 'Fn::GetAtt': [Object.keys(resources).find((id) => id.startsWith(prefix) && resources[id]!.Type === 'AWS::DynamoDB::Table')!, 'Arn'] });
-const arns = { [config.accountsTable]: tableArn('AccountsTable'), [config.cacheTable]: tableArn('CacheTable') };
+const arns = { [config.accountsTable]: tableArn('AccountsTable'), [config.cacheTable]: tableArn('CacheTable'), [config.eventsTable]: tableArn('EventsTable') };
 
 function refused(description: string, calls: Sent[]) {
   const statements = roleStatements(resources, description);
@@ -139,10 +139,13 @@ test('the poll worker (a poll with new items, then one that finds no credit), th
   await call('DELETE', `/v1/monitors/${id}`, withKey());
 });
 
-test('the evaluator refuses what the roles do not allow: the tick writing, the delivery worker reading a key', async () => {
+test('the evaluator refuses what the roles do not allow: the tick writing, the delivery worker reading a key or writing a team item of accounts (test/infra/iam/tables-reach.test.ts: every role, both tables)', async () => {
   const keyRead = { name: 'GetCommand', input: { TableName: config.accountsTable, Key: { pk: 'KEY#x', sk: 'KEY' } } };
-  const teamWrite = { name: 'PutCommand', input: { TableName: config.accountsTable, Item: { pk: `TEAM#${teamId}`, sk: 'MON#x' } } };
+  // A monitor's attributes (the tick may put only items made of a team event's: docs/webhooks.md).
+  const monitorWrite = { name: 'PutCommand', input: { TableName: config.eventsTable, Item: { pk: `TEAM#${teamId}`, sk: 'MON#x', status: 'active', webhookUrl: 'https://x' } } };
+  const accountsWrite = { name: 'PutCommand', input: { TableName: config.accountsTable, Item: { pk: `TEAM#${teamId}`, sk: 'MON#x' } } };
   expect(refused('Monitors: one signed webhook attempt', [keyRead])).toHaveLength(1);
-  expect(refused('Monitors: every minute', [teamWrite])).toHaveLength(1);
-  expect(refused('Monitors: one signed webhook attempt', [teamWrite])).toEqual([]);
+  expect(refused('Monitors: every minute', [monitorWrite])).toHaveLength(1);
+  expect(refused('Monitors: one signed webhook attempt', [monitorWrite])).toEqual([]);
+  expect(refused('Monitors: one signed webhook attempt', [accountsWrite])).toHaveLength(1);
 });

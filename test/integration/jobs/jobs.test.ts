@@ -1,4 +1,10 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { parse as parseCsv } from 'csv-parse/sync';
+import { Webhook } from 'standardwebhooks';
+import { invokeInProcess } from '../../../dev/monitors';
+import { runDue } from '../../../shared/monitors/scheduler';
+import { logger } from '../../../shared/runtime/log';
 import { startLocalStack, type LocalStack } from '../../../dev/stack';
 import { invokeOperation, startLocalJobs } from '../../../dev/jobs';
 import type { LocalQueue } from '../../../shared/jobs/local-queue';
@@ -17,18 +23,46 @@ import { inputRecords } from '../../../shared/jobs/store';
  * engine, pipeline and files as deployed (docs/jobs.md).
  */
 process.env.JOB_INPUTS_PER_TEAM = '8';
+process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
+/** A local receiver of the team's webhook endpoint: every body with its headers. */
+const received: { headers: Record<string, string>; body: string }[] = [];
+const receiver = http.createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => (received.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') }), res.writeHead(200).end()));
+});
+let hookUrl = '';
+/** The events the receiver got signed with `secret`, verified by the standardwebhooks package. */
+const verified = (secret: string) =>
+  received.flatMap((r) => {
+    try {
+      return [{ id: r.headers['webhook-id'], ...(new Webhook(secret).verify(r.body, r.headers) as { type: string; data: Record<string, any> }) }]; // eslint-disable-line @typescript-eslint/no-explicit-any
+    } catch {
+      return [];
+    }
+  });
+/** Two runs of due work (the local scheduler's): a team event expanded into its deliveries, then attempted. */
+const deliverAll = async () => {
+  await runDue(Date.now() + 1000, logger, invokeInProcess);
+  await runDue(Date.now() + 2000, logger, invokeInProcess);
+};
 const MISSING = 'nobody-here.bsky.social';
 let stack: LocalStack;
 /** The in-process queue the jobs API hands inputs to now (a test may put its own in place). */
 let queue: LocalQueue;
 beforeAll(async () => {
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   stack = await startLocalStack({ upstream: 'fake' });
   queue = stack.jobs;
   replayAll(stack.upstream!, { anyInput: true });
   const notFound = { status: 400, body: JSON.stringify(fixture('microblog-a/error-not-found.json')), headers: { 'content-type': 'application/json' } };
   stack.upstream!.intercept = (req) => (req.query.actor === MISSING && (req.path === MICROBLOG_A.feed || req.path === MICROBLOG_A.profile) ? notFound : undefined);
 }, 60_000);
-afterAll(() => stack?.stop());
+afterAll(async () => {
+  await stack?.stop();
+  await new Promise((r) => receiver.close(r));
+});
 afterEach(() => {
   queue = startLocalJobs(invokeOperation, { retryDelayMs: 10 });
   stack.upstream!.delayMs = 0;
@@ -69,6 +103,8 @@ const jobLedger = async (teamId: string, jobId: string) => (await ledger(teamId)
 
 test('200 inputs: three spellings run once, the 404 and the invalid line in the errors file, credits equal to the live pages', async () => {
   const { teamId, key } = await teamWithKey('jobs-200', 1000);
+  const endpoint = await api('POST', '/v1/webhooks', key, { url: hookUrl, types: ['job.succeeded', 'job.failed'] });
+  expect(endpoint.status).toBe(201);
   const handles = Array.from({ length: 195 }, (_, i) => `user${i}.bsky.social`);
   const inputs: unknown[] = ['@marlowe-tern.bsky.social', { handle: 'marlowe-tern.bsky.social' }, 'https://bsky.app/profile/marlowe-tern.bsky.social', MISSING, { handle: 'not a handle!' }, ...handles];
   expect(inputs).toHaveLength(200);
@@ -116,6 +152,12 @@ test('200 inputs: three spellings run once, the 404 and the invalid line in the 
   const csv = parseCsv(f['items.csv']!, { relax_column_count: false }) as string[][];
   expect(csv.length).toBe(rows.length + 1);
   expect(csv[0]![0]).toBe('input');
+
+  // job.succeeded, at the team's endpoint, signed: verified by the standardwebhooks package, once.
+  await deliverAll();
+  const events = verified(endpoint.body.data.endpoint.secret).filter((e) => e.data.jobId === id);
+  expect(events.map((e) => e.type)).toEqual(['job.succeeded']);
+  expect(events[0]!.data).toMatchObject({ state: 'succeeded', counts: { inputs: 197, succeeded: 196, failed: 1, credits: 196 } });
 
   // Another team does not see it.
   const other = await teamWithKey('jobs-other', 10);
@@ -203,12 +245,16 @@ test('a worker failing mid-input: no duplicate item, no second charge', async ()
 
 test('a team at zero credits has its job paused, and a resume after a top-up finishes it', async () => {
   const { teamId, key } = await teamWithKey('jobs-broke', 3);
+  const endpoint = await api('POST', '/v1/webhooks', key, { url: hookUrl, types: ['job.paused', 'job.succeeded'] });
   const made = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs: Array.from({ length: 10 }, (_, i) => `broke${i}.bsky.social`) });
   const id = made.body.data.job.id as string;
   const paused = await settled(key, id);
   expect(paused).toMatchObject({ state: 'paused', pausedReason: 'no_credits', creditsCharged: 3 });
   expect(await balance(teamId)).toBe(0);
   expect((await api('GET', `/v1/jobs/${id}/results`, key)).status).toBe(400);
+  // One job.paused, however many inputs met the 402.
+  await deliverAll();
+  expect(verified(endpoint.body.data.endpoint.secret).filter((e) => e.data.jobId === id).map((e) => e.type)).toEqual(['job.paused']);
   await addCredits(teamId, 20);
   expect((await api('POST', `/v1/jobs/${id}/resume`, key)).status).toBe(200);
   const done = await settled(key, id);

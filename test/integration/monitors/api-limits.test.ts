@@ -7,7 +7,7 @@ import { ensureTables } from '../../../dev/tables';
 import { teamWithKey } from '../../../dev/teams';
 import { handler as monitorsApi } from '../../../functions/monitors';
 import { attempt } from '../../../shared/monitors/deliver';
-import { newSecret, sealSecret } from '../../../shared/monitors/secret';
+import { newSecret, sealLocalSecret } from '../../../shared/monitors/secret';
 import { type Delivery, getDelivery, listMonitors, putDelivery, putMonitor } from '../../../shared/monitors/store';
 import { logger } from '../../../shared/runtime/log';
 
@@ -42,7 +42,7 @@ test('30 creates at once at 98 monitors make exactly 2 (limit 100)', async () =>
   const { teamId, key } = await teamWithKey('limit-team', 10);
   const now = Date.now();
   for (let i = 0; i < 98; i++) {
-    await putMonitor({ teamId, monitorId: `mon_seed${i}`, operation: 'microblog-a-user-posts', params: { handle: 'someone.example' }, intervalSeconds: 60, webhookUrl: hook, status: 'paused', pausedReason: 'by_request', secret: sealSecret(newSecret()), createdAt: new Date(now).toISOString(), updatedAt: new Date(now).toISOString(), nextPollAt: now });
+    await putMonitor({ teamId, monitorId: `mon_seed${i}`, operation: 'microblog-a-user-posts', params: { handle: 'someone.example' }, intervalSeconds: 60, webhookUrl: hook, status: 'paused', pausedReason: 'by_request', secret: sealLocalSecret(newSecret()), createdAt: new Date(now).toISOString(), updatedAt: new Date(now).toISOString(), nextPollAt: now });
   }
   const answers = await Promise.all(Array.from({ length: 30 }, () => call('POST', '/v1/monitors', key, NEW())));
   expect(answers.filter((a) => a.status === 201)).toHaveLength(2);

@@ -7,30 +7,31 @@ import { MONITOR_KEY_MISSING, newSecret, openSecret, sealSecret, sign } from '..
 import { LogCapture } from '../../support/logs';
 
 /** The signing secret: stored sealed (never as itself), and signing as the Standard Webhooks reference verifies. */
-test('stored sealed under the monitors\' own key: the stored form reveals nothing, a wrong key cannot open it, and the key pepper plays no part', () => {
+test('locally: stored sealed under the monitors\' own key (v1): the stored form reveals nothing, a wrong key cannot open it, and the key pepper plays no part', async () => {
   process.env.MONITOR_KEY = 'monitor-key-one';
   process.env.KEY_PEPPER = 'pepper-one';
   const secret = newSecret();
-  const sealed = sealSecret(secret);
+  const sealed = await sealSecret(secret);
+  expect(sealed.startsWith('v1.')).toBe(true);
   expect(sealed).not.toContain(secret.slice(6, 20));
-  expect(openSecret(sealed)).toBe(secret);
+  expect(await openSecret(sealed)).toBe(secret);
   process.env.KEY_PEPPER = 'pepper-two';
-  expect(openSecret(sealed)).toBe(secret);
+  expect(await openSecret(sealed)).toBe(secret);
   process.env.MONITOR_KEY = 'monitor-key-two';
-  expect(() => openSecret(sealed)).toThrow();
+  await expect(openSecret(sealed)).rejects.toThrow();
   delete process.env.KEY_PEPPER;
   delete process.env.MONITOR_KEY;
 });
 
-test('without the key nothing is sealed or opened, and an error line says so (no fixed fallback)', () => {
+test('without the key nothing is sealed or opened, and an error line says so (no fixed fallback)', async () => {
   const before = process.env.MONITOR_KEY;
   process.env.MONITOR_KEY = 'some-key';
-  const sealed = sealSecret(newSecret());
+  const sealed = await sealSecret(newSecret());
   delete process.env.MONITOR_KEY;
   const logs = new LogCapture().start();
   try {
-    expect(() => sealSecret(newSecret())).toThrow(MONITOR_KEY_MISSING);
-    expect(() => openSecret(sealed)).toThrow(MONITOR_KEY_MISSING);
+    await expect(sealSecret(newSecret())).rejects.toThrow(MONITOR_KEY_MISSING);
+    await expect(openSecret(sealed)).rejects.toThrow(MONITOR_KEY_MISSING);
   } finally {
     logs.stop();
     if (before !== undefined) process.env.MONITOR_KEY = before;
