@@ -30,17 +30,6 @@ export const MONITOR_ROUTES = {
   redeliver: { method: 'POST', path: '/v1/monitors/{monitorId}/deliveries/{eventId}/redeliver' },
 } as const;
 
-/** The bulk jobs API, by route name. */
-export const JOB_ROUTES = {
-  submit: { method: 'POST', path: '/v1/jobs' },
-  list: { method: 'GET', path: '/v1/jobs' },
-  upload: { method: 'POST', path: '/v1/jobs/uploads' },
-  get: { method: 'GET', path: '/v1/jobs/{jobId}' },
-  cancel: { method: 'POST', path: '/v1/jobs/{jobId}/cancel' },
-  resume: { method: 'POST', path: '/v1/jobs/{jobId}/resume' },
-  results: { method: 'GET', path: '/v1/jobs/{jobId}/results' },
-} as const;
-
 /** The team webhook endpoints API, by route name. */
 export const WEBHOOK_ROUTES = {
   settings: { method: 'GET', path: '/v1/webhooks/settings' },
@@ -59,3 +48,14 @@ export const WEBHOOK_ROUTES = {
 
 /** Every event type a team webhook endpoint may want (shared/webhooks/catalogue.ts). */
 export const TEAM_EVENT_TYPES = ['credits.low', 'credits.exhausted', 'key.created', 'key.revoked', 'member.removed', 'operation.degraded', 'operation.recovered', 'job.succeeded', 'job.failed', 'job.paused'] as const;
+
+/** The bulk jobs API, by route name. */
+export const JOB_ROUTES = {
+  submit: { method: 'POST', path: '/v1/jobs' },
+  list: { method: 'GET', path: '/v1/jobs' },
+  upload: { method: 'POST', path: '/v1/jobs/uploads' },
+  get: { method: 'GET', path: '/v1/jobs/{jobId}' },
+  cancel: { method: 'POST', path: '/v1/jobs/{jobId}/cancel' },
+  resume: { method: 'POST', path: '/v1/jobs/{jobId}/resume' },
+  results: { method: 'GET', path: '/v1/jobs/{jobId}/results' },
+} as const;

@@ -162,16 +162,33 @@ export const groupOf = (route: Route): RouteGroup | undefined => ROUTE_GROUPS.fi
  * stage, `/prod`, or a custom domain's base path), with or without a trailing slash: `{name}` is one
  * path segment, `{name+}` one or more.
  */
-export function pathPattern(routes: readonly Pick<Route, 'path'>[]): string {
+export function pathPatterns(routes: readonly Pick<Route, 'path'>[]): string[] {
   const segment = (seg: string) => (/^\{\w+\+\}$/.test(seg) ? '.+' : /^\{\w+\}$/.test(seg) ? '[^/]+' : seg.replace(/[.+^$()|[\]\\*?{}]/g, '\\$&'));
   const all = [...new Set(routes.map((r) => r.path.split('/').map(segment).join('/')))];
   // A literal path another alternative already matches (`/v1/webhooks/settings` beside `/v1/webhooks/[^/]+`) adds nothing.
   const literal = (p: string) => !/[[\]+\\]/.test(p);
   const alternatives = all.filter((a) => !(literal(a) && all.some((b) => b !== a && new RegExp(`^${b}$`).test(a))));
-  const pattern = `^(/[^/]+)*(${alternatives.join('|')})/?$`;
-  // WAF's limit on a regular expression.
-  if (pattern.length > 512) throw new Error(`the path pattern of ${routes.length} routes is ${pattern.length} characters; WAF takes 512`);
-  return pattern;
+  // WAF's limit on a regular expression is 512 characters: as many patterns as it takes, each within it.
+  const wrap = (alts: string[]) => `^(/[^/]+)*(${alts.join('|')})/?$`;
+  const patterns: string[] = [];
+  let current: string[] = [];
+  for (const alt of alternatives) {
+    if (wrap([alt]).length > 512) throw new Error(`the path pattern of ${alt} is longer than WAF's 512 characters`);
+    if (current.length && wrap([...current, alt]).length > 512) {
+      patterns.push(wrap(current));
+      current = [];
+    }
+    current.push(alt);
+  }
+  if (current.length) patterns.push(wrap(current));
+  return patterns;
+}
+
+/** The one pattern of `routes` (pathPatterns), when they fit one. */
+export function pathPattern(routes: readonly Pick<Route, 'path'>[]): string {
+  const [pattern, ...more] = pathPatterns(routes);
+  if (more.length) throw new Error(`the path pattern of ${routes.length} routes is longer than WAF's 512 characters`);
+  return pattern!;
 }
 
 /** The cookie that carries a dashboard session (WAF looks for `<name>=` in the Cookie header). */
@@ -182,9 +199,9 @@ type Statement = Record<string, unknown>;
 const NONE = [{ priority: 0, type: 'NONE' }];
 
 export const waf = {
-  paths: (routes: readonly Pick<Route, 'path'>[]): Statement => ({
-    regexMatchStatement: { regexString: pathPattern(routes), fieldToMatch: { uriPath: {} }, textTransformations: [{ priority: 0, type: 'URL_DECODE' }] },
-  }),
+  /** The routes' paths: one regular expression, or several in an OR when they do not fit WAF's 512 characters. */
+  paths: (routes: readonly Pick<Route, 'path'>[]): Statement =>
+    waf.or(...pathPatterns(routes).map((regexString) => ({ regexMatchStatement: { regexString, fieldToMatch: { uriPath: {} }, textTransformations: [{ priority: 0, type: 'URL_DECODE' }] } }))),
   /** An API key in either form the authorizer reads (it checks the key; this only sees that one is there). */
   hasKey: (): Statement => ({
     orStatement: {
