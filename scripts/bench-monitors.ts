@@ -99,8 +99,8 @@ export async function benchMonitorWrites(): Promise<void> {
     }
     console.log('\n== 6. A monitor\'s own writes per poll (besides its request: section 2) ==');
     console.log(`  a microblog-a monitor that has seen 1,000 posts; monitor item ${written.get('MON') ?? 0} B, seen-state item ${written.get('MONSTATE') ?? 0} B (after the polls)`);
-    console.log(`  ${'step'.padEnd(44)} | ${'outcome'.padEnd(9)} | table WU | byTeam WU | total WU`);
-    for (const r of rows) console.log(`  ${r.what.padEnd(44)} | ${r.events.padEnd(9)} | ${String(r.table).padStart(8)} | ${String(r.index).padStart(9)} | ${String(r.table + r.index).padStart(8)}`);
+    console.log(`  ${'step'.padEnd(44)} | ${'outcome'.padEnd(9)} | table WU | due index WU | total WU`);
+    for (const r of rows) console.log(`  ${r.what.padEnd(44)} | ${r.events.padEnd(9)} | ${String(r.table).padStart(8)} | ${String(r.index).padStart(12)} | ${String(r.table + r.index).padStart(8)}`);
   } finally {
     client.send = send as typeof client.send;
   }

@@ -300,6 +300,7 @@ export async function captureExamples(): Promise<Examples> {
     await new Promise((r) => setTimeout(r, 5_100));
     keep('post /v1/monitors/{monitorId}/deliveries/{eventId}/redeliver', await call('POST', `/v1/monitors/${monitorId}/deliveries/${eventId}/redeliver`, { key, body: {} }), 202);
     keep('post /v1/monitors/{monitorId}/rotate-secret', await call('POST', `/v1/monitors/${monitorId}/rotate-secret`, { key, body: {} }), 200);
+    keep('post /v1/monitors/{monitorId}/transfer', await call('POST', `/v1/monitors/${monitorId}/transfer`, { key, body: {} }), 200);
     keep('delete /v1/monitors/{monitorId}', await call('DELETE', `/v1/monitors/${monitorId}`, { key }), 200);
 
     // A live account: live -> offline (live.ended) -> live (live.started) -> gone (monitor.paused).
@@ -361,6 +362,72 @@ export async function captureExamples(): Promise<Examples> {
     await stack.jobs.idle();
     keep('post /v1/jobs/{jobId}/resume', await call('POST', `/v1/jobs/${brokeId}/resume`, { key: broke.key, body: {} }), 200);
     await stack.jobs.idle();
+    // ---- team webhook endpoints and their events (docs/webhooks.md), on a team of their own ------
+    {
+      const { createKey, revokeKey } = await import('../../shared/auth/keys');
+      const { invite, memberByEmail, removeMember } = await import('../../shared/auth/members');
+      const { reserve } = await import('../../shared/accounting/reservation');
+      const { getTeam } = await import('../../shared/accounting/teams');
+      const { TEAM_EVENT_TYPES } = await import('../../shared/webhooks/catalogue');
+      const { forgetCreditWatches } = await import('../../shared/webhooks/credits');
+      const { watchStatus } = await import('../../shared/webhooks/status-watch');
+      const hooks = await teamWithKey('examples-webhooks', 3);
+      S.token(hooks.teamId);
+      const hk = hooks.key;
+      S.token(hk);
+      const deliver = async (type: string, from: number) => {
+        clock += 1_000;
+        await runDue(clock, silent, invokeInProcess);
+        await runDue((clock += 1_000), silent, invokeInProcess);
+        await take(type, from);
+      };
+      const created = keep('post /v1/webhooks', await call('POST', '/v1/webhooks', { key: hk, body: { url: receiver.url, types: TEAM_EVENT_TYPES, description: 'ops alerts' } }), 201);
+      const endpointId = (created.body as { data: { endpoint: { id: string } } }).data.endpoint.id;
+      S.token(endpointId);
+      keep('get /v1/webhooks', await call('GET', '/v1/webhooks', { key: hk }), 200);
+      keep('get /v1/webhooks/{endpointId}', await call('GET', `/v1/webhooks/${endpointId}`, { key: hk }), 200);
+      keep('patch /v1/webhooks/{endpointId}', await call('PATCH', `/v1/webhooks/${endpointId}`, { key: hk, body: { description: 'ops alerts (on call)' } }), 200);
+      keep('patch /v1/webhooks/settings', await call('PATCH', '/v1/webhooks/settings', { key: hk, body: { creditsLowThreshold: 2 } }), 200);
+      keep('get /v1/webhooks/settings', await call('GET', '/v1/webhooks/settings', { key: hk }), 200);
+      let from = receiver.bodies.length;
+      keep('post /v1/webhooks/{endpointId}/test', await call('POST', `/v1/webhooks/${endpointId}/test`, { key: hk, body: {} }), 202);
+      await deliver('webhook.test', from);
+      from = receiver.bodies.length;
+      const made = await createKey(hooks.teamId, 'ci', (await getTeam(hooks.teamId))!.usageKey);
+      S.token(made.record.keyId);
+      await deliver('key.created', from);
+      from = receiver.bodies.length;
+      await revokeKey(hooks.teamId, made.record.keyId);
+      await deliver('key.revoked', from);
+      from = receiver.bodies.length;
+      await invite(hooks.teamId, 'leaver@example.com');
+      const leaver = await memberByEmail(hooks.teamId, 'leaver@example.com');
+      S.token(leaver!.memberId);
+      await removeMember(leaver!);
+      await deliver('member.removed', from);
+      // 3 credits, threshold 2: 3 -> 2 (not below), 2 -> 1 (credits.low), 1 -> 0 (credits.exhausted).
+      forgetCreditWatches();
+      from = receiver.bodies.length;
+      for (let i = 0; i < 3; i++) await reserve(hooks.teamId);
+      await deliver('credits.low', from);
+      await take('credits.exhausted', from);
+      // The public status as the tick sees it (a document of the status rules' words, not the counters: the status example stays as captured).
+      const statusOf = (state: string, reason: string) => async () => ({ operations: [{ operation: feedOp.id, state, reason }] });
+      await watchStatus(clock, statusOf('operational', '0 of 40 source answers failed in 15 minutes'), silent, { force: true });
+      from = receiver.bodies.length;
+      await watchStatus(clock, statusOf('degraded', '9 of 40 source answers failed in 15 minutes'), silent, { force: true });
+      await deliver('operation.degraded', from);
+      from = receiver.bodies.length;
+      await watchStatus(clock, statusOf('operational', '2 of 40 source answers failed in 15 minutes'), silent, { force: true });
+      await deliver('operation.recovered', from);
+      const hookDeliveries = keep('get /v1/webhooks/{endpointId}/deliveries', await call('GET', `/v1/webhooks/${endpointId}/deliveries`, { key: hk }), 200);
+      const hookEvent = (hookDeliveries.body as { data: { deliveries: { eventId: string; type: string }[] } }).data.deliveries.find((d) => d.type === 'key.revoked')!.eventId;
+      keep('get /v1/webhooks/{endpointId}/deliveries/{eventId}', await call('GET', `/v1/webhooks/${endpointId}/deliveries/${hookEvent}`, { key: hk }), 200);
+      await new Promise((r) => setTimeout(r, 5_100));
+      keep('post /v1/webhooks/{endpointId}/deliveries/{eventId}/redeliver', await call('POST', `/v1/webhooks/${endpointId}/deliveries/${hookEvent}/redeliver`, { key: hk, body: {} }), 202);
+      keep('post /v1/webhooks/{endpointId}/rotate-secret', await call('POST', `/v1/webhooks/${endpointId}/rotate-secret`, { key: hk, body: {} }), 200);
+      keep('delete /v1/webhooks/{endpointId}', await call('DELETE', `/v1/webhooks/${endpointId}`, { key: hk }), 200);
+    }
 
     // ---- the public documents and the agents' endpoint ------------------------------------------
     keep(`get ${STATUS_PATH}`, await call('GET', STATUS_PATH), 200);

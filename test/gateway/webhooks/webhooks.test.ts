@@ -17,6 +17,7 @@ import { RECONCILE_AFTER_MS, forgetCreditWatches, reconcileCredits } from '../..
 import { addCredits } from '../../../shared/accounting/teams';
 import { invokeInProcess } from '../../../dev/monitors';
 import { signedInMember } from '../../support/account';
+import { invite } from '../../../shared/auth/members';
 import { type Harness, startHarness } from '../../support/harness';
 
 /**
@@ -168,9 +169,9 @@ describe('the endpoint resource', () => {
 });
 
 describe('account events arrive signed at a local receiver', () => {
-  test('key.created and key.revoked: the account API change and its event together; only the subscribed types', async () => {
+  test('key.revoked and member.removed: the account API change and its event together; only the subscribed types', async () => {
     const m = await signedInMember(h, 10);
-    const e = (await createEndpoint(m.key, ['key.revoked'])).body.data.endpoint;
+    const e = (await createEndpoint(m.key, ['key.revoked', 'member.removed'])).body.data.endpoint;
     const other = await h.team(10);
     await createEndpoint(other.key, ['key.revoked', 'key.created']);
     const made = await m.client.post('/v1/account/keys', { name: 'ci' });
@@ -179,16 +180,23 @@ describe('account events arrive signed at a local receiver', () => {
     expect((await m.client.request('DELETE', `/v1/account/keys/${keyId}`)).status).toBe(200);
     // Revoked again: no second event.
     expect((await m.client.request('DELETE', `/v1/account/keys/${keyId}`)).status).toBe(200);
+    const email = `leaver-${Date.now()}@example.com`;
+    await invite(m.teamId, email);
+    const leaver = (await m.client.get('/v1/account/members')).body.data.members.find((x: { email: string }) => x.email === email);
+    expect((await m.client.request('DELETE', `/v1/account/members/${leaver.memberId}`)).status).toBe(200);
     await deliverAll();
     const events = receiver.verified(e.secret);
-    expect(events.map((x) => x.type)).toEqual(['key.revoked']);
-    // The other team's endpoint got nothing of this team's (its own key.created came from h.team).
-    expect(receiver.received).toHaveLength(1);
-    expect(events[0]!.data).toMatchObject({ teamId: m.teamId, keyId, name: 'ci' });
-    expect(events[0]!.id).toMatch(/^evt_[0-9a-f]{24}$/);
+    expect(events.map((x) => x.type).sort()).toEqual(['key.revoked', 'member.removed']);
+    // Nothing of this team's reached the other team's endpoint (its own key.created came before it existed).
+    expect(receiver.received).toHaveLength(2);
+    const revoked = events.find((x) => x.type === 'key.revoked')!;
+    expect(revoked.data).toMatchObject({ teamId: m.teamId, keyId, name: 'ci' });
+    expect(events.find((x) => x.type === 'member.removed')!.data).toMatchObject({ teamId: m.teamId, memberId: leaver.memberId, email });
+    expect(revoked.id).toMatch(/^evt_[0-9a-f]{24}$/);
     const deliveries = await api('GET', `/v1/webhooks/${e.id}/deliveries`, m.key);
-    expect(deliveries.body.data.deliveries).toEqual([expect.objectContaining({ eventId: events[0]!.id, type: 'key.revoked', state: 'delivered', attempts: 1 })]);
-    const one = await api('GET', `/v1/webhooks/${e.id}/deliveries/${events[0]!.id}`, m.key);
+    expect(deliveries.body.data.deliveries.map((d: { eventId: string }) => d.eventId).sort()).toEqual(events.map((x) => x.id).sort());
+    expect(deliveries.body.data.deliveries.every((d: { state: string; attempts: number }) => d.state === 'delivered' && d.attempts === 1)).toBe(true);
+    const one = await api('GET', `/v1/webhooks/${e.id}/deliveries/${revoked.id}`, m.key);
     expect(one.body.data.delivery.recentAttempts).toEqual([expect.objectContaining({ status: 200 })]);
   });
 

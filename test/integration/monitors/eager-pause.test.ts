@@ -132,8 +132,8 @@ test(`revoking a key with ${PAUSES_PER_TRANSACTION + 11} monitors: ${PAUSES_PER_
   expect([...result.body.data.monitorsPaused].sort()).toEqual([...ids].sort());
   expect(result.body.data.key.status).toBe('revoked');
   const transactions = calls.filter((c) => c.name === 'TransactWriteCommand').map((c) => c.input.TransactItems as Record<string, { TableName: string }>[]);
-  // The first: the key's revocation (accounts) with 49 pauses and their events (events table).
-  expect(transactions[0]).toHaveLength(1 + 2 * PAUSES_PER_TRANSACTION);
+  // The first: the key's revocation (accounts) and its key.revoked outbox item (docs/webhooks.md), with 49 pauses and their events (events table).
+  expect(transactions[0]).toHaveLength(2 + 2 * PAUSES_PER_TRANSACTION);
   expect(Object.values(transactions[0]![0]!)[0]!.TableName).toBe(process.env.ACCOUNTS_TABLE);
   expect(transactions.slice(1).map((t) => t.length)).toEqual(Array(11).fill(2));
   for (const id of ids) {
