@@ -14,7 +14,6 @@ import type { Operation } from '../shared/operations';
 import { KEY_PEPPER_VARIABLE } from '../shared/runtime/secrets';
 import { acknowledge } from './acknowledge';
 import { allowInvoke, allowItems, allowTeamEventPuts, withSecret } from './iam';
-import { pascalCase } from './monitors';
 import { nodeFunction } from './node-function';
 import type { DataResources } from './operations';
 import { StackPart } from './part';
@@ -29,10 +28,12 @@ export interface JobsProps {
 }
 
 /**
- * Input worker invocations at once per platform, and inputs per invocation: JOB_CONCURRENCY ×
- * JOB_BATCH = 25 inputs of one platform in flight for all jobs together, beside the monitors' 25
- * polls of that platform (infra/monitors.ts): a platform's upstream sees at most 50 of our
- * requests at once, whatever the jobs' size (docs/jobs.md, "Bounds").
+ * Input worker invocations at once, and inputs per invocation: JOB_CONCURRENCY × JOB_BATCH = 25
+ * inputs in flight for all jobs together (so at most 25 of one platform), beside the monitors' 25
+ * polls of that platform (infra/monitors.ts): a platform's upstream sees at most 50 of our requests
+ * at once, whatever the jobs' size (docs/jobs.md, "Bounds"). One input queue, not one per platform
+ * as the monitors have: the stack's resource budget (test/infra/budget.ts) has no room for eight more
+ * queues, their policies and event sources until the jobs part moves to a nested stack.
  */
 export const JOB_CONCURRENCY = 5;
 export const JOB_BATCH = 5;
@@ -42,8 +43,8 @@ export const JOB_WORKER_TIMEOUT = Duration.minutes(5);
 /**
  * Bulk jobs on AWS (docs/jobs.md): the /v1/jobs API, the jobs table, the results bucket (encrypted,
  * public access blocked, TLS only, every object gone after 7 days), and the monitors' shape of engine:
- * one SQS queue per platform (each with a dead-letter queue) whose event source's maximum concurrency
- * is that platform's bound, feeding one input worker that invokes the operations' own functions.
+ * an SQS input queue (with a dead-letter queue) whose event source's maximum concurrency bounds every
+ * job's inputs in flight, feeding one input worker that invokes the operations' own functions.
  * Least privilege: the API and the worker reach only the jobs table's team and job partitions and
  * their bucket prefixes (the API `uploads/` and `jobs/`, the worker `jobs/` only); the worker invokes
  * only the operations' functions and holds nothing on the accounts table.
@@ -86,16 +87,15 @@ export class Jobs extends StackPart {
     const dlq = new sqs.Queue(this, 'JobInputDlq', { enforceSSL: true, encryption: sqs.QueueEncryption.SQS_MANAGED, retentionPeriod: Duration.days(14) });
     acknowledge(dlq, 'AwsSolutions-SQS3', 'This is a dead-letter queue itself.');
     const platforms = [...new Set(props.operations.map(({ op }) => op.platform))];
-    this.queues = platforms.map((platform) => ({
-      platform,
-      q: new sqs.Queue(this, `JobInputQueue${pascalCase(platform)}`, {
-        enforceSSL: true,
-        encryption: sqs.QueueEncryption.SQS_MANAGED,
-        // AWS's advice for an SQS event source: at least six times the function's timeout.
-        visibilityTimeout: Duration.seconds(6 * JOB_WORKER_TIMEOUT.toSeconds()),
-        deadLetterQueue: { queue: dlq, maxReceiveCount: 5 },
-      }),
-    }));
+    const input = new sqs.Queue(this, 'JobInputQueue', {
+      enforceSSL: true,
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      // AWS's advice for an SQS event source: at least six times the function's timeout.
+      visibilityTimeout: Duration.seconds(6 * JOB_WORKER_TIMEOUT.toSeconds()),
+      deadLetterQueue: { queue: dlq, maxReceiveCount: 5 },
+    });
+    // JOB_QUEUES names a queue per platform (shared/jobs/aws.ts): every platform's is this one for now.
+    this.queues = platforms.map((platform) => ({ platform, q: input }));
     this.dlq = dlq;
 
     const env = {
@@ -119,11 +119,12 @@ export class Jobs extends StackPart {
     allowTeamEventPuts(apiFn, props.data.events);
     objects(apiFn, ['s3:GetObject', 's3:PutObject'], ['uploads/', 'jobs/']);
     withSecret(apiFn, KEY_PEPPER_VARIABLE, props.data.keyPepper);
-    for (const { q } of this.queues) q.grantSendMessages(apiFn);
+    input.grantSendMessages(apiFn);
     // SSE-KMS objects and tables under the data key: exactly what S3 and DynamoDB ask of the caller.
     const useKey = (fn: lambda.IFunction) => dataKey && fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['kms:Decrypt', 'kms:GenerateDataKey'], resources: [dataKey.keyArn] }));
     useKey(apiFn);
-    const integration = new apigateway.LambdaIntegration(apiFn, { proxy: true, allowTestInvoke: false });
+    // One invoke permission for the function's every route (scoped to this API), not one per method: the resource budget.
+    const integration = new apigateway.LambdaIntegration(apiFn, { proxy: true, allowTestInvoke: false, scopePermissionToMethod: false });
     for (const route of JOB_ROUTES) {
       const method = props.api.root.resourceForPath(route.path).addMethod(route.method, integration, { authorizationType: apigateway.AuthorizationType.NONE, apiKeyRequired: false });
       acknowledge(method, 'AwsSolutions-APIG4', "Authorised by the team's API key or the dashboard session, checked by the function for the caller's own team (as the account API).");
@@ -138,10 +139,8 @@ export class Jobs extends StackPart {
     objects(workerFn, ['s3:GetObject', 's3:PutObject'], ['jobs/']);
     allowInvoke(workerFn, props.operations.map(({ fn }) => fn));
     useKey(workerFn);
-    for (const { q } of this.queues) {
-      q.grantSendMessages(workerFn);
-      workerFn.addEventSource(new SqsEventSource(q, { batchSize: JOB_BATCH, maxConcurrency: JOB_CONCURRENCY, reportBatchItemFailures: true }));
-    }
+    input.grantSendMessages(workerFn);
+    workerFn.addEventSource(new SqsEventSource(input, { batchSize: JOB_BATCH, maxConcurrency: JOB_CONCURRENCY, reportBatchItemFailures: true }));
     // The wildcards of objects under a prefix, as cdk-nag names them (the bucket's logical id in each).
     const bucketLogicalId = Stack.of(this).resolve((this.bucket.node.defaultChild as s3.CfnBucket).logicalId) as string;
     const why = "Objects under the function's own prefix of the results bucket: one object per input and per result file, named at run time.";
