@@ -120,7 +120,9 @@ describe('tools from the operation table', () => {
   test('one tool per routed operation, plus the account tools, the monitor tools and the job tools', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...routedOperations().map((o) => o.id), 'account-credits', 'account-usage', 'account-requests', ...MONITOR_TOOLS, ...WEBHOOK_TOOLS, ...JOB_TOOLS].sort());
-    for (const t of tools.filter((x) => !x.name.startsWith('monitors-'))) expect(t.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    for (const t of tools.filter((x) => !x.name.startsWith('monitors-') && x.name !== 'jobs-submit')) expect(t.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    // Submitting a job changes state (and costs credits as its pages run); nothing of it is destroyed.
+    expect(tools.find((x) => x.name === 'jobs-submit')!.annotations).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true });
     const annotations = Object.fromEntries(tools.filter((x) => x.name.startsWith('monitors-')).map((t) => [t.name, t.annotations]));
     expect(annotations).toEqual({
       'monitors-create': { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
