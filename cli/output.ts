@@ -1,6 +1,6 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
-import { rowOf, type Column } from './columns';
+import { rowOf, type Column } from '../shared/api/columns';
 
 /**
  * The three output formats, written a page at a time (nothing is held beyond the page in hand):

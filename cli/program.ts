@@ -5,6 +5,7 @@ import type { ParamDef, ValidationRules } from '../shared/http/validation';
 import { accountRead, type AccountRead } from './account';
 import { dryRun } from './dry-run';
 import { addMonitorCommands } from './monitors';
+import { addJobCommands } from './jobs';
 import { addWebhookCommands } from './webhooks';
 import { readInputs, sameThingOnce } from './inputs';
 import { FORMATS, type Format } from './output';
@@ -287,5 +288,6 @@ export function buildProgram(io: Io): Cli {
   };
   addMonitorCommands(program, keyed);
   addWebhookCommands(program, keyed);
+  addJobCommands(program, keyed);
   return program;
 }

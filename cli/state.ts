@@ -61,15 +61,8 @@ export interface RunState {
  * and microblog-c return a repost as the original post, with repostedBy and repostedAt) the time of
  * the repost too. The same for a record read back from JSON and from a CSV row (empty cells there).
  */
-/** The fields that tell two items apart: the id and, for a repost, its time (a post and its repost share an id). The Python SDK is generated from these. */
-export const ITEM_KEY_FIELDS = { id: 'id', repostedAt: 'repostedAt' } as const;
-
-export function itemKey(item: Record<string, unknown>): string | undefined {
-  const id = item[ITEM_KEY_FIELDS.id];
-  if (id === undefined || id === null || id === '') return undefined;
-  const repostedAt = item[ITEM_KEY_FIELDS.repostedAt];
-  return repostedAt === undefined || repostedAt === null || repostedAt === '' ? String(id) : `${String(id)} reposted ${String(repostedAt)}`;
-}
+import { itemKey } from '../shared/api/columns';
+export { ITEM_KEY_FIELDS, itemKey } from '../shared/api/columns';
 
 export const statePath = (out: string) => `${out}.state.json`;
 

@@ -3,7 +3,7 @@ import { OPERATIONS } from '../client';
 import { COST } from '../shared/accounting/teams';
 import { routedOperations, type Operation } from '../shared/operations';
 import type { ParamDef } from '../shared/http/validation';
-import { columnsOf, type Column } from './columns';
+import { listOf, recordColumns, type Column } from '../shared/api/columns';
 
 /**
  * What the command line needs to know of each operation, read from THE operation table
@@ -30,23 +30,6 @@ export interface Command {
 
 export { COST };
 
-const unwrapPipe = (s: v.GenericSchema) => s as unknown as { type: string; item?: v.GenericSchema; options?: v.GenericSchema[] };
-
-/** The `data` field that holds the operation's list, if it has one (see Command.listField). */
-function listOf(op: Operation): { field: string; items: v.GenericSchema[] } | undefined {
-  const entries = (op.data as unknown as { entries?: Record<string, v.GenericSchema> }).entries ?? {};
-  for (const [field, schema] of Object.entries(entries)) {
-    const s = unwrapPipe(schema);
-    // An optional or nullable array (microblog-b-note's `replies`, absent with trim=true) is not the
-    // answer's list: the answer is its single resource.
-    const arrays = s.type === 'array' ? [s] : s.type === 'union' ? (s.options ?? []).map(unwrapPipe) : [];
-    if (arrays.length && arrays.every((a) => a.type === 'array' && a.item && ['object', 'loose_object', 'strict_object'].includes(unwrapPipe(a.item).type))) {
-      return { field, items: arrays.map((a) => a.item!) };
-    }
-  }
-  return undefined;
-}
-
 function mainParamOf(op: Operation): string | undefined {
   const required = Object.entries(op.params as Record<string, ParamDef>).find(([, def]) => def.required)?.[0];
   return required ?? op.oneOf?.[0]?.[0];
@@ -64,7 +47,7 @@ function commandOf(op: Operation): Command {
     mainParam: mainParamOf(op),
     listField: list?.field,
     // A single resource is the whole `data`, with the fetchedAt the pipeline adds.
-    columns: list ? columnsOf(list.items) : [...columnsOf([op.data]), { name: 'fetchedAt', path: ['fetchedAt'], json: false }],
+    columns: recordColumns(op),
   };
 }
 

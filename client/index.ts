@@ -25,6 +25,11 @@
  * `secret` is in that answer only), `list`, `get`, `update`, `remove`, `rotateSecret`, `test`,
  * `deliveries`, `delivery`, `redeliver`, and `settings` / `updateSettings` (the credits.low threshold).
  *
+ * The team's bulk jobs (docs/jobs.md): `api.jobs.submit({ operation, inputs, pages })` (each live
+ * page 1 credit when it runs; `{ idempotencyKey }` makes a retried submit return the same job),
+ * `upload(text, 'jsonl' | 'csv')` then `submit({ operation, inputsUpload })` for up to 100,000,
+ * `list`, `get`, `cancel`, `resume`, `results` (short-lived URLs of the files), `wait(id)`.
+ *
  * In a page served from the API's own origin (the dashboard), `new SocialDataClient({ baseUrl,
  * session: true })` sends no key: the browser's session cookie is the credential, and `api.session`
  * holds the routes only a session may call (sign-in, the team's keys and members).
@@ -41,11 +46,12 @@ import type { MonitorableId } from '../shared/api/monitor-kinds';
 import type { AccountMe, publicKey } from '../shared/account/api';
 import type { AccountRoute } from '../shared/api/account-routes';
 import type { publicMember, publicSession } from '../shared/account/team';
+import type { publicJob } from '../shared/jobs/api';
 import type { publicDeliveryWithAttempts } from '../shared/monitors/shapes';
 import type { publicEndpoint } from '../shared/webhooks/shapes';
-import { MONITOR_ROUTES, OPERATIONS, TEAM_EVENT_TYPES, WEBHOOK_ROUTES } from './operations.gen';
+import { JOB_ROUTES, MONITOR_ROUTES, OPERATIONS, TEAM_EVENT_TYPES, WEBHOOK_ROUTES } from './operations.gen';
 
-export { MONITOR_ROUTES, OPERATIONS, TEAM_EVENT_TYPES, WEBHOOK_ROUTES };
+export { JOB_ROUTES, MONITOR_ROUTES, OPERATIONS, TEAM_EVENT_TYPES, WEBHOOK_ROUTES };
 export type { CacheMaxAge, CreditsReport, ErrorCode, Meta, MonitorableId, OperationStatus, RequestsReport, StatusDocument, UsageReport };
 
 /** An answer of the account API: `data` only (it costs nothing, so there is no `meta`). */
@@ -59,8 +65,8 @@ export interface RequestsFilter {
   operation?: string;
   /** One HTTP status, or `error` for every error answer. */
   status?: number | 'error';
-  /** Whose request it was: `request` (made with a key), or `monitor` (a monitor's poll). */
-  source?: 'request' | 'monitor';
+  /** Whose request it was: `request` (made with a key), `monitor` (a monitor's poll) or `job` (a bulk job's page). */
+  source?: 'request' | 'monitor' | 'job';
   /** 1 to 100 (default 50). */
   limit?: number;
   cursor?: string;
@@ -124,6 +130,51 @@ export interface MonitorMethods {
   deliveries(id: string, options?: Signal): Promise<AccountResult<{ deliveries: MonitorDelivery[] }>>;
   /** Sends an event again, with the same `webhook-id` (202). */
   redeliver(id: string, eventId: string, options?: Signal): Promise<AccountResult<{ delivery: MonitorDelivery }>>;
+}
+
+/** A bulk job (GET /v1/jobs/{id}). */
+export type Job = ReturnType<typeof publicJob>;
+/** What `jobs.submit` takes (POST /v1/jobs): inline inputs (up to 1,000) or an uploaded file's id. */
+export interface NewJob {
+  operation: OperationId;
+  inputs?: (string | Record<string, string>)[];
+  inputsUpload?: string;
+  /** Pages per input (default 1), or every page. */
+  pages?: number | 'all';
+  cache_max_age?: CacheMaxAge;
+  /** Run the valid inputs and list the invalid ones in the errors file, instead of a 422. */
+  skipInvalid?: boolean;
+}
+export interface JobFile {
+  name: 'items.jsonl' | 'items.csv' | 'errors.jsonl' | 'errors.csv';
+  contentType: string;
+  /** Pre-signed, short-lived: fetch it without the key. */
+  url: string;
+  expiresAt: string;
+}
+export interface JobUpload {
+  id: string;
+  url: string;
+  method: 'PUT';
+  headers: Record<string, string>;
+  format: 'jsonl' | 'csv';
+  expiresAt: string;
+  maxBytes: number;
+  maxInputs: number;
+}
+
+/** The team's bulk jobs (free to manage; each input's live pages cost 1 credit each when they run). Another team's job is a 404 ApiClientError. */
+export interface JobMethods {
+  submit(job: NewJob, options?: Signal & { idempotencyKey?: string }): Promise<AccountResult<{ job: Job }>>;
+  /** A pre-signed URL, then the file PUT to it; its id is `inputsUpload` of a submit. */
+  upload(text: string, format?: 'jsonl' | 'csv', options?: Signal): Promise<AccountResult<{ upload: JobUpload }>>;
+  list(options?: Signal): Promise<AccountResult<{ jobs: Job[] }>>;
+  get(id: string, options?: Signal): Promise<AccountResult<{ job: Job }>>;
+  cancel(id: string, options?: Signal): Promise<AccountResult<{ job: Job }>>;
+  resume(id: string, options?: Signal): Promise<AccountResult<{ job: Job }>>;
+  results(id: string, options?: Signal): Promise<AccountResult<{ files: JobFile[]; keptUntil: string }>>;
+  /** Reads the job every `everyMs` (default 2 s) until it ends or pauses. */
+  wait(id: string, options?: Signal & { everyMs?: number; onProgress?: (job: Job) => void }): Promise<Job>;
 }
 
 /** A type of event a team webhook endpoint may want (docs/webhooks.md lists them). */
@@ -304,6 +355,8 @@ export class SocialDataClient {
   readonly account: AccountMethods;
   /** The team's monitors (free). */
   readonly monitors: MonitorMethods;
+  /** The team's bulk jobs. */
+  readonly jobs: JobMethods;
   /** The team's webhook endpoints for account and service events (free). */
   readonly webhooks: WebhookMethods;
   /** The routes only a dashboard session may call (`session: true`). */
@@ -355,6 +408,34 @@ export class SocialDataClient {
       test: (id, options) => monitor('test', [id], options),
       deliveries: (id, options) => monitor('deliveries', [id], options),
       redeliver: (id, eventId, options) => monitor('redeliver', [id, eventId], options),
+    };
+    const job = <T>(name: keyof typeof JOB_ROUTES, ids: string[], options?: Signal, body?: object, headers?: Record<string, string>) => {
+      const { method, path } = JOB_ROUTES[name];
+      let i = 0;
+      const url = new URL(path.replace(/\{\w+\}/g, () => encodeURIComponent(ids[i++] ?? '')).replace(/^\/+/, ''), this.base);
+      return this.request<AccountResult<T>>(method, url, body, options?.signal, headers);
+    };
+    this.jobs = {
+      submit: (j, options) => job('submit', [], options, j, options?.idempotencyKey ? { 'idempotency-key': options.idempotencyKey } : undefined),
+      upload: async (text, format = 'jsonl', options) => {
+        const made = await job<{ upload: JobUpload }>('upload', [], options, { format });
+        const put = await this.fetchImpl(made.data.upload.url, { method: 'PUT', headers: made.data.upload.headers, body: text, signal: options?.signal });
+        if (!put.ok) throw new ApiClientError(put.status, 'BAD_REQUEST', `The upload was refused (HTTP ${put.status})`, '');
+        return made;
+      },
+      list: (options) => job('list', [], options),
+      get: (id, options) => job('get', [id], options),
+      cancel: (id, options) => job('cancel', [id], options, {}),
+      resume: (id, options) => job('resume', [id], options, {}),
+      results: (id, options) => job('results', [id], options),
+      wait: async (id, options) => {
+        for (;;) {
+          const { data } = await this.jobs.get(id, options);
+          options?.onProgress?.(data.job);
+          if (!['queued', 'running'].includes(data.job.state)) return data.job;
+          await sleep(options?.everyMs ?? 2000, options?.signal);
+        }
+      },
     };
     const hook = <T>(name: keyof typeof WEBHOOK_ROUTES, ids: string[], options?: Signal, body?: object) => {
       const { method, path } = WEBHOOK_ROUTES[name];
@@ -418,9 +499,9 @@ export class SocialDataClient {
    * One request of any method (a JSON body when given), retried on 429 and 503 as configured; a
    * POST only on 429 (refused before it ran): a 503 may come after a monitor was created.
    */
-  private async request<R>(method: string, url: URL, json: object | undefined, signal?: AbortSignal): Promise<R> {
+  private async request<R>(method: string, url: URL, json: object | undefined, signal?: AbortSignal, extraHeaders: Record<string, string> = {}): Promise<R> {
     const key = this.options.apiKey ?? '';
-    const headers: Record<string, string> = this.options.session ? {} : this.options.bearer ? { authorization: `Bearer ${key}` } : { 'x-api-key': key };
+    const headers: Record<string, string> = { ...extraHeaders, ...(this.options.session ? {} : this.options.bearer ? { authorization: `Bearer ${key}` } : { 'x-api-key': key }) };
     if (json !== undefined) headers['content-type'] = 'application/json';
     const init = { method, headers, body: json === undefined ? undefined : JSON.stringify(json), signal };
     const retry = this.options.retry === false ? { attempts: 1, maxDelayMs: 0 } : { attempts: 3, maxDelayMs: 30_000, ...this.options.retry };

@@ -1,5 +1,5 @@
 /**
- * The account dashboard: a small single-page app over the account and monitors APIs, every call
+ * The account dashboard: a small single-page app over the account, monitors and jobs APIs, every call
  * through the typed client (client/index.ts, session mode). This module is the shell: the router
  * (paths below /dashboard, as the dashboard function serves them), the header and the session;
  * each page is its own module under pages/. The status page needs no session.
@@ -12,6 +12,7 @@ import { CreditsPage } from './pages/credits';
 import { KeysPage } from './pages/keys';
 import { MembersPage } from './pages/members';
 import { MonitorsPage } from './pages/monitors';
+import { JobsPage } from './pages/jobs';
 import { RequestsPage } from './pages/requests';
 import { SetPasswordPage, SignInPage } from './pages/sign-in';
 import { StatusPage } from './pages/status';
@@ -27,6 +28,7 @@ const NAV: { page: string; text: string; component: PageComponent }[] = [
   { page: 'usage', text: 'Usage', component: UsagePage },
   { page: 'requests', text: 'Requests', component: RequestsPage },
   { page: 'monitors', text: 'Monitors', component: MonitorsPage },
+  { page: 'jobs', text: 'Jobs', component: JobsPage },
   { page: 'webhooks', text: 'Webhooks', component: WebhooksPage },
   { page: 'members', text: 'Members', component: MembersPage },
 ];

@@ -47,6 +47,7 @@ export function measuringEnvironment(name: string): void {
   process.env.AWS_REGION ||= 'us-east-1';
   process.env.ACCOUNTS_TABLE = `${name}-accounts`;
   process.env.CACHE_TABLE = `${name}-cache`;
+  process.env.JOBS_TABLE = `${name}-jobs`;
   process.env.EVENTS_TABLE = `${name}-events`;
   // Lambda runs node 22, where the AWS SDK has nothing to warn about; on node 20 it would print a notice mid-report.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

@@ -11,6 +11,8 @@ import { logger } from '../shared/runtime/log';
 import { routedOperations, type Operation } from '../shared/operations';
 import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/api/account-routes';
 import { MONITOR_ROUTES } from '../shared/api/monitor-routes';
+import { JOB_ROUTES } from '../shared/api/job-routes';
+import { LOCAL_FILES_PATH, localPath, localUrlAllows } from '../shared/jobs/files';
 import { WEBHOOK_ROUTES } from '../shared/api/webhook-routes';
 import { type RouteDef, matchRoute } from '../shared/api/routes';
 import { createMcpHandler } from '../shared/mcp/http';
@@ -152,6 +154,8 @@ function router(opts: GatewayOptions, publicUrl: () => string): (req: http.Incom
       if (url.pathname === LLMS_PATH && get) return llms(plainEvent(req, url, requestId, LLMS_PATH, null, null));
       if (url.pathname.startsWith('/v1/account/')) return await jsonApiRoute(ACCOUNT_ROUTES, () => import('../functions/account'), req, url, requestId);
       if (url.pathname === '/v1/monitors' || url.pathname.startsWith('/v1/monitors/')) return await jsonApiRoute(MONITOR_ROUTES, () => import('../functions/monitors'), req, url, requestId);
+      if (url.pathname === '/v1/jobs' || url.pathname.startsWith('/v1/jobs/')) return await jsonApiRoute(JOB_ROUTES, () => import('../functions/jobs'), req, url, requestId);
+      if (url.pathname.startsWith(LOCAL_FILES_PATH)) return await localFile(req, url);
       if (url.pathname === '/v1/webhooks' || url.pathname.startsWith('/v1/webhooks/')) return await jsonApiRoute(WEBHOOK_ROUTES, () => import('../functions/monitors'), req, url, requestId);
       if ((url.pathname === DASHBOARD_PATH || url.pathname.startsWith(`${DASHBOARD_PATH}/`)) && get) return await dashboard(req, url, requestId);
       if ((url.pathname === REFERENCE_PATH || url.pathname.startsWith(`${REFERENCE_PATH}/`)) && get) return await reference(req, url, requestId);
@@ -173,6 +177,43 @@ async function jsonApiRoute(routes: readonly RouteDef[], fn: () => Promise<{ han
   const body = await readBody(req);
   const { handler } = await fn();
   return overPlainHttp(await handler(plainEvent(req, url, requestId, matched.route.path, matched.params, body)));
+}
+
+/**
+ * The local stand-in for the results bucket's pre-signed URLs (shared/jobs/files.ts): GET reads a job
+ * file, PUT writes an upload, each only with a signature of this process that has not expired (403
+ * otherwise, as S3 answers). Bodies as S3 takes them: up to the upload limit.
+ */
+async function localFile(req: http.IncomingMessage, url: URL): Promise<APIGatewayProxyResult> {
+  const key = decodeURIComponent(url.pathname.slice(LOCAL_FILES_PATH.length));
+  const file = localPath(key);
+  const method = req.method ?? 'GET';
+  const denied = (status: number, message: string): APIGatewayProxyResult => ({ statusCode: status, headers: { 'content-type': 'text/plain' }, body: message });
+  if (!file || (method !== 'GET' && method !== 'PUT')) return denied(404, 'NoSuchKey');
+  if (!localUrlAllows(method, key, url.searchParams)) return denied(403, 'AccessDenied: signature invalid or expired');
+  const { readFile, writeFile, mkdir } = await import('node:fs/promises');
+  const { dirname } = await import('node:path');
+  if (method === 'PUT') {
+    const { MAX_UPLOAD_BYTES } = await import('../shared/api/job-routes');
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_UPLOAD_BYTES) return denied(400, 'EntityTooLarge');
+      chunks.push(chunk as Buffer);
+    }
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, Buffer.concat(chunks));
+    return { statusCode: 200, headers: {}, body: '' };
+  }
+  try {
+    const body = await readFile(file, 'utf8');
+    const name = (url.searchParams.get('filename') ?? '').replace(/[^\w.-]/g, '');
+    const type = key.endsWith('.csv') ? 'text/csv; charset=utf-8' : key.endsWith('.jsonl') ? 'application/x-ndjson' : 'application/octet-stream';
+    return { statusCode: 200, headers: { 'content-type': type, ...(name ? { 'content-disposition': `attachment; filename="${name}"` } : {}) }, body };
+  } catch {
+    return denied(404, 'NoSuchKey');
+  }
 }
 
 /**
@@ -214,7 +255,11 @@ function operationRoutes(opts: GatewayOptions): Answer {
   const perMinute = opts.ratePerMinute ?? (RATE_LIMIT.requests * 60) / RATE_LIMIT.windowSeconds;
   const buckets = new TokenBuckets(opts.burst ?? RATE_LIMIT.requests, perMinute / 60);
   // The monitor tools run the monitors API's handler in process, as the local gateway serves it.
-  const mcp = createMcpHandler(async (op, event) => (await handlerOf(op))(event), async (event) => (await import('../functions/monitors')).handler(event));
+  const mcp = createMcpHandler(
+    async (op, event) => (await handlerOf(op))(event),
+    async (event) => (await import('../functions/monitors')).handler(event),
+    async (event) => (await import('../functions/jobs')).handler(event),
+  );
 
   return async (req, url, requestId) => {
     const op = routes.get(url.pathname);

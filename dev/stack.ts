@@ -2,6 +2,8 @@ import { envName } from '../shared/runtime/config';
 import { operations } from '../shared/operations';
 import { startDynamoLocal, type LocalDynamo } from './dynamo';
 import { startGateway, type Gateway, type GatewayOptions } from './gateway';
+import { startLocalJobs } from './jobs';
+import type { LocalQueue } from '../shared/jobs/local-queue';
 import { ensureTables } from './tables';
 import { teamWithKey, type TeamKey } from './teams';
 import { FakeUpstream } from './upstream/fake';
@@ -43,6 +45,8 @@ export interface LocalStack {
   upstream?: FakeUpstream;
   team?: TeamKey;
   gateway: Gateway;
+  /** The in-process queue of bulk jobs (dev/jobs.ts): `jobs.idle()` resolves when no input runs. */
+  jobs: LocalQueue;
   /** Stops what this stack started, last started first. */
   stop(): Promise<void>;
 }
@@ -59,7 +63,10 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const team = opts.team ? await teamWithKey(opts.team.name, opts.team.credits) : undefined;
     const gateway = await startGateway(opts.gateway);
     stops.push(() => gateway.stop());
-    return { endpoint: process.env.DYNAMODB_ENDPOINT!, dynamo, upstream, team, gateway, stop };
+    // Job files' signed URLs point at this gateway (shared/jobs/files.ts).
+    process.env.LOCAL_FILES_BASE_URL = gateway.url;
+    const jobs = startLocalJobs();
+    return { endpoint: process.env.DYNAMODB_ENDPOINT!, dynamo, upstream, team, gateway, jobs, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -13,7 +13,7 @@ import { TABLES, type TableDef } from '../shared/db/tables';
  * Creates the tables from their one definition (shared/db/tables.ts) when missing: for `npm start`,
  * the tests and the benchmark. In AWS the CDK stack builds the same definitions.
  */
-export const tableName = (t: TableDef) => ({ accounts: config.accountsTable, cache: config.cacheTable, events: config.eventsTable })[t.id];
+export const tableName = (t: TableDef) => ({ accounts: config.accountsTable, cache: config.cacheTable, events: config.eventsTable, jobs: config.jobsTable })[t.id];
 
 const keySchema = (pk: string, sk?: string): KeySchemaElement[] => [
   { AttributeName: pk, KeyType: 'HASH' },

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { type InvokeMonitors, createMcpHandler } from '../shared/mcp/http';
+import { type InvokeJobs, type InvokeMonitors, createMcpHandler } from '../shared/mcp/http';
 import { invokeProxy } from '../shared/runtime/invoke';
 
 // POST /mcp: the MCP server over Streamable HTTP. A tool call runs its operation's own entry,
@@ -14,8 +14,11 @@ type Entry = { handler: (event: APIGatewayProxyEvent) => Promise<APIGatewayProxy
 // granted the writes a monitor's items need. Without it, this deployment runs no monitors.
 const monitorsFunction = process.env.MONITORS_FUNCTION;
 const invokeMonitors: InvokeMonitors | undefined = monitorsFunction ? (event) => invokeProxy(monitorsFunction, event) : undefined;
+// The job tools, the same way: the jobs API's own function (JOBS_FUNCTION).
+const jobsFunction = process.env.JOBS_FUNCTION;
+const invokeJobs: InvokeJobs | undefined = jobsFunction ? (event) => invokeProxy(jobsFunction, event) : undefined;
 
 export const handler = createMcpHandler(async (op, event) => {
   const entry = (await import(`./${op.platform}-${op.id.slice(op.platform.length + 1)}.ts`)) as Entry;
   return entry.handler(event);
-}, invokeMonitors);
+}, invokeMonitors, invokeJobs);

@@ -10,6 +10,7 @@ import { ERROR_STATUS, GATEWAY_MESSAGES, GATEWAY_REFUSAL_HEADERS, RETRY_AFTER_S,
 import { SESSION_COOKIE } from '../shared/auth/sessions';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../shared/api/agent-routes';
 import { MONITOR_ROUTES } from '../shared/api/monitor-routes';
+import { JOB_ROUTES } from '../shared/api/job-routes';
 import { WEBHOOK_ROUTES } from '../shared/api/webhook-routes';
 import { routedOperations } from '../shared/operations';
 import { OPENAPI_ROUTE } from '../shared/public/openapi-document';
@@ -91,6 +92,8 @@ const SIGN_IN: readonly (typeof ACCOUNT_ROUTES)[number][] = ACCOUNT_ROUTES.filte
  *  - monitors: managed now and then (a form in the dashboard, a script creating a few hundred in
  *    a loop); the dashboard's Monitors page lists them and a monitor's deliveries. 120 per minute
  *    lets a script create 100 monitors (a team's most) in a minute, with room for the page.
+ *  - jobs: a job is submitted once and then watched (`jobs submit --wait` reads its state every few
+ *    seconds; the dashboard's Jobs page every few seconds while one runs): 120 per minute.
  *  - public documents: read by people and agents now and then; the status page once per view.
  *  - the API reference: opening it is the page, its script and stylesheet (and the OpenAPI
  *    document, in the documents group); a class of fifty behind one address is 150.
@@ -123,6 +126,13 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
     routes: [...MONITOR_ROUTES, ...WEBHOOK_ROUTES].map(({ method, path }) => ({ method, path })),
     perAddress: { limit: 120, windowSeconds: 60 },
     credential: credentialIn([...MONITOR_ROUTES, ...WEBHOOK_ROUTES]),
+  },
+  {
+    name: 'jobs',
+    description: '/v1/jobs/* (API key or session)',
+    routes: JOB_ROUTES.map(({ method, path }) => ({ method, path })),
+    perAddress: { limit: 120, windowSeconds: 60 },
+    credential: credentialIn(JOB_ROUTES),
   },
   {
     name: 'dashboard',
@@ -167,16 +177,33 @@ export const groupOf = (route: Route): RouteGroup | undefined => ROUTE_GROUPS.fi
  * stage, `/prod`, or a custom domain's base path), with or without a trailing slash: `{name}` is one
  * path segment, `{name+}` one or more.
  */
-export function pathPattern(routes: readonly Pick<Route, 'path'>[]): string {
+export function pathPatterns(routes: readonly Pick<Route, 'path'>[]): string[] {
   const segment = (seg: string) => (/^\{\w+\+\}$/.test(seg) ? '.+' : /^\{\w+\}$/.test(seg) ? '[^/]+' : seg.replace(/[.+^$()|[\]\\*?{}]/g, '\\$&'));
   const all = [...new Set(routes.map((r) => r.path.split('/').map(segment).join('/')))];
   // A literal path another alternative already matches (`/v1/webhooks/settings` beside `/v1/webhooks/[^/]+`) adds nothing.
   const literal = (p: string) => !/[[\]+\\]/.test(p);
   const alternatives = all.filter((a) => !(literal(a) && all.some((b) => b !== a && new RegExp(`^${b}$`).test(a))));
-  const pattern = `^(/[^/]+)*(${alternatives.join('|')})/?$`;
-  // WAF's limit on a regular expression.
-  if (pattern.length > 512) throw new Error(`the path pattern of ${routes.length} routes is ${pattern.length} characters; WAF takes 512`);
-  return pattern;
+  // WAF's limit on a regular expression is 512 characters: as many patterns as it takes, each within it.
+  const wrap = (alts: string[]) => `^(/[^/]+)*(${alts.join('|')})/?$`;
+  const patterns: string[] = [];
+  let current: string[] = [];
+  for (const alt of alternatives) {
+    if (wrap([alt]).length > 512) throw new Error(`the path pattern of ${alt} is longer than WAF's 512 characters`);
+    if (current.length && wrap([...current, alt]).length > 512) {
+      patterns.push(wrap(current));
+      current = [];
+    }
+    current.push(alt);
+  }
+  if (current.length) patterns.push(wrap(current));
+  return patterns;
+}
+
+/** The one pattern of `routes` (pathPatterns), when they fit one. */
+export function pathPattern(routes: readonly Pick<Route, 'path'>[]): string {
+  const [pattern, ...more] = pathPatterns(routes);
+  if (more.length) throw new Error(`the path pattern of ${routes.length} routes is longer than WAF's 512 characters`);
+  return pattern!;
 }
 
 /** The cookie that carries a dashboard session (WAF looks for `<name>=` in the Cookie header). */
@@ -187,9 +214,9 @@ type Statement = Record<string, unknown>;
 const NONE = [{ priority: 0, type: 'NONE' }];
 
 export const waf = {
-  paths: (routes: readonly Pick<Route, 'path'>[]): Statement => ({
-    regexMatchStatement: { regexString: pathPattern(routes), fieldToMatch: { uriPath: {} }, textTransformations: [{ priority: 0, type: 'URL_DECODE' }] },
-  }),
+  /** The routes' paths: one regular expression, or several in an OR when they do not fit WAF's 512 characters. */
+  paths: (routes: readonly Pick<Route, 'path'>[]): Statement =>
+    waf.or(...pathPatterns(routes).map((regexString) => ({ regexMatchStatement: { regexString, fieldToMatch: { uriPath: {} }, textTransformations: [{ priority: 0, type: 'URL_DECODE' }] } }))),
   /** An API key in either form the authorizer reads (it checks the key; this only sees that one is there). */
   hasKey: (): Statement => ({
     orStatement: {

@@ -8,6 +8,7 @@ import { Data } from './data';
 import { PublicDocuments } from './documents';
 import { Edge } from './edge';
 import { allowInvoke } from './iam';
+import { Jobs } from './jobs';
 import { Monitors } from './monitors';
 import { Operations } from './operations';
 import { StackPart } from './part';
@@ -31,6 +32,7 @@ export const SERVICE_NAME = 'social-data-api';
  *   Documents   the OpenAPI document, /llms.txt and the MCP server
  *   Account     the dashboard and its account API
  *   Monitors    the monitors API, its tick, queues and workers
+ *   Jobs        the bulk jobs API, its table, results bucket, input queues and worker (docs/jobs.md)
  *   Status      GET /v1/status, the canaries, the alarms and the CloudWatch dashboard
  *
  * What a deployment chooses is read once from the context (infra/settings.ts); the functions are
@@ -70,10 +72,13 @@ export class SocialDataApiStack extends Stack {
     });
     new Account(this, 'Account', { api, data, environment, cursors: operations.access, ...(settings.dashboardOrigin ? { dashboardOrigin: settings.dashboardOrigin } : {}) });
     const monitors = new Monitors(this, 'Monitors', { api, data, environment, serviceName: SERVICE_NAME, operations: operations.functions });
+    const jobs = new Jobs(this, 'Jobs', { api, data, environment, operations: operations.functions });
     // The MCP monitor tools invoke the monitors API's function with the caller's key (functions/mcp.ts):
     // that function alone, never the monitor items' writes themselves for a function that scrapes.
     documents.mcp.addEnvironment('MONITORS_FUNCTION', monitors.apiFn.functionName);
-    allowInvoke(documents.mcp, [monitors.apiFn]);
+    // The MCP job tools invoke the jobs API's function the same way.
+    documents.mcp.addEnvironment('JOBS_FUNCTION', jobs.apiFn.functionName);
+    allowInvoke(documents.mcp, [monitors.apiFn, jobs.apiFn]);
     new OperationalStatus(this, 'Status', {
       serviceName: SERVICE_NAME,
       api,
@@ -91,6 +96,7 @@ export class SocialDataApiStack extends Stack {
     new CfnOutput(this, 'UsagePlanId', { value: edge.usagePlan.usagePlanId, description: 'USAGE_PLAN_ID for the admin CLI' });
     new CfnOutput(this, 'AccountsTableName', { value: data.accounts.tableName, description: 'ACCOUNTS_TABLE' });
     new CfnOutput(this, 'CacheTableName', { value: data.cache.tableName, description: 'CACHE_TABLE' });
+    new CfnOutput(this, 'JobsBucketName', { value: jobs.bucket.bucketName, description: 'The bulk jobs results bucket (objects kept 7 days)' });
     new CfnOutput(this, 'EventsTableName', { value: data.events.tableName, description: 'EVENTS_TABLE' });
     new CfnOutput(this, 'KeyPepperSecretArn', { value: data.keyPepper.secretArn, description: 'KEY_PEPPER_SECRET_ARN for the admin CLI (keys it creates are hashed with the pepper)' });
 

@@ -55,7 +55,7 @@ export function overHttp(client: SocialDataClient, api: Connection): Executor {
     }
     try {
       // The monitor tools' arguments are JSON (params an object, intervalSeconds a number): sent as given.
-      const result = await (await connect()).callTool({ name: tool.name, arguments: 'monitors' in tool.target ? args : query });
+      const result = await (await connect()).callTool({ name: tool.name, arguments: 'monitors' in tool.target || 'jobs' in tool.target ? args : query });
       return result.structuredContent as Answer;
     } catch (err) {
       if (err instanceof StreamableHTTPError && err.code === 401) return { error: { code: 'UNAUTHORIZED', message: GATEWAY_MESSAGES.UNAUTHORIZED, requestId: randomUUID() } };

@@ -17,6 +17,8 @@
  *      per-round medians; one-round operations judged on the median of their round medians.
  *   5. The key's lastUsedAt writes over the whole run (at most one a minute per key).
  *   6. A monitor's own writes per poll, quiet and with news (./bench-monitors.ts).
+ *   7. A bulk job of 10,000 inputs against a 50–300 ms replay (./bench-jobs.ts): inputs per second, CPU ms and
+ *      DynamoDB write units per input, credits against live pages.
  *
  * Everything runs on loopback, on the local stack (dev/stack.ts): its own DynamoDB Local (in memory,
  * a Java process), the replay of the recorded fixtures answering every input in a node process of
@@ -29,7 +31,7 @@
  *
  * Quick runs while developing (or on a busy machine): `npm run bench -- --quick` (or BENCH_QUICK=1),
  * and the BENCH_* knobs printed at the start (BENCH_OPS=<id>,<id> limits the operations,
- * BENCH_SECTIONS=imports,paths,operations,delayed,monitors the sections). A reduced run says so in its header.
+ * BENCH_SECTIONS=imports,paths,operations,delayed,monitors,jobs the sections; BENCH_JOB_INPUTS the job's size). A reduced run says so in its header.
  */
 
 import { execFileSync } from 'node:child_process';
@@ -40,6 +42,7 @@ import { performance } from 'node:perf_hooks';
 import * as esbuild from 'esbuild';
 import { measuringEnvironment } from '../dev/env';
 import { benchMonitorWrites } from './bench-monitors';
+import { benchJobs } from './bench-jobs';
 import { type RequestCost, type RequestPathId, requestCost } from '../shared/accounting/request-costs';
 import { type DynamoWatch, type WriteSummary, describeWrites, moneyWrites, recordWrites, summarize, watchDynamo } from './bench-dynamo';
 import { ESBUILD_OPTIONS } from '../infra/bundling';
@@ -77,8 +80,11 @@ const K = {
   rounds: knob('ROUNDS', 5, 2),
   /** Delayed live answers per operation and round (after 1 discarded one). */
   roundRequests: knob('ROUND_REQUESTS', 4, 2),
+  /** Inputs of section 7's job. */
+  jobInputs: knob('JOB_INPUTS', 10_000, 500),
 };
-const ALL_SECTIONS = ['imports', 'paths', 'operations', 'delayed', 'monitors'] as const;
+const JOB_INPUTS = K.jobInputs;
+const ALL_SECTIONS = ['imports', 'paths', 'operations', 'delayed', 'monitors', 'jobs'] as const;
 type Section = (typeof ALL_SECTIONS)[number];
 const SECTIONS = new Set<Section>(
   process.env.BENCH_SECTIONS ? (process.env.BENCH_SECTIONS.split(',').map((x) => x.trim()).filter((x) => (ALL_SECTIONS as readonly string[]).includes(x)) as Section[]) : ALL_SECTIONS,
@@ -906,7 +912,7 @@ async function main() {
     const withHandler = operations.filter((o) => (routedIds.has(o.id) || existsSync(path.join(ROOT, handlerFile(o)))) && (!ONLY_OPS || ONLY_OPS.has(o.id)));
     await benchBundles(withHandler.map((o) => ({ id: o.id, file: handlerFile(o), parsesHtml: o.parsesHtml, routed: routedIds.has(o.id), platform: o.platform })));
   }
-  if (!SECTIONS.has('paths') && !SECTIONS.has('operations') && !SECTIONS.has('delayed') && !SECTIONS.has('monitors')) return printSummary(started);
+  if (!SECTIONS.has('paths') && !SECTIONS.has('operations') && !SECTIONS.has('delayed') && !SECTIONS.has('monitors') && !SECTIONS.has('jobs')) return printSummary(started);
 
   const { active, notes } = activeScenarios(scenarios, routed, operations);
   console.log('\n== Operations benched through the gateway ==');
@@ -944,6 +950,7 @@ async function main() {
     if (SECTIONS.has('delayed') && active.length) await benchDelayed(b, active, runners, figures);
     benchKeyTouches(b, requestsStarted);
     if (SECTIONS.has('monitors')) await benchMonitorWrites();
+    if (SECTIONS.has('jobs')) await benchJobs(b.stack, b.upstream, b.watch, JOB_INPUTS);
 
     const own = process.cpuUsage(ownCpu0);
     const up = await b.upstream.cpuUsage();

@@ -89,6 +89,7 @@ async function main() {
     ...routedOperations().map((op) => `  GET ${op.path}`),
     '  /v1/account/*  (the dashboard API; see the README)',
     '  /v1/monitors   (monitors with signed webhooks; docs/monitors.md)',
+    '  /v1/jobs       (bulk jobs run in this process, files under .local/jobs; docs/jobs.md)',
     `API reference:  ${stack.gateway.url}/docs  (every operation with its example; try one with your key)`,
     '',
     first ? `Try:  curl -s -H "x-api-key: $(cat .local/dev-api-key)" "${stack.gateway.url}${first.path}?handle=bsky.app"` : '',

@@ -86,8 +86,9 @@ export const accountSchemas: Json = {
           operation: { type: 'string' },
           requestId: { type: 'string' },
           credits: count,
-          source: { const: 'monitor', description: "Present on a monitor's poll (docs/monitors.md)" },
-          monitorId: { type: 'string', description: 'The monitor whose poll it was; with `source`' },
+          source: { enum: ['monitor', 'job'], description: "Present on a monitor's poll (docs/monitors.md) and a bulk job's page (docs/jobs.md)" },
+          monitorId: { type: 'string', description: 'The monitor whose poll it was; with `source` monitor' },
+          jobId: { type: 'string', description: 'The job whose page it was; with `source` job' },
         },
         ['time', 'operation', 'requestId', 'credits'],
       ),
@@ -132,8 +133,9 @@ export const accountSchemas: Json = {
     cached: { type: 'boolean', description: 'Served from the cache' },
     ms: { ...count, description: "From the function's start until the answer was ready" },
     requestId: { type: 'string' },
-    source: { const: 'monitor', description: "Present on a monitor's poll (docs/monitors.md)" },
-    monitorId: { type: 'string', description: "The monitor whose poll it was; with `source`" },
+    source: { enum: ['monitor', 'job'], description: "Present on a monitor's poll (docs/monitors.md) and a bulk job's page (docs/jobs.md)" },
+    monitorId: { type: 'string', description: "The monitor whose poll it was; with `source` monitor" },
+    jobId: { type: 'string', description: "The job whose page it was; with `source` job" },
   }, ['time', 'operation', 'keyId', 'keyName', 'status', 'code', 'credits', 'cached', 'ms', 'requestId']),
   AccountRequests: obj({
     requests: { type: 'array', description: 'Newest first', items: ref('AccountRequest') },
@@ -189,7 +191,7 @@ const SPECS: Record<AccountRoute['name'], Spec> = {
           : name === 'status'
             ? { type: 'string', pattern: '^([1-5][0-9]{2}|error)$' }
             : name === 'source'
-              ? { type: 'string', enum: ['request', 'monitor'] }
+              ? { type: 'string', enum: ['request', 'monitor', 'job'] }
               : { type: 'string', minLength: 1 },
     })),
     ok: [200, ref('AccountRequests'), 'A page of the history'],

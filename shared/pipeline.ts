@@ -2,6 +2,7 @@ import { COST, balance } from './accounting/teams';
 import { settleLive } from './accounting/ledger';
 import { type Answer, answered, recordAnswer } from './accounting/record';
 import { InsufficientCredits, type Reservation, refund, reservationSettled, reserve, scrapesAhead } from './accounting/reservation';
+import { JOB_PAGE_CHARGED_HEADER } from './api/job-routes';
 import { cacheItem, cacheKey, readCache } from './result-cache';
 import { entryPoint } from './http/entry';
 import { creditHeaders, success } from './http/envelope';
@@ -44,6 +45,13 @@ interface Caller {
    * sets it): recorded as one, and it accepts a cached result no older than maxAgeSeconds.
    */
   monitor?: { monitorId: string; maxAgeSeconds: number };
+  /**
+   * A page of a bulk job's input (shared/jobs/engine.ts invokes the handler with it; the authorizer
+   * never sets it): recorded as the job's, and it accepts a cached result no older than
+   * maxAgeSeconds (the job's cache_max_age; on a retried attempt, the age of the job: what the
+   * first attempt paid for is served free).
+   */
+  job?: { jobId: string; maxAgeSeconds: number };
 }
 
 function callerOf(context: Record<string, unknown> | null | undefined): Caller | undefined {
@@ -53,7 +61,10 @@ function callerOf(context: Record<string, unknown> | null | undefined): Caller |
   const monitorId = context?.monitorId;
   const maxAge = Number(context?.monitorMaxAgeSeconds);
   const monitor = typeof monitorId === 'string' && monitorId && Number.isFinite(maxAge) ? { monitor: { monitorId, maxAgeSeconds: maxAge } } : {};
-  return { teamId, keyId: typeof context?.keyId === 'string' ? context.keyId : undefined, ...(Number.isFinite(hint) ? { creditsHint: hint } : {}), ...monitor };
+  const jobId = context?.jobId;
+  const jobMaxAge = Number(context?.jobMaxAgeSeconds);
+  const job = typeof jobId === 'string' && jobId && Number.isFinite(jobMaxAge) ? { job: { jobId, maxAgeSeconds: jobMaxAge } } : {};
+  return { teamId, keyId: typeof context?.keyId === 'string' ? context.keyId : undefined, ...(Number.isFinite(hint) ? { creditsHint: hint } : {}), ...monitor, ...job };
 }
 
 function onceAfterIo<T>(load: () => Promise<T>): () => Promise<T> {
@@ -82,7 +93,7 @@ export function createHandler<Id extends OperationId>(op: OperationEntry<Id>, lo
     const credits: { remaining?: number; refundFailed?: boolean } = { remaining: caller?.creditsHint };
     const record = (a: Pick<Answer, 'status' | 'code' | 'cached' | 'live' | 'credits'>, historyWritten = false) => {
       const time = Date.now();
-      const answer: Answer = { ...a, teamId: caller?.teamId, keyId: caller?.keyId, monitorId: caller?.monitor?.monitorId, operation: op.id, requestId, ms: time - started, time, upstreamCalls: ctx.upstreamCalls, dropped: ctx.droppedItems };
+      const answer: Answer = { ...a, teamId: caller?.teamId, keyId: caller?.keyId, monitorId: caller?.monitor?.monitorId, jobId: caller?.job?.jobId, operation: op.id, requestId, ms: time - started, time, upstreamCalls: ctx.upstreamCalls, dropped: ctx.droppedItems };
       log.info('request done', { outcome: a.code ?? (a.cached ? 'cache_hit' : 'live'), ms: answer.ms, upstreamCalls: ctx.upstreamCalls });
       return recordAnswer(answer, log, { historyWritten, refundFailed: credits.refundFailed });
     };
@@ -93,13 +104,16 @@ export function createHandler<Id extends OperationId>(op: OperationEntry<Id>, lo
       const { values, cacheMaxAge } = validateQuery(rules, event.queryStringParameters, event.multiValueQueryStringParameters);
       const key = cacheKey(op.id, values);
 
-      const maxAgeSeconds = caller.monitor?.maxAgeSeconds ?? (cacheMaxAge ? CACHE_MAX_AGE_SECONDS[cacheMaxAge] : 0);
+      const maxAgeSeconds = caller.monitor?.maxAgeSeconds ?? caller.job?.maxAgeSeconds ?? (cacheMaxAge ? CACHE_MAX_AGE_SECONDS[cacheMaxAge] : 0);
       if (maxAgeSeconds > 0) {
         const [hit, shown] = await Promise.all([
           readCache(key, maxAgeSeconds).catch((err) => void log.warn('cache read failed; scraping live', { error: (err as Error).name })),
           credits.remaining ?? balance(caller.teamId),
         ]);
         if (hit) {
+          // A bulk job's page asked again (its worker failed after the charge): the answer its first
+          // attempt paid for, free this time; the header tells the job to count that one charge.
+          if (caller.job && hit.requestId === requestId) responseHeaders[JOB_PAGE_CHARGED_HEADER] = '1';
           await record({ status: 200, code: null, cached: true, live: false, credits: 0 });
           return success(hit.data, { requestId, creditsCharged: 0, creditsRemaining: shown, cached: true, cachedAt: new Date(hit.fetchedAt).toISOString() });
         }
@@ -155,9 +169,9 @@ async function liveAnswer<Id extends OperationId>(id: Id, params: ParamsOf<Id>, 
     const result = await scraping;
     const fetchedAt = Date.now();
     const data = { ...result, fetchedAt: new Date(fetchedAt).toISOString() };
-    const item = cacheItem(key, id, data, fetchedAt);
+    const item = cacheItem(key, id, data, fetchedAt, r.requestId);
     if (!item) r.log.warn('result too large to cache; served uncached', { bytes: JSON.stringify(data).length });
-    const answer = { teamId: caller.teamId, keyId: caller.keyId, monitorId: caller.monitor?.monitorId, operation: id, requestId: r.requestId, status: 200, code: null, credits: COST, cached: false, ms: fetchedAt - r.started, time: fetchedAt };
+    const answer = { teamId: caller.teamId, keyId: caller.keyId, monitorId: caller.monitor?.monitorId, jobId: caller.job?.jobId, operation: id, requestId: r.requestId, status: 200, code: null, credits: COST, cached: false, ms: fetchedAt - r.started, time: fetchedAt };
     await settleLive(reserved, answered(answer), item, r.log);
     reservationSettled(reserved);
     return { data, remaining: reserved.remaining };

@@ -16,6 +16,8 @@ const ITEM_OVERHEAD_BYTES = 2 * 1024;
 export interface CachedResult {
   data: Record<string, unknown>;
   fetchedAt: number;
+  /** The request whose live answer wrote it (a bulk job's retried page tells its own earlier charge by it). */
+  requestId?: string;
 }
 
 /** Stable JSON of the normalized input: key order never changes the cache key. */
@@ -43,7 +45,7 @@ export async function readCache(key: string, maxAgeSeconds: number, now = Date.n
   if (!Number.isFinite(fetchedAt) || fetchedAt < now - maxAgeSeconds * 1000) return null;
   if (!Number.isFinite(expiresAt) || expiresAt * 1000 <= now) return null;
   const data = decode(item.body);
-  return data ? { data, fetchedAt } : null;
+  return data ? { data, fetchedAt, ...(typeof item.requestId === 'string' ? { requestId: item.requestId } : {}) } : null;
 }
 
 /** The stored payload, or null when it cannot be read (corrupt, truncated, not an object): a miss, never an error. */
@@ -58,7 +60,7 @@ function decode(body: unknown): Record<string, unknown> | null {
 }
 
 /** The item to write for a fresh result, or null when it is too large for one item even compressed. */
-export function cacheItem(key: string, operationId: string, data: object, fetchedAt: number): Record<string, unknown> | null {
+export function cacheItem(key: string, operationId: string, data: object, fetchedAt: number, requestId?: string): Record<string, unknown> | null {
   const body = brotliCompressSync(Buffer.from(JSON.stringify(data), 'utf8'), {
     params: { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT },
   });
@@ -69,5 +71,6 @@ export function cacheItem(key: string, operationId: string, data: object, fetche
     body,
     fetchedAt,
     expiresAt: Math.floor(fetchedAt / 1000) + config.cacheTtlSeconds,
+    ...(requestId ? { requestId } : {}),
   };
 }

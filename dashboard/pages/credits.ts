@@ -16,7 +16,7 @@ export function CreditsPage({ app, notice }: PageProps) {
   const row = (x: Charge) => html`<tr>
     <${Td} label="Time"><${Time} iso=${x.time} exact /><//>
     <${Td} label="Operation">${x.operation}<//>
-    <${Td} label="Source"><${SourceLabel} source=${x.source} monitorId=${x.monitorId} /><//>
+    <${Td} label="Source"><${SourceLabel} source=${x.source} monitorId=${x.monitorId} jobId=${x.jobId} /><//>
     <${Td} label="Request ID"><code>${x.requestId}</code><//>
     <${Td} label="Credits" cls="num">${String(x.credits)}<//>
   </tr>`;

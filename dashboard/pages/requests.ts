@@ -28,7 +28,7 @@ function row(q: RequestsReport['requests'][number]) {
   return html`<tr>
     <${Td} label="Time"><time datetime=${q.time}>${whenExact(q.time)}</time><//>
     <${Td} label="Operation">${q.operation}<//>
-    <${Td} label="Source"><${SourceLabel} source=${q.source} monitorId=${q.monitorId} /><//>
+    <${Td} label="Source"><${SourceLabel} source=${q.source} monitorId=${q.monitorId} jobId=${q.jobId} /><//>
     <${Td} label="Key">${q.keyName ?? (q.keyId ? html`<code>${q.keyId}</code>` : '–')}<//>
     <${Td} label="Status" cls="num"><span class=${`status ${q.status < 400 ? 'active' : 'revoked'}`}>${String(q.status)}</span><//>
     <${Td} label="Error code">${q.code ? html`<code class="nowrap">${q.code}</code>` : '–'}<//>

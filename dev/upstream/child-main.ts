@@ -36,6 +36,7 @@ async function main() {
           return reply(count());
         case 'delay':
           fake.delayMs = m.ms;
+          fake.jitterMs = m.jitterMs ?? 0;
           return reply(null);
         case 'cpu':
           return reply(process.cpuUsage());

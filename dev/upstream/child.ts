@@ -14,7 +14,7 @@ import type { FakeUpstream } from './fake';
  */
 export type UpstreamHooks = Record<string, (fake: FakeUpstream, ...args: any[]) => void>; // eslint-disable-line @typescript-eslint/no-explicit-any -- hook arguments are the caller's
 
-export type ChildRequest = { id: number } & ({ type: 'count' } | { type: 'cpu' } | { type: 'delay'; ms: number } | { type: 'hook'; name: string; args: unknown[] } | { type: 'stop' });
+export type ChildRequest = { id: number } & ({ type: 'count' } | { type: 'cpu' } | { type: 'delay'; ms: number; jitterMs?: number } | { type: 'hook'; name: string; args: unknown[] } | { type: 'stop' });
 export type ChildReply = { id: number; value?: unknown; error?: string };
 type Command = ChildRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
@@ -23,8 +23,8 @@ export interface UpstreamProcess {
   process: ChildProcess;
   /** Upstream requests answered so far (monotonic). */
   requests(): Promise<number>;
-  /** A delay added to every answer (0: none). */
-  setDelay(ms: number): Promise<void>;
+  /** Every answer delayed by `ms` plus a random [0, jitterMs) (realistic upstream latency). */
+  setDelay(ms: number, jitterMs?: number): Promise<void>;
   /** Calls the hooks module's `upstreamHooks[name](fake, ...args)` in the child. */
   hook(name: string, ...args: unknown[]): Promise<void>;
   /** The child's own process.cpuUsage() (to say what was left out of the parent's). */
@@ -73,7 +73,7 @@ export async function startUpstreamProcess(opts: { anyInput?: boolean; hooks?: s
     url,
     process: child,
     requests: () => ask<number>({ type: 'count' }),
-    setDelay: (ms) => ask<void>({ type: 'delay', ms }),
+    setDelay: (ms, jitterMs = 0) => ask<void>({ type: 'delay', ms, jitterMs }),
     hook: (name, ...args) => ask<void>({ type: 'hook', name, args }),
     cpuUsage: () => ask<NodeJS.CpuUsage>({ type: 'cpu' }),
     async stop() {

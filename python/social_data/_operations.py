@@ -2410,8 +2410,9 @@ class _AccountCreditsChargesItemRequired(TypedDict):
 
 
 class AccountCreditsChargesItem(_AccountCreditsChargesItemRequired, total=False):
-    source: Literal["monitor"]
+    source: Literal["monitor", "job"]
     monitorId: str
+    jobId: str
 
 
 class AccountCredits(TypedDict):
@@ -2462,8 +2463,9 @@ class _AccountRequestRequired(TypedDict):
 
 
 class AccountRequest(_AccountRequestRequired, total=False):
-    source: Literal["monitor"]
+    source: Literal["monitor", "job"]
     monitorId: str
+    jobId: str
 
 
 class AccountRequests(TypedDict):
@@ -4052,27 +4054,27 @@ class Account(_Routes):
         """
         return self._send("GET", "/v1/account/usage", {"days": days}, None)
 
-    def requests(self, *, operation: Optional[str] = None, status: Optional[str] = None, source: Optional[Literal["request", "monitor"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Result[AccountRequests]:
+    def requests(self, *, operation: Optional[str] = None, status: Optional[str] = None, source: Optional[Literal["request", "monitor", "job"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Result[AccountRequests]:
         r"""GET /v1/account/requests: The team's requests of the last 7 days, newest first, paged (free; a session or an API key)
 
         Args:
             operation: An operation id (e.g. livestream-clip): only its requests
             status: An HTTP status (200, 404, 503, …), or `error` for every error answer
-            source: Whose requests: `request` (made with an API key) or `monitor` (a monitor's
-                polls)
+            source: Whose requests: `request` (made with an API key), `monitor` (a monitor's polls)
+                or `job` (a bulk job's pages)
             limit: Requests per page: a whole number from 1 to 100 (default 50)
             cursor: The cursor of the previous page, for the next (older) one
         """
         return self._send("GET", "/v1/account/requests", {"operation": operation, "status": status, "source": source, "limit": limit, "cursor": cursor}, None)
 
-    def requests_pages(self, *, operation: Optional[str] = None, status: Optional[str] = None, source: Optional[Literal["request", "monitor"]] = None, limit: Optional[int] = None) -> Iterator[Result[AccountRequests]]:
+    def requests_pages(self, *, operation: Optional[str] = None, status: Optional[str] = None, source: Optional[Literal["request", "monitor", "job"]] = None, limit: Optional[int] = None) -> Iterator[Result[AccountRequests]]:
         r"""Every page of GET /v1/account/requests, following the cursor to the last.
 
         Args:
             operation: An operation id (e.g. livestream-clip): only its requests
             status: An HTTP status (200, 404, 503, …), or `error` for every error answer
-            source: Whose requests: `request` (made with an API key) or `monitor` (a monitor's
-                polls)
+            source: Whose requests: `request` (made with an API key), `monitor` (a monitor's polls)
+                or `job` (a bulk job's pages)
             limit: Requests per page: a whole number from 1 to 100 (default 50)
         """
         return self._pages("/v1/account/requests", {"operation": operation, "status": status, "source": source, "limit": limit}, "cursor")

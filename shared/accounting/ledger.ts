@@ -13,6 +13,7 @@ import { COST } from './teams';
  *
  *   TEAM#<teamId> / LEDGER#<reservation time>#<requestId>   requestId, operation, credits, time (of the charge)
  *                                                            [source: 'monitor', monitorId: a monitor's poll]
+ *                                                            [source: 'job', jobId: a bulk job's page]
  *
  * The record is keyed by its reservation's time (the mark's value), so the sweep of old marks can
  * tell a charged reservation from one whose credit never reached the ledger; its `time` is the
@@ -26,8 +27,9 @@ export interface LedgerEntry {
   credits: number;
   time: string;
   /** A monitor's poll (as its history item says); absent for the team's own request, and on charges written before it was recorded. */
-  source?: 'monitor';
+  source?: 'monitor' | 'job';
   monitorId?: string;
+  jobId?: string;
 }
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -41,6 +43,7 @@ const entryOf = (i: Record<string, unknown>): LedgerEntry => ({
   credits: Number(i.credits),
   time: String(i.time),
   ...(i.source === 'monitor' && typeof i.monitorId === 'string' ? { source: 'monitor' as const, monitorId: i.monitorId } : {}),
+  ...(i.source === 'job' && typeof i.jobId === 'string' ? { source: 'job' as const, jobId: i.jobId } : {}),
 });
 
 export async function ledger(teamId: string, since?: string): Promise<LedgerEntry[]> {
@@ -87,6 +90,7 @@ export async function settleLive(r: Reserved, answer: Answered, cacheItem: Recor
     credits: COST,
     time: new Date(answer.time).toISOString(),
     ...(answer.monitorId ? { source: 'monitor' as const, monitorId: answer.monitorId } : {}),
+    ...(answer.jobId ? { source: 'job' as const, jobId: answer.jobId } : {}),
   };
   // UpdateItem, never PutItem (a scraping function has none on the accounts table); created, never changed.
   const charge: TransactItem[] = [

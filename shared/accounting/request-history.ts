@@ -31,6 +31,8 @@ export interface Answered {
   keyId?: string;
   /** A monitor's poll: its history item says `source: 'monitor'` and the monitor's id. */
   monitorId?: string;
+  /** A page of a bulk job's input: its history item says `source: 'job'` and the job's id. */
+  jobId?: string;
   operation: string;
   requestId: string;
   status: number;
@@ -55,6 +57,7 @@ export function historyItem(a: Answered): Record<string, unknown> {
     operation: a.operation,
     ...(a.keyId ? { keyId: a.keyId } : {}),
     ...(a.monitorId ? { source: 'monitor', monitorId: a.monitorId } : {}),
+    ...(a.jobId ? { source: 'job', jobId: a.jobId } : {}),
     status: a.status,
     ...(a.code ? { code: a.code } : {}),
     // Absent for a free answer (read as 0: `record`): see above.
@@ -67,7 +70,7 @@ export function historyItem(a: Answered): Record<string, unknown> {
 }
 
 /** The attributes a history item may lack (a retried request's earlier item may carry them). */
-const OPTIONAL_ATTRIBUTES = ['keyId', 'code', 'credits', 'source', 'monitorId'] as const;
+const OPTIONAL_ATTRIBUTES = ['keyId', 'code', 'credits', 'source', 'monitorId', 'jobId'] as const;
 
 /**
  * The history item as an UpdateItem that writes it whole (a scraping function has no PutItem on the
@@ -92,9 +95,10 @@ export interface HistoryRecord {
   cached: boolean;
   ms: number;
   requestId: string;
-  /** Present on a monitor's poll. */
-  source?: 'monitor';
+  /** Present on a monitor's poll and on a bulk job's page. */
+  source?: 'monitor' | 'job';
   monitorId?: string;
+  jobId?: string;
 }
 
 export interface HistoryPage {
@@ -106,8 +110,8 @@ export interface HistoryPage {
 
 /** `status`: one HTTP status, or `error` for every error answer (status 400 and above). */
 export type StatusFilter = number | 'error';
-/** `request`: made with a key (no `source` attribute); `monitor`: a monitor's poll. */
-export type SourceFilter = 'request' | 'monitor';
+/** `request`: made with a key (no `source` attribute); `monitor`: a monitor's poll; `job`: a bulk job's page. */
+export type SourceFilter = 'request' | 'monitor' | 'job';
 export interface RequestsQuery {
   operation?: string;
   status?: StatusFilter;
@@ -154,8 +158,8 @@ export async function requestHistory(teamId: string, q: RequestsQuery, now = Dat
   }
   if (q.source) {
     names['#src'] = 'source';
-    if (q.source === 'monitor') {
-      values[':src'] = 'monitor';
+    if (q.source === 'monitor' || q.source === 'job') {
+      values[':src'] = q.source;
       filters.push('#src = :src');
     } else filters.push('attribute_not_exists(#src)');
   }
@@ -207,5 +211,6 @@ function record(i: Record<string, unknown>): HistoryRecord {
     ms: Number(i.ms ?? 0),
     requestId: String(i.requestId),
     ...(i.source === 'monitor' && typeof i.monitorId === 'string' ? { source: 'monitor' as const, monitorId: i.monitorId } : {}),
+    ...(i.source === 'job' && typeof i.jobId === 'string' ? { source: 'job' as const, jobId: i.jobId } : {}),
   };
 }

@@ -20,14 +20,14 @@ export const RECENT_CHARGES = 50;
 export interface CreditsReport {
   balance: number;
   /** The latest RECENT_CHARGES charges, newest first; a monitor's poll says so (`source`, `monitorId`). */
-  charges: { time: string; operation: string; requestId: string; credits: number; source?: 'monitor'; monitorId?: string }[];
+  charges: { time: string; operation: string; requestId: string; credits: number; source?: 'monitor' | 'job'; monitorId?: string; jobId?: string }[];
 }
 
 export async function creditsReport(teamId: string): Promise<CreditsReport> {
   const [team, charges] = await Promise.all([getTeam(teamId), recentCharges(teamId, RECENT_CHARGES)]);
   return {
     balance: team?.credits ?? 0,
-    charges: charges.map(({ time, operation, requestId, credits, source, monitorId }) => ({ time, operation, requestId, credits, ...(source ? { source, monitorId } : {}) })),
+    charges: charges.map(({ time, operation, requestId, credits, source, monitorId, jobId }) => ({ time, operation, requestId, credits, ...(source === 'job' ? { source, jobId } : source ? { source, monitorId } : {}) })),
   };
 }
 
@@ -49,7 +49,7 @@ export async function usageReport(teamId: string, rawDays: string | undefined): 
 export const REQUESTS_PARAMS = {
   operation: 'An operation id (e.g. livestream-clip): only its requests',
   status: 'An HTTP status (200, 404, 503, …), or `error` for every error answer',
-  source: "Whose requests: `request` (made with an API key) or `monitor` (a monitor's polls)",
+  source: "Whose requests: `request` (made with an API key), `monitor` (a monitor's polls) or `job` (a bulk job's pages)",
   limit: `Requests per page: a whole number from 1 to ${HISTORY_PAGE.max} (default ${HISTORY_PAGE.default})`,
   cursor: 'The cursor of the previous page, for the next (older) one',
 } as const;
@@ -79,7 +79,7 @@ export async function requestsReport(teamId: string, query: Record<string, strin
       else if (/^[1-5]\d\d$/.test(value)) q.status = Number(value);
       else details.push({ path: name, message: REQUESTS_PARAMS.status });
     } else if (name === 'source') {
-      if (value === 'request' || value === 'monitor') q.source = value;
+      if (value === 'request' || value === 'monitor' || value === 'job') q.source = value;
       else details.push({ path: name, message: REQUESTS_PARAMS.source });
     } else if (name === 'limit') {
       const n = Number(value);

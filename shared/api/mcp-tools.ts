@@ -9,6 +9,7 @@ import type { ParamDef } from '../http/validation';
 import { MONITOR_ROUTES } from './monitor-routes';
 import { WEBHOOK_ROUTES } from './webhook-routes';
 import { MONITOR_FIELDS, MONITOR_REQUIRED } from './monitor-schema';
+import { JOB_ROUTES, MAX_INLINE_INPUTS, MAX_PAGES_PER_INPUT } from './job-routes';
 
 /**
  * The MCP tools, from the operation table: one per routed operation (named by its id, its input
@@ -20,6 +21,7 @@ import { MONITOR_FIELDS, MONITOR_REQUIRED } from './monitor-schema';
 export type AccountRead = 'credits' | 'usage' | 'requests';
 /** A route of the monitors API or of the webhooks API (both served by the monitors API's function). */
 export type MonitorRoute = (typeof MONITOR_ROUTES)[number] | (typeof WEBHOOK_ROUTES)[number];
+export type JobRoute = (typeof JOB_ROUTES)[number];
 
 export interface ToolDef {
   name: string;
@@ -31,7 +33,7 @@ export interface ToolDef {
    * What the tool runs: an operation of the table, a read of the caller's own account, or a route
    * of the monitors API (its arguments the JSON body, `id` the monitor's id in the path).
    */
-  target: { operation: Operation } | { account: AccountRead; params: Record<string, ParamDef> } | { monitors: MonitorRoute };
+  target: { operation: Operation } | { account: AccountRead; params: Record<string, ParamDef> } | { monitors: MonitorRoute } | { jobs: JobRoute };
 }
 
 /** A tool argument that is not a query parameter: how the answer's text is written. */
@@ -194,9 +196,42 @@ const MONITOR_TOOLS: ToolDef[] = [
   },
 ];
 
+const jobRoute = (name: JobRoute['name']) => JOB_ROUTES.find((r) => r.name === name)!;
+
+/** The job tools (docs/jobs.md): submit a job of inline inputs, read a job's state; the jobs API's routes, on the caller's team. */
+const JOB_TOOLS: ToolDef[] = [
+  {
+    name: 'jobs-submit',
+    title: 'Submit a bulk job',
+    description: `Run one operation over many inputs (up to ${MAX_INLINE_INPUTS} here; each a value of its main parameter, such as a handle or a URL, or an object of its query parameters): the service runs them at the platform's pace and writes the results as files. Every input is checked first (VALIDATION_ERROR with line and field), unless skipInvalid. Each live page costs ${COST} credit as a call; inputs that name the same thing run once. Read its progress with jobs-get.`,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        operation: { type: 'string', enum: routedOperations().map((o) => o.id), description: 'The operation id' },
+        inputs: { type: 'array', minItems: 1, maxItems: MAX_INLINE_INPUTS, items: { oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: { type: 'string' } }] }, description: 'The inputs' },
+        pages: { oneOf: [{ type: 'integer', minimum: 1, maximum: MAX_PAGES_PER_INPUT }, { const: 'all' }], description: 'Pages per input (default 1), or all' },
+        skipInvalid: { type: 'boolean', description: 'Run the valid inputs, list the invalid ones in the errors file' },
+        [RESPONSE_FORMAT]: responseFormatProperty,
+      },
+      required: ['operation', 'inputs'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    target: { jobs: jobRoute('submit') },
+  },
+  {
+    name: 'jobs-get',
+    title: 'A bulk job: state and progress',
+    description: 'One of your team\'s jobs: state (queued, running, paused, succeeded, failed, cancelled), inputs done / failed / left, items, credits charged, an estimate of the time left. Free.',
+    inputSchema: { type: 'object', properties: { [MONITOR_ID]: { type: 'string', description: 'The job id (`job_…`), as jobs-submit shows it' }, [RESPONSE_FORMAT]: responseFormatProperty }, required: [MONITOR_ID], additionalProperties: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    target: { jobs: jobRoute('get') },
+  },
+];
+
 let built: ToolDef[] | undefined;
-/** Every tool, in the table's order, then the account tools and the monitor tools (built once: the schemas take a few ms). */
-export const tools = (): ToolDef[] => (built ??= [...routedOperations().map(operationTool), ...ACCOUNT_TOOLS.map(accountTool), ...MONITOR_TOOLS]);
+/** Every tool, in the table's order, then the account tools, the monitor tools and the job tools (built once: the schemas take a few ms). */
+export const tools = (): ToolDef[] => (built ??= [...routedOperations().map(operationTool), ...ACCOUNT_TOOLS.map(accountTool), ...MONITOR_TOOLS, ...JOB_TOOLS]);
 
 export const findTool = (name: string): ToolDef | undefined => tools().find((t) => t.name === name);
 
@@ -204,7 +239,7 @@ export const findTool = (name: string): ToolDef | undefined => tools().find((t) 
 export const listed = ({ name, title, description, inputSchema, annotations }: ToolDef) => ({ name, title, description, inputSchema, annotations });
 
 export const INSTRUCTIONS = [
-  'Tools read public social data (one tool per API operation) and your own account (account-credits, account-usage, account-requests), and manage your monitors (monitors-create, monitors-list, monitors-delete: an operation polled every interval, what is new POSTed to your webhook, signed), and read your team webhook endpoints and their deliveries (webhooks-list, webhooks-deliveries, webhooks-delivery).',
+  'Tools read public social data (one tool per API operation) and your own account (account-credits, account-usage, account-requests), and manage your monitors (monitors-create, monitors-list, monitors-delete: an operation polled every interval, what is new POSTed to your webhook, signed), and read your team webhook endpoints and their deliveries (webhooks-list, webhooks-deliveries, webhooks-delivery). Bulk jobs: jobs-submit and jobs-get (many inputs of one operation run by the service, results as files).',
   `A live call costs ${COST} credit; an error costs nothing; with cache_max_age (1d, 3d, 7d, 14d, 30d) a cached result of at most that age is served for 0 credits.`,
   'Answers: a compact text (long lists trimmed, with a count of what was left out) and the full data in structured content; response_format "full" writes the whole answer as text.',
   'Paged tools return a cursor: call the same tool again with it for the next page.',

@@ -71,7 +71,7 @@
  */
 export interface TableDef {
   /** Logical name: the stack's construct id prefix and the config key of its name. */
-  id: 'accounts' | 'cache' | 'events';
+  id: 'accounts' | 'cache' | 'events' | 'jobs';
   partitionKey: string;
   sortKey?: string;
   indexes: readonly { name: string; partitionKey: string; sortKey: string }[];
@@ -106,7 +106,29 @@ export const EVENTS = {
   retain: true,
 } as const satisfies TableDef;
 
-export const TABLES: readonly TableDef[] = [ACCOUNTS, CACHE, EVENTS];
+/**
+ * jobs (pk, sk; TTL on expiresAt): bulk jobs (shared/jobs/, docs/jobs.md), apart from the accounts
+ * table's money: the job workers hold no write on the accounts table (a job's pages charge through
+ * the operations' own functions, the one pipeline).
+ *   TEAM#<teamId> / JOB#<jobId>               a job: operation, state, total, cursor (next input to hand out),
+ *                                             inFlight, done, failed, pages, items, credits, live, cached, parked
+ *                                             (inputs set aside by a pause), createdAt, startedAt?, finishedAt?, files?
+ *   TEAM#<teamId> / JOBSLOTS                  the team's inputs in flight over all its jobs (inFlight), bounded
+ *   TEAM#<teamId> / JOBIDEM#<sha256(key)>     an Idempotency-Key: the job it made (expiresAt after 24 h)
+ *   JOB#<jobId> / IN#<chunk>                  the job's checked inputs, JOB_CHUNK a chunk: [{line, input, params}]
+ *   JOB#<jobId> / DONE#<index>                one input finished (written once, conditional): status, code?, pages, items, credits
+ *   (every item of a job expires with it: expiresAt 7 days after its end, as its files)
+ */
+export const JOBS = {
+  id: 'jobs',
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  indexes: [],
+  ttlAttribute: 'expiresAt',
+  retain: false,
+} as const satisfies TableDef;
+
+export const TABLES: readonly TableDef[] = [ACCOUNTS, CACHE, EVENTS, JOBS];
 
 export const TEAM_INDEX = ACCOUNTS.indexes[0];
 /** The events table's sparse index of what is due (monitors to poll, deliveries to attempt). */
@@ -182,3 +204,10 @@ export const STATUS_WATCH_KEY = { pk: 'STATUSWATCH', sk: 'STATUSWATCH' } as cons
  */
 export const CREDIT_WATCH_SK = 'CREDITWATCH';
 export const CREDIT_WATCH = 'CREDITWATCH';
+export const JOB_PREFIX = 'JOB#';
+export const jobSk = (jobId: string) => `${JOB_PREFIX}${jobId}`;
+export const jobPk = (jobId: string) => `${JOB_PREFIX}${jobId}`;
+export const JOB_SLOTS_SK = 'JOBSLOTS';
+export const jobIdempotencySk = (hash: string) => `JOBIDEM#${hash}`;
+export const jobChunkSk = (chunk: number) => `IN#${String(chunk).padStart(6, '0')}`;
+export const jobDoneSk = (index: number) => `DONE#${String(index).padStart(6, '0')}`;

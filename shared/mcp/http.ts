@@ -12,7 +12,7 @@ import type { Operation } from '../operations';
 import type { Answer, ErrorAnswer } from './render';
 import { MCP_PATH } from '../api/agent-routes';
 import { type Executor, createMcpServer } from './server';
-import { type AccountRead, EVENT_ID, MONITOR_ID, type MonitorRoute, RESPONSE_FORMAT, type ToolDef } from '../api/mcp-tools';
+import { type AccountRead, EVENT_ID, type JobRoute, MONITOR_ID, type MonitorRoute, RESPONSE_FORMAT, type ToolDef } from '../api/mcp-tools';
 
 /**
  * POST /mcp: the MCP Streamable HTTP transport, stateless. Each POST builds its own server and
@@ -60,7 +60,10 @@ export function batchRefusal(body: string | undefined): string | null {
   return parsed.length > MAX_BATCH || calls > 1 ? ONE_TOOL_CALL_PER_POST : null;
 }
 
-export function createMcpHandler(invoke: InvokeOperation, invokeMonitors?: InvokeMonitors): ProxyHandler {
+/** Runs the jobs API's handler (functions/jobs.ts), as InvokeMonitors does the monitors API's (JOBS_FUNCTION on AWS). Absent: no jobs. */
+export type InvokeJobs = InvokeMonitors;
+
+export function createMcpHandler(invoke: InvokeOperation, invokeMonitors?: InvokeMonitors, invokeJobs?: InvokeJobs): ProxyHandler {
   return entryPoint('mcp', async (event, { requestId, log }) => {
     const teamId = event.requestContext?.authorizer?.teamId as string | undefined;
     if (!teamId) throw new ApiError('UNAUTHORIZED', GATEWAY_MESSAGES.UNAUTHORIZED);
@@ -74,7 +77,7 @@ export function createMcpHandler(invoke: InvokeOperation, invokeMonitors?: Invok
       log.info('batch refused', { teamId });
       return jsonAnswer(400, { jsonrpc: '2.0', error: { code: -32600, message: refusal }, id: null }, requestId);
     }
-    const server = createMcpServer(inProcess(event, teamId, invoke, invokeMonitors, log));
+    const server = createMcpServer(inProcess(event, teamId, invoke, invokeMonitors, log, invokeJobs));
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
     try {
       await server.connect(transport);
@@ -102,12 +105,13 @@ function webRequest(event: APIGatewayProxyEvent): Request {
  * The executor of POST /mcp. Each tool call has its own request id (the ledger's key for its
  * charge), logged beside the id of the MCP request that carried it.
  */
-function inProcess(parent: APIGatewayProxyEvent, teamId: string, invoke: InvokeOperation, invokeMonitors: InvokeMonitors | undefined, log: Log): Executor {
+function inProcess(parent: APIGatewayProxyEvent, teamId: string, invoke: InvokeOperation, invokeMonitors: InvokeMonitors | undefined, log: Log, invokeJobs?: InvokeJobs): Executor {
   return async (tool, query, args) => {
     const requestId = randomUUID();
     log.info('tool call', { tool: tool.name, toolRequestId: requestId, teamId });
     if ('account' in tool.target) return accountAnswer(tool.target, teamId, query, requestId);
     if ('monitors' in tool.target) return monitorAnswer(parent, tool, tool.target.monitors, args, invokeMonitors, requestId, log);
+    if ('jobs' in tool.target) return monitorAnswer(parent, tool, tool.target.jobs, args, invokeJobs, requestId, log, 'This deployment runs no jobs');
     const { operation: op } = tool.target;
     try {
       return answerOf(await invoke(op, operationEvent(parent, op, query, requestId)), requestId);
@@ -136,7 +140,7 @@ const KEY_HEADERS = new Set(['x-api-key', 'authorization']);
  * header, and nothing else of it: the call is the caller's, on the caller's team, exactly as over
  * HTTP (another team's monitor is 404; bad arguments are its 422 with details).
  */
-export function monitorEvent(parent: APIGatewayProxyEvent, route: MonitorRoute, args: Record<string, unknown>, requestId: string): APIGatewayProxyEvent {
+export function monitorEvent(parent: APIGatewayProxyEvent, route: MonitorRoute | JobRoute, args: Record<string, unknown>, requestId: string): APIGatewayProxyEvent {
   const { [MONITOR_ID]: id, [EVENT_ID]: eventId, ...body } = args;
   // The path's ids from the tool's arguments: the monitor's or endpoint's (`id`), an event's (`eventId`).
   const pathParameters: Record<string, string> = {};
@@ -152,14 +156,14 @@ export function monitorEvent(parent: APIGatewayProxyEvent, route: MonitorRoute, 
   );
 }
 
-async function monitorAnswer(parent: APIGatewayProxyEvent, tool: ToolDef, route: MonitorRoute, args: Record<string, unknown>, invokeMonitors: InvokeMonitors | undefined, requestId: string, log: Log): Promise<Answer> {
+async function monitorAnswer(parent: APIGatewayProxyEvent, tool: ToolDef, route: MonitorRoute | JobRoute, args: Record<string, unknown>, invokeMonitors: InvokeMonitors | undefined, requestId: string, log: Log, absent = 'This deployment runs no monitors'): Promise<Answer> {
   try {
     const takes = Object.keys(tool.inputSchema.properties).filter((name) => name !== RESPONSE_FORMAT);
     const problems = argumentProblems(Object.keys(args), takes);
-    if (/\{(monitorId|endpointId)\}/.test(route.path) && (typeof args[MONITOR_ID] !== 'string' || !args[MONITOR_ID])) problems.push({ path: MONITOR_ID, message: route.path.includes('{endpointId}') ? 'Required: the endpoint id (ep_…)' : 'Required: the monitor id (mon_…)' });
+    if (/\{(monitorId|endpointId|jobId)\}/.test(route.path) && (typeof args[MONITOR_ID] !== 'string' || !args[MONITOR_ID])) problems.push({ path: MONITOR_ID, message: route.path.includes('{endpointId}') ? 'Required: the endpoint id (ep_…)' : route.path.includes('{jobId}') ? 'Required: the job id (job_…)' : 'Required: the monitor id (mon_…)' });
     if (route.path.includes('{eventId}') && (typeof args[EVENT_ID] !== 'string' || !args[EVENT_ID])) problems.push({ path: EVENT_ID, message: 'Required: the event id (evt_…), as webhooks-deliveries shows it' });
     if (problems.length) throw new ApiError('VALIDATION_ERROR', 'Invalid arguments', { details: boundedDetails(problems) });
-    if (!invokeMonitors) throw new ApiError('NOT_FOUND', 'This deployment runs no monitors');
+    if (!invokeMonitors) throw new ApiError('NOT_FOUND', absent);
     return answerOf(await invokeMonitors(monitorEvent(parent, route, args, requestId)), requestId);
   } catch (err) {
     // The monitors handler answers every error itself; a throw here is a refusal above, or its invocation failing.

@@ -2,9 +2,9 @@ import pLimit from 'p-limit';
 import { operation } from '../operations';
 import type { Log } from '../runtime/log';
 import { attempt } from './deliver';
+import { platformLimit } from '../api/platform-bound';
 import { reconcileCredits } from '../webhooks/credits';
 import { type BuildStatus, watchStatus } from '../webhooks/status-watch';
-import { POLLS_PER_PLATFORM } from '../api/monitor-kinds';
 import { type Invoke, pollMonitor } from './poll';
 import { type DueMonitor, dueDeliveries, dueMonitors } from './store';
 
@@ -40,16 +40,16 @@ export async function runMinuteChecks(now: number, log: Log, buildStatus: BuildS
 
 /**
  * "Run due work now": every monitor whose poll is due (at most POLLS_PER_PLATFORM of one platform at
- * once, the platforms side by side), then every delivery whose attempt is due. The local scheduler
+ * once, jobs' inputs included, the platforms side by side), then every delivery whose attempt is due. The local scheduler
  * (dev/monitors.ts) calls it every few seconds; tests call it with their own clock. A poll's own
  * deliveries are attempted in the same run, at most DELIVERIES_PER_TEAM of one team at once.
  */
 export async function runDue(now: number, log: Log, invoke: Invoke): Promise<{ polls: number; attempts: number }> {
   const monitors = await dueMonitors(now);
-  const limitOf = limiterBy(POLLS_PER_PLATFORM);
   await Promise.all(
     monitors.map((m) =>
-      limitOf(platformOf(m))(() => pollMonitor(m, now, log, invoke)).catch((err) => log.error('monitor poll crashed', { monitorId: m.monitorId, error: (err as Error).message })),
+      // The platform's one bound in this process, shared with bulk jobs' inputs (shared/api/platform-bound.ts).
+      platformLimit(platformOf(m))(() => pollMonitor(m, now, log, invoke)).catch((err) => log.error('monitor poll crashed', { monitorId: m.monitorId, error: (err as Error).message })),
     ),
   );
   const deliveries = await dueDeliveries(now);

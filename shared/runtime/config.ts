@@ -171,6 +171,37 @@ export const config = {
   get canaryInputs() {
     return process.env.CANARY_INPUTS || undefined;
   },
+  get jobsTable() {
+    return process.env.JOBS_TABLE || 'social-data-jobs';
+  },
+  /** The bucket of job inputs and result files (set by the stack); unset, files live under JOB_FILES_DIR (local runs). */
+  get jobsBucket() {
+    return process.env.JOBS_BUCKET || undefined;
+  },
+  /** Local runs: where job files are kept (default .local/jobs under the working directory). */
+  get jobFilesDir() {
+    return process.env.JOB_FILES_DIR || `${process.cwd()}/.local/jobs`;
+  },
+  /** The AWS job worker's input queues (JSON: platform -> queue URL; set by the stack). Unset: inputs run in process. */
+  get jobQueues(): Record<string, string> {
+    return JSON.parse(process.env.JOB_QUEUES || '{}') as Record<string, string>;
+  },
+  /** The operations' function names for the job worker (JSON: operation id -> function name; set by the stack). */
+  get jobFunctions(): Record<string, string> {
+    return JSON.parse(process.env.JOB_FUNCTIONS || '{}') as Record<string, string>;
+  },
+  /** Inputs of one team in flight at once, over all its jobs. */
+  get jobInputsPerTeam() {
+    return num('JOB_INPUTS_PER_TEAM', 0) || 20;
+  },
+  /** How long a signed URL of a job file (or an upload) is valid. */
+  get jobUrlTtlSeconds() {
+    return num('JOB_URL_TTL_S', 0) || 900;
+  },
+  /** The local gateway's address, for the signed URLs of local job files (set by the local stack). */
+  get localFilesBaseUrl() {
+    return process.env.LOCAL_FILES_BASE_URL || undefined;
+  },
   /** The cache keeps an entry this long (TTL attribute), whatever cache_max_age callers use. */
   cacheTtlSeconds: 30 * 24 * 3600,
 };

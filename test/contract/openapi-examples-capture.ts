@@ -335,6 +335,45 @@ export async function captureExamples(): Promise<Examples> {
     day = new Date(STABLE_START);
     await tick('bulletin.new');
 
+    // ---- the bulk jobs API: an upload, a job of two inputs run to its end, its files -------------
+    fake.reset();
+    feedScenario.routes(fake);
+    S.alias(base, 'http://localhost:3000');
+    S.token(stack.team!.teamId);
+    /** A signed URL's expiry and signature, written as fixed stand-ins (they change every run, and every second). */
+    const signed = (res: Answer): Answer => ({
+      ...res,
+      body: JSON.parse(JSON.stringify(res.body).replace(/expires=\d+&signature=[\w-]+/g, 'expires=1767225600&signature=c2lnbmVkLWJ5LXRoZS1zZXJ2aWNlLWZvci0xNS1taW51dGVz')) as unknown,
+    });
+    const upload = await call('POST', '/v1/jobs/uploads', { key, body: { format: 'jsonl' } });
+    keep('post /v1/jobs/uploads', signed(upload), 201);
+    const up = (upload.body as { data: { upload: { id: string; url: string; headers: Record<string, string> } } }).data.upload;
+    S.token(up.id);
+    await fetch(up.url, { method: 'PUT', headers: up.headers, body: `${JSON.stringify(feedScenario.query)}\n` });
+    const job = await call('POST', '/v1/jobs', { key, body: { operation: feedOp.id, inputs: [feedScenario.query, `@${feedScenario.query.handle}`] } });
+    const jobId = (job.body as { data: { job: { id: string } } }).data.job.id;
+    S.token(jobId);
+    await stack.jobs.idle();
+    keep('post /v1/jobs', job, 201);
+    keep('get /v1/jobs', await call('GET', '/v1/jobs', { key }), 200);
+    keep('get /v1/jobs/{jobId}', await call('GET', `/v1/jobs/${jobId}`, { key }), 200);
+    keep('get /v1/jobs/{jobId}/results', signed(await call('GET', `/v1/jobs/${jobId}/results`, { key })), 200);
+    // A second job, from the upload: cancelled before it ends (or as it ends), then resumed is refused; a paused one resumes.
+    // A slow upstream keeps it running while it is cancelled.
+    fake.delayMs = 1000;
+    const second = await call('POST', '/v1/jobs', { key, body: { operation: feedOp.id, inputsUpload: up.id } });
+    const secondId = (second.body as { data: { job: { id: string } } }).data.job.id;
+    S.token(secondId);
+    keep('post /v1/jobs/{jobId}/cancel', await call('POST', `/v1/jobs/${secondId}/cancel`, { key, body: {} }), 200);
+    await stack.jobs.idle();
+    fake.delayMs = 0;
+    const brokeJob = await call('POST', '/v1/jobs', { key: broke.key, body: { operation: feedOp.id, inputs: [feedScenario.query] } });
+    const brokeId = (brokeJob.body as { data: { job: { id: string } } }).data.job.id;
+    S.token(brokeId);
+    S.token(broke.teamId);
+    await stack.jobs.idle();
+    keep('post /v1/jobs/{jobId}/resume', await call('POST', `/v1/jobs/${brokeId}/resume`, { key: broke.key, body: {} }), 200);
+    await stack.jobs.idle();
     // ---- team webhook endpoints and their events (docs/webhooks.md), on a team of their own ------
     {
       const { createKey, revokeKey } = await import('../../shared/auth/keys');

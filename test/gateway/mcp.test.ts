@@ -17,6 +17,7 @@ import { openApiMismatch } from '../support/openapi-check';
 
 const MONITOR_TOOLS = ['monitors-create', 'monitors-list', 'monitors-delete'];
 const WEBHOOK_TOOLS = ['webhooks-list', 'webhooks-deliveries', 'webhooks-delivery'];
+const JOB_TOOLS = ['jobs-submit', 'jobs-get'];
 
 /**
  * POST /mcp through the local gateway, driven by the MCP SDK's own client over Streamable HTTP:
@@ -99,7 +100,7 @@ describe('the API key, before any MCP work', () => {
   test('a tools/list without initialize on this container works too (stateless)', async () => {
     const res = await post({ 'x-api-key': key, 'mcp-protocol-version': '2025-06-18' }, { jsonrpc: '2.0', id: 7, method: 'tools/list' });
     expect(res.status).toBe(200);
-    expect((await documented(res)).result.tools.length).toBe(routedOperations().length + 3 + MONITOR_TOOLS.length + WEBHOOK_TOOLS.length);
+    expect((await documented(res)).result.tools.length).toBe(routedOperations().length + 3 + MONITOR_TOOLS.length + WEBHOOK_TOOLS.length + JOB_TOOLS.length);
   });
 
   test('GET and DELETE: 405 with a key, 401 without', async () => {
@@ -116,10 +117,12 @@ describe('the API key, before any MCP work', () => {
 });
 
 describe('tools from the operation table', () => {
-  test('one tool per routed operation, plus the account tools and the monitor tools', async () => {
+  test('one tool per routed operation, plus the account tools, the monitor tools and the job tools', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual([...routedOperations().map((o) => o.id), 'account-credits', 'account-usage', 'account-requests', ...MONITOR_TOOLS, ...WEBHOOK_TOOLS].sort());
-    for (const t of tools.filter((x) => !x.name.startsWith('monitors-'))) expect(t.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(tools.map((t) => t.name).sort()).toEqual([...routedOperations().map((o) => o.id), 'account-credits', 'account-usage', 'account-requests', ...MONITOR_TOOLS, ...WEBHOOK_TOOLS, ...JOB_TOOLS].sort());
+    for (const t of tools.filter((x) => !x.name.startsWith('monitors-') && x.name !== 'jobs-submit')) expect(t.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    // Submitting a job changes state (and costs credits as its pages run); nothing of it is destroyed.
+    expect(tools.find((x) => x.name === 'jobs-submit')!.annotations).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true });
     const annotations = Object.fromEntries(tools.filter((x) => x.name.startsWith('monitors-')).map((t) => [t.name, t.annotations]));
     expect(annotations).toEqual({
       'monitors-create': { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

@@ -33,7 +33,7 @@ test('a poll queue per platform and the delivery queue, each redriven to a dead-
   const redrive = (prefix: string) => resources[queueId(prefix)]!.Properties.RedrivePolicy;
   for (const p of PLATFORMS) expect(redrive(`MonitorPollQueue${pascalCase(p)}`)).toEqual({ deadLetterTargetArn: queueArn(queueId('MonitorPollDlq')), maxReceiveCount: 5 });
   expect(redrive('MonitorDeliveryQueue')).toEqual({ deadLetterTargetArn: queueArn(queueId('MonitorDeliveryDlq')), maxReceiveCount: 5 });
-  const sslOnly = ofType('AWS::SQS::QueuePolicy').filter(([, p]) => JSON.stringify(p.Properties.PolicyDocument).includes('aws:SecureTransport'));
+  const sslOnly = ofType('AWS::SQS::QueuePolicy').filter(([id, p]) => id.startsWith('Monitor') && JSON.stringify(p.Properties.PolicyDocument).includes('aws:SecureTransport'));
   expect(sslOnly.length).toBe(monitorQueues().length);
 });
 
@@ -42,7 +42,8 @@ test('a one-minute tick; the poll worker fed by every platform\'s queue, each wi
   expect(rules).toHaveLength(1);
   expect(rules[0]![1].Properties.ScheduleExpression).toBe('rate(1 minute)');
   const fnRef = (prefix: string) => ({ Ref: logicalId(prefix) });
-  const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
+  const monitorFns = [fnRef('MonitorsPoll'), fnRef('MonitorsDeliver')].map((f) => JSON.stringify(f));
+  const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties).filter((m) => monitorFns.includes(JSON.stringify(m.FunctionName)));
   const polls = mappings.filter((m) => JSON.stringify(m.FunctionName) === JSON.stringify(fnRef('MonitorsPoll')));
   expect(polls.map((m) => JSON.stringify(m.EventSourceArn)).sort()).toEqual(PLATFORMS.map((p) => JSON.stringify(queueArn(queueId(`MonitorPollQueue${pascalCase(p)}`)))).sort());
   for (const m of polls) expect({ max: m.ScalingConfig?.MaximumConcurrency, batch: m.BatchSize, partial: m.FunctionResponseTypes }).toEqual({ max: POLL_CONCURRENCY, batch: POLL_BATCH, partial: ['ReportBatchItemFailures'] });
@@ -80,7 +81,8 @@ test('each worker may send only to the queues it feeds and receive only from its
 test('the MCP function (its monitor tools) may invoke the monitors API function, that one alone, and still neither PutItem nor DeleteItem', () => {
   const mcp = policiesOf('Mcp') as { Effect?: string; Action: string | string[]; Resource: unknown }[];
   const invoke = mcp.filter((s) => actions(s).includes('lambda:InvokeFunction'));
-  expect(invoke.map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [logicalId('MonitorsApi'), 'Arn'] }]);
+  // And the jobs API's function, for the MCP job tools (test/infra/jobs.ts).
+  expect(invoke.map((s) => s.Resource)).toEqual([[{ 'Fn::GetAtt': [logicalId('JobsApi'), 'Arn'] }, { 'Fn::GetAtt': [logicalId('MonitorsApi'), 'Arn'] }]]);
   const accountsArn = JSON.stringify({ 'Fn::GetAtt': [Object.keys(resources).find((id) => id.startsWith('AccountsTable') && resources[id]!.Type === 'AWS::DynamoDB::Table'), 'Arn'] });
   expect(mcp.filter((s) => (s.Effect ?? 'Allow') === 'Allow' && JSON.stringify(s.Resource).includes(accountsArn) && actions(s).some((a) => a === 'dynamodb:PutItem' || a === 'dynamodb:DeleteItem'))).toEqual([]);
   expect(resources[logicalId('Mcp')]!.Properties.Environment.Variables.MONITORS_FUNCTION).toEqual({ Ref: logicalId('MonitorsApi') });

@@ -6,6 +6,7 @@ import { ROUTE_GROUPS, edgeTable, groupOf, methodShare } from '../../infra/edge'
 import { ACCOUNTS, CACHE, DUE_INDEX, EVENTS, TEAM_INDEX } from '../../shared/db/tables';
 import { ACCOUNT_ROUTES } from '../../shared/api/account-routes';
 import { MONITOR_ROUTES } from '../../shared/api/monitor-routes';
+import { JOB_ROUTES } from '../../shared/api/job-routes';
 import { WEBHOOK_ROUTES } from '../../shared/api/webhook-routes';
 import { CREDIT_WATCH_ATTRIBUTES, TEAM_EVENT_ATTRIBUTES } from '../../infra/iam';
 import { REFERENCE_HEADERS } from '../../shared/public/reference-page';
@@ -65,9 +66,9 @@ const attributesOf = (s: { Condition?: Record<string, Record<string, unknown>> }
 const tableId = (logicalPrefix: string) => ofType('AWS::DynamoDB::Table').find(([id]) => id.startsWith(logicalPrefix))![0];
 
 describe('functions', () => {
-  it('one function per routed operation plus the authorizer, the OpenAPI document, the account API, the dashboard, the API reference page, MCP, llms.txt, the status document, the canaries and the monitors\' four (API, tick, poll, delivery), all nodejs22.x on arm64', () => {
+  it('one function per routed operation plus the authorizer, the OpenAPI document, the account API, the dashboard, the API reference page, MCP, llms.txt, the status document, the canaries, the monitors\' four (API, tick, poll, delivery) and the jobs\' two (API, input worker), all nodejs22.x on arm64', () => {
     const fns = ofType('AWS::Lambda::Function');
-    expect(fns).toHaveLength(routed.length + 9 + 4);
+    expect(fns).toHaveLength(routed.length + 9 + 4 + 2);
     for (const [, fn] of fns) {
       expect(fn.Properties.Runtime).toBe('nodejs22.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
@@ -217,9 +218,9 @@ describe('least-privilege IAM', () => {
   const cache = { 'Fn::GetAtt': [tableId('CacheTable'), 'Arn'] };
   const events = { 'Fn::GetAtt': [tableId('EventsTable'), 'Arn'] };
 
-  it('grants no wildcard, Scan, DeleteItem, Batch action (but the status document\'s BatchGetItem on the cache, the authorizer\'s on key and team partitions, the operations\' on team partitions) or table action anywhere, and Query only to the account API and the MCP account tools (the monitors\' functions apart: test/infra/monitors.ts and test/infra/iam/monitors.test.ts)', () => {
-    const monitorRoles = ['The monitors API', 'Monitors: '].flatMap((d) => ofType('AWS::Lambda::Function').filter(([, fn]) => String(fn.Properties.Description).startsWith(d))).map(([, fn]) => fn.Properties.Role['Fn::GetAtt'][0]);
-    expect(monitorRoles).toHaveLength(4);
+  it('grants no wildcard, Scan, DeleteItem, Batch action (but the status document\'s BatchGetItem on the cache, the authorizer\'s on key and team partitions, the operations\' on team partitions) or table action anywhere, and Query only to the account API and the MCP account tools (the monitors\' and the jobs\' functions apart: test/infra/monitors.ts, test/infra/iam/monitors.test.ts and test/infra/jobs.ts)', () => {
+    const monitorRoles = ['The monitors API', 'Monitors: ', 'The bulk jobs API', 'Bulk jobs: '].flatMap((d) => ofType('AWS::Lambda::Function').filter(([, fn]) => String(fn.Properties.Description).startsWith(d))).map(([, fn]) => fn.Properties.Role['Fn::GetAtt'][0]);
+    expect(monitorRoles).toHaveLength(6);
     const readers = [functionByDescription('dashboard account API'), functionByDescription('the MCP server')].map((fn) => fn.Properties.Role['Fn::GetAtt'][0]).concat(monitorRoles);
     const statusRole = functionByDescription('GET /v1/status').Properties.Role['Fn::GetAtt'][0];
     const authorizerRole = functionByDescription('REQUEST authorizer').Properties.Role['Fn::GetAtt'][0];
@@ -346,7 +347,7 @@ describe('least-privilege IAM', () => {
     const readers = ofType('AWS::Lambda::Function')
       .filter(([, fn]) => statementsOf(fn).some((st) => [st.Resource].flat().some((r) => JSON.stringify(r) === JSON.stringify({ Ref: pepperId }))))
       .map(([, fn]) => String(fn.Properties.Description));
-    expect(readers.sort()).toEqual([functionByDescription('REQUEST authorizer'), functionByDescription('dashboard account API'), functionByDescription('The monitors API')].map((fn) => String(fn.Properties.Description)).sort());
+    expect(readers.sort()).toEqual([functionByDescription('REQUEST authorizer'), functionByDescription('dashboard account API'), functionByDescription('The monitors API'), functionByDescription('The bulk jobs API')].map((fn) => String(fn.Properties.Description)).sort());
     for (const d of readers) expect(functionByDescription(d).Properties.Environment.Variables.KEY_PEPPER_SECRET_ARN).toEqual({ Ref: pepperId });
     expect(json.Resources).toBeDefined();
     template.hasOutput('KeyPepperSecretArn', { Value: { Ref: pepperId } });
@@ -394,6 +395,7 @@ describe('REST API', () => {
         ...MCP_METHODS.map((m) => `${m} ${MCP_PATH}`),
         `GET ${LLMS_PATH}`,
         ...MONITOR_ROUTES.map((r) => `${r.method} ${r.path}`),
+        ...JOB_ROUTES.map((r) => `${r.method} ${r.path}`),
         ...WEBHOOK_ROUTES.map((r) => `${r.method} ${r.path}`),
       ].sort(),
     );
@@ -411,7 +413,7 @@ describe('REST API', () => {
 
   it('leaves the API-key authorizer off the OpenAPI document, llms.txt, the status document, the account API (session cookie), the dashboard, the API reference page and the monitors API (key or session, checked by its function)', () => {
     const open = methods.filter((x) => !isData(x.path));
-    expect(open).toHaveLength(3 + ACCOUNT_ROUTES.length + 2 + 2 + MONITOR_ROUTES.length + WEBHOOK_ROUTES.length);
+    expect(open).toHaveLength(3 + ACCOUNT_ROUTES.length + 2 + 2 + MONITOR_ROUTES.length + WEBHOOK_ROUTES.length + JOB_ROUTES.length);
     for (const m of open) {
       expect(m.props.ApiKeyRequired).toBe(false);
       expect(m.props.AuthorizationType).toBe('NONE');
@@ -562,7 +564,7 @@ describe('routes for agents', () => {
     expect(mcp.Properties.Timeout).toBe(op.Properties.Timeout);
     const env = mcp.Properties.Environment.Variables;
     // The operations' environment, and the monitors API's function its monitor tools invoke.
-    expect(Object.keys(env).sort()).toEqual([...Object.keys(op.Properties.Environment.Variables), 'MONITORS_FUNCTION'].sort());
+    expect(Object.keys(env).sort()).toEqual([...Object.keys(op.Properties.Environment.Variables), 'MONITORS_FUNCTION', 'JOBS_FUNCTION'].sort());
     expect(env.CURSOR_SECRET_ARN).toEqual(op.Properties.Environment.Variables.CURSOR_SECRET_ARN);
     const stmts = statementsOf(mcp);
     // CDK merges statements with the same actions into one listing both tables.
@@ -580,10 +582,12 @@ describe('routes for agents', () => {
     const secretRef = JSON.stringify(op.Properties.Environment.Variables.CURSOR_SECRET_ARN);
     const index = JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId('AccountsTable'), 'Arn'] }, '/index/byTeam']] });
     const monitorsApi = JSON.stringify({ 'Fn::GetAtt': [ofType('AWS::Lambda::Function').find(([, fn]) => String(fn.Properties.Description).startsWith('The monitors API'))![0], 'Arn'] });
-    expect(new Set(stmts.flatMap(resources))).toEqual(new Set([arn('AccountsTable'), arn('CacheTable'), arn('EventsTable'), secretRef, index, monitorsApi]));
+    const jobsApi = JSON.stringify({ 'Fn::GetAtt': [ofType('AWS::Lambda::Function').find(([, fn]) => String(fn.Properties.Description).startsWith('The bulk jobs API'))![0], 'Arn'] });
+    expect(new Set(stmts.flatMap(resources))).toEqual(new Set([arn('AccountsTable'), arn('CacheTable'), arn('EventsTable'), secretRef, index, monitorsApi, jobsApi]));
     // The events table: only a charge's credits announcement, as the operations' functions (docs/webhooks.md).
     expect(byTable('EventsTable')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     expect(stmts.filter((st) => resources(st).includes(monitorsApi)).flatMap(actionsOf)).toEqual(['lambda:InvokeFunction']);
+    expect(stmts.filter((st) => resources(st).includes(jobsApi)).flatMap(actionsOf)).toEqual(['lambda:InvokeFunction']);
     expect(stmts.filter((st) => resources(st).includes(secretRef)).flatMap(actionsOf)).toEqual(['secretsmanager:GetSecretValue']);
     expect(stmts.filter((st) => resources(st).includes(index)).flatMap(actionsOf)).toEqual(['dynamodb:Query']);
     // Through the index, key ids and names only (issue 30.5; the calls themselves: test/infra/iam/mcp.test.ts).
@@ -884,7 +888,7 @@ describe('headers and data at rest (issue 18.10)', () => {
     for (const [, s] of ofType('AWS::SecretsManager::Secret')) expect(s.Properties.KmsKeyId).toBeUndefined();
   });
 
-  it('kmsKey=true: one customer-managed key (rotated, retained) encrypts the three tables and every secret', () => {
+  it('kmsKey=true: one customer-managed key (rotated, retained) encrypts every table (accounts, cache, events, jobs), the results bucket and every secret', () => {
     for (const flag of [true, 'true']) {
       const t = synth({ kmsKey: flag }).toJSON() as { Resources: Record<string, Resource & { DeletionPolicy?: string }> };
       const all = Object.entries(t.Resources);
@@ -895,7 +899,7 @@ describe('headers and data at rest (issue 18.10)', () => {
       expect(key.Properties.EnableKeyRotation).toBe(true);
       expect(key.DeletionPolicy).toBe('Retain');
       const tables = all.filter(([, r]) => r.Type === 'AWS::DynamoDB::Table');
-      expect(tables).toHaveLength(3);
+      expect(tables).toHaveLength(4);
       for (const [, table] of tables) expect(table.Properties.SSESpecification).toEqual({ SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] } });
       const secrets = all.filter(([, r]) => r.Type === 'AWS::SecretsManager::Secret');
       expect(secrets.length).toBeGreaterThanOrEqual(1);
@@ -908,5 +912,6 @@ describe('headers and data at rest (issue 18.10)', () => {
 // aws-cdk-lib and the stack load once for all four (each test file loads them anew: about 10 s of CPU per file).
 import './nag';
 import './status';
+import './jobs';
 import './monitors';
 import './budget';

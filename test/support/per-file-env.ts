@@ -6,6 +6,9 @@ import { randomUUID } from 'node:crypto';
 const suffix = randomUUID().slice(0, 8);
 process.env.ACCOUNTS_TABLE = `accounts-${suffix}`;
 process.env.CACHE_TABLE = `cache-${suffix}`;
+process.env.JOBS_TABLE = `jobs-${suffix}`;
+// Job result files of this file's jobs (shared/jobs/files.ts): a directory of its own.
+process.env.JOB_FILES_DIR = require('node:path').join(require('node:os').tmpdir(), `jobs-${suffix}`);
 process.env.EVENTS_TABLE = `events-${suffix}`;
 process.env.AWS_REGION = 'us-east-1';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

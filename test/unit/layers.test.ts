@@ -36,7 +36,7 @@ const violations = (dir: string, forbidden: string[]) =>
  * sessions, the result cache and the team events' outbox (shared/webhooks: what a change writes beside itself), then the HTTP base (entry, envelope, errors, validation, cursor
  * seal), the database, the runtime.
  */
-const ENTRY_POINTS = ['shared/pipeline.ts', 'shared/mcp', 'shared/account', 'shared/status', 'shared/public', 'shared/monitors'] as const;
+const ENTRY_POINTS = ['shared/pipeline.ts', 'shared/mcp', 'shared/account', 'shared/status', 'shared/public', 'shared/monitors', 'shared/jobs'] as const;
 const LAYERS: readonly (readonly string[])[] = [
   ['functions'],
   ENTRY_POINTS,

@@ -111,8 +111,10 @@ test('the monitor tools: the MCP function itself makes no table request for them
   const onAccounts = allowed.filter((st) => JSON.stringify(st.Resource).includes(accountsId)).flatMap((st) => [st.Action].flat());
   expect(onAccounts.filter((a) => ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'].includes(a))).toEqual([]);
   const monitorsApi = Object.keys(resources).find((id) => resources[id]!.Type === 'AWS::Lambda::Function' && String(resources[id]!.Properties.Description).startsWith('The monitors API'))!;
+  const jobsApi = Object.keys(resources).find((id) => resources[id]!.Type === 'AWS::Lambda::Function' && String(resources[id]!.Properties.Description).startsWith('The bulk jobs API'))!;
   expect(allowed.filter((st) => [st.Action].flat().some((a) => a.startsWith('lambda:'))).map((st) => ({ actions: st.Action, resource: st.Resource }))).toEqual([
-    { actions: 'lambda:InvokeFunction', resource: { 'Fn::GetAtt': [monitorsApi, 'Arn'] } },
+    // And the jobs API's function, for the job tools (the same way: test/infra/jobs.ts).
+    { actions: 'lambda:InvokeFunction', resource: [{ 'Fn::GetAtt': [jobsApi, 'Arn'] }, { 'Fn::GetAtt': [monitorsApi, 'Arn'] }] },
   ]);
 
   const invoked: APIGatewayProxyEvent[] = [];

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { parse } from 'csv-parse/sync';
-import { columnsOf, rowOf } from '../../../cli/columns';
+import { columnsOf, rowOf } from '../../../shared/api/columns';
 import { readInputs } from '../../../cli/inputs';
 import { encoder, type OutputRecord } from '../../../cli/output';
 import { progressBar, summaryLine } from '../../../cli/progress';

@@ -1,7 +1,8 @@
 import type * as v from 'valibot';
+import type { Operation } from '../operations';
 
 /**
- * CSV columns from a resource's valibot schema (the operation table's `data`), so that they are
+ * CSV columns (the command line's and the bulk jobs' result files: shared/jobs/results.ts) from a resource's valibot schema (the operation table's `data`), so that they are
  * known before the first answer and the same in every run, whatever the answers hold:
  *   - an object's fields become dotted columns (`author.handle`), in the schema's order;
  *   - a nullable or optional object too (its cells are empty when it is null);
@@ -89,3 +90,38 @@ function cell(value: unknown, json: boolean): string {
   if (json || typeof value === 'object') return JSON.stringify(value);
   return String(value);
 }
+
+const unwrapPipe = (s: v.GenericSchema) => s as unknown as { type: string; item?: v.GenericSchema; options?: v.GenericSchema[] };
+
+/** The `data` field that holds the operation's list, if it has one (see Command.listField). */
+export function listOf(op: Operation): { field: string; items: v.GenericSchema[] } | undefined {
+  const entries = (op.data as unknown as { entries?: Record<string, v.GenericSchema> }).entries ?? {};
+  for (const [field, schema] of Object.entries(entries)) {
+    const s = unwrapPipe(schema);
+    // An optional or nullable array (microblog-b-note's `replies`, absent with trim=true) is not the
+    // answer's list: the answer is its single resource.
+    const arrays = s.type === 'array' ? [s] : s.type === 'union' ? (s.options ?? []).map(unwrapPipe) : [];
+    if (arrays.length && arrays.every((a) => a.type === 'array' && a.item && ['object', 'loose_object', 'strict_object'].includes(unwrapPipe(a.item).type))) {
+      return { field, items: arrays.map((a) => a.item!) };
+    }
+  }
+  return undefined;
+}
+
+
+/** The columns of one record of an operation's answers: an item of its list, else the whole `data` (with the fetchedAt the pipeline adds). */
+export function recordColumns(op: Operation): Column[] {
+  const list = listOf(op);
+  return list ? columnsOf(list.items) : [...columnsOf([op.data]), { name: 'fetchedAt', path: ['fetchedAt'], json: false }];
+}
+
+/** The fields that tell two items apart: the id and, for a repost, its time (a post and its repost share an id). The Python SDK is generated from these. */
+export const ITEM_KEY_FIELDS = { id: 'id', repostedAt: 'repostedAt' } as const;
+
+export function itemKey(item: Record<string, unknown>): string | undefined {
+  const id = item[ITEM_KEY_FIELDS.id];
+  if (id === undefined || id === null || id === '') return undefined;
+  const repostedAt = item[ITEM_KEY_FIELDS.repostedAt];
+  return repostedAt === undefined || repostedAt === null || repostedAt === '' ? String(id) : `${String(id)} reposted ${String(repostedAt)}`;
+}
+

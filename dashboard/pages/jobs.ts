@@ -1,0 +1,84 @@
+/**
+ * The team's bulk jobs (docs/jobs.md): a form that submits a file of inputs (one a line, JSON Lines,
+ * or CSV with a header row: uploaded to its pre-signed URL, then the job made from it), then every
+ * job newest first with a progress bar, its counts and credits, Cancel or Resume, and once it has
+ * ended its files (short-lived download links) and its errors. The list reads itself again every
+ * 3 seconds while a job runs.
+ */
+import type { Job, JobFile } from '../../client/index';
+import { OPERATIONS } from '../../client/index';
+import { api, isSignedOut, messageOf } from '../lib/api';
+import { html, useEffect, useState } from '../lib/html';
+import { Action, Choice, Form, Page, Table, Td, Time, useLoad, valueOf, type PageProps } from '../lib/ui';
+
+const COLUMNS = ['Job', 'State', 'Progress', 'Credits', 'Started', 'Actions'];
+const OPERATION_CHOICES: [string, string][] = Object.values(OPERATIONS).filter((o) => o.status === 'live').map((o) => [o.id, o.id]);
+
+export function JobsPage({ app, notice: arrived }: PageProps) {
+  const jobs = useLoad(app, async () => (await api.jobs.list()).data.jobs);
+  const [files, setFiles] = useState<Record<string, JobFile[]>>({});
+  const [notice, setNotice] = useState(arrived);
+  const [alert, setAlert] = useState<string | null>(null);
+  const fail = (err: unknown) => (isSignedOut(err) ? app.sessionEnded() : setAlert(messageOf(err)));
+  const running = (jobs.data ?? []).some((j) => j.state === 'queued' || j.state === 'running');
+  useEffect(() => {
+    if (!running) return;
+    const timer = setInterval(() => void jobs.reload().catch(fail), 3000);
+    return () => clearInterval(timer);
+  }, [running]);
+
+  const submit = async (f: HTMLFormElement) => {
+    const file = (f.elements.namedItem('job-file') as HTMLInputElement).files?.[0];
+    if (!file) throw new Error('Choose a file of inputs');
+    const csv = file.name.toLowerCase().endsWith('.csv');
+    const text = await file.text();
+    // One input a line: a value of the main parameter, or a JSON object; sent as JSON Lines (CSV as it is).
+    const body = csv ? text : text.split(/\r?\n/).filter((l) => l.trim()).map((l) => (l.trim().startsWith('{') ? l.trim() : JSON.stringify(l.trim()))).join('\n');
+    const upload = (await api.jobs.upload(body, csv ? 'csv' : 'jsonl')).data.upload;
+    const pages = valueOf(f, 'job-pages');
+    const { job } = (await api.jobs.submit({ operation: valueOf(f, 'job-operation') as Parameters<typeof api.jobs.submit>[0]['operation'], inputsUpload: upload.id, pages: pages === 'all' ? 'all' : Number(pages), skipInvalid: (f.elements.namedItem('job-skip') as HTMLInputElement).checked })).data;
+    f.reset();
+    await jobs.reload();
+    setNotice(`Job ${job.id} submitted: ${job.inputs.total} inputs${job.inputs.duplicates ? ` (${job.inputs.duplicates} duplicates run once)` : ''}${job.inputs.invalid ? `, ${job.inputs.invalid} invalid skipped` : ''}.`);
+  };
+
+  const row = (j: Job) => {
+    const finished = j.inputs.done + j.inputs.failed + j.inputs.skipped;
+    const act = (what: 'cancel' | 'resume') => async () => {
+      await api.jobs[what](j.id);
+      await jobs.reload();
+      setNotice(what === 'cancel' ? `Job ${j.id} is cancelled: no input starts after this.` : `Job ${j.id} runs again.`);
+    };
+    const shown = files[j.id];
+    return html`<tr data-job=${j.id}>
+      <${Td} label="Job"><div><code>${j.id}</code><div class="hint">${j.operation}</div></div><//>
+      <${Td} label="State"><div><span class=${`status ${j.state}`}>${j.state}</span>${j.pausedReason === 'no_credits' ? html`<div class="hint">no credit left: resume it after topping up</div>` : null}${j.error ? html`<div class="hint">${j.error}</div>` : null}</div><//>
+      <${Td} label="Progress"><div><progress max=${String(Math.max(1, j.inputs.total))} value=${String(finished)} aria-label=${`Progress of ${j.id}`}></progress>
+        <div class="hint">${finished} of ${j.inputs.total} inputs (${j.inputs.failed} failed), ${j.items} items${j.estimatedSecondsLeft !== null ? `, about ${j.estimatedSecondsLeft} s left` : ''}</div></div><//>
+      <${Td} label="Credits" cls="num">${String(j.creditsCharged)}<//>
+      <${Td} label="Started"><${Time} iso=${j.startedAt} exact /><//>
+      <${Td} label="Actions" cls="actions">
+        ${j.state === 'queued' || j.state === 'running' || j.state === 'paused' ? html`<${Action} text="Cancel" label=${`Cancel ${j.id}`} cls="danger" run=${act('cancel')} fail=${fail} />` : null}
+        ${j.state === 'paused' ? html`<${Action} text="Resume" label=${`Resume ${j.id}`} run=${act('resume')} fail=${fail} />` : null}
+        ${j.resultsReady ? html`<${Action} text="Files" label=${`Files of ${j.id}`} fail=${fail} run=${async () => setFiles({ ...files, [j.id]: (await api.jobs.results(j.id)).data.files })} />` : null}
+        ${shown ? html`<ul class="files">${shown.map((f) => html`<li><a href=${f.url} download>${f.name}</a></li>`)}</ul>` : null}
+      <//>
+    </tr>`;
+  };
+
+  return html`<${Page} title="Jobs" notice=${notice} error=${alert ?? jobs.error}>
+    <p class="hint">A job runs every input of a file through one operation at the platform's pace: 1 credit per live page, as a request; cached pages and errors cost nothing. Files are kept 7 days.</p>
+    ${jobs.data
+      ? jobs.data.length
+        ? html`<${Table} caption="Your team's jobs, newest first" columns=${COLUMNS}>${jobs.data.map(row)}<//>`
+        : html`<p>No job yet.</p>`
+      : null}
+    <h2>Submit a job</h2>
+    <${Form} label="Submit a job" submit="Submit" onSubmit=${submit}>
+      <${Choice} id="job-operation" label="Operation" options=${OPERATION_CHOICES} />
+      <div class="field"><label for="job-file">Inputs</label><input id="job-file" name="job-file" type="file" accept=".txt,.jsonl,.csv" required /><p class="hint">One input a line (a handle, a URL… or a JSON object of parameters), or CSV with a header row naming the parameters. Up to 100,000.</p></div>
+      <${Choice} id="job-pages" label="Pages per input" options=${[['1', '1'], ['2', '2'], ['5', '5'], ['all', 'all (up to 50)']]} />
+      <div class="field"><label><input id="job-skip" name="job-skip" type="checkbox" /> Run the valid inputs and list the invalid ones in the errors file</label></div>
+    <//>
+  <//>`;
+}

@@ -1,0 +1,109 @@
+/**
+ * Bulk jobs in the OpenAPI document (docs/jobs.md), merged in by scripts/openapi.ts:
+ * - `paths`: one operation per route of JOB_ROUTES (shared/jobs/api.ts), with the request bodies the
+ *   API checks and the shape publicJob answers (its property list typed by that function);
+ * (the job.* events' bodies are the team event catalogue's: scripts/openapi-webhooks.ts).
+ */
+import { JOB_ROUTES, JOB_STATES, MAX_INLINE_INPUTS, MAX_PAGES_PER_INPUT, MAX_UPLOAD_BYTES, MAX_UPLOAD_INPUTS } from '../shared/api/job-routes';
+import { CACHE_MAX_AGE_SECONDS } from '../shared/http/validation';
+import type { publicJob } from '../shared/jobs/api';
+import { RESULT_FILES } from '../shared/jobs/results';
+import { routedOperations } from '../shared/operations';
+import { type RouteSpec, routeOperation } from './openapi-routes';
+
+type Json = Record<string, unknown>;
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const obj = (properties: Json, required = Object.keys(properties)): Json => ({ type: 'object', required, properties });
+const dateTime = { type: 'string', format: 'date-time' };
+const count = { type: 'integer', minimum: 0 };
+const nullable = (type: string, more: Json = {}) => ({ type: [type, 'null'], ...more });
+
+const jobProperties: Record<keyof ReturnType<typeof publicJob>, Json> = {
+  id: { type: 'string', description: 'The job id (`job_…`)' },
+  operation: { type: 'string', enum: routedOperations().map((o) => o.id) },
+  state: { type: 'string', enum: [...JOB_STATES], description: 'queued, running, paused (no credit left: resume after a top-up), succeeded, failed (no input succeeded), cancelled' },
+  inputs: obj({
+    total: { ...count, description: 'Inputs to run (after de-duplication, without the invalid ones)' },
+    done: count,
+    failed: count,
+    skipped: { ...count, description: 'Not run: the job was cancelled first' },
+    left: count,
+    inFlight: count,
+    duplicates: { ...count, description: 'Inputs that named the same thing as an earlier one (one cache key): run once' },
+    invalid: { ...count, description: 'Invalid inputs skipped (skipInvalid), listed in the errors file' },
+  }),
+  pages: { ...count, description: 'Pages answered' },
+  items: { ...count, description: 'Items in the result files' },
+  creditsCharged: { ...count, description: 'Credits the job cost: 1 per live page; equal to the ledger' },
+  options: obj({ pages: { oneOf: [{ type: 'integer', minimum: 1, maximum: MAX_PAGES_PER_INPUT }, { const: 'all' }] }, cache_max_age: nullable('string') }),
+  createdAt: dateTime,
+  startedAt: nullable('string', { format: 'date-time' }),
+  finishedAt: nullable('string', { format: 'date-time' }),
+  estimatedSecondsLeft: nullable('integer', { description: 'At the pace so far; null before the first input ends or when not running' }),
+  pausedReason: { type: 'string', enum: ['no_credits'], description: 'While paused' },
+  error: { type: 'string', description: 'Why the job failed' },
+  resultsReady: { type: 'boolean', description: 'The result files are written (GET /v1/jobs/{id}/results)' },
+};
+
+export const jobSchemas: Json = {
+  Job: obj(jobProperties, Object.keys(jobProperties).filter((k) => k !== 'pausedReason' && k !== 'error')),
+  JobFile: obj({ name: { type: 'string', enum: [...RESULT_FILES] }, contentType: { type: 'string' }, url: { type: 'string', format: 'uri', description: 'Pre-signed, short-lived' }, expiresAt: dateTime }),
+};
+
+const input = { oneOf: [{ type: 'string', description: "The operation's main parameter" }, { type: 'object', additionalProperties: { type: 'string' }, description: 'Query parameters' }] };
+const submitBody = {
+  type: 'object',
+  required: ['operation'],
+  additionalProperties: false,
+  properties: {
+    operation: { type: 'string', enum: routedOperations().map((o) => o.id) },
+    inputs: { type: 'array', minItems: 1, maxItems: MAX_INLINE_INPUTS, items: input, description: `Up to ${MAX_INLINE_INPUTS} inputs inline (or inputsUpload)` },
+    inputsUpload: { type: 'string', pattern: '^upl_[0-9a-f]{24}$', description: `An uploaded JSON Lines or CSV file of up to ${MAX_UPLOAD_INPUTS} inputs (POST /v1/jobs/uploads)` },
+    pages: { oneOf: [{ type: 'integer', minimum: 1, maximum: MAX_PAGES_PER_INPUT }, { const: 'all' }], default: 1, description: `Pages per input; "all" follows the cursor (at most ${MAX_PAGES_PER_INPUT}), items de-duplicated by id` },
+    cache_max_age: { type: 'string', enum: Object.keys(CACHE_MAX_AGE_SECONDS), description: 'Accept cached answers this old (0 credits)' },
+    format: { type: 'string', enum: ['jsonl', 'csv'], description: 'Both are written either way' },
+    skipInvalid: { type: 'boolean', default: false, description: 'Run the valid inputs, list the invalid ones in the errors file (else 422)' },
+  },
+};
+
+type RouteName = (typeof JOB_ROUTES)[number]['name'];
+const job = obj({ job: ref('Job') });
+const ALWAYS = [400, 401, 429, 503];
+const SPECS: Record<RouteName, RouteSpec> = {
+  submit: { summary: "Submit a job: every input is checked by the operation's own rules first, then run at the platform's pace; an Idempotency-Key header makes a retried POST return the same job (200)", body: submitBody, ok: [201, job, 'The new job'], errors: [...ALWAYS, 422] },
+  list: { summary: "The team's jobs, newest first (at most 50)", ok: [200, obj({ jobs: { type: 'array', items: ref('Job') } }), 'The jobs'], errors: ALWAYS },
+  upload: {
+    summary: `A pre-signed URL to PUT an input file to (JSON Lines, or CSV with a header row naming the parameters; up to ${MAX_UPLOAD_INPUTS} inputs, ${MAX_UPLOAD_BYTES / 1024 / 1024} MB)`,
+    body: { type: 'object', additionalProperties: false, properties: { format: { type: 'string', enum: ['jsonl', 'csv'], default: 'jsonl' } } },
+    bodyOptional: true,
+    ok: [201, obj({ upload: obj({ id: { type: 'string' }, url: { type: 'string', format: 'uri' }, method: { const: 'PUT' }, headers: { type: 'object', additionalProperties: { type: 'string' } }, format: { type: 'string', enum: ['jsonl', 'csv'] }, expiresAt: dateTime, maxBytes: count, maxInputs: count }) }), 'Where to PUT the file; then POST /v1/jobs with inputsUpload'],
+    errors: [...ALWAYS, 422],
+  },
+  get: { summary: 'One job of the team: state, inputs done / failed / left, pages, items, credits, times, an estimate of the time left', ok: [200, job, 'The job'], errors: [...ALWAYS, 404] },
+  cancel: { summary: 'Cancel a job: no input starts after this (nothing further charged); the files of what ran are written', ok: [200, job, 'The job, cancelled'], errors: [...ALWAYS, 404] },
+  resume: { summary: 'Resume a paused job (after a top-up): its set-aside inputs run first', ok: [200, job, 'The job, running'], errors: [...ALWAYS, 404] },
+  results: { summary: 'Short-lived pre-signed URLs of the result files (items JSONL and CSV, errors JSONL and CSV), kept 7 days', ok: [200, obj({ files: { type: 'array', items: ref('JobFile') }, keptUntil: dateTime }), 'The files'], errors: [...ALWAYS, 404] },
+};
+
+const ERROR_TEXT: Record<number, string> = {
+  400: "A body that is not a JSON object, a job that cannot make this change (cancel an ended job, resume one not paused, results before the end), or a state-changing request on a dashboard session without this site's Origin (BAD_REQUEST)",
+  401: 'No API key or session, or an unknown or revoked key, or an ended session (UNAUTHORIZED)',
+  404: "The team has no such job: another team's job is 404 too (NOT_FOUND)",
+  422: 'Invalid body or inputs (VALIDATION_ERROR, with details: `line <n>.<field>` for each problem of an input, at most 20)',
+  429: "Over the API's request rate (RATE_LIMITED, with Retry-After)",
+  503: 'The service is at capacity (SERVICE_UNAVAILABLE)',
+};
+
+const camelName = (name: string) => `jobs${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+
+export function jobPaths(): Json {
+  const paths: Record<string, Json> = {};
+  for (const route of JOB_ROUTES) {
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = routeOperation(route, SPECS[route.name], ERROR_TEXT, {
+      operationId: camelName(route.name),
+      description: "Free: each input's pages are charged as requests when they run (1 credit per live page). Team-scoped: another team's job is 404. With a dashboard session, a state-changing request must also carry this site's Origin.",
+      tags: ['jobs'],
+    });
+  }
+  return paths;
+}

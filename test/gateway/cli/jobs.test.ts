@@ -1,0 +1,57 @@
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { replayAll } from '../../../dev/upstream/replay';
+import { startHarness, type Harness } from '../../support/harness';
+import { cliEnv, runCli, tempDir } from './support';
+
+/**
+ * `social-data jobs …` in a child process against the local gateway (jobs run in this process's
+ * in-process queue, on the replay upstream): submit a file inline with --wait --download, a CSV file
+ * (uploaded to its pre-signed URL first), list, get, results; a malformed command line is exit 2.
+ */
+let h: Harness;
+let key: string;
+beforeAll(async () => {
+  h = await startHarness();
+  replayAll(h.fake, { anyInput: true });
+  ({ key } = await h.team(50));
+});
+afterAll(() => h?.stop());
+
+const cli = (args: string[]) => runCli(['jobs', ...args], cliEnv(h.gateway.url, key));
+const json = (text: string) => JSON.parse(text) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+test('submit --wait --download: the job ends and its four files are written; list and get show it', async () => {
+  const dir = tempDir();
+  const input = path.join(dir, 'handles.txt');
+  writeFileSync(input, '@marlowe-tern.bsky.social\nmarlowe-tern.bsky.social\n{"handle":"other-one.bsky.social"}\n');
+  const out = path.join(dir, 'results');
+  const run = await cli(['submit', 'microblog-a-user-posts', '--input', input, '--wait', '--download', out]);
+  expect(run.code).toBe(0);
+  const { job } = json(run.stdout);
+  expect(job).toMatchObject({ state: 'succeeded', inputs: { total: 2, duplicates: 1, done: 2 }, creditsCharged: 2 });
+  expect(run.stderr).toContain(`${job.id} succeeded`);
+  expect(readdirSync(out).sort()).toEqual(['errors.csv', 'errors.jsonl', 'items.csv', 'items.jsonl'].map((f) => `${job.id}-${f}`));
+  const rows = parseCsv(readFileSync(path.join(out, `${job.id}-items.csv`), 'utf8'), { columns: true }) as { input: string }[];
+  expect(new Set(rows.map((r) => r.input))).toEqual(new Set(['@marlowe-tern.bsky.social', 'other-one.bsky.social']));
+  const list = await cli(['list']);
+  expect(json(list.stdout).jobs.map((j: { id: string }) => j.id)).toContain(job.id);
+  expect(json((await cli(['get', job.id])).stdout).job.id).toBe(job.id);
+  expect(json((await cli(['results', job.id])).stdout).files).toHaveLength(4);
+}, 120_000);
+
+test('a CSV file goes up to its pre-signed URL first, then runs', async () => {
+  const dir = tempDir();
+  const input = path.join(dir, 'inputs.csv');
+  writeFileSync(input, 'handle\r\ncsv-a.bsky.social\r\n"csv-b.bsky.social"\r\n');
+  const run = await cli(['submit', 'microblog-a-user-posts', '--input', input, '--wait']);
+  expect(run.code).toBe(0);
+  expect(json(run.stdout).job).toMatchObject({ state: 'succeeded', inputs: { total: 2, done: 2 } });
+}, 120_000);
+
+test('a malformed command line is exit 2, nothing sent', async () => {
+  const run = await cli(['submit', 'no-such-operation', '--input', '/dev/null']);
+  expect(run.code).toBe(2);
+  expect((await cli(['submit', 'microblog-a-user-posts', '--input', '/dev/null', '--download', 'x'])).code).toBe(2);
+});
