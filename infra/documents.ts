@@ -82,7 +82,7 @@ export class PublicDocuments extends StackPart {
     const fn = nodeFunction(
       this,
       'ApiReference',
-      'functions/api-reference.ts',
+      'functions/reference.ts',
       { description: `GET ${REFERENCE_PATH}: the API reference page (RapiDoc over the OpenAPI document)`, memorySize: 256, timeout: Duration.seconds(5), environment: { NODE_OPTIONS: '--enable-source-maps' } },
       {
         beforeBundling: () => [],

@@ -118,7 +118,7 @@ test('every page at 1280 and 390 px; status, sources, usage colours and range, t
   const ownRequests = (await client.account.requests({ source: 'request' })).data.requests;
   expect(ownRequests).toHaveLength(4);
   // The API's source filter: anything but request or monitor is a 422, and a cursor is bound to it.
-  await expect(client.account.requests({ source: 'job' as never })).rejects.toMatchObject({ status: 422, details: [{ path: 'source', message: expect.stringContaining('monitor') }] });
+  await expect(client.account.requests({ source: 'bogus' as never })).rejects.toMatchObject({ status: 422, details: [{ path: 'source', message: expect.stringContaining('monitor') }] });
   const firstPage = (await client.account.requests({ source: 'request', limit: 1 })).data;
   expect(firstPage.cursor).not.toBeNull();
   await expect(client.account.requests({ source: 'monitor', limit: 1, cursor: firstPage.cursor! })).rejects.toMatchObject({ status: 400 });

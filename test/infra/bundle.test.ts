@@ -131,7 +131,7 @@ test('API reference: the bundled function serves GET /docs and the page built ne
   const dir = path.join(outDir, 'reference-fn');
   const { writeReference } = await import('../../reference/build');
   await writeReference(path.join(dir, 'reference')); // what the stack's afterBundling hook runs
-  await esbuild.build({ entryPoints: [path.join(ROOT, 'functions/api-reference.ts')], bundle: true, platform: 'node', target: 'node22', format: 'cjs', minify: true, outfile: path.join(dir, 'index.js'), logLevel: 'warning' });
+  await esbuild.build({ entryPoints: [path.join(ROOT, 'functions/reference.ts')], bundle: true, platform: 'node', target: 'node22', format: 'cjs', minify: true, outfile: path.join(dir, 'index.js'), logLevel: 'warning' });
   const fn = require(path.join(dir, 'index.js')) as { handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> };
   const call = (p: string) => fn.handler({ path: p, httpMethod: 'GET', headers: {}, requestContext: { requestId: 'bundle-docs', path: `/prod${p}` } } as unknown as APIGatewayProxyEvent);
 
