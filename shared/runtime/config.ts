@@ -147,7 +147,6 @@ export const config = {
   get monitorFunctions(): Record<string, string> {
     return JSON.parse(process.env.MONITOR_FUNCTIONS || '{}') as Record<string, string>;
   },
-  /** The key monitors' signing secrets are stored encrypted under: MONITOR_KEY, else the one read at cold start (MONITOR_KEY_SECRET_ARN). */
   /** Whether this process is a deployed Lambda function (the runtime sets AWS_LAMBDA_FUNCTION_NAME): local keys are refused there. */
   get onLambda() {
     return Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
@@ -156,8 +155,9 @@ export const config = {
   get monitorKmsKeyId() {
     return process.env.MONITOR_KMS_KEY_ID || undefined;
   },
+  /** Locally (npm start, the demo, the tests): the key monitors' signing secrets are sealed under (.local/monitor-key). */
   get monitorKey() {
-    return process.env.MONITOR_KEY || loaded.monitorKey || undefined;
+    return process.env.MONITOR_KEY || undefined;
   },
   /**
    * Tests only: scrypt's N lowered to 2^value (PASSWORD_HASH_TEST_LOG2N), read only under NODE_ENV=test;

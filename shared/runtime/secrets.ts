@@ -6,9 +6,8 @@
  *   CURSOR_SECRET_ARN         -> cursorSecret (the HMAC key of the cursors the service issues)
  *   SCRAPER_PROXY_SECRET_ARN  -> the scraper proxy URL, credentials included (a secret the deployer created)
  *   KEY_PEPPER_SECRET_ARN     -> keyPepper (the HMAC key API keys, session ids and invitation tokens are hashed with: shared/auth/hashing.ts)
- *   MONITOR_KEY_SECRET_ARN    -> monitorKey (the key monitors' signing secrets are stored encrypted under: shared/monitors/secret.ts)
  *
- * Locally and in tests the plain variables (CURSOR_SECRET, SCRAPER_PROXY_URL[_...], KEY_PEPPER, MONITOR_KEY) still win: no AWS call
+ * Locally and in tests the plain variables (CURSOR_SECRET, SCRAPER_PROXY_URL[_...], KEY_PEPPER) still win: no AWS call
  * is made when no location is set. Every read goes through Powertools Parameters with the AWS SDK's
  * Secrets Manager client, the one secrets client of the service, imported only when a location is
  * set (so local runs never evaluate it); `npm run bench` prints what it adds to a cold start.
@@ -22,13 +21,11 @@ export interface SecretClients {
 export const PROXY_SECRET_VARIABLE = 'SCRAPER_PROXY_SECRET_ARN';
 /** Where the key pepper is (set by the stack on the authorizer and the account function). */
 export const KEY_PEPPER_VARIABLE = 'KEY_PEPPER_SECRET_ARN';
-/** Where the monitors' secret key is, for a deployment that gives one (the stack now seals with KMS: MONITOR_KMS_KEY_VARIABLE). */
-export const MONITOR_KEY_VARIABLE = 'MONITOR_KEY_SECRET_ARN';
 /** The KMS key the monitors' signing secrets are sealed under on AWS (set by the stack on the monitors API and the delivery worker only). */
 export const MONITOR_KMS_KEY_VARIABLE = 'MONITOR_KMS_KEY_ID';
 
 /** The loaded values; empty until `loadSecrets` resolves (or when nothing is configured). */
-export const loaded: { cursorSecret?: string; proxyUrl?: string; keyPepper?: string; monitorKey?: string } = {};
+export const loaded: { cursorSecret?: string; proxyUrl?: string; keyPepper?: string } = {};
 
 let loading: Promise<void> | undefined;
 
@@ -37,20 +34,17 @@ export function loadSecrets(clients: () => Promise<SecretClients> = awsClients):
   const cursorArn = process.env.CURSOR_SECRET_ARN;
   const proxySecret = process.env[PROXY_SECRET_VARIABLE];
   const pepperArn = process.env[KEY_PEPPER_VARIABLE];
-  const monitorKeyArn = process.env[MONITOR_KEY_VARIABLE];
-  if (!cursorArn && !proxySecret && !pepperArn && !monitorKeyArn) return Promise.resolve();
+  if (!cursorArn && !proxySecret && !pepperArn) return Promise.resolve();
   loading ??= (async () => {
     const c = await clients();
-    const [cursorSecret, proxyUrl, keyPepper, monitorKey] = await Promise.all([
+    const [cursorSecret, proxyUrl, keyPepper] = await Promise.all([
       cursorArn ? c.secret(cursorArn) : undefined,
       proxySecret ? c.secret(proxySecret) : undefined,
       pepperArn ? c.secret(pepperArn) : undefined,
-      monitorKeyArn ? c.secret(monitorKeyArn) : undefined,
     ]);
     if (cursorSecret) loaded.cursorSecret = cursorSecret;
     if (proxyUrl) loaded.proxyUrl = proxyUrl;
     if (keyPepper) loaded.keyPepper = keyPepper;
-    if (monitorKey) loaded.monitorKey = monitorKey;
   })().catch((err: unknown) => {
     loading = undefined;
     // Never the value; the SDK's errors carry the name of the secret at most.
@@ -65,7 +59,6 @@ export function resetSecrets() {
   delete loaded.cursorSecret;
   delete loaded.proxyUrl;
   delete loaded.keyPepper;
-  delete loaded.monitorKey;
 }
 
 /**
