@@ -144,6 +144,17 @@ export interface NewJob {
   cache_max_age?: CacheMaxAge;
   /** Run the valid inputs and list the invalid ones in the errors file, instead of a 422. */
   skipInvalid?: boolean;
+  /** Also write the files to your own bucket, as your role (docs/jobs.md); externalId from `jobs.destination()`. */
+  destination?: { type: 's3'; bucket: string; prefix?: string; roleArn: string; externalId: string };
+}
+/** Your team's external ID and the principal your role trusts (GET /v1/jobs/destination). */
+export interface JobDestinationInfo {
+  type: 's3';
+  externalId: string;
+  principal: string | null;
+  sessionNamePrefix: string;
+  available: boolean;
+  trustPolicy: Record<string, unknown> | null;
 }
 export interface JobFile {
   name: 'items.jsonl' | 'items.csv' | 'errors.jsonl' | 'errors.csv';
@@ -173,6 +184,8 @@ export interface JobMethods {
   cancel(id: string, options?: Signal): Promise<AccountResult<{ job: Job }>>;
   resume(id: string, options?: Signal): Promise<AccountResult<{ job: Job }>>;
   results(id: string, options?: Signal): Promise<AccountResult<{ files: JobFile[]; keptUntil: string }>>;
+  /** The team's external ID for `destination` (the same every time) and the principal its role must trust. */
+  destination(options?: Signal): Promise<AccountResult<{ destination: JobDestinationInfo }>>;
   /** Reads the job every `everyMs` (default 2 s) until it ends or pauses. */
   wait(id: string, options?: Signal & { everyMs?: number; onProgress?: (job: Job) => void }): Promise<Job>;
 }
@@ -428,6 +441,7 @@ export class SocialDataClient {
       cancel: (id, options) => job('cancel', [id], options, {}),
       resume: (id, options) => job('resume', [id], options, {}),
       results: (id, options) => job('results', [id], options),
+      destination: (options) => job('destination', [], options),
       wait: async (id, options) => {
         for (;;) {
           const { data } = await this.jobs.get(id, options);

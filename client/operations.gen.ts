@@ -54,6 +54,7 @@ export const JOB_ROUTES = {
   submit: { method: 'POST', path: '/v1/jobs' },
   list: { method: 'GET', path: '/v1/jobs' },
   upload: { method: 'POST', path: '/v1/jobs/uploads' },
+  destination: { method: 'GET', path: '/v1/jobs/destination' },
   get: { method: 'GET', path: '/v1/jobs/{jobId}' },
   cancel: { method: 'POST', path: '/v1/jobs/{jobId}/cancel' },
   resume: { method: 'POST', path: '/v1/jobs/{jobId}/resume' },

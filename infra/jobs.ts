@@ -8,7 +8,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { JOB_FILES_DAYS, JOB_ROUTES } from '../shared/api/job-routes';
+import { EXTERNAL_ID_PREFIX, JOB_FILES_DAYS, JOB_ROUTES, SESSION_PREFIX } from '../shared/api/job-routes';
 import { JOBS, jobPk, keyPk, memberPk, sessionPk, teamPk } from '../shared/db/tables';
 import type { Operation } from '../shared/operations';
 import { KEY_PEPPER_VARIABLE } from '../shared/runtime/secrets';
@@ -140,6 +140,25 @@ export class Jobs extends StackPart {
     allowInvoke(workerFn, props.operations.map(({ fn }) => fn));
     useKey(workerFn);
     input.grantSendMessages(workerFn);
+    // Delivery to a customer's bucket (docs/jobs.md, "Your own bucket"): AssumeRole on a role of another
+    // account only. AWS lets the caller's policy condition on the external ID and session name it sends
+    // (sts:ExternalId, sts:RoleSessionName), not on what the target role's trust policy requires: that
+    // check is the customer's trust policy (their sts:ExternalId condition). The narrowest statement that
+    // works: any role ARN, only with one of our external IDs and a session named after a job, and an
+    // explicit deny on every role of this account (a role here trusting the account would otherwise do).
+    const account = Stack.of(this).account;
+    const partition = Stack.of(this).partition;
+    workerFn.addToRolePolicy(
+      new iam.PolicyStatement({
+        sid: 'AssumeCustomerDestinationRole',
+        actions: ['sts:AssumeRole'],
+        resources: [`arn:${partition}:iam::*:role/*`],
+        conditions: { StringLike: { 'sts:ExternalId': `${EXTERNAL_ID_PREFIX}*`, 'sts:RoleSessionName': `${SESSION_PREFIX}job_*` } },
+      }),
+    );
+    workerFn.addToRolePolicy(new iam.PolicyStatement({ sid: 'NoRoleOfThisAccount', effect: iam.Effect.DENY, actions: ['sts:AssumeRole'], resources: [`arn:${partition}:iam::${account}:role/*`] }));
+    acknowledge(workerFn.role!, 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:iam::*:role/*]', "A customer's own role in their account, named per job: only with one of the teams' external IDs and a job's session name; never a role of this account (explicit deny).");
+    apiFn.addEnvironment('JOBS_DELIVERY_PRINCIPAL', workerFn.role!.roleArn);
     workerFn.addEventSource(new SqsEventSource(input, { batchSize: JOB_BATCH, maxConcurrency: JOB_CONCURRENCY, reportBatchItemFailures: true }));
     // The wildcards of objects under a prefix, as cdk-nag names them (the bucket's logical id in each).
     const bucketLogicalId = Stack.of(this).resolve((this.bucket.node.defaultChild as s3.CfnBucket).logicalId) as string;

@@ -43,10 +43,24 @@ const jobProperties: Record<keyof ReturnType<typeof publicJob>, Json> = {
   pausedReason: { type: 'string', enum: ['no_credits'], description: 'While paused' },
   error: { type: 'string', description: 'Why the job failed' },
   resultsReady: { type: 'boolean', description: 'The result files are written (GET /v1/jobs/{id}/results)' },
+  destination: obj(
+    {
+      type: { const: 's3' },
+      bucket: { type: 'string' },
+      prefix: { type: 'string' },
+      roleArn: { type: 'string' },
+      state: { type: 'string', enum: ['pending', 'delivered', 'failed'], description: 'pending until the job ends; failed: the files could not be written there (they stay in the results bucket)' },
+      code: { type: 'string', enum: ['ROLE_NOT_ASSUMABLE', 'BUCKET_NOT_FOUND', 'WRITE_DENIED', 'DELIVERY_FAILED'], description: 'When failed' },
+      message: { type: 'string', description: 'When failed: what AWS answered and what to check' },
+      keys: { type: 'array', items: { type: 'string' }, description: 'When delivered: the keys written (<prefix>/<jobId>/<file>)' },
+      at: dateTime,
+    },
+    ['type', 'bucket', 'prefix', 'roleArn', 'state'],
+  ),
 };
 
 export const jobSchemas: Json = {
-  Job: obj(jobProperties, Object.keys(jobProperties).filter((k) => k !== 'pausedReason' && k !== 'error')),
+  Job: obj(jobProperties, Object.keys(jobProperties).filter((k) => k !== 'pausedReason' && k !== 'error' && k !== 'destination')),
   JobFile: obj({ name: { type: 'string', enum: [...RESULT_FILES] }, contentType: { type: 'string' }, url: { type: 'string', format: 'uri', description: 'Pre-signed, short-lived' }, expiresAt: dateTime }),
 };
 
@@ -63,6 +77,19 @@ const submitBody = {
     cache_max_age: { type: 'string', enum: Object.keys(CACHE_MAX_AGE_SECONDS), description: 'Accept cached answers this old (0 credits)' },
     format: { type: 'string', enum: ['jsonl', 'csv'], description: 'Both are written either way' },
     skipInvalid: { type: 'boolean', default: false, description: 'Run the valid inputs, list the invalid ones in the errors file (else 422)' },
+    destination: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['type', 'bucket', 'roleArn', 'externalId'],
+      description: "Also write the result files to your own S3 bucket when the job ends, as your role (docs/jobs.md): under <prefix>/<jobId>/. The files stay in the results bucket either way",
+      properties: {
+        type: { const: 's3' },
+        bucket: { type: 'string', minLength: 3, maxLength: 63, pattern: '^[a-z0-9][a-z0-9.-]*[a-z0-9]$' },
+        prefix: { type: 'string', maxLength: 512, description: 'No leading slash, no ".." part' },
+        roleArn: { type: 'string', pattern: '^arn:aws(-cn|-us-gov)?:iam::[0-9]{12}:role/.+$' },
+        externalId: { type: 'string', description: "Your team's external ID (GET /v1/jobs/destination)" },
+      },
+    },
   },
 };
 
@@ -79,6 +106,24 @@ const SPECS: Record<RouteName, RouteSpec> = {
     ok: [201, obj({ upload: obj({ id: { type: 'string' }, url: { type: 'string', format: 'uri' }, method: { const: 'PUT' }, headers: { type: 'object', additionalProperties: { type: 'string' } }, format: { type: 'string', enum: ['jsonl', 'csv'] }, expiresAt: dateTime, maxBytes: count, maxInputs: count }) }), 'Where to PUT the file; then POST /v1/jobs with inputsUpload'],
     errors: [...ALWAYS, 422],
   },
+  destination: {
+    summary: "Your team's external ID for delivery to your own bucket (made once, the same every time), the principal your role must trust and a trust policy to paste",
+    ok: [
+      200,
+      obj({
+        destination: obj({
+          type: { const: 's3' },
+          externalId: { type: 'string' },
+          principal: nullable('string', { description: "The service's job worker role: your role's trust policy names it (null off AWS)" }),
+          sessionNamePrefix: { type: 'string', description: 'Sessions are named <prefix><jobId>' },
+          available: { type: 'boolean', description: 'Whether this deployment can deliver (off AWS only with JOBS_S3_ENDPOINT)' },
+          trustPolicy: nullable('object'),
+        }),
+      }),
+      'The external ID',
+    ],
+    errors: ALWAYS,
+  },
   get: { summary: 'One job of the team: state, inputs done / failed / left, pages, items, credits, times, an estimate of the time left', ok: [200, job, 'The job'], errors: [...ALWAYS, 404] },
   cancel: { summary: 'Cancel a job: no input starts after this (nothing further charged); the files of what ran are written', ok: [200, job, 'The job, cancelled'], errors: [...ALWAYS, 404] },
   resume: { summary: 'Resume a paused job (after a top-up): its set-aside inputs run first', ok: [200, job, 'The job, running'], errors: [...ALWAYS, 404] },
@@ -89,7 +134,7 @@ const ERROR_TEXT: Record<number, string> = {
   400: "A body that is not a JSON object, a job that cannot make this change (cancel an ended job, resume one not paused, results before the end), or a state-changing request on a dashboard session without this site's Origin (BAD_REQUEST)",
   401: 'No API key or session, or an unknown or revoked key, or an ended session (UNAUTHORIZED)',
   404: "The team has no such job: another team's job is 404 too (NOT_FOUND)",
-  422: 'Invalid body or inputs (VALIDATION_ERROR, with details: `line <n>.<field>` for each problem of an input, at most 20)',
+  422: 'Invalid body or inputs (VALIDATION_ERROR, with details: `line <n>.<field>` for each problem of an input, at most 20; `destination.<field>` for a malformed destination or another external ID than the team\'s)',
   429: "Over the API's request rate (RATE_LIMITED, with Retry-After)",
   503: 'The service is at capacity (SERVICE_UNAVAILABLE)',
 };

@@ -11,6 +11,8 @@ export const JOB_ROUTES = [
   { method: 'POST', path: '/v1/jobs', name: 'submit', caller: 'either', maxBodyBytes: 1024 * 1024 },
   { method: 'GET', path: '/v1/jobs', name: 'list', caller: 'either' },
   { method: 'POST', path: '/v1/jobs/uploads', name: 'upload', caller: 'either' },
+  // Before /v1/jobs/{jobId}: the first route that matches answers.
+  { method: 'GET', path: '/v1/jobs/destination', name: 'destination', caller: 'either' },
   { method: 'GET', path: '/v1/jobs/{jobId}', name: 'get', caller: 'either' },
   { method: 'POST', path: '/v1/jobs/{jobId}/cancel', name: 'cancel', caller: 'either' },
   { method: 'POST', path: '/v1/jobs/{jobId}/resume', name: 'resume', caller: 'either' },
@@ -36,3 +38,10 @@ export const JOB_FILES_DAYS = 7;
  * charged for (shared/pipeline.ts): the job counts that one charge, never a second.
  */
 export const JOB_PAGE_CHARGED_HEADER = 'x-job-page-charged-before';
+/**
+ * Delivery to the customer's bucket (shared/jobs/destination.ts): every team's external ID starts
+ * with this, and the worker's sessions in the customer's role are named `<prefix><jobId>`; the
+ * worker's IAM policy allows AssumeRole only with both (infra/jobs.ts).
+ */
+export const EXTERNAL_ID_PREFIX = 'sda-';
+export const SESSION_PREFIX = 'sda-';

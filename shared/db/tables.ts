@@ -115,6 +115,8 @@ export const EVENTS = {
  *                                             (inputs set aside by a pause), createdAt, startedAt?, finishedAt?, files?
  *   TEAM#<teamId> / JOBSLOTS                  the team's inputs in flight over all its jobs (inFlight), bounded
  *   TEAM#<teamId> / JOBIDEM#<sha256(key)>     an Idempotency-Key: the job it made (expiresAt after 24 h)
+ *   TEAM#<teamId> / JOBDEST                   the team's external ID for delivery to its own bucket (no expiry:
+ *                                             made once, the same every time: shared/jobs/destination.ts)
  *   JOB#<jobId> / IN#<chunk>                  the job's checked inputs, JOB_CHUNK a chunk: [{line, input, params}]
  *   JOB#<jobId> / DONE#<index>                one input finished (written once, conditional): status, code?, pages, items, credits
  *   (every item of a job expires with it: expiresAt 7 days after its end, as its files)
@@ -209,5 +211,6 @@ export const jobSk = (jobId: string) => `${JOB_PREFIX}${jobId}`;
 export const jobPk = (jobId: string) => `${JOB_PREFIX}${jobId}`;
 export const JOB_SLOTS_SK = 'JOBSLOTS';
 export const jobIdempotencySk = (hash: string) => `JOBIDEM#${hash}`;
+export const JOB_DESTINATION_SK = 'JOBDEST';
 export const jobChunkSk = (chunk: number) => `IN#${String(chunk).padStart(6, '0')}`;
 export const jobDoneSk = (index: number) => `DONE#${String(index).padStart(6, '0')}`;

@@ -6,6 +6,7 @@ import { CACHE_MAX_AGE_SECONDS, invalidBody } from '../http/validation';
 import { type Operation, routedOperations } from '../operations';
 import { config } from '../runtime/config';
 import { jobEngine } from './aws';
+import { type Destination, SESSION_PREFIX, destinationsAvailable, parseDestination, storedExternalId, teamExternalId } from './destination';
 import { pump } from './engine';
 import { files, resultKey, uploadKey } from './files';
 import { type CheckedInputs, type UploadFormat, checkInputs, inputProblems, parseUpload } from './inputs';
@@ -48,6 +49,24 @@ export function publicJob(j: Job, now = Date.now()) {
     ...(j.pausedReason && j.state === 'paused' ? { pausedReason: j.pausedReason } : {}),
     ...(j.error ? { error: j.error } : {}),
     resultsReady: Boolean(j.files?.length),
+    ...(j.destination ? { destination: publicDestination(j) } : {}),
+  };
+}
+
+/** A job's destination as GET /v1/jobs/{id} shows it: where, and `pending` until the job ends, then `delivered` or `failed` (code, message). */
+function publicDestination(j: Job) {
+  const d = j.destination!;
+  const x = j.delivery;
+  return {
+    type: d.type,
+    bucket: d.bucket,
+    prefix: d.prefix,
+    roleArn: d.roleArn,
+    state: x?.state ?? 'pending',
+    ...(x?.code ? { code: x.code } : {}),
+    ...(x?.message ? { message: x.message } : {}),
+    ...(x?.keys ? { keys: x.keys } : {}),
+    ...(x ? { at: new Date(x.at).toISOString() } : {}),
   };
 }
 
@@ -105,6 +124,23 @@ async function readInputs(ctx: Ctx, op: Operation | undefined, problems: Problem
   return checked;
 }
 
+/** The body's destination (docs/jobs.md, "Your own bucket"), checked: its rules, then the team's external ID. */
+async function checkDestination(ctx: Ctx, problems: Problems): Promise<Destination | undefined> {
+  if (ctx.body.destination === undefined) return undefined;
+  if (!destinationsAvailable()) {
+    problems.push({ path: 'destination', message: "Delivery to your own bucket needs the service on AWS (or, locally, an S3 endpoint in JOBS_S3_ENDPOINT); the files are in the results location (GET /v1/jobs/{id}/results)" });
+    return undefined;
+  }
+  const { destination, problems: found } = parseDestination(ctx.body.destination);
+  problems.push(...found);
+  if (!destination) return undefined;
+  if (destination.externalId !== (await storedExternalId(ctx.teamId))) {
+    problems.push({ path: 'destination.externalId', message: "Not your team's external ID: GET /v1/jobs/destination shows it (your role's trust policy requires it)" });
+    return undefined;
+  }
+  return destination;
+}
+
 /** Hands out the job's first inputs; a failure leaves the job queued (a resume or the same POST again hands them out). */
 async function start(ctx: Ctx, j: Job): Promise<void> {
   try {
@@ -124,7 +160,8 @@ const HANDLERS: Handlers<typeof JOB_ROUTES> = {
       if (earlier) return { status: 200, data: { job: publicJob(earlier) } };
     }
     const problems: Problems = [];
-    for (const k of Object.keys(body)) if (!['operation', 'inputs', 'inputsUpload', 'pages', 'cache_max_age', 'format', 'skipInvalid'].includes(k)) problems.push({ path: k, message: k === 'destination' || k === 'webhook' ? 'Not supported yet (docs/jobs.md): results are in the results bucket; job events go to the team webhook endpoints' : 'Unknown field' });
+    for (const k of Object.keys(body)) if (!['operation', 'inputs', 'inputsUpload', 'pages', 'cache_max_age', 'format', 'skipInvalid', 'destination'].includes(k)) problems.push({ path: k, message: k === 'webhook' ? 'Not supported yet (docs/jobs.md): job events go to the team webhook endpoints' : 'Unknown field' });
+    const destination = await checkDestination(ctx, problems);
     const op = checkOperation(body.operation, problems);
     const pages = checkPages(body.pages, problems);
     const cacheMaxAge = body.cache_max_age;
@@ -143,6 +180,7 @@ const HANDLERS: Handlers<typeof JOB_ROUTES> = {
       total: checked.inputs.length,
       pages,
       ...(typeof cacheMaxAge === 'string' ? { cacheMaxAge } : {}),
+      ...(destination ? { destination } : {}),
       ...(ctx.keyId ? { keyId: ctx.keyId } : ctx.session ? { memberId: ctx.session.memberId } : {}),
       cursor: 0,
       inFlight: 0,
@@ -176,6 +214,15 @@ const HANDLERS: Handlers<typeof JOB_ROUTES> = {
 
   async get(ctx) {
     return { data: { job: publicJob(await mine(ctx)) } };
+  },
+
+  async destination(ctx) {
+    const externalId = await teamExternalId(ctx.teamId);
+    const principal = config.jobsDeliveryPrincipal ?? null;
+    const trustPolicy = principal
+      ? { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { AWS: principal }, Action: 'sts:AssumeRole', Condition: { StringEquals: { 'sts:ExternalId': externalId } } }] }
+      : null;
+    return { data: { destination: { type: 's3', externalId, principal, sessionNamePrefix: `${SESSION_PREFIX}job_`, available: destinationsAvailable(), trustPolicy } } };
   },
 
   async upload(ctx) {

@@ -8,6 +8,7 @@ import { CACHE_MAX_AGE_SECONDS, type CacheMaxAge, type ParamDef } from '../http/
 import { type Operation, operation, type OperationId } from '../operations';
 import { config } from '../runtime/config';
 import type { Log } from '../runtime/log';
+import { deliver } from './destination';
 import { jobEventWrites } from './events';
 import { type Part, writePart, writeResults } from './results';
 import { type InputOutcome, type Job, claimInputs, getJob, inputRecorded, jobInput, listJobs, moveJob, parkInput, recordInput, teamInFlight, unclaim } from './store';
@@ -218,16 +219,18 @@ async function finishIfDone(job: Job, env: Engine): Promise<boolean> {
   const op = operation(job.operation as OperationId) as Operation;
   const ran = Array.from({ length: Math.min(job.total, job.cursor) }, (_, i) => i);
   const written = await writeResults(op, job.teamId, job.jobId, ran);
+  // The customer's bucket, when the job names one: before the state moves, so the job never ends without saying how it went.
+  const delivery = job.destination ? { delivery: await deliver(job.teamId, job.jobId, job.destination, env.log) } : {};
   const now = Date.now();
   const files = ['items.jsonl', 'items.csv', 'errors.jsonl', 'errors.csv'];
   if (cancelledIdle) {
-    await moveJob(job.teamId, job.jobId, ['cancelled'], 'cancelled', { files, filesWrittenAt: now });
+    await moveJob(job.teamId, job.jobId, ['cancelled'], 'cancelled', { files, filesWrittenAt: now, ...delivery });
     return true;
   }
   const state = job.done === 0 ? 'failed' : 'succeeded';
   const type = state === 'failed' ? 'job.failed' : 'job.succeeded';
   const data = { jobId: job.jobId, state, counts: { ...countsOf(job), items: written.items } };
-  if (await moveJob(job.teamId, job.jobId, ['running', 'queued'], state, { finishedAt: now, files, ...(state === 'failed' ? { error: 'No input succeeded (see errors.csv)' } : {}) }, jobEventWrites(job.teamId, type, `${job.jobId}:${state}`, data))) {
+  if (await moveJob(job.teamId, job.jobId, ['running', 'queued'], state, { finishedAt: now, files, ...delivery, ...(state === 'failed' ? { error: 'No input succeeded (see errors.csv)' } : {}) }, jobEventWrites(job.teamId, type, `${job.jobId}:${state}`, data))) {
     env.log.info('job finished', { jobId: job.jobId, state, items: written.items, errors: written.errors });
   }
   return true;

@@ -4,6 +4,7 @@ import { JOB_FILES_DAYS, type JobState } from '../api/job-routes';
 import { conditionally, db } from '../db/client';
 import { JOB_PREFIX, JOB_SLOTS_SK, jobChunkSk, jobDoneSk, jobIdempotencySk, jobPk, jobSk, teamPk } from '../db/tables';
 import { config } from '../runtime/config';
+import type { Delivery, Destination } from './destination';
 import type { JobInput } from './inputs';
 
 /**
@@ -45,6 +46,9 @@ export interface Job {
   pausedReason?: string;
   error?: string;
   webhook?: string;
+  /** The customer's bucket the files are also written to when the job ends, and how that went. */
+  destination?: Destination;
+  delivery?: Delivery;
   createdAt: number;
   startedAt?: number;
   finishedAt?: number;

@@ -198,6 +198,21 @@ export const config = {
   get jobUrlTtlSeconds() {
     return num('JOB_URL_TTL_S', 0) || 900;
   },
+  /**
+   * Delivery to a customer's bucket (shared/jobs/destination.ts) off AWS: the S3 endpoint to write to
+   * (e.g. a local moto_server); unset, and not deployed (no JOBS_BUCKET), a destination is refused with 422.
+   */
+  get jobsS3Endpoint() {
+    return process.env.JOBS_S3_ENDPOINT || undefined;
+  },
+  /** The STS endpoint the job worker assumes a customer's role with off AWS (default: JOBS_S3_ENDPOINT, as moto_server serves both). */
+  get jobsStsEndpoint() {
+    return process.env.JOBS_STS_ENDPOINT || this.jobsS3Endpoint;
+  },
+  /** The job worker's role (set by the stack): the principal a customer's role trusts (GET /v1/jobs/destination). */
+  get jobsDeliveryPrincipal() {
+    return process.env.JOBS_DELIVERY_PRINCIPAL || undefined;
+  },
   /** The local gateway's address, for the signed URLs of local job files (set by the local stack). */
   get localFilesBaseUrl() {
     return process.env.LOCAL_FILES_BASE_URL || undefined;
