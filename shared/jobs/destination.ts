@@ -151,9 +151,9 @@ export async function deliver(teamId: string, jobId: string, d: Destination, log
   const keys: string[] = [];
   try {
     for (const name of RESULT_FILES) {
-      const body = (await files().get(resultKey(teamId, jobId, name))) ?? '';
+      const body = Buffer.from((await files().get(resultKey(teamId, jobId, name))) ?? '', 'utf8');
       const k = destinationKey(d, jobId, name);
-      await s3.send(new PutObjectCommand({ Bucket: d.bucket, Key: k, Body: body, ContentType: CONTENT_TYPES[name] }));
+      await s3.send(new PutObjectCommand({ Bucket: d.bucket, Key: k, Body: body, ContentLength: body.length, ContentType: CONTENT_TYPES[name] }));
       keys.push(k);
     }
   } catch (err) {

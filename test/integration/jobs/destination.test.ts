@@ -1,0 +1,194 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import http from 'node:http';
+import net from 'node:net';
+import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { startLocalStack, type LocalStack } from '../../../dev/stack';
+import { teamWithKey } from '../../../dev/teams';
+import { replayAll } from '../../../dev/upstream/replay';
+
+/**
+ * Delivery of a job's files to the customer's own bucket (issue 40 part 4; docs/jobs.md, "Your own
+ * bucket"), on the AWS code path against moto_server (Python's moto, on this machine; started here on
+ * a free loopback port) as S3 and STS: the worker assumes the customer's role with STS AssumeRole (the
+ * team's external ID, a session named after the job) and PUTs the files under <prefix>/<jobId>/. STS
+ * goes through a recording proxy in front of moto, which also answers AccessDenied for one role, as
+ * AWS does when the role's trust policy refuses us (moto itself does not check trust policies).
+ */
+jest.setTimeout(90_000);
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+
+const ROLE = 'arn:aws:iam::123456789012:role/social-data-delivery';
+const REFUSING_ROLE = 'arn:aws:iam::123456789012:role/trusts-someone-else';
+const BUCKET = 'customer-exports';
+let moto: ChildProcess;
+let endpoint = '';
+let stack: LocalStack;
+const saved = { ...process.env };
+/** The AssumeRole requests the proxy saw (form fields). */
+const assumed: Record<string, string>[] = [];
+const stsProxy = http.createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', async () => {
+    const body = Buffer.concat(chunks).toString('utf8');
+    const form = Object.fromEntries(new URLSearchParams(body));
+    if (form.Action === 'AssumeRole') assumed.push(form);
+    if (form.RoleArn === REFUSING_ROLE) {
+      res.writeHead(403, { 'content-type': 'text/xml' });
+      res.end(`<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>AccessDenied</Code><Message>User: arn:aws:sts::000000000000:assumed-role/worker is not authorized to perform: sts:AssumeRole on resource: ${REFUSING_ROLE}</Message></Error><RequestId>x</RequestId></ErrorResponse>`);
+      return;
+    }
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k)) as [string, string][]);
+    const up = await fetch(endpoint + (req.url ?? '/'), { method: req.method, headers, body });
+    res.writeHead(up.status, { 'content-type': up.headers.get('content-type') ?? 'text/xml' });
+    res.end(Buffer.from(await up.arrayBuffer()));
+  });
+});
+let s3: S3Client;
+
+beforeAll(async () => {
+  const port = await freePort();
+  moto = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
+  endpoint = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    if (await fetch(`${endpoint}/moto-api/`).then(() => true, () => false)) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await new Promise<void>((r) => stsProxy.listen(0, '127.0.0.1', r));
+  Object.assign(process.env, {
+    AWS_ACCESS_KEY_ID: 'testing',
+    AWS_SECRET_ACCESS_KEY: 'testing',
+    AWS_REGION: 'us-east-1',
+    JOBS_S3_ENDPOINT: endpoint,
+    JOBS_STS_ENDPOINT: `http://127.0.0.1:${(stsProxy.address() as net.AddressInfo).port}`,
+  });
+  s3 = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true });
+  await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
+  stack = await startLocalStack({ upstream: 'fake' });
+  replayAll(stack.upstream!, { anyInput: true });
+}, 90_000);
+afterAll(async () => {
+  await stack?.stop();
+  moto?.kill();
+  await new Promise((r) => stsProxy.close(r));
+  process.env = saved;
+});
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function api(method: string, path: string, key: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(stack.gateway.url + path, { method, headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function settled(key: string, id: string): Promise<any> {
+  for (let i = 0; i < 600; i++) {
+    await stack.jobs.idle();
+    const j = (await api('GET', `/v1/jobs/${id}`, key)).body.data.job;
+    if (['succeeded', 'failed', 'cancelled'].includes(j.state)) return j;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('job did not settle');
+}
+
+async function results(key: string, id: string): Promise<Record<string, string>> {
+  const res = await api('GET', `/v1/jobs/${id}/results`, key);
+  expect(res.status).toBe(200);
+  const out: Record<string, string> = {};
+  for (const f of res.body.data.files as { name: string; url: string }[]) out[f.name] = await (await fetch(f.url)).text();
+  return out;
+}
+
+const inputs = ['user1.bsky.social', 'user2.bsky.social', 'user3.bsky.social'];
+
+test('the external ID is the team\'s, the same every time; a malformed destination or another external ID is a 422 naming each field, and nothing is created', async () => {
+  const { key } = await teamWithKey('dest-422', 100);
+  const first = await api('GET', '/v1/jobs/destination', key);
+  expect(first.status).toBe(200);
+  const externalId = first.body.data.destination.externalId as string;
+  expect(externalId).toMatch(/^sda-[0-9a-f]{32}$/);
+  expect(first.body.data.destination).toMatchObject({ type: 's3', available: true, sessionNamePrefix: 'sda-job_' });
+  expect((await api('GET', '/v1/jobs/destination', key)).body.data.destination.externalId).toBe(externalId);
+  expect((await api('GET', '/v1/jobs/destination', (await teamWithKey('dest-other', 1)).key)).body.data.destination.externalId).not.toBe(externalId);
+
+  const bad = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs, destination: { type: 's3', bucket: 'Bad_Bucket', prefix: '/exports/../x', roleArn: 'arn:aws:iam::123456789012:user/someone', externalId } });
+  expect(bad.status).toBe(422);
+  expect(bad.body.error.code).toBe('VALIDATION_ERROR');
+  expect(bad.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual(['destination.bucket', 'destination.prefix', 'destination.roleArn']);
+  const dots = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs, destination: { type: 's3', bucket: 'ok-bucket', prefix: 'a/../b', roleArn: ROLE, externalId } });
+  expect(dots.body.error.details).toEqual([expect.objectContaining({ path: 'destination.prefix' })]);
+  const extra = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs, destination: { type: 'gcs', bucket: 'ok-bucket', roleArn: ROLE, externalId, region: 'x' } });
+  expect(extra.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual(['destination.region', 'destination.type']);
+  const other = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs, destination: { type: 's3', bucket: BUCKET, prefix: 'x', roleArn: ROLE, externalId: 'sda-00000000000000000000000000000000' } });
+  expect(other.status).toBe(422);
+  expect(other.body.error.details).toEqual([expect.objectContaining({ path: 'destination.externalId' })]);
+  // Without an S3 endpoint off AWS: a clear 422, not a job whose delivery is bound to fail.
+  delete process.env.JOBS_S3_ENDPOINT;
+  try {
+    const local = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs, destination: { type: 's3', bucket: BUCKET, roleArn: ROLE, externalId } });
+    expect(local.status).toBe(422);
+    expect(local.body.error.details[0].message).toMatch(/needs the service on AWS/);
+  } finally {
+    process.env.JOBS_S3_ENDPOINT = endpoint;
+  }
+  expect((await api('GET', '/v1/jobs', key)).body.data.jobs).toEqual([]);
+});
+
+test('a job with a destination writes its four files under <prefix>/<jobId>/ of the bucket, as the role assumed with the team\'s external ID and a session named after the job', async () => {
+  const { key } = await teamWithKey('dest-ok', 100);
+  const externalId = (await api('GET', '/v1/jobs/destination', key)).body.data.destination.externalId as string;
+  const made = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs, destination: { type: 's3', bucket: BUCKET, prefix: 'exports/social/', roleArn: ROLE, externalId } });
+  expect(made.status).toBe(201);
+  const id = made.body.data.job.id as string;
+  expect(made.body.data.job.destination).toMatchObject({ type: 's3', bucket: BUCKET, prefix: 'exports/social', roleArn: ROLE });
+  const job = await settled(key, id);
+  expect(job.state).toBe('succeeded');
+  const names = ['items.jsonl', 'items.csv', 'errors.jsonl', 'errors.csv'];
+  expect(job.destination).toMatchObject({ state: 'delivered', keys: names.map((n) => `exports/social/${id}/${n}`) });
+  expect(job.destination.code).toBeUndefined();
+
+  const call = assumed.find((a) => a.RoleSessionName === `sda-${id}`);
+  expect(call).toMatchObject({ RoleArn: ROLE, ExternalId: externalId, DurationSeconds: '900' });
+
+  const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `exports/social/${id}/` }));
+  expect((listed.Contents ?? []).map((o) => o.Key).sort()).toEqual(names.map((n) => `exports/social/${id}/${n}`).sort());
+  // The same bytes as the results location (which keeps them too).
+  const kept = await results(key, id);
+  for (const n of names) {
+    const obj = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: `exports/social/${id}/${n}` }));
+    expect(await obj.Body!.transformToString('utf8')).toBe(kept[n]);
+  }
+  expect(kept['items.jsonl']!.trim().split('\n').length).toBeGreaterThan(0);
+});
+
+test('a bucket that does not exist, or a role that refuses us: the job ends as it would, its destination failed with a code and a message, the files in the results location', async () => {
+  const { key } = await teamWithKey('dest-fail', 100);
+  const externalId = (await api('GET', '/v1/jobs/destination', key)).body.data.destination.externalId as string;
+  const cases = [
+    { destination: { type: 's3', bucket: 'no-such-bucket-here', prefix: 'x', roleArn: ROLE, externalId }, code: 'BUCKET_NOT_FOUND', message: /no-such-bucket-here.*NoSuchBucket/ },
+    { destination: { type: 's3', bucket: BUCKET, prefix: 'refused', roleArn: REFUSING_ROLE, externalId }, code: 'ROLE_NOT_ASSUMABLE', message: /trusts-someone-else.*AccessDenied.*trust policy/ },
+  ];
+  for (const c of cases) {
+    const made = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs, destination: c.destination });
+    expect(made.status).toBe(201);
+    const id = made.body.data.job.id as string;
+    const job = await settled(key, id);
+    expect(job.state).toBe('succeeded');
+    expect(job.destination).toMatchObject({ state: 'failed', code: c.code });
+    expect(job.destination.message).toMatch(c.message);
+    expect(job.destination.message).toMatch(/results bucket/);
+    expect(job.resultsReady).toBe(true);
+    const kept = await results(key, id);
+    expect(kept['items.jsonl']!.trim().split('\n').length).toBeGreaterThan(0);
+  }
+  // Nothing was written for the refused role.
+  expect((await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'refused/' }))).Contents ?? []).toEqual([]);
+});
