@@ -32,7 +32,7 @@ const bundle = (entry: string) => bundles.get(entry)!;
 let key: string;
 let teamId: string;
 beforeAll(async () => {
-  bundles = await bundleAll(['functions/authorizer.ts', 'functions/account.ts', 'functions/monitors.ts', 'functions/monitors/deliver.ts', ...routedOperations().map(handlerFile)]);
+  bundles = await bundleAll(['functions/authorizer.ts', 'functions/account.ts', 'functions/monitors.ts', 'functions/monitors/deliver.ts', 'functions/jobs/worker.ts', ...routedOperations().map(handlerFile)]);
   await ensureTables();
   await fake.start();
   for (const op of routedOperations()) process.env[`UPSTREAM_${envName(op.platform)}_URL`] = fake.url;
@@ -166,4 +166,11 @@ test("the KMS client (the monitors' sealing: shared/monitors/secret.ts) is bundl
   expect(hasKms('functions/monitors.ts')).toBe(true);
   expect(hasKms('functions/monitors/deliver.ts')).toBe(true);
   for (const entry of ['functions/authorizer.ts', 'functions/account.ts', ...routedOperations().map(handlerFile)]) expect({ entry, kms: hasKms(entry) }).toEqual({ entry, kms: false });
+});
+
+test("the STS client (a job's delivery to the customer's bucket: shared/jobs/destination.ts, imported lazily) is bundled in the job worker, never in an operation's function, the authorizer or the account API", () => {
+  // DecodeAuthorizationMessage: a command of @aws-sdk/client-sts only (the SDK's credential chain carries a nested STS client with AssumeRole* alone).
+  const hasSts = (entry: string) => readFileSync(bundle(entry), 'utf8').includes('DecodeAuthorizationMessage');
+  expect(hasSts('functions/jobs/worker.ts')).toBe(true);
+  for (const entry of ['functions/authorizer.ts', 'functions/account.ts', ...routedOperations().map(handlerFile)]) expect({ entry, sts: hasSts(entry) }).toEqual({ entry, sts: false });
 });
