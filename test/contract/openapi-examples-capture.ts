@@ -358,6 +358,10 @@ export async function captureExamples(): Promise<Examples> {
     keep('get /v1/jobs', await call('GET', '/v1/jobs', { key }), 200);
     keep('get /v1/jobs/{jobId}', await call('GET', `/v1/jobs/${jobId}`, { key }), 200);
     keep('get /v1/jobs/{jobId}/results', signed(await call('GET', `/v1/jobs/${jobId}/results`, { key })), 200);
+    const destination = await call('GET', '/v1/jobs/destination', { key });
+    // The external ID's random part (sda-<32 hex>): a stand-in of the same shape.
+    S.token((destination.body as { data: { destination: { externalId: string } } }).data.destination.externalId.slice(4));
+    keep('get /v1/jobs/destination', destination, 200);
     // A second job, from the upload: cancelled before it ends (or as it ends), then resumed is refused; a paused one resumes.
     // A slow upstream keeps it running while it is cancelled.
     fake.delayMs = 1000;
