@@ -147,11 +147,11 @@ export interface NewJob {
   /** Also write the files to your own bucket, as your role (docs/jobs.md); externalId from `jobs.destination()`. */
   destination?: { type: 's3'; bucket: string; prefix?: string; roleArn: string; externalId: string };
 }
-/** Your team's external ID and the principal your role trusts (GET /v1/jobs/destination). */
+/** Your team's external ID and the principals your role trusts (GET /v1/jobs/destination). */
 export interface JobDestinationInfo {
   type: 's3';
   externalId: string;
-  principal: string | null;
+  principals: string[];
   sessionNamePrefix: string;
   available: boolean;
   trustPolicy: Record<string, unknown> | null;
@@ -184,7 +184,7 @@ export interface JobMethods {
   cancel(id: string, options?: Signal): Promise<AccountResult<{ job: Job }>>;
   resume(id: string, options?: Signal): Promise<AccountResult<{ job: Job }>>;
   results(id: string, options?: Signal): Promise<AccountResult<{ files: JobFile[]; keptUntil: string }>>;
-  /** The team's external ID for `destination` (the same every time) and the principal its role must trust. */
+  /** The team's external ID for `destination` (the same every time) and the principals its role must trust. */
   destination(options?: Signal): Promise<AccountResult<{ destination: JobDestinationInfo }>>;
   /** Reads the job every `everyMs` (default 2 s) until it ends or pauses. */
   wait(id: string, options?: Signal & { everyMs?: number; onProgress?: (job: Job) => void }): Promise<Job>;

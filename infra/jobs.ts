@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, Fn, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -140,7 +140,8 @@ export class Jobs extends StackPart {
     allowInvoke(workerFn, props.operations.map(({ fn }) => fn));
     useKey(workerFn);
     input.grantSendMessages(workerFn);
-    // Delivery to a customer's bucket (docs/jobs.md, "Your own bucket"): AssumeRole on a role of another
+    // Delivery to a customer's bucket (docs/jobs.md, "Your own bucket"), by whichever function ends the
+    // job (the worker; the API for a cancel with nothing in flight): AssumeRole on a role of another
     // account only. AWS lets the caller's policy condition on the external ID and session name it sends
     // (sts:ExternalId, sts:RoleSessionName), not on what the target role's trust policy requires: that
     // check is the customer's trust policy (their sts:ExternalId condition). The narrowest statement that
@@ -148,17 +149,20 @@ export class Jobs extends StackPart {
     // explicit deny on every role of this account (a role here trusting the account would otherwise do).
     const account = Stack.of(this).account;
     const partition = Stack.of(this).partition;
-    workerFn.addToRolePolicy(
-      new iam.PolicyStatement({
-        sid: 'AssumeCustomerDestinationRole',
-        actions: ['sts:AssumeRole'],
-        resources: [`arn:${partition}:iam::*:role/*`],
-        conditions: { StringLike: { 'sts:ExternalId': `${EXTERNAL_ID_PREFIX}*`, 'sts:RoleSessionName': `${SESSION_PREFIX}job_*` } },
-      }),
-    );
-    workerFn.addToRolePolicy(new iam.PolicyStatement({ sid: 'NoRoleOfThisAccount', effect: iam.Effect.DENY, actions: ['sts:AssumeRole'], resources: [`arn:${partition}:iam::${account}:role/*`] }));
-    acknowledge(workerFn.role!, 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:iam::*:role/*]', "A customer's own role in their account, named per job: only with one of the teams' external IDs and a job's session name; never a role of this account (explicit deny).");
-    apiFn.addEnvironment('JOBS_DELIVERY_PRINCIPAL', workerFn.role!.roleArn);
+    for (const fn of [workerFn, apiFn]) {
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          sid: 'AssumeCustomerDestinationRole',
+          actions: ['sts:AssumeRole'],
+          resources: [`arn:${partition}:iam::*:role/*`],
+          conditions: { StringLike: { 'sts:ExternalId': `${EXTERNAL_ID_PREFIX}*`, 'sts:RoleSessionName': `${SESSION_PREFIX}job_*` } },
+        }),
+      );
+      fn.addToRolePolicy(new iam.PolicyStatement({ sid: 'NoRoleOfThisAccount', effect: iam.Effect.DENY, actions: ['sts:AssumeRole'], resources: [`arn:${partition}:iam::${account}:role/*`] }));
+      acknowledge(fn.role!, 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:iam::*:role/*]', "A customer's own role in their account, named per job: only with one of the teams' external IDs and a job's session name; never a role of this account (explicit deny).");
+    }
+    // The principals a customer's role trusts (GET /v1/jobs/destination): the two roles that may end a job.
+    apiFn.addEnvironment('JOBS_DELIVERY_PRINCIPALS', Fn.join(',', [workerFn.role!.roleArn, apiFn.role!.roleArn]));
     workerFn.addEventSource(new SqsEventSource(input, { batchSize: JOB_BATCH, maxConcurrency: JOB_CONCURRENCY, reportBatchItemFailures: true }));
     // The wildcards of objects under a prefix, as cdk-nag names them (the bucket's logical id in each).
     const bucketLogicalId = Stack.of(this).resolve((this.bucket.node.defaultChild as s3.CfnBucket).logicalId) as string;

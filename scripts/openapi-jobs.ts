@@ -107,14 +107,14 @@ const SPECS: Record<RouteName, RouteSpec> = {
     errors: [...ALWAYS, 422],
   },
   destination: {
-    summary: "Your team's external ID for delivery to your own bucket (made once, the same every time), the principal your role must trust and a trust policy to paste",
+    summary: "Your team's external ID for delivery to your own bucket (made once, the same every time), the principals your role must trust and a trust policy to paste",
     ok: [
       200,
       obj({
         destination: obj({
           type: { const: 's3' },
           externalId: { type: 'string' },
-          principal: nullable('string', { description: "The service's job worker role: your role's trust policy names it (null off AWS)" }),
+          principals: { type: 'array', items: { type: 'string' }, description: "The service's roles that end jobs (the job worker's and the jobs API's): your role's trust policy names them (empty off AWS)" },
           sessionNamePrefix: { type: 'string', description: 'Sessions are named <prefix><jobId>' },
           available: { type: 'boolean', description: 'Whether this deployment can deliver (off AWS only with JOBS_S3_ENDPOINT)' },
           trustPolicy: nullable('object'),

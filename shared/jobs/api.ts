@@ -218,11 +218,11 @@ const HANDLERS: Handlers<typeof JOB_ROUTES> = {
 
   async destination(ctx) {
     const externalId = await teamExternalId(ctx.teamId);
-    const principal = config.jobsDeliveryPrincipal ?? null;
-    const trustPolicy = principal
-      ? { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { AWS: principal }, Action: 'sts:AssumeRole', Condition: { StringEquals: { 'sts:ExternalId': externalId } } }] }
+    const principals = config.jobsDeliveryPrincipals;
+    const trustPolicy = principals.length
+      ? { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { AWS: principals }, Action: 'sts:AssumeRole', Condition: { StringEquals: { 'sts:ExternalId': externalId } } }] }
       : null;
-    return { data: { destination: { type: 's3', externalId, principal, sessionNamePrefix: `${SESSION_PREFIX}job_`, available: destinationsAvailable(), trustPolicy } } };
+    return { data: { destination: { type: 's3', externalId, principals, sessionNamePrefix: `${SESSION_PREFIX}job_`, available: destinationsAvailable(), trustPolicy } } };
   },
 
   async upload(ctx) {

@@ -209,9 +209,9 @@ export const config = {
   get jobsStsEndpoint() {
     return process.env.JOBS_STS_ENDPOINT || this.jobsS3Endpoint;
   },
-  /** The job worker's role (set by the stack): the principal a customer's role trusts (GET /v1/jobs/destination). */
-  get jobsDeliveryPrincipal() {
-    return process.env.JOBS_DELIVERY_PRINCIPAL || undefined;
+  /** The roles that end jobs (the worker's and the jobs API's, comma-separated; set by the stack): the principals a customer's role trusts (GET /v1/jobs/destination). */
+  get jobsDeliveryPrincipals(): string[] {
+    return (process.env.JOBS_DELIVERY_PRINCIPALS || '').split(',').filter(Boolean);
   },
   /** The local gateway's address, for the signed URLs of local job files (set by the local stack). */
   get localFilesBaseUrl() {

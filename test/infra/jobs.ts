@@ -80,18 +80,20 @@ test('least privilege: the worker reaches only jobs/ of its bucket, the jobs tab
   expect(policiesOf('JobsApi').some((s) => actions(s).includes('lambda:InvokeFunction'))).toBe(false);
 });
 
-test("delivery to a customer's bucket: the worker may sts:AssumeRole on another account's role only with one of our external IDs and a job's session name, never a role of this account; the API names the worker's role as the principal to trust", () => {
-  const worker = policiesOf('JobsWorker');
-  const sts = worker.filter((s) => actions(s).some((a) => a.startsWith('sts:')));
-  expect(sts.flatMap(actions)).toEqual(['sts:AssumeRole', 'sts:AssumeRole']);
-  const allow = sts.find((s) => (s.Effect ?? 'Allow') === 'Allow')!;
-  expect(JSON.stringify(allow.Resource)).toContain(':iam::*:role/*');
-  expect(allow.Condition).toEqual({ StringLike: { 'sts:ExternalId': 'sda-*', 'sts:RoleSessionName': 'sda-job_*' } });
-  const deny = sts.find((s) => s.Effect === 'Deny')!;
-  expect(JSON.stringify(deny.Resource)).toContain('{"Ref":"AWS::AccountId"},":role/*"');
+test("delivery to a customer's bucket: the worker and the jobs API (the two that end jobs) may sts:AssumeRole on another account's role only with one of our external IDs and a job's session name, never a role of this account; the API names both roles as the principals to trust", () => {
+  for (const fn of ['JobsWorker', 'JobsApi']) {
+    const sts = policiesOf(fn).filter((s) => actions(s).some((a) => a.startsWith('sts:')));
+    expect(sts.flatMap(actions)).toEqual(['sts:AssumeRole', 'sts:AssumeRole']);
+    const allow = sts.find((s) => (s.Effect ?? 'Allow') === 'Allow')!;
+    expect(JSON.stringify(allow.Resource)).toContain(':iam::*:role/*');
+    expect(allow.Condition).toEqual({ StringLike: { 'sts:ExternalId': 'sda-*', 'sts:RoleSessionName': 'sda-job_*' } });
+    const deny = sts.find((s) => s.Effect === 'Deny')!;
+    expect(JSON.stringify(deny.Resource)).toContain('{"Ref":"AWS::AccountId"},":role/*"');
+  }
   // No other function may assume roles.
-  const others = ofType('AWS::IAM::Policy').filter(([, p]) => JSON.stringify(p.Properties.PolicyDocument).includes('sts:AssumeRole'));
-  expect(others).toHaveLength(1);
-  const principal = resources[fnId('JobsApi')]!.Properties.Environment.Variables.JOBS_DELIVERY_PRINCIPAL;
-  expect(principal).toEqual({ 'Fn::GetAtt': [resources[fnId('JobsWorker')]!.Properties.Role['Fn::GetAtt'][0], 'Arn'] });
+  const assuming = ofType('AWS::IAM::Policy').filter(([, p]) => JSON.stringify(p.Properties.PolicyDocument).includes('sts:AssumeRole'));
+  expect(assuming).toHaveLength(2);
+  const roleOf = (fn: string) => resources[fnId(fn)]!.Properties.Role['Fn::GetAtt'][0];
+  const principals = resources[fnId('JobsApi')]!.Properties.Environment.Variables.JOBS_DELIVERY_PRINCIPALS;
+  expect(principals).toEqual({ 'Fn::Join': [',', [{ 'Fn::GetAtt': [roleOf('JobsWorker'), 'Arn'] }, { 'Fn::GetAtt': [roleOf('JobsApi'), 'Arn'] }]] });
 });

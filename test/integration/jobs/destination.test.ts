@@ -115,7 +115,7 @@ test('the external ID is the team\'s, the same every time; a malformed destinati
   expect(first.status).toBe(200);
   const externalId = first.body.data.destination.externalId as string;
   expect(externalId).toMatch(/^sda-[0-9a-f]{32}$/);
-  expect(first.body.data.destination).toMatchObject({ type: 's3', available: true, sessionNamePrefix: 'sda-job_' });
+  expect(first.body.data.destination).toMatchObject({ type: 's3', available: true, sessionNamePrefix: 'sda-job_', principals: [], trustPolicy: null });
   expect((await api('GET', '/v1/jobs/destination', key)).body.data.destination.externalId).toBe(externalId);
   expect((await api('GET', '/v1/jobs/destination', (await teamWithKey('dest-other', 1)).key)).body.data.destination.externalId).not.toBe(externalId);
 
