@@ -192,3 +192,26 @@ test('a bucket that does not exist, or a role that refuses us: the job ends as i
   // Nothing was written for the refused role.
   expect((await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'refused/' }))).Contents ?? []).toEqual([]);
 });
+
+test('a job cancelled with nothing in flight (ended by the jobs API, not a worker) delivers the files of what ran too', async () => {
+  const { key } = await teamWithKey('dest-cancel', 1000);
+  const externalId = (await api('GET', '/v1/jobs/destination', key)).body.data.destination.externalId as string;
+  stack.upstream!.delayMs = 200;
+  try {
+    // The first job takes every slot of the team (20): the second waits, queued, nothing of it in flight.
+    const busy = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs: Array.from({ length: 30 }, (_, i) => `busy${i}.bsky.social`) });
+    expect(busy.status).toBe(201);
+    const made = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs, destination: { type: 's3', bucket: BUCKET, prefix: 'cancelled', roleArn: ROLE, externalId } });
+    expect(made.body.data.job).toMatchObject({ state: 'queued', inputs: { inFlight: 0 } });
+    const id = made.body.data.job.id as string;
+    const cancelled = await api('POST', `/v1/jobs/${id}/cancel`, key, {});
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.data.job).toMatchObject({ state: 'cancelled', destination: { state: 'delivered' } });
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `cancelled/${id}/` }));
+    expect((listed.Contents ?? []).map((o) => o.Key!.split('/').pop()).sort()).toEqual(['errors.csv', 'errors.jsonl', 'items.csv', 'items.jsonl']);
+    await api('POST', `/v1/jobs/${busy.body.data.job.id}/cancel`, key, {});
+    await settled(key, busy.body.data.job.id);
+  } finally {
+    stack.upstream!.delayMs = 0;
+  }
+});
