@@ -94,17 +94,7 @@ export function allowDueIndexQuery(fn: lambda.IFunction, events: dynamodb.ITable
  * without a projection, or of all the projected attributes, is refused).
  */
 export function allowKeyNamesQuery(fn: lambda.IFunction, accounts: dynamodb.ITable): void {
-  fn.addToRolePolicy(
-    new iam.PolicyStatement({
-      actions: ['dynamodb:Query'],
-      resources: [`${accounts.tableArn}/index/${TEAM_INDEX.name}`],
-      conditions: {
-        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TEAM_PREFIX}*`] },
-        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...KEY_NAME_ATTRIBUTES] },
-        'StringEquals': { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
-      },
-    }),
-  );
+  allowTeamIndexAttributes(fn, accounts, KEY_NAME_ATTRIBUTES);
 }
 
 /**

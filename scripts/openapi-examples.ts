@@ -68,6 +68,12 @@ export const STABLE_MS = 120;
  * an operation's `data` (`recorded`) keeps its values: only the capture's `fetchedAt` and a cursor
  * there are the run's.
  */
+/**
+ * The prefixes of the service's made-up ids, kept in their stand-ins. Only these: a random value
+ * (a session id is 9 random bytes in base64url) may itself begin with letters and `_`.
+ */
+const ID_PREFIXES = ['mon_', 'msg_', 'ep_', 'evt_', 'job_', 'upl_', 'whsec_'];
+
 export class Stabilizer {
   private readonly tokens = new Map<string, string>();
   constructor(private readonly runStart: number) {}
@@ -88,7 +94,7 @@ export class Stabilizer {
       if (UUID.test(value)) {
         stand = [...value].map((c, i) => (c === '-' ? c : i === 14 ? '4' : pick(HEX, i))).join('');
       } else {
-        const prefix = /^[a-z]+_/.exec(value)?.[0] ?? '';
+        const prefix = ID_PREFIXES.find((p) => value.startsWith(p)) ?? '';
         const body = value.slice(prefix.length);
         const alphabet = /^[0-9a-f]+$/.test(body) ? HEX : /^[0-9]+$/.test(body) ? '0123456789' : 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
         const padding = /=*$/.exec(body)![0].length;

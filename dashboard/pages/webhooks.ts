@@ -4,42 +4,29 @@
  * Delete; the form that creates one (a checkbox per type of the event catalogue); and the credits.low
  * threshold. A signing secret is shown once, like a new key's. The same engine as the monitors'.
  */
-import { TEAM_EVENT_TYPES, type TeamEventType, type WebhookDelivery, type WebhookEndpoint, type WebhookEndpointWithSecret } from '../../client/index';
-import { api, isSignedOut, messageOf } from '../lib/api';
-import { html, useState } from '../lib/html';
-import { Action, Confirm, Field, Form, Page, SecretPanel, Table, Td, Time, useLoad, valueOf, type PageProps, type Question } from '../lib/ui';
+import { TEAM_EVENT_TYPES, type TeamEventType, type WebhookDelivery, type WebhookEndpoint, type WebhookEndpointWithSecret, type WebhookSettings } from '../../client/index';
+import { api } from '../lib/api';
+import { html } from '../lib/html';
+import { Deliveries, rotateQuestion, SenderActions, useSenders } from '../lib/senders';
+import { Confirm, Field, Form, Page, SecretPanel, Table, Td, Time, valueOf, type PageProps, type Question } from '../lib/ui';
 
-const DELIVERY_STATE: Record<string, string> = { delivered: 'active', pending: 'paused', failed: 'revoked' };
-const deliveryOutcome = (d: WebhookDelivery) => (d.state === 'pending' ? 'queued, sent within a minute (Refresh shows it)' : `${d.state}${d.lastStatus ? ` (${d.lastStatus})` : ''}`);
 const COLUMNS = ['URL', 'Events', 'Status', 'Created', 'Actions'];
 
 export function WebhooksPage({ app, notice: arrived }: PageProps) {
-  const [open, setOpen] = useState<string | undefined>(undefined);
-  const data = useLoad(
-    app,
-    async () => {
-      const [{ endpoints }, { settings }] = await Promise.all([api.webhooks.list().then((r) => r.data), api.webhooks.settings().then((r) => r.data)]);
-      const shown = endpoints.find((e) => e.id === open);
-      const deliveries = shown ? (await api.webhooks.deliveries(shown.id)).data.deliveries : [];
-      return { endpoints, settings, deliveries };
-    },
-    [open],
-  );
-  const [fresh, setFresh] = useState<WebhookEndpointWithSecret | null>(null);
-  const [question, setQuestion] = useState<Question | null>(null);
-  const [notice, setNotice] = useState(arrived);
-  const [alert, setAlert] = useState<string | null>(null);
-  const fail = (err: unknown) => (isSignedOut(err) ? app.sessionEnded() : setAlert(messageOf(err)));
-  const done = async (text: string) => {
-    setAlert(null);
-    await data.reload();
-    setNotice(text);
-  };
+  const { open, setOpen, data, fresh, setFresh, question, setQuestion, notice, alert, fail, done } = useSenders<
+    { endpoints: WebhookEndpoint[]; settings: WebhookSettings; deliveries: WebhookDelivery[] },
+    WebhookEndpointWithSecret
+  >(app, arrived, async (open) => {
+    const [{ endpoints }, { settings }] = await Promise.all([api.webhooks.list().then((r) => r.data), api.webhooks.settings().then((r) => r.data)]);
+    const shown = endpoints.find((e) => e.id === open);
+    const deliveries = shown ? (await api.webhooks.deliveries(shown.id)).data.deliveries : [];
+    return { endpoints, settings, deliveries };
+  });
 
   const row = (e: WebhookEndpoint) => {
     const name = `webhook endpoint ${e.id}`;
     const disabled = e.status === 'disabled';
-    const setStatus = (status: 'active' | 'disabled') => async () => {
+    const setStatus = async (status: 'active' | 'disabled') => {
       await api.webhooks.update(e.id, { status });
       await done(status === 'disabled' ? 'The endpoint is disabled: its deliveries wait.' : 'The endpoint is active again: what it held is sent now.');
     };
@@ -48,26 +35,19 @@ export function WebhooksPage({ app, notice: arrived }: PageProps) {
       <${Td} label="Events"><div class="params-list">${e.types.join(', ')}</div><//>
       <${Td} label="Status"><div><span class=${`status ${disabled ? 'paused' : 'active'}`}>${disabled ? 'Disabled' : 'Active'}</span>${e.previousSecretExpiresAt ? html`<div class="hint">old secret signs until <${Time} iso=${e.previousSecretExpiresAt} exact /></div>` : null}</div><//>
       <${Td} label="Created"><${Time} iso=${e.createdAt} /><//>
-      <${Td} label="Actions" cls="actions">
-        ${disabled ? html`<${Action} text="Enable" label=${`Enable ${name}`} run=${setStatus('active')} fail=${fail} />` : html`<${Action} text="Disable" label=${`Disable ${name}`} run=${setStatus('disabled')} fail=${fail} />`}
-        <${Action} text="Send test event" label=${`Send a test event to ${name}`} fail=${fail} run=${async () => {
-          const { delivery } = (await api.webhooks.test(e.id)).data;
-          setOpen(e.id);
-          await done(`Test event ${delivery.eventId}: ${deliveryOutcome(delivery)}.`);
-        }} />
-        <button type="button" class="secondary" aria-label=${`Deliveries of ${name}`} aria-expanded=${String(open === e.id)} onClick=${() => setOpen(open === e.id ? undefined : e.id)}>Deliveries</button>
-        <button type="button" class="secondary" aria-label=${`Rotate the secret of ${name}`} onClick=${() => setQuestion(rotate(e))}>Rotate secret</button>
-        <button type="button" class="danger" aria-label=${`Delete ${name}`} onClick=${() => setQuestion(remove(e))}>Delete</button>
-      <//>
+      <${SenderActions} name=${name} stopped=${disabled} words=${['Disable', 'Enable']} setStopped=${(stop: boolean) => setStatus(stop ? 'disabled' : 'active')}
+        test=${async () => (await api.webhooks.test(e.id)).data.delivery} opened=${open === e.id} setOpened=${(o: boolean) => setOpen(o ? e.id : undefined)}
+        rotate=${() => setQuestion(rotate(e))} remove=${() => setQuestion(remove(e))} done=${done} fail=${fail} />
     </tr>
-    ${open === e.id ? html`<tr class="opened"><td colspan=${COLUMNS.length}><${Deliveries} e=${e} deliveries=${data.data?.deliveries ?? []} done=${done} fail=${fail} /></td></tr>` : null}`;
+    ${open === e.id
+      ? html`<${Deliveries} colspan=${COLUMNS.length} headingId="endpoint-deliveries-heading" heading=${`Deliveries to ${e.url}`}
+          hint="The last 7 days, newest first. A redelivery sends the same event with the same webhook-id."
+          refreshLabel=${`Refresh the deliveries of endpoint ${e.id}`} caption=${`Events of endpoint ${e.id}`} latency=${false} deliveries=${data.data?.deliveries ?? []}
+          redeliver=${async (eventId: string) => (await api.webhooks.redeliver(e.id, eventId)).data.delivery} done=${done} fail=${fail} />`
+      : null}`;
   };
-  const rotate = (e: WebhookEndpoint): Question => ({
-    title: 'Rotate the signing secret of this endpoint?',
-    text: 'The new secret is shown once. For 24 h every delivery is signed with both, so your receiver can switch; then only the new one signs.',
-    button: 'Rotate secret',
-    act: async () => setFresh((await api.webhooks.rotateSecret(e.id)).data.endpoint),
-  });
+  const rotate = (e: WebhookEndpoint) =>
+    rotateQuestion('Rotate the signing secret of this endpoint?', 'your receiver', async () => setFresh((await api.webhooks.rotateSecret(e.id)).data.endpoint));
   const remove = (e: WebhookEndpoint): Question => ({
     title: 'Delete this webhook endpoint?',
     text: 'It receives no further events; its pending deliveries fail. This cannot be undone.',
@@ -124,31 +104,4 @@ export function WebhooksPage({ app, notice: arrived }: PageProps) {
     </section>
     <${Confirm} question=${question} close=${() => setQuestion(null)} />
   <//>`;
-}
-
-/** An endpoint's events of the last 7 days, under its row: state and attempts, Redeliver each. */
-function Deliveries({ e, deliveries, done, fail }: { e: WebhookEndpoint; deliveries: WebhookDelivery[]; done: (notice: string) => Promise<void>; fail: (err: unknown) => void }) {
-  const row = (d: WebhookDelivery) => html`<tr data-event=${d.eventId}>
-    <${Td} label="Event ID"><code class="event-id">${d.eventId}</code><//>
-    <${Td} label="Type">${d.type}<//>
-    <${Td} label="Created"><${Time} iso=${d.createdAt} exact /><//>
-    <${Td} label="State"><span class=${`status ${DELIVERY_STATE[d.state] ?? ''}`}>${d.state}</span><//>
-    <${Td} label="Attempts" cls="num">${String(d.attempts)}<//>
-    <${Td} label="Last status">${d.lastStatus ? String(d.lastStatus) : (d.lastError ?? '–')}<//>
-    <${Td} label="Next retry">${d.nextRetryAt ? html`<${Time} iso=${d.nextRetryAt} exact />` : '–'}<//>
-    <${Td} label="Actions" cls="actions">
-      <${Action} text="Redeliver" label=${`Redeliver event ${d.eventId}`} fail=${fail} run=${async () => {
-        const { delivery } = (await api.webhooks.redeliver(e.id, d.eventId)).data;
-        await done(`Event ${delivery.eventId} sent again: ${deliveryOutcome(delivery)}.`);
-      }} />
-    <//>
-  </tr>`;
-  return html`<section class="deliveries-of" aria-labelledby="endpoint-deliveries-heading">
-    <h2 id="endpoint-deliveries-heading">Deliveries to ${e.url}</h2>
-    <p class="hint">The last 7 days, newest first. A redelivery sends the same event with the same webhook-id.
-      <${Action} text="Refresh" label=${`Refresh the deliveries of endpoint ${e.id}`} fail=${fail} run=${async () => void (await done(''))} /></p>
-    ${deliveries.length
-      ? html`<${Table} cls="deliveries" caption=${`Events of endpoint ${e.id}`} columns=${['Event ID', 'Type', 'Created', 'State', 'Attempts', 'Last status', 'Next retry', 'Actions']}>${deliveries.map(row)}<//>`
-      : html`<p>No events in the last 7 days.</p>`}
-  </section>`;
 }

@@ -345,6 +345,19 @@ export async function captureExamples(): Promise<Examples> {
       ...res,
       body: JSON.parse(JSON.stringify(res.body).replace(/expires=\d+&signature=[\w-]+/g, 'expires=1767225600&signature=c2lnbmVkLWJ5LXRoZS1zZXJ2aWNlLWZvci0xNS1taW51dGVz')) as unknown,
     });
+    // The jobs' events (job.succeeded, job.failed, job.paused), delivered to the local receiver by an
+    // endpoint of each team that runs a job here (not kept as examples: the webhooks section's are).
+    const { JOB_EVENTS } = await import('../../shared/api/job-routes');
+    for (const team of [key, broke.key]) {
+      const ep = await call('POST', '/v1/webhooks', { key: team, body: { url: receiver.url, types: JOB_EVENTS, description: 'jobs' } });
+      if (ep.status !== 201) throw new Error(`openapi examples: a jobs endpoint answered ${ep.status}`);
+      S.token((ep.body as { data: { endpoint: { id: string } } }).data.endpoint.id);
+    }
+    /** The scheduler's next rounds (the team events' deliveries), then the first `type` body since `from`. */
+    const jobEvent = async (type: string, from: number) => {
+      for (let round = 0; round < 2; round++) await runDue((clock += 1_000), silent, invokeInProcess);
+      await take(type, from);
+    };
     const upload = await call('POST', '/v1/jobs/uploads', { key, body: { format: 'jsonl' } });
     keep('post /v1/jobs/uploads', signed(upload), 201);
     const up = (upload.body as { data: { upload: { id: string; url: string; headers: Record<string, string> } } }).data.upload;
@@ -353,7 +366,9 @@ export async function captureExamples(): Promise<Examples> {
     const job = await call('POST', '/v1/jobs', { key, body: { operation: feedOp.id, inputs: [feedScenario.query, `@${feedScenario.query.handle}`] } });
     const jobId = (job.body as { data: { job: { id: string } } }).data.job.id;
     S.token(jobId);
+    let fromJobs = receiver.bodies.length;
     await stack.jobs.idle();
+    await jobEvent('job.succeeded', fromJobs);
     keep('post /v1/jobs', job, 201);
     keep('get /v1/jobs', await call('GET', '/v1/jobs', { key }), 200);
     keep('get /v1/jobs/{jobId}', await call('GET', `/v1/jobs/${jobId}`, { key }), 200);
@@ -376,8 +391,18 @@ export async function captureExamples(): Promise<Examples> {
     S.token(brokeId);
     S.token(broke.teamId);
     await stack.jobs.idle();
+    await jobEvent('job.paused', fromJobs);
     keep('post /v1/jobs/{jobId}/resume', await call('POST', `/v1/jobs/${brokeId}/resume`, { key: broke.key, body: {} }), 200);
     await stack.jobs.idle();
+    // A job whose every input fails (the source answers nothing, and no cached answer is left): job.failed.
+    fake.reset();
+    await forgetResults();
+    const failedJob = await call('POST', '/v1/jobs', { key, body: { operation: feedOp.id, inputs: [feedScenario.query] } });
+    if (failedJob.status !== 201) throw new Error(`openapi examples: a job answered ${failedJob.status}`);
+    S.token((failedJob.body as { data: { job: { id: string } } }).data.job.id);
+    fromJobs = receiver.bodies.length;
+    await stack.jobs.idle();
+    await jobEvent('job.failed', fromJobs);
     // ---- team webhook endpoints and their events (docs/webhooks.md), on a team of their own ------
     {
       const { createKey, revokeKey } = await import('../../shared/auth/keys');
