@@ -73,7 +73,7 @@ export class Account extends StackPart {
 
     const open = { authorizationType: apigateway.AuthorizationType.NONE, apiKeyRequired: false };
     // One invoke permission for the function's every route (scoped to this API), not one per method: the resource budget.
-    const accountIntegration = new apigateway.LambdaIntegration(accountFn, { proxy: true, allowTestInvoke: false, scopePermissionToMethod: false });
+    const accountIntegration = new apigateway.LambdaIntegration(accountFn, { proxy: true, scopePermissionToMethod: false });
     for (const route of ACCOUNT_ROUTES) {
       const method = api.root.resourceForPath(route.path).addMethod(route.method, accountIntegration, open);
       acknowledge(method, 'AwsSolutions-APIG4', "Authorised by the dashboard session (HttpOnly cookie) or, for the three account reads, an API key, checked by the function for the caller's own team; sign-in and set-password must be reachable without one.");

@@ -124,7 +124,7 @@ export class Jobs extends StackPart {
     const useKey = (fn: lambda.IFunction) => dataKey && fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['kms:Decrypt', 'kms:GenerateDataKey'], resources: [dataKey.keyArn] }));
     useKey(apiFn);
     // One invoke permission for the function's every route (scoped to this API), not one per method: the resource budget.
-    const integration = new apigateway.LambdaIntegration(apiFn, { proxy: true, allowTestInvoke: false, scopePermissionToMethod: false });
+    const integration = new apigateway.LambdaIntegration(apiFn, { proxy: true, scopePermissionToMethod: false });
     for (const route of JOB_ROUTES) {
       const method = props.api.root.resourceForPath(route.path).addMethod(route.method, integration, { authorizationType: apigateway.AuthorizationType.NONE, apiKeyRequired: false });
       acknowledge(method, 'AwsSolutions-APIG4', "Authorised by the team's API key or the dashboard session, checked by the function for the caller's own team (as the account API).");

@@ -127,7 +127,7 @@ export class Monitors extends StackPart {
     apiFn.addEnvironment(MONITOR_KMS_KEY_VARIABLE, monitorKey.keyArn);
     monitorKey.grant(apiFn, 'kms:GenerateDataKey');
     grantData(apiFn);
-    const integration = new apigateway.LambdaIntegration(apiFn, { proxy: true, allowTestInvoke: false, scopePermissionToMethod: false });
+    const integration = new apigateway.LambdaIntegration(apiFn, { proxy: true, scopePermissionToMethod: false });
     // /v1/webhooks/*: the team webhook endpoints (shared/monitors/webhooks-api.ts), served by the same function from the events table.
     for (const route of [...MONITOR_ROUTES, ...WEBHOOK_ROUTES]) {
       const method = props.api.root.resourceForPath(route.path).addMethod(route.method, integration, { authorizationType: apigateway.AuthorizationType.NONE, apiKeyRequired: false });
