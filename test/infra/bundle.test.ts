@@ -160,7 +160,7 @@ test('account: the bundled function answers the account API (not signed in -> 40
   expect(JSON.parse(res.body).error).toMatchObject({ code: 'UNAUTHORIZED', requestId: 'bundle-account' });
 });
 
-test("the KMS client (the monitors' sealing: shared/monitors/secret.ts) is bundled only where secrets are sealed or opened: never in an operation's function, the authorizer or the account API", () => {
+test("the KMS client (the monitors' sealing: shared/webhooks/secret.ts) is bundled only where secrets are sealed or opened: never in an operation's function, the authorizer or the account API", () => {
   // TrentService: the KMS API's target prefix, a string every KMS command of the client carries (minifying keeps it).
   const hasKms = (entry: string) => readFileSync(bundle(entry), 'utf8').includes('TrentService');
   expect(hasKms('functions/monitors.ts')).toBe(true);
