@@ -165,6 +165,8 @@ test("the KMS client (the monitors' sealing: shared/webhooks/secret.ts) is bundl
   const hasKms = (entry: string) => readFileSync(bundle(entry), 'utf8').includes('TrentService');
   expect(hasKms('functions/monitors.ts')).toBe(true);
   expect(hasKms('functions/monitors/deliver.ts')).toBe(true);
+  // A job's own webhook: its secret sealed by the jobs API.
+  expect(hasKms('functions/jobs.ts')).toBe(true);
   for (const entry of ['functions/authorizer.ts', 'functions/account.ts', ...routedOperations().map(handlerFile)]) expect({ entry, kms: hasKms(entry) }).toEqual({ entry, kms: false });
 });
 
