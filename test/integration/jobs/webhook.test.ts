@@ -1,5 +1,9 @@
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { OPENAPI_FILE } from '../../../scripts/openapi';
 import { Webhook } from 'standardwebhooks';
 import { invokeInProcess } from '../../../dev/monitors';
 import { runDue } from '../../../shared/monitors/scheduler';
@@ -41,6 +45,14 @@ const verified = (secret: string, path: string) =>
         return [];
       }
     });
+/** The answers as docs/openapi.json describes them (the same check as test/contract/openapi-examples.test.ts). */
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+ajv.addSchema(JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')), 'openapi');
+const asDocumented = (path: string, method: string, status: number, body: unknown) => {
+  const validate = ajv.getSchema(`openapi#/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}/responses/${status}/content/application~1json/schema`)!;
+  return validate(body) ? [] : validate.errors;
+};
 let clock = Date.now();
 /** Two runs of due work: the job's event expanded into its deliveries, then attempted. */
 const deliverAll = async () => {
@@ -88,6 +100,7 @@ test('a job with a webhook URL delivers a verified job.succeeded there; the secr
   const secret = made.body.data.job.webhook.secret as string;
   expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+={0,2}$/);
   expect(made.body.data.job.webhook).toMatchObject({ url, events: ['job.succeeded', 'job.failed', 'job.paused'] });
+  expect(asDocumented('/v1/jobs', 'post', 201, made.body)).toEqual([]);
 
   // Stored sealed: the webhook's item holds no form of the secret a reader could use as it is.
   const stored = await getJobWebhook(teamId, id);
@@ -119,6 +132,9 @@ test('a job with a webhook URL delivers a verified job.succeeded there; the secr
     deliveries: [expect.objectContaining({ eventId: events[0]!.id, type: 'job.succeeded', state: 'delivered', attempts: 1, lastStatus: 200 })],
   });
   expect(JSON.stringify(got.body)).not.toContain(secret);
+  expect(asDocumented('/v1/jobs/{jobId}', 'get', 200, got.body)).toEqual([]);
+  // The document's check can fail: a delivery's state it does not know is refused.
+  expect(asDocumented('/v1/jobs/{jobId}', 'get', 200, { ...got.body, data: { job: { ...got.body.data.job, webhook: { ...got.body.data.job.webhook, deliveries: [{ ...got.body.data.job.webhook.deliveries[0], state: 'lost' }] } } } })).not.toEqual([]);
   expect(JSON.stringify((await api('GET', '/v1/jobs', key)).body)).not.toContain(secret);
 
   // Delivered once: another run of due work sends nothing again.
