@@ -32,7 +32,7 @@ const bundle = (entry: string) => bundles.get(entry)!;
 let key: string;
 let teamId: string;
 beforeAll(async () => {
-  bundles = await bundleAll(['functions/authorizer.ts', 'functions/account.ts', 'functions/monitors.ts', 'functions/monitors/deliver.ts', 'functions/jobs/worker.ts', ...routedOperations().map(handlerFile)]);
+  bundles = await bundleAll(['functions/authorizer.ts', 'functions/account.ts', 'functions/monitors.ts', 'functions/monitors/deliver.ts', 'functions/jobs.ts', 'functions/jobs/worker.ts', ...routedOperations().map(handlerFile)]);
   await ensureTables();
   await fake.start();
   for (const op of routedOperations()) process.env[`UPSTREAM_${envName(op.platform)}_URL`] = fake.url;
