@@ -61,7 +61,7 @@ const jobProperties: Record<keyof ReturnType<typeof publicJob>, Json> = {
     {
       url: { type: 'string', format: 'uri', description: "The job's own webhook (never its secret)" },
       events: { type: 'array', items: { type: 'string', enum: [...JOB_EVENTS] } },
-      deliveries: { type: 'array', items: ref('WebhookDelivery'), description: 'Its deliveries of the job\'s events, newest first (the engine\'s: state, attempts, last status, next retry); not in the list of jobs' },
+      deliveries: { type: 'array', items: ref('WebhookDeliveryWithAttempts'), description: 'Its deliveries of the job\'s events, newest first (the engine\'s: state, attempts, last status, next retry, the last 20 attempts); not in the list of jobs' },
     },
     ['url', 'events'],
   ),

@@ -14,7 +14,7 @@ import { type CheckedInputs, type UploadFormat, checkInputs, inputProblems, pars
 import { CONTENT_TYPES, RESULT_FILES, invalidKey } from './results';
 import { type Job, createJob, getJob, jobExpiry, jobOfIdempotencyKey, listJobs, moveJob, newJobId } from './store';
 import { newSecret, sealSecret } from '../webhooks/secret';
-import { publicDelivery } from '../webhooks/shapes';
+import { publicDeliveryWithAttempts } from '../webhooks/shapes';
 import { type DeliveryRecord, jobWebhookPut, senderDeliveries } from '../webhooks/store';
 
 /**
@@ -54,13 +54,13 @@ export function publicJob(j: Job, now = Date.now(), deliveries?: DeliveryRecord[
     ...(j.error ? { error: j.error } : {}),
     resultsReady: Boolean(j.files?.length),
     ...(j.destination ? { destination: publicDestination(j) } : {}),
-    ...(j.webhook ? { webhook: { url: j.webhook.url, events: j.webhook.events, ...(deliveries ? { deliveries: newestFirst(deliveries).map(publicDelivery) } : {}) } } : {}),
+    ...(j.webhook ? { webhook: { url: j.webhook.url, events: j.webhook.events, ...(deliveries ? { deliveries: newestFirst(deliveries).map(publicDeliveryWithAttempts) } : {}) } } : {}),
   };
 }
 
 const newestFirst = (ds: DeliveryRecord[]) => [...ds].sort((a, b) => b.createdAt - a.createdAt);
 
-/** One job as GET /v1/jobs/{id} (and the changes) answer it: with its own webhook's deliveries (the engine's, at most a few: one per event). */
+/** One job as GET /v1/jobs/{id} (and the changes) answer it: with its own webhook's deliveries and their recent attempts (the engine's, at most a few: one per event). */
 async function jobView(j: Job) {
   return publicJob(j, Date.now(), j.webhook ? await senderDeliveries(j.teamId, j.jobId) : undefined);
 }

@@ -129,7 +129,7 @@ test('a job with a webhook URL delivers a verified job.succeeded there; the secr
   expect(got.body.data.job.webhook).toEqual({
     url,
     events: ['job.succeeded', 'job.failed', 'job.paused'],
-    deliveries: [expect.objectContaining({ eventId: events[0]!.id, type: 'job.succeeded', state: 'delivered', attempts: 1, lastStatus: 200 })],
+    deliveries: [expect.objectContaining({ eventId: events[0]!.id, type: 'job.succeeded', state: 'delivered', attempts: 1, lastStatus: 200, recentAttempts: [expect.objectContaining({ status: 200, error: null })] })],
   });
   expect(JSON.stringify(got.body)).not.toContain(secret);
   expect(asDocumented('/v1/jobs/{jobId}', 'get', 200, got.body)).toEqual([]);
@@ -174,7 +174,7 @@ test('a failing receiver: the delivery stays pending with its attempt recorded, 
     await ended(key, id);
     await deliverAll();
     const d = (await api('GET', `/v1/jobs/${id}`, key)).body.data.job.webhook.deliveries;
-    expect(d).toEqual([expect.objectContaining({ type: 'job.succeeded', state: 'pending', attempts: 1, lastStatus: 500, nextRetryAt: expect.any(String) })]);
+    expect(d).toEqual([expect.objectContaining({ type: 'job.succeeded', state: 'pending', attempts: 1, lastStatus: 500, nextRetryAt: expect.any(String), recentAttempts: [expect.objectContaining({ status: 500 })] })]);
   } finally {
     status = 200;
   }
