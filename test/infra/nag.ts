@@ -1,8 +1,12 @@
 /** Registered by test/infra/stack.test.ts (one module registry for the stack's template tests). */
-import { Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { Validations, type IPolicyValidationPluginBeta1 } from 'aws-cdk-lib/core';
+import type { IConstruct } from 'constructs';
 import { SocialDataApiStack } from '../../infra/stack';
 import { testApp } from '../support/synth';
+
+// cdk-nag's type declarations import the whole of aws-cdk-lib's (every service's, 2,500 files), which
+// doubled the type check's time; this file needs one constructor of it, typed here.
+const { AwsSolutionsChecks } = require('cdk-nag') as { AwsSolutionsChecks: new (scope: IConstruct) => IPolicyValidationPluginBeta1 };
 
 /**
  * AWS's own best-practice rules (cdk-nag v3, the AwsSolutions pack, as a CDK policy-validation
