@@ -165,6 +165,19 @@ test('the same event reaches the team endpoint and the job webhook with one webh
   expect((await api('GET', `/v1/jobs/${filtered.body.data.job.id}`, key)).body.data.job.webhook.deliveries).toEqual([]);
 }, 120_000);
 
+test('a job paused for want of credits tells its webhook once (job.paused, verified)', async () => {
+  const { key } = await teamWithKey('jobhook-paused', 0);
+  const made = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs: INPUTS, webhook: `${base}/job-p` });
+  expect(made.status).toBe(201);
+  const job = await ended(key, made.body.data.job.id);
+  expect(job).toMatchObject({ state: 'paused', pausedReason: 'no_credits' });
+  await deliverAll();
+  await deliverAll();
+  const events = verified(made.body.data.job.webhook.secret, '/job-p');
+  expect(events.map((e) => e.type)).toEqual(['job.paused']);
+  expect(events[0]!.data).toMatchObject({ jobId: job.id, state: 'paused' });
+}, 120_000);
+
 test('a failing receiver: the delivery stays pending with its attempt recorded, GET shows it', async () => {
   const { key } = await teamWithKey('jobhook-500', 100);
   status = 500;
