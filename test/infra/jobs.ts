@@ -42,6 +42,14 @@ test('one nested stack, the jobs engine: no table in it (the jobs table, holding
   for (const value of Object.values(wiring.parameters)) expect(JSON.stringify(value)).toMatch(/^\{"(Ref|Fn::GetAtt)":/);
 });
 
+test("the wiring cfn-check cannot see across templates: every output of the nested stack the root reads exists, every parameter of the nested template is passed and nothing else", () => {
+  const nested = nestedTemplate('JobsEngine').toJSON() as { Parameters?: Record<string, unknown>; Outputs?: Record<string, unknown> };
+  const read = [...JSON.stringify(root).matchAll(new RegExp(`\\{"Fn::GetAtt":\\["${wiring.resourceId}","Outputs\\.([A-Za-z0-9]+)"\\]\\}`, 'g'))].map((m) => m[1]!);
+  expect(read.length).toBeGreaterThan(0);
+  for (const name of read) expect(Object.keys(nested.Outputs ?? {})).toContain(name);
+  expect(Object.keys(wiring.parameters).sort()).toEqual(Object.keys(nested.Parameters ?? {}).sort());
+});
+
 test('the results bucket: encrypted, every public access blocked, TLS only, objects gone after 7 days', () => {
   const b = resources[bucketId]!.Properties;
   expect(b.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
