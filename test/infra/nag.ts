@@ -50,6 +50,16 @@ test('the checks do run: a stack with a finding fails them', () => {
   expect(() => app.synth()).toThrow(/AwsSolutions-SQS/);
 });
 
+test("the checks run on the jobs' nested stack too: a finding there fails them", () => {
+  const app = testApp({}, false);
+  const stack = new SocialDataApiStack(app, 'SocialDataApi');
+  const { NestedStack } = require('aws-cdk-lib') as typeof import('aws-cdk-lib');
+  const nested = stack.node.findAll().find(NestedStack.isNestedStack)!;
+  new (require('aws-cdk-lib/aws-sqs').Queue)(nested, 'Probe', { enforceSSL: false });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  expect(() => app.synth()).toThrow(/AwsSolutions-SQS[\s\S]*JobsEngine\/Probe/);
+});
+
 describe('what the fixes changed', () => {
   const { Template } = require('aws-cdk-lib/assertions') as typeof import('aws-cdk-lib/assertions');
   const app = testApp({}, false);
