@@ -1,4 +1,4 @@
-import { Duration, Fn, NestedStack, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, Fn, NestedStack, RemovalPolicy, Stack } from 'aws-cdk-lib/core';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';

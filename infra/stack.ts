@@ -1,4 +1,4 @@
-import { CfnOutput, Stack, type CfnElement, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, type CfnElement, type StackProps } from 'aws-cdk-lib/core';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';

@@ -1,8 +1,12 @@
 /** Registered by test/infra/stack.test.ts (one module registry for the stack's template tests). */
-import { Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { Validations, type IPolicyValidationPluginBeta1 } from 'aws-cdk-lib/core';
+import type { IConstruct } from 'constructs';
 import { SocialDataApiStack } from '../../infra/stack';
 import { testApp } from '../support/synth';
+
+// cdk-nag's type declarations import the whole of aws-cdk-lib's (every service's, 2,500 files), which
+// doubled the type check's time; this file needs one constructor of it, typed here.
+const { AwsSolutionsChecks } = require('cdk-nag') as { AwsSolutionsChecks: new (scope: IConstruct) => IPolicyValidationPluginBeta1 };
 
 /**
  * AWS's own best-practice rules (cdk-nag v3, the AwsSolutions pack, as a CDK policy-validation
@@ -53,7 +57,7 @@ test('the checks do run: a stack with a finding fails them', () => {
 test("the checks run on the jobs' nested stack too: a finding there fails them", () => {
   const app = testApp({}, false);
   const stack = new SocialDataApiStack(app, 'SocialDataApi');
-  const { NestedStack } = require('aws-cdk-lib') as typeof import('aws-cdk-lib');
+  const { NestedStack } = require('aws-cdk-lib/core') as typeof import('aws-cdk-lib/core');
   const nested = stack.node.findAll().find(NestedStack.isNestedStack)!;
   new (require('aws-cdk-lib/aws-sqs').Queue)(nested, 'Probe', { enforceSSL: false });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { App } from 'aws-cdk-lib';
+import type { App } from 'aws-cdk-lib/core';
 import type { Template } from 'aws-cdk-lib/assertions';
 
 /**
@@ -34,7 +34,7 @@ export const cdkJsonContext = (): Record<string, unknown> => JSON.parse(readFile
  * bundling (the tests read templates, never the code), plus `extraContext`.
  */
 export function testApp(extraContext: Record<string, unknown> = {}, withCdkJson = true): App {
-  const cdk = require('aws-cdk-lib') as typeof import('aws-cdk-lib');
+  const cdk = require('aws-cdk-lib/core') as typeof import('aws-cdk-lib/core');
   return new cdk.App({ outdir: synthDir(), context: { ...(withCdkJson ? cdkJsonContext() : {}), 'aws:cdk:bundling-stacks': [], ...extraContext } });
 }
 
@@ -48,7 +48,7 @@ function synthesized(extraContext: Record<string, unknown>): Templates {
   const id = contextId(extraContext);
   const known = templates.get(id);
   if (known) return known;
-  const { NestedStack } = require('aws-cdk-lib') as typeof import('aws-cdk-lib');
+  const { NestedStack } = require('aws-cdk-lib/core') as typeof import('aws-cdk-lib/core');
   const { Template: T } = require('aws-cdk-lib/assertions') as typeof import('aws-cdk-lib/assertions');
   const { SocialDataApiStack } = require('../../infra/stack') as typeof import('../../infra/stack');
   const stack = new SocialDataApiStack(testApp(extraContext), 'SocialDataApi');
