@@ -44,10 +44,10 @@ export const JOB_WORKER_TIMEOUT = Duration.minutes(5);
 
 /**
  * Bulk jobs on AWS (docs/jobs.md): the /v1/jobs routes here, on the root stack's REST API, and the
- * engine in a nested stack of its own (JobsEngine). The routes stay in the root stack: API Gateway
- * serves what the stage's Deployment snapshotted, and CDK hashes into the root Deployment's logical
- * ID (and orders it after) only the methods of its own stack: methods in a nested stack would not
- * redeploy the API when they change, and could miss the first deployment altogether.
+ * engine in a nested stack of its own (JobsEngine). The routes stay in the root stack, beside the
+ * API: its one Deployment depends on them and hashes them into its logical ID (a changed route is
+ * redeployed), which methods on an imported API in a nested stack (CDK's documented way) would not
+ * get (docs/jobs.md, "CloudFormation").
  */
 export class Jobs extends StackPart {
   readonly engine: JobsEngine;
