@@ -20,6 +20,8 @@ export interface DataResources {
   cache: dynamodb.Table;
   /** The event engine's table (monitors, their state, events, deliveries). */
   events: dynamodb.Table;
+  /** The bulk jobs' table (jobs, their inputs, the teams' delivery external IDs). */
+  jobs: dynamodb.Table;
   dataKey?: kms.IKey;
   keyPepper: secretsmanager.ISecret;
 }
