@@ -206,7 +206,9 @@ export function allowOperation(fn: lambda.IFunction, access: OperationAccess): v
 
 /** The attributes a charge's credits announcement names (shared/webhooks/credits.ts afterCharge): the watch item's, then a team event item's. */
 export const CREDIT_WATCH_ATTRIBUTES = ['pk', 'sk', 'alert', 'seq', 'suspectSince'] as const;
-export const TEAM_EVENT_ATTRIBUTES = ['pk', 'sk', 'teamId', 'monitorId', 'eventId', 'type', 'body', 'createdAt', 'state', 'duePk', 'dueSk', 'expiresAt'] as const;
+export const TEAM_EVENT_ATTRIBUTES = ['pk', 'sk', 'teamId', 'monitorId', 'eventId', 'type', 'body', 'createdAt', 'state', 'directTo', 'duePk', 'dueSk', 'expiresAt'] as const;
+/** The attributes of a job's own webhook item (shared/webhooks/store.ts JobWebhook): what the jobs API puts beside a new job. */
+export const JOB_WEBHOOK_ATTRIBUTES = ['pk', 'sk', 'teamId', 'jobId', 'url', 'types', 'secret', 'createdAt', 'expiresAt'] as const;
 
 /**
  * What a charge that crosses the team's credits threshold may do on the events table, and no more:
@@ -222,12 +224,17 @@ export function allowCreditEvents(fn: lambda.IFunction, events: dynamodb.ITable)
 
 /** PutItem on the events table of items made of a team event's attributes only (TEAM_EVENT_ATTRIBUTES), in team partitions (or `prefixes`). */
 export function allowTeamEventPuts(fn: lambda.IFunction, events: dynamodb.ITable, prefixes: readonly string[] = [TEAM_PREFIX]): void {
+  allowPutsOf(fn, events, TEAM_EVENT_ATTRIBUTES, prefixes);
+}
+
+/** PutItem on `table` of items made of `attributes` only (IAM's dynamodb:Attributes), in partitions starting with `prefixes`, returning nothing. */
+export function allowPutsOf(fn: lambda.IFunction, table: dynamodb.ITable, attributes: readonly string[], prefixes: readonly string[] = [TEAM_PREFIX]): void {
   fn.addToRolePolicy(
     new iam.PolicyStatement({
       actions: ['dynamodb:PutItem'],
-      resources: [events.tableArn],
+      resources: [table.tableArn],
       conditions: {
-        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((p) => `${p}*`), 'dynamodb:Attributes': [...TEAM_EVENT_ATTRIBUTES] },
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((p) => `${p}*`), 'dynamodb:Attributes': [...attributes] },
         'Null': { 'dynamodb:Attributes': 'false' },
         'StringEqualsIfExists': { 'dynamodb:ReturnValues': ['NONE'] },
       },

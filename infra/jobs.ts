@@ -1,6 +1,7 @@
 import { Duration, Fn, NestedStack, RemovalPolicy, Stack } from 'aws-cdk-lib/core';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -10,9 +11,9 @@ import type { Construct } from 'constructs';
 import { EXTERNAL_ID_PREFIX, JOB_FILES_DAYS, JOB_ROUTES, SESSION_PREFIX } from '../shared/api/job-routes';
 import { jobPk, keyPk, memberPk, sessionPk, teamPk } from '../shared/db/tables';
 import type { Operation } from '../shared/operations';
-import { KEY_PEPPER_VARIABLE } from '../shared/runtime/secrets';
+import { KEY_PEPPER_VARIABLE, MONITOR_KMS_KEY_VARIABLE } from '../shared/runtime/secrets';
 import { acknowledge } from './acknowledge';
-import { allowInvoke, allowItems, allowTeamEventPuts, withSecret } from './iam';
+import { JOB_WEBHOOK_ATTRIBUTES, allowInvoke, allowItems, allowPutsOf, allowTeamEventPuts, withSecret } from './iam';
 import { nodeFunction } from './node-function';
 import type { DataResources } from './operations';
 import { StackPart } from './part';
@@ -25,6 +26,8 @@ export interface JobsProps {
   environment: Record<string, string>;
   /** The operations' functions: the input worker invokes them (each page through THE pipeline). */
   operations: { op: Operation; fn: NodejsFunction }[];
+  /** The key webhook signing secrets are sealed under (infra/monitors.ts): a job's own webhook's secret too. */
+  monitorKey: kms.IKey;
 }
 
 /** What the jobs' nested stack is given by the root stack (each a parameter of its template). */
@@ -130,6 +133,12 @@ export class JobsEngine extends NestedStack {
     allowItems(apiFn, table, JOB_ACTIONS, jobItems);
     // A cancel with nothing in flight ends the job in the API (its event, as the worker's).
     allowTeamEventPuts(apiFn, props.data.events);
+    // A job's own webhook (docs/jobs.md): its item put beside the new job (its secret sealed under the
+    // monitors' key: GenerateDataKey only, it never opens one), and its deliveries read for GET /v1/jobs/{id}.
+    allowPutsOf(apiFn, props.data.events, JOB_WEBHOOK_ATTRIBUTES);
+    allowItems(apiFn, props.data.events, ['dynamodb:Query'], [teamPk('')]);
+    apiFn.addEnvironment(MONITOR_KMS_KEY_VARIABLE, props.monitorKey.keyArn);
+    props.monitorKey.grant(apiFn, 'kms:GenerateDataKey');
     objects(apiFn, ['s3:GetObject', 's3:PutObject'], ['uploads/', 'jobs/']);
     withSecret(apiFn, KEY_PEPPER_VARIABLE, props.data.keyPepper);
     sendInputs(apiFn);

@@ -17,7 +17,7 @@ import { OWNER_ATTRIBUTES } from '../shared/monitors/owner';
 import type { Operation } from '../shared/operations';
 import { KEY_PEPPER_VARIABLE, MONITOR_KMS_KEY_VARIABLE } from '../shared/runtime/secrets';
 import { METRICS_NAMESPACE } from '../shared/runtime/metrics';
-import { MONITOR_KEY_METRIC } from '../shared/monitors/secret';
+import { MONITOR_KEY_METRIC } from '../shared/webhooks/secret';
 import { acknowledge } from './acknowledge';
 import { allowCreditEvents, allowDueIndexQuery, allowTeamEventPuts, allowInvoke, allowItems, allowTeamIndexAttributes, withSecret } from './iam';
 import { nodeFunction } from './node-function';
@@ -92,13 +92,13 @@ export class Monitors extends StackPart {
       MONITOR_FUNCTIONS: JSON.stringify(Object.fromEntries(monitorable.map(({ op, fn }) => [op.id, fn.functionName]))),
     };
     const TEAM = teamPk('');
-    // The KMS key the signing secrets are sealed under by envelope encryption (shared/monitors/secret.ts):
+    // The KMS key the signing secrets are sealed under by envelope encryption (shared/webhooks/secret.ts):
     // the API makes a data key (GenerateDataKey) and seals; the delivery worker opens (Decrypt). KMS
     // rotates its material yearly and keeps the old material for what it encrypted; retained with the
     // stack (every stored secret depends on it).
     this.monitorKey = new kms.Key(this, 'MonitorKey', { description: "Seals the monitors' webhook signing secrets (envelope encryption: MONITOR_KMS_KEY_ID)", enableKeyRotation: true, removalPolicy: RemovalPolicy.RETAIN });
     const monitorKey = this.monitorKey;
-    // A function that cannot reach it refuses to seal or sign and counts monitorKeyUnavailable (shared/monitors/secret.ts): alarmed at the first.
+    // A function that cannot reach it refuses to seal or sign and counts monitorKeyUnavailable (shared/webhooks/secret.ts): alarmed at the first.
     this.keyAlarm = new cloudwatch.Alarm(this, 'MonitorKeyUnavailable', {
       alarmDescription: 'Monitors: a function could not reach the KMS key of the signing secrets (nothing sealed, opened or signed): deliveries and creates fail',
       metric: new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName: MONITOR_KEY_METRIC, dimensionsMap: { service: props.serviceName }, statistic: 'Sum', period: Duration.minutes(5) }),

@@ -72,7 +72,7 @@ export class SocialDataApiStack extends Stack {
     });
     new Account(this, 'Account', { api, data, environment, cursors: operations.access, ...(settings.dashboardOrigin ? { dashboardOrigin: settings.dashboardOrigin } : {}) });
     const monitors = new Monitors(this, 'Monitors', { api, data, environment, serviceName: SERVICE_NAME, operations: operations.functions });
-    const jobs = new Jobs(this, 'Jobs', { api, data, environment, operations: operations.functions });
+    const jobs = new Jobs(this, 'Jobs', { api, data, environment, operations: operations.functions, monitorKey: monitors.monitorKey });
     // The MCP monitor tools invoke the monitors API's function with the caller's key (functions/mcp.ts):
     // that function alone, never the monitor items' writes themselves for a function that scrapes.
     documents.mcp.addEnvironment('MONITORS_FUNCTION', monitors.apiFn.functionName);

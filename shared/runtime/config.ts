@@ -151,7 +151,7 @@ export const config = {
   get onLambda() {
     return Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
   },
-  /** The stack's KMS key the monitors' signing secrets are sealed under on AWS (envelope encryption: shared/monitors/secret.ts). */
+  /** The stack's KMS key the monitors' signing secrets are sealed under on AWS (envelope encryption: shared/webhooks/secret.ts). */
   get monitorKmsKeyId() {
     return process.env.MONITOR_KMS_KEY_ID || undefined;
   },

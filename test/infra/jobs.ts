@@ -1,3 +1,4 @@
+import { JOB_WEBHOOK_ATTRIBUTES, TEAM_EVENT_ATTRIBUTES } from '../../infra/iam';
 import { JOB_BATCH, JOB_CONCURRENCY } from '../../infra/jobs';
 import { pascalCase } from '../../infra/queues';
 import { JOB_ROUTES } from '../../shared/api/job-routes';
@@ -138,6 +139,21 @@ test('least privilege: the worker reaches only jobs/ of its bucket, the jobs tab
   expect(onAccounts.flatMap(actions).sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
   expect(policiesOf('JobsWorker').some((s) => JSON.stringify(s.Resource).includes(accounts))).toBe(false);
   expect(policiesOf('JobsApi').some((s) => actions(s).includes('lambda:InvokeFunction'))).toBe(false);
+});
+
+test("the jobs API on the events table: a job's events and its own webhook's item put (each by its attributes alone), its deliveries read (Query in team partitions); no update, no delete", () => {
+  const eventsTable = JSON.stringify(getAtt(idOf('EventsTable', 'AWS::DynamoDB::Table', root)));
+  const onEvents = policiesOf('JobsApi').filter((s) => (s.Effect ?? 'Allow') === 'Allow' && JSON.stringify(s.Resource) === eventsTable);
+  expect(onEvents.map((s) => ({ actions: actions(s), leading: s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'], attributes: s.Condition?.['ForAllValues:StringLike']?.['dynamodb:Attributes'] ?? null }))).toEqual([
+    { actions: ['dynamodb:PutItem'], leading: ['TEAM#*'], attributes: [...TEAM_EVENT_ATTRIBUTES] },
+    { actions: ['dynamodb:PutItem'], leading: ['TEAM#*'], attributes: [...JOB_WEBHOOK_ATTRIBUTES] },
+    { actions: ['dynamodb:Query'], leading: ['TEAM#*'], attributes: null },
+  ]);
+  // The monitors' key (a root resource, passed in): GenerateDataKey only, to seal; never Decrypt.
+  const key = JSON.stringify(getAtt(idOf('MonitorKey', 'AWS::KMS::Key', root)));
+  expect(policiesOf('JobsApi').filter((s) => JSON.stringify(s.Resource) === key).flatMap(actions)).toEqual(['kms:GenerateDataKey']);
+  expect(policiesOf('JobsWorker').some((s) => JSON.stringify(s.Resource) === key)).toBe(false);
+  expect(resources[fnId('JobsApi')]!.Properties.Environment.Variables.MONITOR_KMS_KEY_ID).toEqual(JSON.parse(key));
 });
 
 test("delivery to a customer's bucket: the worker and the jobs API (the two that end jobs) may sts:AssumeRole on another account's role only with one of our external IDs and a job's session name, never a role of this account; the API names both roles as the principals to trust", () => {

@@ -1,0 +1,82 @@
+import { mkdirSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
+import { invokeInProcess } from '../../dev/monitors';
+import { replayAll } from '../../dev/upstream/replay';
+import { runDue } from '../../shared/monitors/scheduler';
+import { logger } from '../../shared/runtime/log';
+import { signedInMember } from '../support/account';
+import { launchBrowser } from '../support/browser';
+import { startHarness, type Harness } from '../support/harness';
+import { SHOTS, hasText, heading, shot, unlabelled, until, visible } from '../support/page';
+
+/**
+ * The dashboard's Jobs page in a real browser over the local gateway: sign in, submit a file of inputs
+ * with the job's own webhook (its signing secret shown once), and see job.succeeded arrive at a local
+ * receiver, verified by standardwebhooks with that secret. Screenshots: .local/screenshots/jobs-*.png.
+ */
+jest.setTimeout(300_000);
+
+const hooks: { headers: Record<string, string>; body: string }[] = [];
+const receiver = http.createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    hooks.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') });
+    res.writeHead(200).end();
+  });
+});
+let h: Harness;
+let browser: Browser;
+let hookUrl: string;
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
+  h = await startHarness();
+  replayAll(h.fake, { anyInput: true });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/job-hook`;
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((r) => receiver.close(r));
+  await h?.stop();
+});
+
+test("submit a job with its own webhook (secret once) -> job.succeeded delivered there, verified; the row names the webhook", async () => {
+  const m = await signedInMember(h);
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`${h.gateway.url}/dashboard/sign-in`);
+  await page.getByLabel('E-mail').fill(m.email);
+  await page.getByLabel('Password').fill(m.password);
+  await page.getByLabel('Password').press('Enter');
+  await heading(page, 'API keys');
+
+  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Jobs' }).click();
+  await heading(page, 'Jobs');
+  expect(await unlabelled(page)).toEqual([]);
+  await page.getByLabel('Operation').selectOption('microblog-a-user-posts');
+  await page.getByLabel('Inputs', { exact: true }).setInputFiles({ name: 'handles.txt', mimeType: 'text/plain', buffer: Buffer.from('marlowe-tern.bsky.social\nsecond-one.bsky.social\n') });
+  await page.getByLabel('Webhook (optional)').fill(hookUrl);
+  await page.getByRole('button', { name: 'Submit' }).click();
+  await hasText(page.getByRole('status'), 'submitted');
+  const secret = await page.getByLabel(/^Signing secret of the webhook of job job_/).inputValue();
+  expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]+$/);
+  await visible(page.locator('tr[data-job]'));
+  await hasText(page.locator('tr[data-job]'), `webhook: ${hookUrl}`);
+  await shot(page, 'jobs-1-submitted');
+
+  let clock = Date.now();
+  await until('job.succeeded at the receiver', async () => {
+    await runDue((clock = Math.max(clock + 1000, Date.now())), logger, invokeInProcess);
+    return hooks.length > 0;
+  });
+  const event = new Webhook(secret).verify(hooks[0]!.body, hooks[0]!.headers) as { type: string; data: { state: string } };
+  expect(event).toMatchObject({ type: 'job.succeeded', data: { state: 'succeeded' } });
+  await context.close();
+});
