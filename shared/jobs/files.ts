@@ -45,7 +45,8 @@ export const partKey = (teamId: string, jobId: string, index: number) => `jobs/$
 export const resultKey = (teamId: string, jobId: string, name: string) => `jobs/${teamId}/${jobId}/results/${name}`;
 
 let s3: S3Client | undefined;
-const s3Client = () => (s3 ??= new S3Client({ region: config.region }));
+/** Off AWS, JOBS_S3_ENDPOINT (a moto_server) serves the results bucket too, path-style, as it serves the destinations. */
+const s3Client = () => (s3 ??= new S3Client({ region: config.region, ...(config.jobsS3Endpoint ? { endpoint: config.jobsS3Endpoint, forcePathStyle: true } : {}) }));
 
 /**
  * A stream to `Key` of `Bucket` by `client`: S3's multipart upload (lib-storage), parts of 5 MB, two
