@@ -108,6 +108,9 @@ export interface Reserved {
  * when it was charged. The ledger record is conditional on its absence, which makes a retry safe:
  * a retry of a write that landed is refused on the ledger record and changes nothing. A cache entry
  * the database refuses (size, say) must not cost the charge: the write is tried again without it.
+ * A bulk job's page also writes its JOBPAGE# item (jobPageChargeKey), conditional on its absence:
+ * refused there, the page was charged under another reservation, and PageChargedBefore is thrown
+ * (the caller gives this reservation's credit back and answers free).
  * A settle that fails, and whose ledger record a strongly consistent read then does not find,
  * throws (503); the caller gives the credit back. `cacheItem` null: served uncached.
  */
