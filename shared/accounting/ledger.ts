@@ -1,7 +1,6 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../runtime/config';
 import { db, itemUpdate, retryPolicy, teamRange } from '../db/client';
-import { JOB_FILES_DAYS } from '../api/job-routes';
 import { JOB_PAGE_CHARGE_PREFIX, LEDGER_PREFIX, teamPk } from '../db/tables';
 import { atCapacity } from '../http/errors';
 import type { Log } from '../runtime/log';
@@ -77,8 +76,8 @@ export async function recentCharges(teamId: string, limit: number): Promise<Ledg
  */
 export const jobPageChargeKey = (teamId: string, jobId: string, requestId: string) => ({ pk: teamPk(teamId), sk: `${JOB_PAGE_CHARGE_PREFIX}${jobId}#${requestId}` });
 
-/** Kept as long as the job's own items: a retry comes within the job's life. */
-const JOB_PAGE_CHARGE_KEPT_S = (JOB_FILES_DAYS + 1) * 86_400;
+/** Kept longer than a job's own items (8 days, shared/jobs/store.ts): a retry comes within the job's life. */
+const JOB_PAGE_CHARGE_KEPT_S = 9 * 86_400;
 
 /** Whether the ledger holds the charge of job `jobId`'s page `requestId` (a strongly consistent read). */
 export async function jobPageCharged(teamId: string, jobId: string, requestId: string): Promise<boolean> {

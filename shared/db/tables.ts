@@ -13,7 +13,7 @@
  *                                             a bulk job's page charged: requestId, jobId, ledgerSk (its ledger record's sort
  *                                             key); written with that record in the settle transaction, conditional on its
  *                                             absence, so a page (its request id: every attempt's the same) is charged once
- *                                             whatever reservation an attempt took; expiresAt after JOB_FILES_DAYS + 1 days
+ *                                             whatever reservation an attempt took; expiresAt after 9 days (past the job's life)
  *   TEAM#<teamId> / GRANT#<time>#<id>         credits added: credits, time
  *   TEAM#<teamId> / USAGE#<yyyy-mm-dd>        a day's answers (shared/accounting/usage.ts): `live:<operation>`, `credits:<operation>`,
  *                                             `hit:<operation>`, `error:<operation>:<CODE>`, one plain UpdateItem (ADD) per answer;

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { PassThrough, type Transform } from 'node:stream';
 import { stringify } from 'csv-stringify';
-import { recordColumns, rowOf } from '../api/columns';
+import { CSV_OPTIONS, recordColumns, rowOf } from '../api/columns';
 import type { Operation } from '../operations';
 import { type FileStore, files, partKey, resultKey } from './files';
 import type { InvalidInput } from './inputs';
@@ -36,7 +36,6 @@ export const CONTENT_TYPES: Record<ResultFile, string> = {
   'errors.csv': 'text/csv; charset=utf-8',
 };
 
-const CSV = { record_delimiter: 'windows', quoted_match: /[\r\n]/, bom: false } as const;
 export const ERROR_COLUMNS = ['line', 'input', 'status', 'code', 'message'] as const;
 
 /** The invalid inputs a job skipped (skipInvalid), kept beside its parts. */
@@ -46,7 +45,7 @@ export const writePart = (teamId: string, jobId: string, part: Part) => files().
 
 /** A CSV stream (RFC 4180, as above: csv-stringify's stream API) of array records, `header` its first. */
 export function csvStream(header: readonly string[]): Transform {
-  const out = stringify(CSV);
+  const out = stringify(CSV_OPTIONS);
   out.write(header as string[]);
   return out;
 }
