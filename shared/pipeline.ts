@@ -131,9 +131,10 @@ export function createHandler<Id extends OperationId>(op: OperationEntry<Id>, lo
         }
       }
       if (await chargedBefore) {
-        // Paid for, but its cache entry is gone (never written: too large, or the write failed): scraped again, free.
-        const data = await paidAnswer(values, { ctx, scraper, log });
+        // Paid for, but its cache entry is gone (never written: too large, or the write failed): scraped
+        // again, free. The header goes with an error answer too: the job counts the charge whatever this scrape gives.
         pageCharged();
+        const data = await paidAnswer(values, { ctx, scraper, log });
         await record({ status: 200, code: null, cached: false, live: true, credits: 0 });
         return success(data, { requestId, creditsCharged: 0, creditsRemaining: credits.remaining ?? (await balance(caller.teamId)), cached: false });
       }

@@ -332,3 +332,35 @@ test('a job page asked again under a new reservation (no cache entry, no mark, n
   const history = await requestHistory(teamId, { source: 'job', limit: 10 });
   expect(history.requests.map((r) => r.credits ?? 0).sort()).toEqual([0, 1]);
 });
+
+test('a page paid for by a dead attempt, whose account is gone when the retry scrapes it again: the input fails (404) and its charge is still the job\'s', async () => {
+  const { teamId, key } = await teamWithKey('jobs-paidgone', 20);
+  const handle = 'gone-later.bsky.social';
+  const diedAt = new Set<string>();
+  const dying: Invoke = async (id, event) => {
+    const res = await invokeOperation(id, event);
+    if (!diedAt.has(event.requestContext.requestId)) {
+      diedAt.add(event.requestContext.requestId);
+      expect((await otherRequest(teamId, 'gone-other.bsky.social')).statusCode).toBe(200);
+      throw new Error('worker died after the charge, before its cache entry');
+    }
+    return res;
+  };
+  queue = startLocalJobs(dying, { retryDelayMs: 10 });
+  const intercept = stack.upstream!.intercept;
+  const notFound = { status: 400, body: JSON.stringify(fixture('microblog-a/error-not-found.json')), headers: { 'content-type': 'application/json' } };
+  // Once the first attempt has died, the account answers 404.
+  stack.upstream!.intercept = (req) => (diedAt.size && req.query.actor === handle ? notFound : intercept?.(req));
+  try {
+    const { result: job } = await dbSends(async () => {
+      const made = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs: [handle] });
+      return settled(key, made.body.data.job.id as string);
+    }, cacheWriteFails({ n: 0 }));
+    expect(job).toMatchObject({ state: 'failed', inputs: { failed: 1 } });
+    expect(await jobLedger(teamId, job.id)).toHaveLength(1);
+    expect(job.creditsCharged).toBe(1);
+    expect(await balance(teamId)).toBe(20 - 1 - 1);
+  } finally {
+    stack.upstream!.intercept = intercept;
+  }
+}, 60_000);
