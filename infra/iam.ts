@@ -1,3 +1,4 @@
+import { Stack } from 'aws-cdk-lib/core';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -141,10 +142,23 @@ export function allowInvoke(fn: lambda.IFunction, targets: readonly lambda.IFunc
   fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: targets.map((t) => t.functionArn) }));
 }
 
-/** A secret a function reads at cold start: its ARN in the environment (`variable`), never its value, and reading that one secret. */
+/**
+ * A secret a function reads at cold start: its ARN in the environment (`variable`), never its value,
+ * and reading that one secret. A function of a nested stack (the jobs engine) gets the same rights in
+ * its role's policy only: `grantRead` would also name its role in the key policy of the secret's KMS
+ * key (context kmsKey), and the root stack's key would then depend on the nested stack that depends on
+ * it (a circular dependency CloudFormation refuses). The key's policy delegates to IAM (the account).
+ */
 export function withSecret(fn: lambda.Function, variable: string, secret: secretsmanager.ISecret): void {
   fn.addEnvironment(variable, secret.secretArn);
-  secret.grantRead(fn);
+  if (Stack.of(fn) === Stack.of(secret)) {
+    secret.grantRead(fn);
+    return;
+  }
+  fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], resources: [secret.secretArn] }));
+  if (secret.encryptionKey) {
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['kms:Decrypt'], resources: [secret.encryptionKey.keyArn], conditions: { StringEquals: { 'kms:ViaService': `secretsmanager.${Stack.of(secret).region}.amazonaws.com` } } }));
+  }
 }
 
 /** What running an operation's scrape touches (infra/operations.ts creates the secrets). */
