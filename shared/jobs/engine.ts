@@ -119,8 +119,9 @@ export async function runInput(ref: InputRef, attempt: number, env: Engine): Pro
     const res = await env.invoke(op.id, event);
     const headers = Object.fromEntries(Object.entries(res.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
     const body = JSON.parse(res.body) as Body;
-    // The ledger holds this page's one charge (this attempt's or an earlier one's): counted whatever this answer is.
-    if (headers[JOB_PAGE_CHARGED_HEADER] === '1') credits += 1;
+    // The ledger holds this page's one charge: this answer's (x-credits-charged) or an earlier attempt's
+    // (JOB_PAGE_CHARGED_HEADER, also on an error answer: a paid page scraped again): counted once, whatever this answer is.
+    if (headers['x-credits-charged'] === '1' || headers[JOB_PAGE_CHARGED_HEADER] === '1') credits += 1;
     if (res.statusCode === 200 && body.data) {
       pages += 1;
       const found = list ? ((body.data[list.field] as Record<string, unknown>[] | undefined) ?? []) : [body.data];
