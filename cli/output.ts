@@ -1,6 +1,6 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
-import { rowOf, type Column } from '../shared/api/columns';
+import { CSV_OPTIONS, rowOf, type Column } from '../shared/api/columns';
 
 /**
  * The three output formats, written a page at a time (nothing is held beyond the page in hand):
@@ -37,9 +37,7 @@ export function encoder(format: Format, columns: Column[], opts: { bom: boolean 
         end: (written) => (written > 0 ? '\n]\n' : ']\n'),
       };
     case 'csv': {
-      // quoted_match: csv-stringify quotes a field holding the record delimiter (\r\n) but not one
-      // holding a lone \n or \r, which a reader takes as a row's end: every line break is quoted.
-      const options = { record_delimiter: 'windows', eof: true, quoted_match: /[\r\n]/ } as const;
+      const options = CSV_OPTIONS; // shared/api/columns.ts: the jobs' result files use the same
       return {
         start: () => stringify([columns.map((c) => c.name)], { ...options, bom: opts.bom }),
         records: (rs) => (rs.length ? stringify(rs.map((r) => rowOf(r, columns)), options) : ''),

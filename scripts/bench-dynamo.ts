@@ -1,5 +1,5 @@
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { KEY_PREFIX, LEDGER_PREFIX, OUTCOME_PREFIX, REQUEST_PREFIX, TEAM_SK, USAGE_PREFIX, credentialKey } from '../shared/db/tables';
+import { JOB_PAGE_CHARGE_PREFIX, KEY_PREFIX, LEDGER_PREFIX, OUTCOME_PREFIX, REQUEST_PREFIX, TEAM_SK, USAGE_PREFIX, credentialKey } from '../shared/db/tables';
 
 /**
  * The bench's own watcher of the DynamoDB commands the process sends (the tests have theirs,
@@ -16,7 +16,7 @@ import { KEY_PREFIX, LEDGER_PREFIX, OUTCOME_PREFIX, REQUEST_PREFIX, TEAM_SK, USA
  * them); every other item the pipeline writes is assumed under 1 KB (an update's billed size is the
  * larger of the item before and after, which the request does not show).
  */
-export type WriteKind = 'reservation' | 'refund' | 'team item' | 'key touch' | 'history' | 'usage' | 'ledger' | 'outcome' | 'cache entry' | 'credential' | 'other';
+export type WriteKind = 'reservation' | 'refund' | 'team item' | 'key touch' | 'history' | 'usage' | 'ledger' | 'job page' | 'outcome' | 'cache entry' | 'credential' | 'other';
 
 export interface ItemWrite {
   kind: WriteKind;
@@ -84,6 +84,7 @@ function kindOf(tables: { accounts: string; cache: string }, table: string, key:
   if (sk.startsWith(REQUEST_PREFIX)) return 'history';
   if (sk.startsWith(USAGE_PREFIX)) return 'usage';
   if (sk.startsWith(LEDGER_PREFIX)) return 'ledger';
+  if (sk.startsWith(JOB_PAGE_CHARGE_PREFIX)) return 'job page';
   return 'other';
 }
 

@@ -56,6 +56,14 @@ export async function benchJobs(stack: LocalStack, upstream: UpstreamProcess, wa
   console.log(`  wall: ${seconds.toFixed(1)} s (submit with its upload and checks ${((tSubmitted - t0) / 1000).toFixed(1)} s) -> ${inputsPerSecond.toFixed(1)} inputs/s`);
   console.log(`  CPU of this process (gateway, jobs API, engine, operation handlers): ${((cpu.user + cpu.system) / 1000 / inputs).toFixed(2)} ms per input`);
   console.log(`  DynamoDB: ${perInput(calls.length)} calls and ${perInput(units)} write units per input (jobs bookkeeping and the pipeline's own, together)`);
+  // Where the write units go: transactions by their items' kinds (a cancelled one billed too), plain writes by kind.
+  const byKind = new Map<string, { n: number; units: number }>();
+  const add = (k: string, units: number) => byKind.set(k, { n: (byKind.get(k)?.n ?? 0) + 1, units: (byKind.get(k)?.units ?? 0) + units });
+  for (const c of calls) {
+    if (c.command === 'TransactWriteItemsCommand') add(`tx(${c.writes.map((w) => w.kind).join(', ')})${c.ok ? '' : ' cancelled'}`, c.writes.reduce((n, w) => n + w.units, 0));
+    else for (const w of c.writes) if (w.kind !== 'key touch') add(`${w.kind}${w.applied ? '' : ' refused'}`, w.units);
+  }
+  console.log(`  write units per input, by write: ${[...byKind].sort((a, b) => b[1].units - a[1].units).map(([k, v]) => `${k} ${perInput(v.units)} (${perInput(v.n)}x)`).join('; ')}`);
   console.log(`  credits: job ${job.creditsCharged}, ledger ${charges}, balance moved ${spent}, live pages ${job.pages} -> ${job.creditsCharged === charges && charges === spent && spent === job.pages ? 'equal' : 'NOT EQUAL'}`);
   return { inputsPerSecond };
 }

@@ -1,5 +1,5 @@
 import { COST, balance } from './accounting/teams';
-import { settleLive } from './accounting/ledger';
+import { PageChargedBefore, jobPageCharged, settleLive } from './accounting/ledger';
 import { type Answer, answered, recordAnswer } from './accounting/record';
 import { InsufficientCredits, type Reservation, refund, reservationSettled, reserve, scrapesAhead } from './accounting/reservation';
 import { JOB_PAGE_CHARGED_HEADER } from './api/job-routes';
@@ -49,9 +49,11 @@ interface Caller {
    * A page of a bulk job's input (shared/jobs/engine.ts invokes the handler with it; the authorizer
    * never sets it): recorded as the job's, and it accepts a cached result no older than
    * maxAgeSeconds (the job's cache_max_age; on a retried attempt, the age of the job: what the
-   * first attempt paid for is served free).
+   * first attempt paid for is served free). `retry`: an attempt after one that may have been
+   * charged: whether the page's charge is in the ledger is read first (a charged page is not charged
+   * again, even when its cache entry is gone).
    */
-  job?: { jobId: string; maxAgeSeconds: number };
+  job?: { jobId: string; maxAgeSeconds: number; retry: boolean };
 }
 
 function callerOf(context: Record<string, unknown> | null | undefined): Caller | undefined {
@@ -63,7 +65,8 @@ function callerOf(context: Record<string, unknown> | null | undefined): Caller |
   const monitor = typeof monitorId === 'string' && monitorId && Number.isFinite(maxAge) ? { monitor: { monitorId, maxAgeSeconds: maxAge } } : {};
   const jobId = context?.jobId;
   const jobMaxAge = Number(context?.jobMaxAgeSeconds);
-  const job = typeof jobId === 'string' && jobId && Number.isFinite(jobMaxAge) ? { job: { jobId, maxAgeSeconds: jobMaxAge } } : {};
+  const jobRetry = context?.jobRetry === true || context?.jobRetry === 'true';
+  const job = typeof jobId === 'string' && jobId && Number.isFinite(jobMaxAge) ? { job: { jobId, maxAgeSeconds: jobMaxAge, retry: jobRetry } } : {};
   return { teamId, keyId: typeof context?.keyId === 'string' ? context.keyId : undefined, ...(Number.isFinite(hint) ? { creditsHint: hint } : {}), ...monitor, ...job };
 }
 
@@ -105,23 +108,41 @@ export function createHandler<Id extends OperationId>(op: OperationEntry<Id>, lo
       const key = cacheKey(op.id, values);
 
       const maxAgeSeconds = caller.monitor?.maxAgeSeconds ?? caller.job?.maxAgeSeconds ?? (cacheMaxAge ? CACHE_MAX_AGE_SECONDS[cacheMaxAge] : 0);
+      // A bulk job's page asked again (its worker failed, maybe after the charge): is its charge in
+      // the ledger? Read beside the cache; unknown (the read failed) is no: the settle's condition
+      // still refuses a second charge of the page.
+      const job = caller.job;
+      const chargedBefore = job?.retry
+        ? jobPageCharged(caller.teamId, job.jobId, requestId).catch((err) => (log.warn('job page charge not read', { error: (err as Error).name }), false))
+        : Promise.resolve(false);
+      // The job counts the page's one charge when the ledger holds it (JOB_PAGE_CHARGED_HEADER).
+      const pageCharged = () => void (responseHeaders[JOB_PAGE_CHARGED_HEADER] = '1');
       if (maxAgeSeconds > 0) {
-        const [hit, shown] = await Promise.all([
+        const [hit, shown, before] = await Promise.all([
           readCache(key, maxAgeSeconds).catch((err) => void log.warn('cache read failed; scraping live', { error: (err as Error).name })),
           credits.remaining ?? balance(caller.teamId),
+          chargedBefore,
         ]);
         if (hit) {
-          // A bulk job's page asked again (its worker failed after the charge): the answer its first
-          // attempt paid for, free this time; the header tells the job to count that one charge.
-          if (caller.job && hit.requestId === requestId) responseHeaders[JOB_PAGE_CHARGED_HEADER] = '1';
+          // The answer an earlier attempt of this page paid for (the entry carries its request id), or any: free this time.
+          if (job && (before || hit.requestId === requestId)) pageCharged();
           await record({ status: 200, code: null, cached: true, live: false, credits: 0 });
           return success(hit.data, { requestId, creditsCharged: 0, creditsRemaining: shown, cached: true, cachedAt: new Date(hit.fetchedAt).toISOString() });
         }
       }
+      if (await chargedBefore) {
+        // Paid for, but its cache entry is gone (never written: too large, or the write failed): scraped
+        // again, free. The header goes with an error answer too: the job counts the charge whatever this scrape gives.
+        pageCharged();
+        const data = await paidAnswer(values, { ctx, scraper, log });
+        await record({ status: 200, code: null, cached: false, live: true, credits: 0 });
+        return success(data, { requestId, creditsCharged: 0, creditsRemaining: credits.remaining ?? (await balance(caller.teamId)), cached: false });
+      }
 
-      const { data, remaining } = await liveAnswer(op.id, values, key, caller, { requestId, started, ctx, abort, credits, scraper, log });
-      await record({ status: 200, code: null, cached: false, live: true, credits: COST }, true);
-      return success(data, { requestId, creditsCharged: COST, creditsRemaining: remaining, cached: false });
+      const { data, remaining, charged } = await liveAnswer(op.id, values, key, caller, { requestId, started, ctx, abort, credits, scraper, log });
+      if (job) pageCharged();
+      await record({ status: 200, code: null, cached: false, live: true, credits: charged }, charged > 0);
+      return success(data, { requestId, creditsCharged: charged, creditsRemaining: remaining, cached: false });
     } catch (err) {
       const apiError = toApiError(err);
       if (err instanceof InsufficientCredits) credits.remaining = err.balance;
@@ -151,7 +172,7 @@ interface LiveRequest<Id extends OperationId> {
  * (scrapesAhead) has both start together, the scrape aborted if the reservation is refused. Any
  * error after the reservation gives the credit back.
  */
-async function liveAnswer<Id extends OperationId>(id: Id, params: ParamsOf<Id>, key: string, caller: Caller, r: LiveRequest<Id>): Promise<{ data: DataOf<Id> & { fetchedAt: string }; remaining: number }> {
+async function liveAnswer<Id extends OperationId>(id: Id, params: ParamsOf<Id>, key: string, caller: Caller, r: LiveRequest<Id>): Promise<{ data: DataOf<Id> & { fetchedAt: string }; remaining: number; charged: number }> {
   const reservation = reserve(caller.teamId, r.requestId, r.log);
   const ready = scrapesAhead(caller.creditsHint) ? r.scraper() : reservation.then(r.scraper);
   // What the scraper throws is classified (toScrapeError); a scraper that fails to load is our 503.
@@ -172,14 +193,33 @@ async function liveAnswer<Id extends OperationId>(id: Id, params: ParamsOf<Id>, 
     const item = cacheItem(key, id, data, fetchedAt, r.requestId);
     if (!item) r.log.warn('result too large to cache; served uncached', { bytes: JSON.stringify(data).length });
     const answer = { teamId: caller.teamId, keyId: caller.keyId, monitorId: caller.monitor?.monitorId, jobId: caller.job?.jobId, operation: id, requestId: r.requestId, status: 200, code: null, credits: COST, cached: false, ms: fetchedAt - r.started, time: fetchedAt };
-    await settleLive(reserved, answered(answer), item, r.log);
+    try {
+      await settleLive(reserved, answered(answer), item, r.log);
+    } catch (err) {
+      if (!(err instanceof PageChargedBefore)) throw err;
+      // A job's page another attempt was charged for (under its own reservation): this credit goes back, the answer is free.
+      await giveBack(caller.teamId, reserved, r);
+      return { data, remaining: r.credits.remaining ?? reserved.remaining, charged: 0 };
+    }
     reservationSettled(reserved);
-    return { data, remaining: reserved.remaining };
+    return { data, remaining: reserved.remaining, charged: COST };
   } catch (err) {
-    const given = await refund(caller.teamId, r.requestId);
-    if (given) r.credits.remaining = reserved.remaining + COST;
-    else r.log.error('refund failed: a reserved credit was not given back (the sweep of old reservations will)');
-    r.credits.refundFailed = !given;
+    await giveBack(caller.teamId, reserved, r);
     throw err;
   }
+}
+
+/** The reserved credit back (refund: exactly once); the balance shown after it. */
+async function giveBack<Id extends OperationId>(teamId: string, reserved: Reservation, r: LiveRequest<Id>): Promise<void> {
+  const given = await refund(teamId, r.requestId);
+  if (given) r.credits.remaining = reserved.remaining + COST;
+  else r.log.error('refund failed: a reserved credit was not given back (the sweep of old reservations will)');
+  r.credits.refundFailed = !given;
+}
+
+/** A job's page already paid for (its charge in the ledger), scraped again without a reservation: nothing charged, nothing settled. */
+async function paidAnswer<Id extends OperationId>(params: ParamsOf<Id>, r: Pick<LiveRequest<Id>, 'ctx' | 'scraper' | 'log'>): Promise<DataOf<Id> & { fetchedAt: string }> {
+  const scrape = await r.scraper();
+  const result = await scrape(params, r.ctx, r.log).catch((err: unknown) => Promise.reject(toScrapeError(err)));
+  return { ...result, fetchedAt: new Date().toISOString() };
 }

@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../runtime/config';
 import { db, itemUpdate, retryPolicy, teamRange } from '../db/client';
-import { LEDGER_PREFIX, teamPk } from '../db/tables';
+import { JOB_PAGE_CHARGE_PREFIX, LEDGER_PREFIX, teamPk } from '../db/tables';
 import { atCapacity } from '../http/errors';
 import type { Log } from '../runtime/log';
 import { type Answered, historyUpdate } from './request-history';
@@ -64,6 +64,35 @@ export async function recentCharges(teamId: string, limit: number): Promise<Ledg
   return (res.Items ?? []).map(entryOf);
 }
 
+/**
+ * A bulk job's page, charged: one item per request id (a page's is derived from the job, the input
+ * and the page: every attempt of it has the same, shared/jobs/engine.ts pageRequestId), written in
+ * the settle transaction with the ledger record and conditional on its absence. The ledger record is
+ * keyed by its reservation's time, so it alone makes only one attempt's settle idempotent (the same
+ * reservation, while its mark stands); this item makes the page's: an attempt that took another
+ * reservation (the first one's mark was gone: settled, then removed) is refused by it, and its credit
+ * given back (`PageChargedBefore`). It is also what tells the job, on a retried attempt, that the
+ * page was paid for (`jobPageCharged`), so the job's credits are the ledger's.
+ */
+export const jobPageChargeKey = (teamId: string, jobId: string, requestId: string) => ({ pk: teamPk(teamId), sk: `${JOB_PAGE_CHARGE_PREFIX}${jobId}#${requestId}` });
+
+/** Kept longer than a job's own items (8 days, shared/jobs/store.ts): a retry comes within the job's life. */
+const JOB_PAGE_CHARGE_KEPT_S = 9 * 86_400;
+
+/** Whether the ledger holds the charge of job `jobId`'s page `requestId` (a strongly consistent read). */
+export async function jobPageCharged(teamId: string, jobId: string, requestId: string): Promise<boolean> {
+  const res = await db().send(new GetCommand({ TableName: config.accountsTable, Key: jobPageChargeKey(teamId, jobId, requestId), ConsistentRead: true, ProjectionExpression: 'pk' }));
+  return res.Item !== undefined;
+}
+
+/** A job's page whose charge is in the ledger already, by another reservation: this one's credit goes back, nothing is charged. */
+export class PageChargedBefore extends Error {
+  constructor() {
+    super('this job page was charged before');
+    this.name = 'PageChargedBefore';
+  }
+}
+
 /** The reservation a live answer settles (./reservation.ts). */
 export interface Reserved {
   teamId: string;
@@ -78,6 +107,9 @@ export interface Reserved {
  * when it was charged. The ledger record is conditional on its absence, which makes a retry safe:
  * a retry of a write that landed is refused on the ledger record and changes nothing. A cache entry
  * the database refuses (size, say) must not cost the charge: the write is tried again without it.
+ * A bulk job's page also writes its JOBPAGE# item (jobPageChargeKey), conditional on its absence:
+ * refused there, the page was charged under another reservation, and PageChargedBefore is thrown
+ * (the caller gives this reservation's credit back and answers free).
  * A settle that fails, and whose ledger record a strongly consistent read then does not find,
  * throws (503); the caller gives the credit back. `cacheItem` null: served uncached.
  */
@@ -97,6 +129,12 @@ export async function settleLive(r: Reserved, answer: Answered, cacheItem: Recor
     { Update: itemUpdate(config.accountsTable, { ...key, ...entry }, { condition: { expression: 'attribute_not_exists(pk)' } }) },
     { Update: historyUpdate(answer) },
   ];
+  // A job's page: charged once per request id, whatever reservation this attempt took (jobPageChargeKey).
+  const JOB_PAGE = charge.length;
+  if (answer.jobId) {
+    const page = { ...jobPageChargeKey(r.teamId, answer.jobId, r.requestId), requestId: r.requestId, jobId: answer.jobId, ledgerSk: key.sk, expiresAt: Math.floor(Date.now() / 1000) + JOB_PAGE_CHARGE_KEPT_S };
+    charge.push({ Update: itemUpdate(config.accountsTable, page, { condition: { expression: 'attribute_not_exists(pk)' } }) });
+  }
   let withCache = cacheItem !== null;
   const again = retryPolicy();
   let last: unknown;
@@ -108,6 +146,7 @@ export async function settleLive(r: Reserved, answer: Answered, cacheItem: Recor
       last = err;
       const reasons = cancellationCodes(err);
       if (reasons?.[0] === 'ConditionalCheckFailed') return; // an earlier attempt of this very write landed
+      if (answer.jobId && reasons?.[JOB_PAGE] === 'ConditionalCheckFailed') throw new PageChargedBefore(); // another attempt of the page was charged
       if (reasons?.includes('TransactionConflict')) continue;
       if (withCache) {
         log.warn('ledger+cache write failed; writing the charge alone', { error: (err as Error).name });

@@ -71,6 +71,14 @@ export function columnsOf(schemas: v.GenericSchema[], prefix: string[] = []): Co
   return [...columns.values()];
 }
 
+/**
+ * The CSV rules of every CSV this service writes (the command line's output, the bulk jobs' result
+ * files), csv-stringify's options: RFC 4180, CRLF after every record, quotes doubled, and every field
+ * holding a line break quoted. `quoted_match`: csv-stringify quotes a field holding the record
+ * delimiter (\r\n) but not one holding a lone \n or \r, which a reader takes as a row's end.
+ */
+export const CSV_OPTIONS = { record_delimiter: 'windows', eof: true, quoted_match: /[\r\n]/, bom: false } as const;
+
 /** One CSV row: the value at each column's path; null and absent values are empty cells. */
 export function rowOf(record: unknown, columns: Column[]): string[] {
   return columns.map((c) => cell(at(record, c.path), c.json));

@@ -34,10 +34,11 @@ export const JOB_EVENTS = ['job.succeeded', 'job.failed', 'job.paused'] as const
 /** Result files are kept this long (the bucket's lifecycle rule; locally, as long as .local/ is). */
 export const JOB_FILES_DAYS = 7;
 /**
- * The header of a job's page answered from the cache entry its own earlier attempt wrote, and was
- * charged for (shared/pipeline.ts): the job counts that one charge, never a second.
+ * The header of a job's page whose charge the ledger holds (shared/pipeline.ts): charged by this
+ * attempt, or by an earlier one of the same page (its request id), the answer then free. The job
+ * counts one credit for it (shared/jobs/engine.ts), so its total is the ledger's.
  */
-export const JOB_PAGE_CHARGED_HEADER = 'x-job-page-charged-before';
+export const JOB_PAGE_CHARGED_HEADER = 'x-job-page-charged';
 /**
  * Delivery to the customer's bucket (shared/jobs/destination.ts): every team's external ID starts
  * with this, and the worker's sessions in the customer's role are named `<prefix><jobId>`; the

@@ -9,6 +9,11 @@
  *   KEY#<hash(secret)> / KEY                  key: keyId, teamId, name, createdAt, lastUsedAt?, revokedAt?, usageKey
  *                                             (gsi1pk TEAM#<teamId>, gsi1sk KEY#<createdAt>#<keyId>)
  *   TEAM#<teamId> / LEDGER#<time>#<requestId> a charge, keyed by its reservation time: requestId, operation, credits, time (the charge's)
+ *   TEAM#<teamId> / JOBPAGE#<jobId>#<requestId>
+ *                                             a bulk job's page charged: requestId, jobId, ledgerSk (its ledger record's sort
+ *                                             key); written with that record in the settle transaction, conditional on its
+ *                                             absence, so a page (its request id: every attempt's the same) is charged once
+ *                                             whatever reservation an attempt took; expiresAt after 9 days (past the job's life)
  *   TEAM#<teamId> / GRANT#<time>#<id>         credits added: credits, time
  *   TEAM#<teamId> / USAGE#<yyyy-mm-dd>        a day's answers (shared/accounting/usage.ts): `live:<operation>`, `credits:<operation>`,
  *                                             `hit:<operation>`, `error:<operation>:<CODE>`, one plain UpdateItem (ADD) per answer;
@@ -157,6 +162,8 @@ export const keyPk = (hash: string) => `${KEY_PREFIX}${hash}`;
 export const keyTeamSk = (createdAt: string | number, keyId: string) => `${KEY_PREFIX}${createdAt}#${keyId}`;
 export const KEY_SK = 'KEY';
 export const LEDGER_PREFIX = 'LEDGER#';
+/** A bulk job's page charged: JOBPAGE#<jobId>#<requestId>, beside its ledger record (shared/accounting/ledger.ts). */
+export const JOB_PAGE_CHARGE_PREFIX = 'JOBPAGE#';
 export const GRANT_PREFIX = 'GRANT#';
 /** The team item's attribute marking one reservation in flight: HOLD#<requestId> (shared/accounting/reservation.ts). */
 export const HOLD_PREFIX = 'HOLD#';

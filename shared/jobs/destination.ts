@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { EXTERNAL_ID_PREFIX, SESSION_PREFIX } from '../api/job-routes';
@@ -7,7 +8,7 @@ import { JOB_DESTINATION_SK, teamPk } from '../db/tables';
 import type { ValidationDetail } from '../http/errors';
 import { config } from '../runtime/config';
 import type { Log } from '../runtime/log';
-import { files, resultKey } from './files';
+import { files, resultKey, uploadStream } from './files';
 import { CONTENT_TYPES, RESULT_FILES } from './results';
 
 /**
@@ -134,7 +135,7 @@ export async function deliver(teamId: string, jobId: string, d: Destination, log
     log.warn('job destination not written', { jobId, code, bucket: d.bucket });
     return { state: 'failed', code, message, at: Date.now() };
   };
-  const [{ STSClient, AssumeRoleCommand }, { S3Client, PutObjectCommand }] = await Promise.all([import('@aws-sdk/client-sts'), import('@aws-sdk/client-s3')]);
+  const [{ STSClient, AssumeRoleCommand }, { S3Client }] = await Promise.all([import('@aws-sdk/client-sts'), import('@aws-sdk/client-s3')]);
   const endpoint = config.jobsS3Endpoint;
   const stsEndpoint = config.jobsStsEndpoint;
   let credentials;
@@ -150,10 +151,12 @@ export async function deliver(teamId: string, jobId: string, d: Destination, log
   const s3 = new S3Client({ region: config.region, credentials, followRegionRedirects: true, maxAttempts: 2, ...(endpoint ? { endpoint, forcePathStyle: true } : {}) });
   const keys: string[] = [];
   try {
+    // Each file streamed from the results bucket into the customer's (a multipart upload past 5 MB), never
+    // whole in memory. Not CopyObject: the customer's role cannot read our bucket (nor decrypt with our key).
     for (const name of RESULT_FILES) {
-      const body = Buffer.from((await files().get(resultKey(teamId, jobId, name))) ?? '', 'utf8');
+      const body = (await files().getStream(resultKey(teamId, jobId, name))) ?? Readable.from([]);
       const k = destinationKey(d, jobId, name);
-      await s3.send(new PutObjectCommand({ Bucket: d.bucket, Key: k, Body: body, ContentLength: body.length, ContentType: CONTENT_TYPES[name] }));
+      await uploadStream(s3, { Bucket: d.bucket, Key: k, ContentType: CONTENT_TYPES[name] }, body);
       keys.push(k);
     }
   } catch (err) {

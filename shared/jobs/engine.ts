@@ -24,10 +24,13 @@ import { type InputOutcome, type Job, claimInputs, getJob, inputRecorded, jobInp
  * within the team's bound, and the input that ends the job writes the result files.
  *
  * A retried input (its worker failed anywhere) runs again with the same request ids (derived from the
- * job, the input and the page) and accepts a cached answer as old as the job: a page its earlier
- * attempt was charged for is answered from the cache entry that charge wrote, free, and counted once
- * (JOB_PAGE_CHARGED_HEADER); its part is written again whole, under the same key; its end is recorded
- * once. So no item twice, no credit twice.
+ * job, the input and the page) and accepts a cached answer as old as the job. A page is charged once
+ * per request id (the ledger's JOBPAGE# item, written with the charge: shared/accounting/ledger.ts), so
+ * a page its earlier attempt paid for is free however it is answered (the cache entry that charge
+ * wrote, or scraped again when there is none). The job counts a page's credit when the pipeline says
+ * the ledger holds its charge (JOB_PAGE_CHARGED_HEADER: charged by this attempt or an earlier one),
+ * not what the attempt itself paid, so the job's credits are the ledger's. Its part is written again
+ * whole, under the same key; its end is recorded once. So no item twice, no credit twice.
  */
 export type Invoke = (operationId: string, event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 /** One input handed out: `retry` when it ran before (parked by a pause): its paid pages come from the cache. */
@@ -111,14 +114,16 @@ export async function runInput(ref: InputRef, attempt: number, env: Engine): Pro
     const query = { ...input.params, ...(cursor !== null && cursorParam ? { [cursorParam]: cursor } : {}) };
     const event = operationGetEvent(op.path, query, {
       requestId: pageRequestId(jobId, index, p),
-      authorizer: { teamId, keyId: job.keyId ?? '', jobId, jobMaxAgeSeconds: maxAgeSeconds },
+      authorizer: { teamId, keyId: job.keyId ?? '', jobId, jobMaxAgeSeconds: maxAgeSeconds, jobRetry: retried },
     });
     const res = await env.invoke(op.id, event);
     const headers = Object.fromEntries(Object.entries(res.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
     const body = JSON.parse(res.body) as Body;
+    // The ledger holds this page's one charge: this answer's (x-credits-charged) or an earlier attempt's
+    // (JOB_PAGE_CHARGED_HEADER, also on an error answer: a paid page scraped again): counted once, whatever this answer is.
+    if (headers['x-credits-charged'] === '1' || headers[JOB_PAGE_CHARGED_HEADER] === '1') credits += 1;
     if (res.statusCode === 200 && body.data) {
       pages += 1;
-      if (headers['x-credits-charged'] === '1' || headers[JOB_PAGE_CHARGED_HEADER] === '1') credits += 1;
       const found = list ? ((body.data[list.field] as Record<string, unknown>[] | undefined) ?? []) : [body.data];
       for (const item of found) {
         const key = list ? itemKey(item) : undefined;

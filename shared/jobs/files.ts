@@ -1,7 +1,11 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { config } from '../runtime/config';
 
@@ -18,8 +22,16 @@ import { config } from '../runtime/config';
  */
 export interface FileStore {
   put(key: string, body: string | Buffer, contentType: string): Promise<void>;
+  /**
+   * The file written from a stream of any length, whole or not at all: a multipart upload (completed
+   * only when the stream ends, aborted when it fails), or a temporary file renamed when complete.
+   * Rejects, leaving no file, when `body` fails.
+   */
+  putStream(key: string, body: Readable, contentType: string): Promise<void>;
   /** The file's text, or null when there is none. */
   get(key: string): Promise<string | null>;
+  /** The file as a stream of bytes, or null when there is none. */
+  getStream(key: string): Promise<Readable | null>;
   /** Its size in bytes, or null when there is none. */
   size(key: string): Promise<number | null>;
   /** A URL that reads the file for `ttlSeconds` (as an attachment named `filename`). */
@@ -33,17 +45,37 @@ export const partKey = (teamId: string, jobId: string, index: number) => `jobs/$
 export const resultKey = (teamId: string, jobId: string, name: string) => `jobs/${teamId}/${jobId}/results/${name}`;
 
 let s3: S3Client | undefined;
-const s3Client = () => (s3 ??= new S3Client({ region: config.region }));
+/** Off AWS, JOBS_S3_ENDPOINT (a moto_server) serves the results bucket too, path-style, as it serves the destinations. */
+const s3Client = () => (s3 ??= new S3Client({ region: config.region, ...(config.jobsS3Endpoint ? { endpoint: config.jobsS3Endpoint, forcePathStyle: true } : {}) }));
+
+/**
+ * A stream to `Key` of `Bucket` by `client`: S3's multipart upload (lib-storage), parts of 5 MB, two
+ * in flight, so a file of any size holds about 15 MB of memory. S3 shows the object only when the
+ * upload completes; a failed body aborts it (no parts left behind; the bucket's lifecycle rule
+ * removes any an aborted abort leaves after a day).
+ */
+export async function uploadStream(client: S3Client, params: { Bucket: string; Key: string; ContentType: string }, body: Readable): Promise<void> {
+  await new Upload({ client, params: { ...params, Body: body }, queueSize: 2, partSize: 5 * 1024 * 1024, leavePartsOnError: false }).done();
+}
 
 function bucketStore(bucket: string): FileStore {
   return {
     async put(key, body, contentType) {
       await s3Client().send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType }));
     },
+    putStream: (key, body, contentType) => uploadStream(s3Client(), { Bucket: bucket, Key: key, ContentType: contentType }, body),
     async get(key) {
       try {
         const res = await s3Client().send(new GetObjectCommand({ Bucket: bucket, Key: key }));
         return (await res.Body?.transformToString('utf8')) ?? '';
+      } catch (err) {
+        if ((err as { name?: string }).name === 'NoSuchKey') return null;
+        throw err;
+      }
+    },
+    async getStream(key) {
+      try {
+        return ((await s3Client().send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body as Readable | undefined) ?? null;
       } catch (err) {
         if ((err as { name?: string }).name === 'NoSuchKey') return null;
         throw err;
@@ -97,20 +129,36 @@ function directoryStore(): FileStore {
     if (!p) throw new Error(`not a file key: ${key}`);
     return p;
   };
-  return {
-    async put(key, body) {
-      const file = fileOf(key);
-      await mkdir(path.dirname(file), { recursive: true });
-      // Written whole or not at all: a reader never sees half a file.
-      const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-      await writeFile(tmp, body);
+  // Written whole or not at all: a temporary file renamed once complete, so a reader never sees half a file.
+  const whole = async (key: string, write: (tmp: string) => Promise<void>) => {
+    const file = fileOf(key);
+    await mkdir(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      await write(tmp);
       await rename(tmp, file);
-    },
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+  };
+  const missing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT';
+  return {
+    put: (key, body) => whole(key, (tmp) => writeFile(tmp, body)),
+    putStream: (key, body) => whole(key, (tmp) => pipeline(body, createWriteStream(tmp))),
     async get(key) {
       try {
         return await readFile(fileOf(key), 'utf8');
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        if (missing(err)) return null;
+        throw err;
+      }
+    },
+    async getStream(key) {
+      try {
+        return (await open(fileOf(key))).createReadStream();
+      } catch (err) {
+        if (missing(err)) return null;
         throw err;
       }
     },
@@ -118,7 +166,7 @@ function directoryStore(): FileStore {
       try {
         return (await stat(fileOf(key))).size;
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        if (missing(err)) return null;
         throw err;
       }
     },

@@ -16,6 +16,11 @@ import { addCredits, balance } from '../../../shared/accounting/teams';
 import { requestHistory } from '../../../shared/accounting/request-history';
 import { type Invoke, pageRequestId } from '../../../shared/jobs/engine';
 import { inputRecords } from '../../../shared/jobs/store';
+import { randomUUID } from 'node:crypto';
+import { operation } from '../../../shared/operations';
+import { operationGetEvent } from '../../../shared/http/proxy-event';
+import { config } from '../../../shared/runtime/config';
+import { dbSends, type Rewrite } from '../../support/db-sends';
 
 /**
  * Bulk jobs end to end on DynamoDB Local with the replay upstream (every handle answers the recorded
@@ -261,4 +266,101 @@ test('a team at zero credits has its job paused, and a resume after a top-up fin
   expect(done).toMatchObject({ state: 'succeeded', creditsCharged: 10, inputs: { done: 10, left: 0 } });
   expect(await jobLedger(teamId, id)).toHaveLength(10);
   expect(await balance(teamId)).toBe(13);
+}, 60_000);
+
+/** Every settle transaction that carries a cache entry is refused (as DynamoDB refuses an entry too large): the charge is written alone. */
+const cacheWriteFails = (count: { n: number }): Rewrite => async (call, answer) => {
+  if (call.name === 'TransactWriteCommand' && (call.input.TransactItems as { Put?: { TableName?: string } }[]).some((t) => t.Put?.TableName === config.cacheTable)) {
+    count.n += 1;
+    throw Object.assign(new Error('Item size has exceeded the maximum allowed size'), { name: 'ValidationException' });
+  }
+  return answer();
+};
+const OP = operation('microblog-a-user-posts');
+/** A live request of the team's own (not the job's): its reservation removes the settled reservations' marks, as the team's traffic does. */
+const otherRequest = (teamId: string, handle: string) => invokeOperation(OP.id, operationGetEvent(OP.path, { handle }, { requestId: randomUUID(), authorizer: { teamId, keyId: '' } }));
+
+test('a worker dying after the charge and before the cache write: the retry is not charged again, and the job\'s credits are the ledger\'s', async () => {
+  const { teamId, key } = await teamWithKey('jobs-nocache', 100);
+  const refused = { n: 0 };
+  let died = 0;
+  const diedAt = new Set<string>();
+  // Every page is charged without its cache entry; the first attempt of each input dies after its second
+  // page, once the team's other traffic has removed the marks of the reservations it settled.
+  const dying: Invoke = async (id, event) => {
+    const res = await invokeOperation(id, event);
+    if (event.queryStringParameters?.cursor && !diedAt.has(event.requestContext.requestId)) {
+      diedAt.add(event.requestContext.requestId);
+      died += 1;
+      expect((await otherRequest(teamId, `other${died}.bsky.social`)).statusCode).toBe(200);
+      throw new Error('worker died after the charge, before its cache entry');
+    }
+    return res;
+  };
+  queue = startLocalJobs(dying, { retryDelayMs: 10 });
+  const { result: job } = await dbSends(async () => {
+    const made = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs: ['nc1.bsky.social', 'nc2.bsky.social', 'nc3.bsky.social'], pages: 2 });
+    return settled(key, made.body.data.job.id as string);
+  }, cacheWriteFails(refused));
+  expect(died).toBe(3);
+  expect(refused.n).toBeGreaterThanOrEqual(6);
+  expect(job).toMatchObject({ state: 'succeeded', pages: 6, inputs: { done: 3 } });
+  // Each page charged once, although its first attempt's charge left no cache entry and its mark was gone.
+  const charges = await jobLedger(teamId, job.id);
+  expect(charges.map((c) => c.requestId).sort()).toEqual([0, 1, 2].flatMap((i) => [0, 1].map((p) => pageRequestId(job.id, i, p))).sort());
+  expect(job.creditsCharged).toBe(charges.length);
+  // The job's 6 and the three requests of the team's own: nothing else.
+  expect(await balance(teamId)).toBe(100 - 6 - 3);
+  expect((await ledger(teamId)).length).toBe(6 + 3);
+}, 60_000);
+
+test('a job page asked again under a new reservation (no cache entry, no mark, not flagged a retry): the charge is refused by the page\'s request id and the credit given back', async () => {
+  const { teamId } = await teamWithKey('jobs-pagecharge', 10);
+  const jobId = 'job_pagecharge';
+  const requestId = pageRequestId(jobId, 0, 0);
+  const page = () => invokeOperation(OP.id, operationGetEvent(OP.path, { handle: 'pc.bsky.social' }, { requestId, authorizer: { teamId, keyId: '', jobId, jobMaxAgeSeconds: 0, jobRetry: false } }));
+  const first = (await dbSends(page, cacheWriteFails({ n: 0 }))).result;
+  expect(first.statusCode).toBe(200);
+  expect(first.headers).toMatchObject({ 'x-credits-charged': '1', 'x-job-page-charged': '1' });
+  expect((await otherRequest(teamId, 'pc-other.bsky.social')).statusCode).toBe(200); // its reservation removes the page's mark
+  const again = await page();
+  expect(again.statusCode).toBe(200);
+  expect(again.headers).toMatchObject({ 'x-credits-charged': '0', 'x-job-page-charged': '1' });
+  expect((await ledger(teamId)).filter((e) => e.requestId === requestId)).toHaveLength(1);
+  expect(await balance(teamId)).toBe(10 - 2);
+  // Its request record says it was free.
+  const history = await requestHistory(teamId, { source: 'job', limit: 10 });
+  expect(history.requests.map((r) => r.credits ?? 0).sort()).toEqual([0, 1]);
+});
+
+test('a page paid for by a dead attempt, whose account is gone when the retry scrapes it again: the input fails (404) and its charge is still the job\'s', async () => {
+  const { teamId, key } = await teamWithKey('jobs-paidgone', 20);
+  const handle = 'gone-later.bsky.social';
+  const diedAt = new Set<string>();
+  const dying: Invoke = async (id, event) => {
+    const res = await invokeOperation(id, event);
+    if (!diedAt.has(event.requestContext.requestId)) {
+      diedAt.add(event.requestContext.requestId);
+      expect((await otherRequest(teamId, 'gone-other.bsky.social')).statusCode).toBe(200);
+      throw new Error('worker died after the charge, before its cache entry');
+    }
+    return res;
+  };
+  queue = startLocalJobs(dying, { retryDelayMs: 10 });
+  const intercept = stack.upstream!.intercept;
+  const notFound = { status: 400, body: JSON.stringify(fixture('microblog-a/error-not-found.json')), headers: { 'content-type': 'application/json' } };
+  // Once the first attempt has died, the account answers 404.
+  stack.upstream!.intercept = (req) => (diedAt.size && req.query.actor === handle ? notFound : intercept?.(req));
+  try {
+    const { result: job } = await dbSends(async () => {
+      const made = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs: [handle] });
+      return settled(key, made.body.data.job.id as string);
+    }, cacheWriteFails({ n: 0 }));
+    expect(job).toMatchObject({ state: 'failed', inputs: { failed: 1 } });
+    expect(await jobLedger(teamId, job.id)).toHaveLength(1);
+    expect(job.creditsCharged).toBe(1);
+    expect(await balance(teamId)).toBe(20 - 1 - 1);
+  } finally {
+    stack.upstream!.intercept = intercept;
+  }
 }, 60_000);
