@@ -196,7 +196,9 @@ test('a bucket that does not exist, or a role that refuses us: the job ends as i
 test('a job cancelled with nothing in flight (ended by the jobs API, not a worker) delivers the files of what ran too', async () => {
   const { key } = await teamWithKey('dest-cancel', 1000);
   const externalId = (await api('GET', '/v1/jobs/destination', key)).body.data.destination.externalId as string;
-  stack.upstream!.delayMs = 200;
+  // Long enough that none of the first job's inputs ends (and frees a slot) before the second job is
+  // posted, on a machine as busy as a full test run makes it (200 ms was not: 2 runs in 5 failed).
+  stack.upstream!.delayMs = 5000;
   try {
     // The first job takes every slot of the team (20): the second waits, queued, nothing of it in flight.
     const busy = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs: Array.from({ length: 30 }, (_, i) => `busy${i}.bsky.social`) });
