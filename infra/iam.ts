@@ -144,8 +144,8 @@ export function allowInvoke(fn: lambda.IFunction, targets: readonly lambda.IFunc
 
 /**
  * A secret a function reads at cold start: its ARN in the environment (`variable`), never its value,
- * and reading that one secret. A function of a nested stack (the jobs engine) gets the same rights in
- * its role's policy only: `grantRead` would also name its role in the key policy of the secret's KMS
+ * and reading that one secret. A function of a nested stack (none reads a secret today: the jobs'
+ * worker needs none) would get the same rights in its role's policy only: `grantRead` would also name its role in the key policy of the secret's KMS
  * key (context kmsKey), and the root stack's key would then depend on the nested stack that depends on
  * it (a circular dependency CloudFormation refuses). The key's policy delegates to IAM (the account).
  */

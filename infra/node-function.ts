@@ -11,7 +11,10 @@ import { BUNDLING } from './bundling';
 
 const PROJECT_ROOT = path.resolve(__dirname, '..');
 
-export type NodeFunctionProps = Pick<lambda.FunctionProps, 'description' | 'memorySize' | 'timeout' | 'environment'>;
+export type NodeFunctionProps = Pick<lambda.FunctionProps, 'description' | 'memorySize' | 'timeout' | 'environment'> & {
+  /** The role's name, when another stack must name its ARN (the jobs' worker: infra/jobs.ts); else CloudFormation's. */
+  roleName?: string;
+};
 
 /**
  * Every function of the service: a TypeScript entry bundled by esbuild (BUNDLING), nodejs22.x on
@@ -19,7 +22,7 @@ export type NodeFunctionProps = Pick<lambda.FunctionProps, 'description' | 'memo
  * group only (instead of the managed AWSLambdaBasicExecutionRole, which allows every log group of
  * the account). What else it may do is granted by its part of the stack (infra/iam.ts).
  */
-export function nodeFunction(scope: Construct, id: string, entry: string, props: NodeFunctionProps, commandHooks?: BundlingOptions['commandHooks']): NodejsFunction {
+export function nodeFunction(scope: Construct, id: string, entry: string, { roleName, ...props }: NodeFunctionProps, commandHooks?: BundlingOptions['commandHooks']): NodejsFunction {
   const entryPath = path.join(PROJECT_ROOT, entry);
   if (!existsSync(entryPath)) throw new Error(`${id}: handler file ${entry} is missing (a routed operation needs functions/<id>.ts)`);
   const logGroup = new logs.LogGroup(scope, `${id}Logs`, {
@@ -28,6 +31,7 @@ export function nodeFunction(scope: Construct, id: string, entry: string, props:
   });
   const role = new iam.Role(scope, `${id}Role`, {
     assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+    ...(roleName ? { roleName } : {}),
     inlinePolicies: {
       logs: new iam.PolicyDocument({
         statements: [new iam.PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] })],

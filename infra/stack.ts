@@ -32,7 +32,7 @@ export const SERVICE_NAME = 'social-data-api';
  *   Documents   the OpenAPI document, /llms.txt and the MCP server
  *   Account     the dashboard and its account API
  *   Monitors    the monitors API, its tick, queues and workers
- *   Jobs        the bulk jobs' routes; its engine (results bucket, input queues, worker) a nested stack (docs/jobs.md)
+ *   Jobs        the bulk jobs' routes, API function, results bucket and input queues; the worker a nested stack (docs/jobs.md)
  *   Status      GET /v1/status, the canaries, the alarms and the CloudWatch dashboard
  *
  * What a deployment chooses is read once from the context (infra/settings.ts); the functions are

@@ -7,19 +7,24 @@ import { nestedTemplate, nestedWiring, stackTemplate } from '../support/synth';
 
 /**
  * Registered by test/infra/stack.test.ts (one module registry for the stack's template tests).
- * The bulk jobs' part of the stack (infra/jobs.ts): the engine in a nested stack (`JobsEngine`, read
- * here by `Template.fromStack(nested)`: test/support/synth.ts), the /v1/jobs routes and the jobs table
- * in the root stack. The results bucket (encrypted, public access blocked, TLS only, 7-day lifecycle),
- * an input queue per platform with one dead-letter queue and an event source each with bounded
- * concurrency, and least privilege: the worker reaches only its bucket prefix, the jobs table's job
- * and team partitions, the operations' functions and its own queues, nothing of the accounts table.
- * The nested template's parameters are read as what the root passes for them (`inRoot`), so a
- * statement reads as it would in the root template.
+ * The bulk jobs' part of the stack (infra/jobs.ts): in the root stack the /v1/jobs routes, the jobs
+ * API's function, the results bucket (encrypted, public access blocked, TLS only, 7-day lifecycle),
+ * an input queue per platform with one dead-letter queue, and the jobs table; in a nested stack
+ * (`JobsEngine`, read here by `Template.fromStack(nested)`: test/support/synth.ts) the input worker
+ * and an event source per queue with bounded concurrency. The root reads no output of the nested
+ * stack, which has none. Least privilege: the worker reaches only its bucket prefix, the jobs table's
+ * job and team partitions, the operations' functions and its own queues, nothing of the accounts
+ * table. The nested template's parameters are read as what the root passes for them (`inRoot`), so a
+ * statement reads as it would in the root template, and the tests below look at both templates'
+ * resources together (`resources`).
  */
 type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string | string[] }; // eslint-disable-line @typescript-eslint/no-explicit-any
 const root = stackTemplate().toJSON().Resources as Record<string, Resource>;
 const wiring = nestedWiring('JobsEngine');
-const resources = wiring.inRoot(nestedTemplate('JobsEngine').toJSON().Resources as Record<string, Resource>);
+const nested = nestedTemplate('JobsEngine').toJSON() as { Resources: Record<string, Resource>; Parameters?: Record<string, unknown>; Outputs?: Record<string, unknown> };
+const engine = wiring.inRoot(nested.Resources);
+/** Both templates' resources, the nested stack's as the root passes its parameters (their logical IDs do not collide: the first test). */
+const resources = { ...root, ...engine };
 const ofType = (type: string, within = resources) => Object.entries(within).filter(([, r]) => r.Type === type);
 const idOf = (prefix: string, type: string, within = resources) => Object.keys(within).find((id) => id.startsWith(prefix) && within[id]!.Type === type)!;
 const fnId = (prefix: string) => idOf(prefix, 'AWS::Lambda::Function');
@@ -33,22 +38,38 @@ const PLATFORMS = [...new Set(routedOperations().map((op) => op.platform))];
 const bucketId = idOf('ResultsBucket', 'AWS::S3::Bucket');
 const queueIds = () => PLATFORMS.map((p) => idOf(`JobInputQueue${pascalCase(p)}`, 'AWS::SQS::Queue'));
 const getAtt = (id: string, attr = 'Arn') => ({ 'Fn::GetAtt': [id, attr] });
+/** A value of strings, pseudo parameters and Fn::Join as one text (`${AWS::Region}`), to compare names built of them. */
+const text = (v: unknown): string => (typeof v === 'string' ? v : (v as { Ref?: string }).Ref ? `\${${(v as { Ref: string }).Ref}}` : ((v as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1].map(text).join((v as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][0])));
 
-test('one nested stack, the jobs engine: no table in it (the jobs table, holding the teams\' delivery external IDs, stays in the root stack)', () => {
+test("one nested stack, the jobs engine: the input worker, its role, policy and log group, and an event source per platform's input queue; the rest of the jobs (the API function, the bucket, the queues, the jobs table) in the root stack", () => {
   expect(ofType('AWS::CloudFormation::Stack', root).map(([id]) => id)).toEqual([wiring.resourceId]);
-  expect(ofType('AWS::DynamoDB::Table')).toEqual([]);
-  expect(idOf('JobsTable', 'AWS::DynamoDB::Table', root)).toBeDefined();
-  // Everything it uses of the root stack comes in as a parameter, resolved here to the root's own resources.
-  expect(Object.keys(wiring.parameters).length).toBeGreaterThan(0);
-  for (const value of Object.values(wiring.parameters)) expect(JSON.stringify(value)).toMatch(/^\{"(Ref|Fn::GetAtt)":/);
+  const types = ofType('AWS::Lambda::EventSourceMapping', engine).length;
+  expect(types).toBe(PLATFORMS.length);
+  const kinds = Object.values(engine).map((r) => r.Type).filter((t) => t !== 'AWS::CDK::Metadata' && t !== 'AWS::Lambda::EventSourceMapping').sort();
+  expect(kinds).toEqual(['AWS::IAM::Policy', 'AWS::IAM::Role', 'AWS::Lambda::Function', 'AWS::Logs::LogGroup']);
+  expect(fnId('JobsWorker') in engine).toBe(true);
+  for (const [prefix, type] of [['JobsApi', 'AWS::Lambda::Function'], ['ResultsBucket', 'AWS::S3::Bucket'], ['JobInputDlq', 'AWS::SQS::Queue'], ['JobsTable', 'AWS::DynamoDB::Table']]) expect({ prefix, inRoot: idOf(prefix!, type!, root) !== undefined }).toEqual({ prefix, inRoot: true });
+  for (const id of queueIds()) expect(id in root).toBe(true);
+  expect(Object.keys(engine).filter((id) => id in root)).toEqual([]);
 });
 
-test("the wiring cfn-check cannot see across templates: every output of the nested stack the root reads exists, every parameter of the nested template is passed and nothing else", () => {
-  const nested = nestedTemplate('JobsEngine').toJSON() as { Parameters?: Record<string, unknown>; Outputs?: Record<string, unknown> };
-  const read = [...JSON.stringify(root).matchAll(new RegExp(`\\{"Fn::GetAtt":\\["${wiring.resourceId}","Outputs\\.([A-Za-z0-9]+)"\\]\\}`, 'g'))].map((m) => m[1]!);
-  expect(read.length).toBeGreaterThan(0);
-  for (const name of read) expect(Object.keys(nested.Outputs ?? {})).toContain(name);
-  expect(Object.keys(wiring.parameters).sort()).toEqual(Object.keys(nested.Parameters ?? {}).sort());
+test.each([
+  ['default context', {}],
+  ['with a KMS key', { kmsKey: true }],
+])("the root never reads a nested stack's output, and a nested stack only takes parameters (%s): no Fn::GetAtt of the root names an AWS::CloudFormation::Stack or Outputs.<name>, the nested template has no Outputs, and every parameter is passed", (_name, context) => {
+  const rootJson = stackTemplate(context).toJSON() as { Resources: Record<string, Resource>; Outputs?: Record<string, unknown> };
+  const stacks = new Set(Object.entries(rootJson.Resources).filter(([, r]) => r.Type === 'AWS::CloudFormation::Stack').map(([id]) => id));
+  expect(stacks.size).toBe(1);
+  const getAtts: [string, string][] = [];
+  JSON.stringify(rootJson, (k, v) => (k === 'Fn::GetAtt' && getAtts.push(v), v));
+  expect(getAtts.length).toBeGreaterThan(50);
+  expect(getAtts.filter(([id, attr]) => stacks.has(id) || String(attr).startsWith('Outputs.'))).toEqual([]);
+  const nestedJson = nestedTemplate('JobsEngine', context).toJSON() as { Parameters?: Record<string, unknown>; Outputs?: Record<string, unknown> };
+  expect(nestedJson.Outputs).toBeUndefined();
+  const passed = nestedWiring('JobsEngine', context).parameters;
+  expect(Object.keys(passed).sort()).toEqual(Object.keys(nestedJson.Parameters ?? {}).sort());
+  // Each is a value of the root's own resources or pseudo parameters.
+  for (const value of Object.values(passed)) expect(JSON.stringify(value)).toMatch(/^\{"(Ref|Fn::GetAtt)":/);
 });
 
 test('the results bucket: encrypted, every public access blocked, TLS only, objects gone after 7 days', () => {
@@ -64,13 +85,12 @@ test('with kmsKey, the bucket is encrypted under the customer-managed key of the
   const context = { kmsKey: true };
   const t = stackTemplate(context).toJSON().Resources as Record<string, Resource>;
   const [keyId] = Object.entries(t).find(([id, r]) => r.Type === 'AWS::KMS::Key' && !id.startsWith('MonitorKey'))!;
-  const nested = nestedWiring('JobsEngine', context).inRoot(nestedTemplate('JobsEngine', context).toJSON().Resources as Record<string, Resource>);
-  const bucket = Object.values(nested).find((r) => r.Type === 'AWS::S3::Bucket')!;
+  const bucket = Object.values(t).find((r) => r.Type === 'AWS::S3::Bucket')!;
   expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault).toEqual({ SSEAlgorithm: 'aws:kms', KMSMasterKeyID: getAtt(keyId) });
 });
 
 test('an input queue per platform, each redriven to the dead-letter queue after 5 receives and feeding the worker through an event source of its own with the per-platform bound; JOB_QUEUES names each platform its own queue', () => {
-  const queues = ofType('AWS::SQS::Queue');
+  const queues = ofType('AWS::SQS::Queue').filter(([id]) => id.startsWith('JobInput'));
   expect(queues.map(([id]) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual(['JobInputDlq', ...PLATFORMS.map((p) => `JobInputQueue${pascalCase(p)}`)].sort());
   const dlq = idOf('JobInputDlq', 'AWS::SQS::Queue');
   for (const id of queueIds()) expect({ id, redrive: resources[id]!.Properties.RedrivePolicy }).toEqual({ id, redrive: { deadLetterTargetArn: getAtt(dlq), maxReceiveCount: 5 } });
@@ -82,7 +102,7 @@ test('an input queue per platform, each redriven to the dead-letter queue after 
     const parts = (named['Fn::Join'][1] as unknown[]).map((p) => (typeof p === 'string' ? p : JSON.stringify(p))).join('');
     for (const p of PLATFORMS) expect(parts).toContain(`"${p}":"${JSON.stringify({ Ref: idOf(`JobInputQueue${pascalCase(p)}`, 'AWS::SQS::Queue') })}"`);
   }
-  const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
+  const mappings = ofType('AWS::Lambda::EventSourceMapping', engine).map(([, m]) => m.Properties);
   expect(mappings.every((m) => JSON.stringify(m.FunctionName) === JSON.stringify({ Ref: fnId('JobsWorker') }))).toBe(true);
   expect(mappings.map((m) => JSON.stringify(m.EventSourceArn)).sort()).toEqual(queueIds().map((id) => JSON.stringify(getAtt(id))).sort());
   for (const m of mappings) expect({ max: m.ScalingConfig?.MaximumConcurrency, batch: m.BatchSize, partial: m.FunctionResponseTypes }).toEqual({ max: JOB_CONCURRENCY, batch: JOB_BATCH, partial: ['ReportBatchItemFailures'] });
@@ -98,17 +118,19 @@ test('the worker may only send to and receive from the input queues (not the dea
   };
   expect(sqsReach('JobsWorker')).toEqual({ actions: ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:SendMessage'], send: inputs, receive: inputs });
   expect(sqsReach('JobsApi')).toEqual({ actions: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], send: inputs, receive: [] });
-  // Of the nested stack, the root's policies name only the jobs API function (the MCP job tools invoke it): no queue.
-  const rootStatements = ofType('AWS::IAM::Policy', root).flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Statement[]);
-  const intoNested = rootStatements.filter((s) => JSON.stringify(s.Resource).includes(wiring.resourceId));
-  expect(intoNested.flatMap(actions)).toEqual(['lambda:InvokeFunction']);
-  expect(JSON.stringify(intoNested[0]!.Resource)).toContain(JSON.stringify(wiring.output({ 'Fn::GetAtt': [fnId('JobsApi'), 'Arn'] })));
+  // No other role of either stack names an input queue or the dead-letter queue.
+  const roleOf = (fn: string) => resources[fnId(fn)]!.Properties.Role['Fn::GetAtt'][0] as string;
+  const jobQueues = [...queueIds(), idOf('JobInputDlq', 'AWS::SQS::Queue')];
+  const reaching = ofType('AWS::IAM::Policy').filter(([, p]) => jobQueues.some((id) => JSON.stringify(p.Properties.PolicyDocument).includes(`"${id}"`)));
+  expect(reaching.flatMap(([, p]) => p.Properties.Roles.map((r: { Ref: string }) => r.Ref)).sort()).toEqual([roleOf('JobsApi'), roleOf('JobsWorker')].sort());
+  // And no policy of the root names anything of the nested stack.
+  expect(ofType('AWS::IAM::Policy', root).filter(([, p]) => JSON.stringify(p).includes(wiring.resourceId))).toEqual([]);
 });
 
 test('least privilege: the worker reaches only jobs/ of its bucket, the jobs table\'s job and team partitions and the operations\' functions; nothing of the accounts table', () => {
   const worker = policiesOf('JobsWorker').filter((s) => (s.Effect ?? 'Allow') === 'Allow');
   const s3 = worker.filter((s) => actions(s).some((a) => a.startsWith('s3:')));
-  expect(s3.flatMap(actions).sort()).toEqual(['s3:GetObject', 's3:PutObject']);
+  expect(s3.flatMap(actions).sort()).toEqual(['s3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject']);
   expect(s3.map((s) => s.Resource)).toEqual([{ 'Fn::Join': ['', [getAtt(bucketId), '/jobs/*']] }]);
   const tables = worker.filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')));
   const jobsTable = idOf('JobsTable', 'AWS::DynamoDB::Table', root);
@@ -167,15 +189,20 @@ test("delivery to a customer's bucket: the worker and the jobs API (the two that
     expect(JSON.stringify(deny.Resource)).toContain('{"Ref":"AWS::AccountId"},":role/*"');
   }
   // No other function of either stack may assume roles.
-  const assuming = [...ofType('AWS::IAM::Policy'), ...ofType('AWS::IAM::Policy', root)].filter(([, p]) => JSON.stringify(p.Properties.PolicyDocument).includes('sts:AssumeRole'));
+  const assuming = ofType('AWS::IAM::Policy').filter(([, p]) => JSON.stringify(p.Properties.PolicyDocument).includes('sts:AssumeRole'));
   expect(assuming).toHaveLength(2);
   const roleOf = (fn: string) => resources[fnId(fn)]!.Properties.Role['Fn::GetAtt'][0];
   const principals = resources[fnId('JobsApi')]!.Properties.Environment.Variables.JOBS_DELIVERY_PRINCIPALS;
-  expect(principals).toEqual({ 'Fn::Join': [',', [getAtt(roleOf('JobsWorker')), getAtt(roleOf('JobsApi'))]] });
+  // The worker's role by the name the root gave it (the root reads nothing from the nested stack), in this region.
+  const [workerArn, apiArn] = principals['Fn::Join'][1];
+  expect(apiArn).toEqual(getAtt(roleOf('JobsApi')));
+  const workerRoleName = text(resources[roleOf('JobsWorker')]!.Properties.RoleName);
+  expect(workerRoleName).toBe('SocialDataApi-${AWS::Region}-jobs-worker');
+  expect(text(workerArn)).toBe(`arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role/${workerRoleName}`);
 });
 
-test('the /v1/jobs routes are methods of the root stack (so in its Deployment): each a proxy integration of the nested jobs API function, invoked under one permission scoped to this API', () => {
-  const apiArn = wiring.output({ 'Fn::GetAtt': [fnId('JobsApi'), 'Arn'] });
+test('the /v1/jobs routes are methods of the root stack (so in its Deployment): each a proxy integration of the jobs API function, invoked under one permission scoped to this API', () => {
+  const apiArn = getAtt(fnId('JobsApi'));
   const methods = ofType('AWS::ApiGateway::Method', root).filter(([, m]) => JSON.stringify(m.Properties.Integration?.Uri ?? '').includes(JSON.stringify(apiArn)));
   expect(methods.map(([, m]) => m.Properties.HttpMethod).sort()).toEqual(JOB_ROUTES.map((r) => r.method).sort());
   for (const [, m] of methods) expect(m.Properties.Integration.Type).toBe('AWS_PROXY');
@@ -186,5 +213,5 @@ test('the /v1/jobs routes are methods of the root stack (so in its Deployment): 
   expect(permissions).toHaveLength(1);
   expect(permissions[0]![1].Properties.Principal).toBe('apigateway.amazonaws.com');
   expect(JSON.stringify(permissions[0]![1].Properties.SourceArn)).toContain(':execute-api:');
-  expect(ofType('AWS::Lambda::Permission')).toEqual([]);
+  expect(ofType('AWS::Lambda::Permission', engine)).toEqual([]);
 });

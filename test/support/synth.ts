@@ -110,25 +110,19 @@ export function nestedJson(nestedId: string, extraContext: Record<string, unknow
 }
 
 /**
- * How the root stack and a nested stack see each other (CDK turns every cross reference into a
- * parameter of the nested template and an output of it): `inRoot` rewrites a value of the nested
- * template with each parameter's `Ref` replaced by what the root stack passes for it (so a nested
- * policy's `{Ref: referenceto…AccountsTable…Arn}` reads `{Fn::GetAtt: [AccountsTable…, Arn]}`, as in
- * the root template); `output` is the root's expression for a value the nested template outputs.
+ * How a nested stack sees the root stack (CDK turns every value of the root's it uses into a
+ * parameter of the nested template; the root reads no output of it: infra/jobs.ts): `inRoot`
+ * rewrites a value of the nested template with each parameter's `Ref` replaced by what the root stack
+ * passes for it (so a nested policy's `{Ref: referenceto…JobsTable…Arn}` reads
+ * `{Fn::GetAtt: [JobsTable…, Arn]}`, as in the root template).
  */
 export function nestedWiring(nestedId: string, extraContext: Record<string, unknown> = {}) {
   const root = stackJson(extraContext);
-  const nested = nestedJson(nestedId, extraContext);
   const found = Object.entries(root.Resources).filter(([id, r]) => r.Type === 'AWS::CloudFormation::Stack' && id.startsWith(`${nestedId}NestedStack`));
   if (found.length !== 1) throw new Error(`${found.length} nested stack resources named ${nestedId} in the root template`);
   const [resourceId, resource] = found[0]!;
   const parameters = (resource.Properties.Parameters ?? {}) as Record<string, unknown>;
   const inRoot = <T>(value: T): T =>
     JSON.parse(JSON.stringify(value), (_k, v) => (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && typeof v.Ref === 'string' && v.Ref in parameters ? parameters[v.Ref] : v));
-  const output = (value: unknown) => {
-    const names = Object.entries(nested.Outputs ?? {}).filter(([, o]) => JSON.stringify(o.Value) === JSON.stringify(value)).map(([name]) => name);
-    if (names.length !== 1) throw new Error(`${names.length} outputs of ${nestedId} give ${JSON.stringify(value)}`);
-    return { 'Fn::GetAtt': [resourceId, `Outputs.${names[0]}`] };
-  };
-  return { resourceId, resource, parameters, inRoot, output };
+  return { resourceId, resource, parameters, inRoot };
 }
