@@ -2,7 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalStack, type LocalStack } from '../../../dev/stack';
+import { db } from '../../../shared/db/client';
+import { jobSk, teamPk } from '../../../shared/db/tables';
+import { config } from '../../../shared/runtime/config';
 import { teamWithKey } from '../../../dev/teams';
 import { replayAll } from '../../../dev/upstream/replay';
 
@@ -26,6 +30,11 @@ const freePort = () =>
 
 const ROLE = 'arn:aws:iam::123456789012:role/social-data-delivery';
 const REFUSING_ROLE = 'arn:aws:iam::123456789012:role/trusts-someone-else';
+/** A role the proxy refuses until the test "fixes its trust policy" (refusing.delete), as the customer would. */
+const FIXABLE_ROLE = 'arn:aws:iam::123456789012:role/fixed-later';
+const refusing = new Set([REFUSING_ROLE, FIXABLE_ROLE]);
+/** While set, the proxy holds each AssumeRole of FIXABLE_ROLE until the test releases it (a retry under way). */
+let holdFixable: Promise<void> | null = null;
 const BUCKET = 'customer-exports';
 let moto: ChildProcess;
 let endpoint = '';
@@ -40,9 +49,10 @@ const stsProxy = http.createServer((req, res) => {
     const body = Buffer.concat(chunks).toString('utf8');
     const form = Object.fromEntries(new URLSearchParams(body));
     if (form.Action === 'AssumeRole') assumed.push(form);
-    if (form.RoleArn === REFUSING_ROLE) {
+    if (form.RoleArn === FIXABLE_ROLE && holdFixable) await holdFixable;
+    if (refusing.has(form.RoleArn ?? '')) {
       res.writeHead(403, { 'content-type': 'text/xml' });
-      res.end(`<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>AccessDenied</Code><Message>User: arn:aws:sts::000000000000:assumed-role/worker is not authorized to perform: sts:AssumeRole on resource: ${REFUSING_ROLE}</Message></Error><RequestId>x</RequestId></ErrorResponse>`);
+      res.end(`<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>AccessDenied</Code><Message>User: arn:aws:sts::000000000000:assumed-role/worker is not authorized to perform: sts:AssumeRole on resource: ${form.RoleArn}</Message></Error><RequestId>x</RequestId></ErrorResponse>`);
       return;
     }
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k)) as [string, string][]);
@@ -196,7 +206,8 @@ test('a bucket that does not exist, or a role that refuses us: the job ends as i
 test('a job cancelled with nothing in flight (ended by the jobs API, not a worker) delivers the files of what ran too', async () => {
   const { key } = await teamWithKey('dest-cancel', 1000);
   const externalId = (await api('GET', '/v1/jobs/destination', key)).body.data.destination.externalId as string;
-  stack.upstream!.delayMs = 200;
+  // 1 s a page: slow enough that none of the first job's inputs ends (freeing a slot for the second) before the second is made, on a busy machine too (200 ms was not).
+  stack.upstream!.delayMs = 1000;
   try {
     // The first job takes every slot of the team (20): the second waits, queued, nothing of it in flight.
     const busy = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs: Array.from({ length: 30 }, (_, i) => `busy${i}.bsky.social`) });
@@ -214,4 +225,82 @@ test('a job cancelled with nothing in flight (ended by the jobs API, not a worke
   } finally {
     stack.upstream!.delayMs = 0;
   }
+});
+
+test('a failed delivery is retried by POST /v1/jobs/{id}/destination/retry once the role is fixed: one retry at a time (a second meanwhile is a 400), then delivered; a delivered, unfinished or destination-less job is a 400, another team\'s a 404', async () => {
+  const { key } = await teamWithKey('dest-retry', 1000);
+  const externalId = (await api('GET', '/v1/jobs/destination', key)).body.data.destination.externalId as string;
+  const made = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs, destination: { type: 's3', bucket: BUCKET, prefix: 'retried', roleArn: FIXABLE_ROLE, externalId } });
+  expect(made.status).toBe(201);
+  const id = made.body.data.job.id as string;
+  const job = await settled(key, id);
+  expect(job.destination).toMatchObject({ state: 'failed', code: 'ROLE_NOT_ASSUMABLE' });
+
+  // Still refused: the retry answers the job, failed again, with the same code; nothing written.
+  const again = await api('POST', `/v1/jobs/${id}/destination/retry`, key, {});
+  expect(again.status).toBe(200);
+  expect(again.body.data.job.destination).toMatchObject({ state: 'failed', code: 'ROLE_NOT_ASSUMABLE' });
+  expect(Date.parse(again.body.data.job.destination.at)).toBeGreaterThanOrEqual(Date.parse(job.destination.at));
+  expect((await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `retried/${id}/` }))).Contents ?? []).toEqual([]);
+
+  // The customer fixes the trust policy. A retry under way (held at STS) shows `retrying`; a second one meanwhile is refused and assumes nothing.
+  refusing.delete(FIXABLE_ROLE);
+  let release!: () => void;
+  holdFixable = new Promise<void>((r) => (release = r));
+  const before = assumed.filter((a) => a.RoleSessionName === `sda-${id}`).length;
+  const first = api('POST', `/v1/jobs/${id}/destination/retry`, key, {});
+  for (let i = 0; i < 100 && (await api('GET', `/v1/jobs/${id}`, key)).body.data.job.destination.state !== 'retrying'; i++) await new Promise((r) => setTimeout(r, 50));
+  expect((await api('GET', `/v1/jobs/${id}`, key)).body.data.job.destination).toMatchObject({ state: 'retrying' });
+  const second = await api('POST', `/v1/jobs/${id}/destination/retry`, key, {});
+  expect(second.status).toBe(400);
+  expect(second.body.error).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/under way/) });
+  release();
+  holdFixable = null;
+  const delivered = await first;
+  expect(delivered.status).toBe(200);
+  const names = ['items.jsonl', 'items.csv', 'errors.jsonl', 'errors.csv'];
+  expect(delivered.body.data.job.destination).toMatchObject({ state: 'delivered', keys: names.map((n) => `retried/${id}/${n}`) });
+  expect(delivered.body.data.job.destination.code).toBeUndefined();
+  expect(delivered.body.data.job.state).toBe('succeeded');
+  expect(assumed.filter((a) => a.RoleSessionName === `sda-${id}`).length).toBe(before + 1);
+  expect(assumed.find((a) => a.RoleSessionName === `sda-${id}` && a.RoleArn === FIXABLE_ROLE)).toMatchObject({ ExternalId: externalId, DurationSeconds: '900' });
+  const kept = await results(key, id);
+  for (const n of names) {
+    const obj = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: `retried/${id}/${n}` }));
+    expect(await obj.Body!.transformToString('utf8')).toBe(kept[n]);
+  }
+
+  // Delivered: nothing to retry. Another team's job: 404. A job without a destination, or not ended: 400.
+  const done = await api('POST', `/v1/jobs/${id}/destination/retry`, key, {});
+  expect(done.status).toBe(400);
+  expect(done.body.error.message).toMatch(/delivered already/);
+  expect((await api('POST', `/v1/jobs/${id}/destination/retry`, (await teamWithKey('dest-retry-other', 1)).key, {})).status).toBe(404);
+  const plain = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs: ['plain1.bsky.social'] });
+  await settled(key, plain.body.data.job.id);
+  const none = await api('POST', `/v1/jobs/${plain.body.data.job.id}/destination/retry`, key, {});
+  expect(none.status).toBe(400);
+  expect(none.body.error.message).toMatch(/no destination/);
+  stack.upstream!.delayMs = 300;
+  try {
+    const slow = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs: ['slow1.bsky.social'], destination: { type: 's3', bucket: BUCKET, prefix: 'slow', roleArn: ROLE, externalId } });
+    const early = await api('POST', `/v1/jobs/${slow.body.data.job.id}/destination/retry`, key, {});
+    expect(early.status).toBe(400);
+    expect(early.body.error.message).toMatch(/when the job ends; it is (queued|running)/);
+    await settled(key, slow.body.data.job.id);
+  } finally {
+    stack.upstream!.delayMs = 0;
+  }
+});
+
+test('a retry after the files\' 7 days is a 404 (nothing left to deliver), and the delivery stays failed', async () => {
+  const { key, teamId } = await teamWithKey('dest-expired', 100);
+  const externalId = (await api('GET', '/v1/jobs/destination', key)).body.data.destination.externalId as string;
+  const made = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs, destination: { type: 's3', bucket: BUCKET, prefix: 'old', roleArn: REFUSING_ROLE, externalId } });
+  const id = made.body.data.job.id as string;
+  expect((await settled(key, id)).destination).toMatchObject({ state: 'failed' });
+  await db().send(new UpdateCommand({ TableName: config.jobsTable, Key: { pk: teamPk(teamId), sk: jobSk(id) }, UpdateExpression: 'SET finishedAt = :old', ExpressionAttributeValues: { ':old': Date.now() - 8 * 86_400_000 } }));
+  const res = await api('POST', `/v1/jobs/${id}/destination/retry`, key, {});
+  expect(res.status).toBe(404);
+  expect(res.body.error).toMatchObject({ code: 'NOT_FOUND', message: expect.stringMatching(/kept 7 days/) });
+  expect((await api('GET', `/v1/jobs/${id}`, key)).body.data.job.destination).toMatchObject({ state: 'failed', code: 'ROLE_NOT_ASSUMABLE' });
 });
