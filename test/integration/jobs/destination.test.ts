@@ -1,93 +1,49 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import http from 'node:http';
-import net from 'node:net';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalStack, type LocalStack } from '../../../dev/stack';
+import { teamWithKey } from '../../../dev/teams';
+import { replayAll } from '../../../dev/upstream/replay';
 import { db } from '../../../shared/db/client';
 import { jobSk, teamPk } from '../../../shared/db/tables';
 import { config } from '../../../shared/runtime/config';
-import { teamWithKey } from '../../../dev/teams';
-import { replayAll } from '../../../dev/upstream/replay';
+import { type Moto, startMoto } from '../../support/moto';
 
 /**
  * Delivery of a job's files to the customer's own bucket (issue 40 part 4; docs/jobs.md, "Your own
  * bucket"), on the AWS code path against moto_server (Python's moto, on this machine; started here on
  * a free loopback port) as S3 and STS: the worker assumes the customer's role with STS AssumeRole (the
  * team's external ID, a session named after the job) and PUTs the files under <prefix>/<jobId>/. STS
- * goes through a recording proxy in front of moto, which also answers AccessDenied for one role, as
- * AWS does when the role's trust policy refuses us (moto itself does not check trust policies).
+ * goes through a recording proxy in front of moto (../../support/moto.ts), which also answers
+ * AccessDenied for the roles it is told to, as AWS does when the role's trust policy refuses us (moto
+ * itself does not check trust policies). A failed delivery is retried by POST
+ * /v1/jobs/{id}/destination/retry once the role is fixed.
  */
 jest.setTimeout(90_000);
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-
 const ROLE = 'arn:aws:iam::123456789012:role/social-data-delivery';
 const REFUSING_ROLE = 'arn:aws:iam::123456789012:role/trusts-someone-else';
-/** A role the proxy refuses until the test "fixes its trust policy" (refusing.delete), as the customer would. */
+/** A role the proxy refuses until the test "fixes its trust policy", as the customer would. */
 const FIXABLE_ROLE = 'arn:aws:iam::123456789012:role/fixed-later';
-const refusing = new Set([REFUSING_ROLE, FIXABLE_ROLE]);
-/** While set, the proxy holds each AssumeRole of FIXABLE_ROLE until the test releases it (a retry under way). */
-let holdFixable: Promise<void> | null = null;
 const BUCKET = 'customer-exports';
-let moto: ChildProcess;
-let endpoint = '';
+let moto: Moto;
 let stack: LocalStack;
 const saved = { ...process.env };
-/** The AssumeRole requests the proxy saw (form fields). */
-const assumed: Record<string, string>[] = [];
-const stsProxy = http.createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', async () => {
-    const body = Buffer.concat(chunks).toString('utf8');
-    const form = Object.fromEntries(new URLSearchParams(body));
-    if (form.Action === 'AssumeRole') assumed.push(form);
-    if (form.RoleArn === FIXABLE_ROLE && holdFixable) await holdFixable;
-    if (refusing.has(form.RoleArn ?? '')) {
-      res.writeHead(403, { 'content-type': 'text/xml' });
-      res.end(`<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>AccessDenied</Code><Message>User: arn:aws:sts::000000000000:assumed-role/worker is not authorized to perform: sts:AssumeRole on resource: ${form.RoleArn}</Message></Error><RequestId>x</RequestId></ErrorResponse>`);
-      return;
-    }
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k)) as [string, string][]);
-    const up = await fetch(endpoint + (req.url ?? '/'), { method: req.method, headers, body });
-    res.writeHead(up.status, { 'content-type': up.headers.get('content-type') ?? 'text/xml' });
-    res.end(Buffer.from(await up.arrayBuffer()));
-  });
-});
+let assumed: Record<string, string>[] = [];
 let s3: S3Client;
 
 beforeAll(async () => {
-  const port = await freePort();
-  moto = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
-  endpoint = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    if (await fetch(`${endpoint}/moto-api/`).then(() => true, () => false)) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  await new Promise<void>((r) => stsProxy.listen(0, '127.0.0.1', r));
-  Object.assign(process.env, {
-    AWS_ACCESS_KEY_ID: 'testing',
-    AWS_SECRET_ACCESS_KEY: 'testing',
-    AWS_REGION: 'us-east-1',
-    JOBS_S3_ENDPOINT: endpoint,
-    JOBS_STS_ENDPOINT: `http://127.0.0.1:${(stsProxy.address() as net.AddressInfo).port}`,
-  });
-  s3 = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true });
+  moto = await startMoto();
+  assumed = moto.assumed;
+  moto.refusing.add(REFUSING_ROLE).add(FIXABLE_ROLE);
+  Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_REGION: 'us-east-1', JOBS_S3_ENDPOINT: moto.endpoint, JOBS_STS_ENDPOINT: moto.stsEndpoint });
+  s3 = new S3Client({ region: 'us-east-1', endpoint: moto.endpoint, forcePathStyle: true });
   await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
   stack = await startLocalStack({ upstream: 'fake' });
   replayAll(stack.upstream!, { anyInput: true });
 }, 90_000);
 afterAll(async () => {
   await stack?.stop();
-  moto?.kill();
-  await new Promise((r) => stsProxy.close(r));
+  await moto?.stop();
   process.env = saved;
 });
 
@@ -147,7 +103,7 @@ test('the external ID is the team\'s, the same every time; a malformed destinati
     expect(local.status).toBe(422);
     expect(local.body.error.details[0].message).toMatch(/needs the service on AWS/);
   } finally {
-    process.env.JOBS_S3_ENDPOINT = endpoint;
+    process.env.JOBS_S3_ENDPOINT = moto.endpoint;
   }
   expect((await api('GET', '/v1/jobs', key)).body.data.jobs).toEqual([]);
 });
@@ -244,9 +200,8 @@ test('a failed delivery is retried by POST /v1/jobs/{id}/destination/retry once 
   expect((await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `retried/${id}/` }))).Contents ?? []).toEqual([]);
 
   // The customer fixes the trust policy. A retry under way (held at STS) shows `retrying`; a second one meanwhile is refused and assumes nothing.
-  refusing.delete(FIXABLE_ROLE);
-  let release!: () => void;
-  holdFixable = new Promise<void>((r) => (release = r));
+  moto.refusing.delete(FIXABLE_ROLE);
+  const release = moto.hold(FIXABLE_ROLE);
   const before = assumed.filter((a) => a.RoleSessionName === `sda-${id}`).length;
   const first = api('POST', `/v1/jobs/${id}/destination/retry`, key, {});
   for (let i = 0; i < 100 && (await api('GET', `/v1/jobs/${id}`, key)).body.data.job.destination.state !== 'retrying'; i++) await new Promise((r) => setTimeout(r, 50));
@@ -255,7 +210,6 @@ test('a failed delivery is retried by POST /v1/jobs/{id}/destination/retry once 
   expect(second.status).toBe(400);
   expect(second.body.error).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/under way/) });
   release();
-  holdFixable = null;
   const delivered = await first;
   expect(delivered.status).toBe(200);
   const names = ['items.jsonl', 'items.csv', 'errors.jsonl', 'errors.csv'];
