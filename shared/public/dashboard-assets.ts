@@ -17,7 +17,7 @@ export interface Asset {
 export type Assets = Record<string, Asset>;
 
 export const ASSET_FILES = { 'index.html': 'text/html; charset=utf-8', 'assets/app.js': 'text/javascript; charset=utf-8', 'assets/app.css': 'text/css; charset=utf-8' } as const;
-export const PAGES = ['', 'sign-in', 'set-password', 'keys', 'credits', 'usage', 'requests', 'monitors', 'webhooks', 'members', 'status'];
+export const PAGES = ['', 'sign-in', 'set-password', 'keys', 'credits', 'usage', 'requests', 'monitors', 'jobs', 'webhooks', 'members', 'status'];
 /** In index.html, replaced by the path before /dashboard (an API Gateway stage such as /prod). */
 export const BASE_MARKER = '%BASE%';
 /** In index.html, replaced by the floor of a monitor's interval the monitors API applies here (the Monitors page's hint and check). */

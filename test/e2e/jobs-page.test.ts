@@ -82,6 +82,9 @@ test('submit a CSV file -> the progress bar reaches the end -> signed links down
   expect(await unlabelled(page)).toEqual([]);
   expect(await tooWide(page)).toEqual([]);
   await shot(page, 'jobs-1-empty');
+  // The page's own address serves the page too (a reload, a bookmark), not only the link in the header.
+  await page.reload();
+  await heading(page, 'Jobs');
 
   // A CSV file with a header row naming the parameter: the recorded account, one the platform does not have, one invalid.
   await page.getByLabel('Operation').selectOption('microblog-a-user-posts');
