@@ -7,7 +7,7 @@ import net from 'node:net';
  * a customer's bucket (shared/jobs/destination.ts), with a recording proxy in front of its STS: it
  * keeps every AssumeRole request's form fields, answers AccessDenied for the roles in `refusing`, as
  * AWS does when a role's trust policy refuses us (moto itself does not check trust policies), and
- * can hold a role's AssumeRole until released (a delivery under way).
+ * can hold the next AssumeRole of a role until released (a delivery under way).
  */
 export interface Moto {
   /** S3 (and moto's own STS): JOBS_S3_ENDPOINT. */
@@ -18,7 +18,7 @@ export interface Moto {
   assumed: Record<string, string>[];
   /** Role ARNs the proxy refuses (AccessDenied); delete one to "fix its trust policy". */
   refusing: Set<string>;
-  /** Holds every AssumeRole of `roleArn` until the returned function is called. */
+  /** Holds the next AssumeRole of `roleArn` until the returned function is called (later ones pass). */
   hold(roleArn: string): () => void;
   stop(): Promise<void>;
 }
@@ -50,7 +50,10 @@ export async function startMoto(): Promise<Moto> {
       const form = Object.fromEntries(new URLSearchParams(body));
       if (form.Action === 'AssumeRole') assumed.push(form);
       const role = form.RoleArn ?? '';
-      await held.get(role);
+      // One request is held, the next ones pass: a second delivery meanwhile is not stuck behind the first.
+      const gate = held.get(role);
+      held.delete(role);
+      await gate;
       if (refusing.has(role)) {
         res.writeHead(403, { 'content-type': 'text/xml' });
         res.end(`<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>AccessDenied</Code><Message>User: arn:aws:sts::000000000000:assumed-role/worker is not authorized to perform: sts:AssumeRole on resource: ${role}</Message></Error><RequestId>x</RequestId></ErrorResponse>`);
