@@ -1,8 +1,8 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Command, Option } from 'commander';
 import { type Job, SocialDataClient } from '../client';
-import { MAX_INLINE_INPUTS } from '../shared/api/job-routes';
+import { JOB_EVENTS, MAX_INLINE_INPUTS } from '../shared/api/job-routes';
 import { routedOperations } from '../shared/operations';
 import { UsageError } from './usage-error';
 
@@ -12,6 +12,8 @@ import { UsageError } from './usage-error';
  * main parameter, or a JSON object of parameters; a .csv file with a header row naming them): up to
  * 1,000 lines inline, more as an upload (JSON Lines or CSV) to a pre-signed URL. `--wait` reads the
  * job until it ends (progress on standard error), `--download DIR` then writes its result files.
+ * `--webhook URL` gives the job its own webhook: the signing secret the API shows this once goes to
+ * the file `--webhook-secret-out` names (mode 0600, as the webhooks CLI's `--out`), never to the output.
  * Each sub-command prints the API's `data` as JSON. Errors are the API's (exit 1); a malformed
  * command line is exit 2 and sends nothing.
  */
@@ -20,7 +22,18 @@ export interface JobsContext {
   done: () => void;
 }
 
-type Flags = { input?: string; pages?: string; cacheMaxAge?: string; skipInvalid?: boolean; wait?: boolean; download?: string; idempotencyKey?: string };
+type Flags = { input?: string; pages?: string; cacheMaxAge?: string; skipInvalid?: boolean; wait?: boolean; download?: string; idempotencyKey?: string; webhook?: string; webhookEvent?: string[]; webhookSecretOut?: string };
+
+const collectEvent = (value: string, previous: string[] = []) => {
+  if (!(JOB_EVENTS as readonly string[]).includes(value)) throw new UsageError(`--webhook-event ${value}: one of ${JOB_EVENTS.join(', ')}`);
+  return [...previous, value];
+};
+
+/** The signing secret into its own file, its owner's only (an existing one made so before the secret goes in). */
+function writeSecret(file: string, secret: string): void {
+  if (existsSync(file)) chmodSync(file, 0o600);
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+}
 
 /** The lines of an input file: a value, or a JSON object of parameters (JSON Lines). */
 function inlineInputs(text: string): (string | Record<string, string>)[] {
@@ -71,20 +84,32 @@ export function addJobCommands(program: Command, ctx: JobsContext): void {
     .option('--idempotency-key <key>', 'the same key again returns the same job instead of a new one')
     .option('--wait', 'read the job until it ends, its progress on standard error')
     .option('--download <dir>', 'with --wait: write the result files into this directory')
+    .option('--webhook <url>', "the job's own webhook: its events are POSTed there too, signed (public https); needs --webhook-secret-out")
+    .option('--webhook-event <type>', `with --webhook: an event it wants (repeat for more; default all): ${JOB_EVENTS.join(', ')}`, collectEvent)
+    .option('--webhook-secret-out <file>', "with --webhook: write the webhook's signing secret (shown this once) to this file, mode 0600")
     .action(async (operation: string, f: Flags, command: Command) => {
       if (!routedOperations().some((o) => o.id === operation)) throw new UsageError(`jobs submit ${operation}: not an operation (${routedOperations().map((o) => o.id).join(', ')})`);
       const pages: number | 'all' | undefined = f.pages === undefined ? undefined : f.pages === 'all' ? 'all' : /^\d+$/.test(f.pages) ? Number(f.pages) : undefined;
       if (f.pages !== undefined && pages === undefined) throw new UsageError(`--pages ${f.pages}: a number or all`);
       if (f.download && !f.wait) throw new UsageError('--download: needs --wait (the files are written when the job ends)');
+      if (f.webhook && !f.webhookSecretOut) throw new UsageError('--webhook: needs --webhook-secret-out FILE (the signing secret is shown this once)');
+      if (!f.webhook && (f.webhookSecretOut || f.webhookEvent)) throw new UsageError('--webhook-event, --webhook-secret-out: need --webhook');
       const text = readFileSync(f.input!, 'utf8');
       const api = ctx.client(command).jobs;
       const csv = f.input!.toLowerCase().endsWith('.csv');
       const lines = csv ? [] : inlineInputs(text);
-      const base = { operation: operation as Parameters<typeof api.submit>[0]['operation'], ...(pages !== undefined ? { pages } : {}), ...(f.cacheMaxAge ? { cache_max_age: f.cacheMaxAge as '1d' } : {}), ...(f.skipInvalid ? { skipInvalid: true } : {}) };
+      const base = { operation: operation as Parameters<typeof api.submit>[0]['operation'], ...(pages !== undefined ? { pages } : {}), ...(f.cacheMaxAge ? { cache_max_age: f.cacheMaxAge as '1d' } : {}), ...(f.skipInvalid ? { skipInvalid: true } : {}), ...(f.webhook ? { webhook: f.webhookEvent ? { url: f.webhook, events: f.webhookEvent as (typeof JOB_EVENTS)[number][] } : f.webhook } : {}) };
       // Up to 1,000 lines inline; more (or CSV) as an uploaded file.
       const body = !csv && lines.length <= MAX_INLINE_INPUTS ? { ...base, inputs: lines } : { ...base, inputsUpload: (await api.upload(csv ? text : lines.map((l) => JSON.stringify(l)).join('\n'), csv ? 'csv' : 'jsonl')).data.upload.id };
       const { data } = await api.submit(body, f.idempotencyKey ? { idempotencyKey: f.idempotencyKey } : {});
-      if (!f.wait) return void (print(data), ctx.done());
+      const { secret, ...webhook } = data.job.webhook ?? {};
+      if (f.webhookSecretOut) {
+        if (secret) {
+          writeSecret(f.webhookSecretOut, secret);
+          process.stderr.write(`social-data: the webhook's signing secret (shown this once) is in ${f.webhookSecretOut}\n`);
+        } else process.stderr.write(`social-data: no webhook secret in the answer (an Idempotency-Key replay shows it only the first time); ${f.webhookSecretOut} not written\n`);
+      }
+      if (!f.wait) return void (print({ ...data, job: { ...data.job, ...(data.job.webhook ? { webhook } : {}) } }), ctx.done());
       const job = await api.wait(data.job.id, { onProgress: (j) => process.stderr.write(progressLine(j)) });
       if (f.download && job.resultsReady) for (const file of await downloadResults(api, job.id, f.download)) process.stderr.write(`social-data: wrote ${file}\n`);
       print({ job });

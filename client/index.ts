@@ -147,7 +147,15 @@ export interface NewJob {
   skipInvalid?: boolean;
   /** Also write the files to your own bucket, as your role (docs/jobs.md); externalId from `jobs.destination()`. */
   destination?: { type: 's3'; bucket: string; prefix?: string; roleArn: string; externalId: string };
+  /**
+   * The job's own webhook (docs/jobs.md): its events (job.succeeded, job.failed, job.paused; or those in
+   * `events`) are POSTed there too, signed with a secret the 201 answer shows once (`job.webhook.secret`).
+   * Public https only.
+   */
+  webhook?: string | { url: string; events?: ('job.succeeded' | 'job.failed' | 'job.paused')[] };
 }
+/** A job as `jobs.submit` answers a new one: with its webhook's signing secret (this answer only; not on an Idempotency-Key replay). */
+export type NewJobResult = Omit<Job, 'webhook'> & { webhook?: NonNullable<Job['webhook']> & { secret?: string } };
 /** Your team's external ID and the principals your role trusts (GET /v1/jobs/destination). */
 export interface JobDestinationInfo {
   type: 's3';
@@ -177,7 +185,7 @@ export interface JobUpload {
 
 /** The team's bulk jobs (free to manage; each input's live pages cost 1 credit each when they run). Another team's job is a 404 ApiClientError. */
 export interface JobMethods {
-  submit(job: NewJob, options?: Signal & { idempotencyKey?: string }): Promise<AccountResult<{ job: Job }>>;
+  submit(job: NewJob, options?: Signal & { idempotencyKey?: string }): Promise<AccountResult<{ job: NewJobResult }>>;
   /** A pre-signed URL, then the file PUT to it; its id is `inputsUpload` of a submit. */
   upload(text: string, format?: 'jsonl' | 'csv', options?: Signal): Promise<AccountResult<{ upload: JobUpload }>>;
   list(options?: Signal): Promise<AccountResult<{ jobs: Job[] }>>;

@@ -18,7 +18,7 @@ export function localEnvironment(logLevel: string): void {
 }
 
 /**
- * The key monitors' signing secrets are sealed under in local runs (shared/monitors/secret.ts has
+ * The key monitors' signing secrets are sealed under in local runs (shared/webhooks/secret.ts has
  * no fallback): made once, kept in .local/monitor-key, readable by its owner only (0600).
  */
 export function localMonitorKey(dir = path.resolve(__dirname, '..', '.local')): string {

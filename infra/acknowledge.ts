@@ -1,4 +1,4 @@
-import { Validations } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib/core';
 import type { IConstruct } from 'constructs';
 
 /**

@@ -1,9 +1,9 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { RemovalPolicy } from 'aws-cdk-lib/core';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { ACCOUNTS, CACHE, EVENTS, type TableDef } from '../shared/db/tables';
+import { ACCOUNTS, CACHE, EVENTS, JOBS, type TableDef } from '../shared/db/tables';
 import { acknowledge } from './acknowledge';
 import { StackPart } from './part';
 import { generatedSecret } from './secrets';
@@ -14,7 +14,7 @@ export interface DataProps {
 }
 
 /**
- * What the service keeps: the three DynamoDB tables from their one definition (shared/db/tables.ts,
+ * What the service keeps: the four DynamoDB tables from their one definition (shared/db/tables.ts,
  * which the local set-up reads too), the customer-managed key that encrypts them when the deployment
  * asks for one, and the key pepper (the HMAC key the stored API keys, session ids and invitation
  * tokens are hashed with: KEY_PEPPER_SECRET_ARN, shared/auth/hashing.ts).
@@ -24,6 +24,12 @@ export class Data extends StackPart {
   readonly cache: dynamodb.Table;
   /** The event engine's: monitors, their state, events and deliveries, account webhook endpoints (never money). */
   readonly events: dynamodb.Table;
+  /**
+   * The bulk jobs' (docs/jobs.md): jobs, their inputs and the teams' delivery external IDs. Here, not
+   * in the jobs' nested stack (infra/jobs.ts): an external ID is made once and pasted into a customer's
+   * trust policy, and moving the table to another stack would make it a new, empty table.
+   */
+  readonly jobs: dynamodb.Table;
   readonly dataKey?: kms.Key;
   readonly keyPepper: secretsmanager.Secret;
 
@@ -34,6 +40,8 @@ export class Data extends StackPart {
     this.accounts = this.table('AccountsTable', ACCOUNTS);
     this.cache = this.table('CacheTable', CACHE);
     this.events = this.table('EventsTable', EVENTS);
+    this.jobs = this.table('JobsTable', JOBS);
+    acknowledge(this.jobs, 'AwsSolutions-DDB3', "Jobs and their inputs live 8 days at most (TTL); no money is kept here (the ledger is the accounts table's, which has point-in-time recovery).");
     acknowledge(this.cache, 'AwsSolutions-DDB3', 'The cache holds only re-scrapable results (30-day TTL); the accounts table, which holds money, has point-in-time recovery.');
     // Every stored key and session hash depends on it: replacing it would refuse every key.
     this.keyPepper = generatedSecret(this, 'KeyPepper', {

@@ -1,3 +1,4 @@
+import { Stack } from 'aws-cdk-lib/core';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -141,10 +142,23 @@ export function allowInvoke(fn: lambda.IFunction, targets: readonly lambda.IFunc
   fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: targets.map((t) => t.functionArn) }));
 }
 
-/** A secret a function reads at cold start: its ARN in the environment (`variable`), never its value, and reading that one secret. */
+/**
+ * A secret a function reads at cold start: its ARN in the environment (`variable`), never its value,
+ * and reading that one secret. A function of a nested stack (the jobs engine) gets the same rights in
+ * its role's policy only: `grantRead` would also name its role in the key policy of the secret's KMS
+ * key (context kmsKey), and the root stack's key would then depend on the nested stack that depends on
+ * it (a circular dependency CloudFormation refuses). The key's policy delegates to IAM (the account).
+ */
 export function withSecret(fn: lambda.Function, variable: string, secret: secretsmanager.ISecret): void {
   fn.addEnvironment(variable, secret.secretArn);
-  secret.grantRead(fn);
+  if (Stack.of(fn) === Stack.of(secret)) {
+    secret.grantRead(fn);
+    return;
+  }
+  fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], resources: [secret.secretArn] }));
+  if (secret.encryptionKey) {
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['kms:Decrypt'], resources: [secret.encryptionKey.keyArn], conditions: { StringEquals: { 'kms:ViaService': `secretsmanager.${Stack.of(secret).region}.amazonaws.com` } } }));
+  }
 }
 
 /** What running an operation's scrape touches (infra/operations.ts creates the secrets). */
@@ -192,7 +206,9 @@ export function allowOperation(fn: lambda.IFunction, access: OperationAccess): v
 
 /** The attributes a charge's credits announcement names (shared/webhooks/credits.ts afterCharge): the watch item's, then a team event item's. */
 export const CREDIT_WATCH_ATTRIBUTES = ['pk', 'sk', 'alert', 'seq', 'suspectSince'] as const;
-export const TEAM_EVENT_ATTRIBUTES = ['pk', 'sk', 'teamId', 'monitorId', 'eventId', 'type', 'body', 'createdAt', 'state', 'duePk', 'dueSk', 'expiresAt'] as const;
+export const TEAM_EVENT_ATTRIBUTES = ['pk', 'sk', 'teamId', 'monitorId', 'eventId', 'type', 'body', 'createdAt', 'state', 'directTo', 'duePk', 'dueSk', 'expiresAt'] as const;
+/** The attributes of a job's own webhook item (shared/webhooks/store.ts JobWebhook): what the jobs API puts beside a new job. */
+export const JOB_WEBHOOK_ATTRIBUTES = ['pk', 'sk', 'teamId', 'jobId', 'url', 'types', 'secret', 'createdAt', 'expiresAt'] as const;
 
 /**
  * What a charge that crosses the team's credits threshold may do on the events table, and no more:
@@ -208,12 +224,17 @@ export function allowCreditEvents(fn: lambda.IFunction, events: dynamodb.ITable)
 
 /** PutItem on the events table of items made of a team event's attributes only (TEAM_EVENT_ATTRIBUTES), in team partitions (or `prefixes`). */
 export function allowTeamEventPuts(fn: lambda.IFunction, events: dynamodb.ITable, prefixes: readonly string[] = [TEAM_PREFIX]): void {
+  allowPutsOf(fn, events, TEAM_EVENT_ATTRIBUTES, prefixes);
+}
+
+/** PutItem on `table` of items made of `attributes` only (IAM's dynamodb:Attributes), in partitions starting with `prefixes`, returning nothing. */
+export function allowPutsOf(fn: lambda.IFunction, table: dynamodb.ITable, attributes: readonly string[], prefixes: readonly string[] = [TEAM_PREFIX]): void {
   fn.addToRolePolicy(
     new iam.PolicyStatement({
       actions: ['dynamodb:PutItem'],
-      resources: [events.tableArn],
+      resources: [table.tableArn],
       conditions: {
-        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((p) => `${p}*`), 'dynamodb:Attributes': [...TEAM_EVENT_ATTRIBUTES] },
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((p) => `${p}*`), 'dynamodb:Attributes': [...attributes] },
         'Null': { 'dynamodb:Attributes': 'false' },
         'StringEqualsIfExists': { 'dynamodb:ReturnValues': ['NONE'] },
       },

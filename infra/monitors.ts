@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib/core';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -17,12 +17,13 @@ import { OWNER_ATTRIBUTES } from '../shared/monitors/owner';
 import type { Operation } from '../shared/operations';
 import { KEY_PEPPER_VARIABLE, MONITOR_KMS_KEY_VARIABLE } from '../shared/runtime/secrets';
 import { METRICS_NAMESPACE } from '../shared/runtime/metrics';
-import { MONITOR_KEY_METRIC } from '../shared/monitors/secret';
+import { MONITOR_KEY_METRIC } from '../shared/webhooks/secret';
 import { acknowledge } from './acknowledge';
 import { allowCreditEvents, allowDueIndexQuery, allowTeamEventPuts, allowInvoke, allowItems, allowTeamIndexAttributes, withSecret } from './iam';
 import { nodeFunction } from './node-function';
 import type { DataResources } from './operations';
 import { StackPart } from './part';
+import { deadLetterQueue, platformQueues, queueUrls, workQueue } from './queues';
 
 export interface MonitorsProps {
   api: apigateway.RestApi;
@@ -44,8 +45,7 @@ export interface MonitorsProps {
 export const POLL_CONCURRENCY = POLLS_PER_PLATFORM / POLL_BATCH;
 export const DELIVERY_CONCURRENCY = 20;
 
-/** `microblog-a` -> `MicroblogA`: a platform's part of a construct id. */
-export const pascalCase = (name: string) => name.replace(/(^|-)(\w)/g, (_m, _dash, c: string) => c.toUpperCase());
+export { pascalCase } from './queues';
 
 /**
  * Monitors on AWS (docs/monitors.md): the /v1/monitors API, a one-minute tick (EventBridge rule)
@@ -77,36 +77,28 @@ export class Monitors extends StackPart {
   constructor(scope: Construct, id: string, props: MonitorsProps) {
     super(scope, id);
     const { accounts, events: eventsTable, dataKey } = props.data;
-    const deadLetters = (dlqId: string) => {
-      const dlq = new sqs.Queue(this, dlqId, { enforceSSL: true, encryption: sqs.QueueEncryption.SQS_MANAGED, retentionPeriod: Duration.days(14) });
-      acknowledge(dlq, 'AwsSolutions-SQS3', 'This is a dead-letter queue itself.');
-      return dlq;
-    };
-    // AWS's advice for an SQS event source: a visibility timeout of at least six times the function's timeout.
-    const queue = (queueId: string, dlq: sqs.IQueue, workerTimeout: Duration) =>
-      new sqs.Queue(this, queueId, { enforceSSL: true, encryption: sqs.QueueEncryption.SQS_MANAGED, visibilityTimeout: Duration.seconds(6 * workerTimeout.toSeconds()), deadLetterQueue: { queue: dlq, maxReceiveCount: 5 } });
     const POLL_TIMEOUT = Duration.seconds(60);
     const DELIVERY_TIMEOUT = Duration.seconds(30);
     const monitorable = props.operations.filter(({ op }) => isMonitorable(op.id));
-    this.pollDlq = deadLetters('MonitorPollDlq');
+    this.pollDlq = deadLetterQueue(this, 'MonitorPollDlq');
     const platforms = [...new Set(monitorable.map(({ op }) => op.platform))];
-    this.pollQueues = platforms.map((platform) => ({ platform, q: queue(`MonitorPollQueue${pascalCase(platform)}`, this.pollDlq, POLL_TIMEOUT) }));
-    this.deliveryDlq = deadLetters('MonitorDeliveryDlq');
-    this.deliveryQueue = queue('MonitorDeliveryQueue', this.deliveryDlq, DELIVERY_TIMEOUT);
+    this.pollQueues = platformQueues(this, 'MonitorPollQueue', platforms, this.pollDlq, POLL_TIMEOUT);
+    this.deliveryDlq = deadLetterQueue(this, 'MonitorDeliveryDlq');
+    this.deliveryQueue = workQueue(this, 'MonitorDeliveryQueue', this.deliveryDlq, DELIVERY_TIMEOUT);
     const env = {
       ...props.environment,
-      MONITOR_POLL_QUEUES: JSON.stringify(Object.fromEntries(this.pollQueues.map(({ platform, q }) => [platform, q.queueUrl]))),
+      MONITOR_POLL_QUEUES: queueUrls(this.pollQueues),
       MONITOR_DELIVERY_QUEUE_URL: this.deliveryQueue.queueUrl,
       MONITOR_FUNCTIONS: JSON.stringify(Object.fromEntries(monitorable.map(({ op, fn }) => [op.id, fn.functionName]))),
     };
     const TEAM = teamPk('');
-    // The KMS key the signing secrets are sealed under by envelope encryption (shared/monitors/secret.ts):
+    // The KMS key the signing secrets are sealed under by envelope encryption (shared/webhooks/secret.ts):
     // the API makes a data key (GenerateDataKey) and seals; the delivery worker opens (Decrypt). KMS
     // rotates its material yearly and keeps the old material for what it encrypted; retained with the
     // stack (every stored secret depends on it).
     this.monitorKey = new kms.Key(this, 'MonitorKey', { description: "Seals the monitors' webhook signing secrets (envelope encryption: MONITOR_KMS_KEY_ID)", enableKeyRotation: true, removalPolicy: RemovalPolicy.RETAIN });
     const monitorKey = this.monitorKey;
-    // A function that cannot reach it refuses to seal or sign and counts monitorKeyUnavailable (shared/monitors/secret.ts): alarmed at the first.
+    // A function that cannot reach it refuses to seal or sign and counts monitorKeyUnavailable (shared/webhooks/secret.ts): alarmed at the first.
     this.keyAlarm = new cloudwatch.Alarm(this, 'MonitorKeyUnavailable', {
       alarmDescription: 'Monitors: a function could not reach the KMS key of the signing secrets (nothing sealed, opened or signed): deliveries and creates fail',
       metric: new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName: MONITOR_KEY_METRIC, dimensionsMap: { service: props.serviceName }, statistic: 'Sum', period: Duration.minutes(5) }),

@@ -1,4 +1,4 @@
-import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib/core';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -20,6 +20,8 @@ export interface DataResources {
   cache: dynamodb.Table;
   /** The event engine's table (monitors, their state, events, deliveries). */
   events: dynamodb.Table;
+  /** The bulk jobs' table (jobs, their inputs, the teams' delivery external IDs). */
+  jobs: dynamodb.Table;
   dataKey?: kms.IKey;
   keyPepper: secretsmanager.ISecret;
 }

@@ -1,4 +1,4 @@
-import { CfnOutput, Stack, type CfnElement, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, type CfnElement, type StackProps } from 'aws-cdk-lib/core';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -26,13 +26,13 @@ export const SERVICE_NAME = 'social-data-api';
  * The whole service in one stack, composed of its parts, each a construct of its own file that gets
  * the resources it needs as props (a part never calls back into another):
  *
- *   Data        the three DynamoDB tables, the customer-managed key (context kmsKey), the key pepper
+ *   Data        the four DynamoDB tables, the customer-managed key (context kmsKey), the key pepper
  *   Edge        the REST API, its stage, the per-team usage plan, gateway responses, the web ACL, per-method throttles
  *   Operations  one function per routed operation (shared/operations.ts), the REQUEST authorizer, their routes
  *   Documents   the OpenAPI document, /llms.txt and the MCP server
  *   Account     the dashboard and its account API
  *   Monitors    the monitors API, its tick, queues and workers
- *   Jobs        the bulk jobs API, its table, results bucket, input queues and worker (docs/jobs.md)
+ *   Jobs        the bulk jobs' routes; its engine (results bucket, input queues, worker) a nested stack (docs/jobs.md)
  *   Status      GET /v1/status, the canaries, the alarms and the CloudWatch dashboard
  *
  * What a deployment chooses is read once from the context (infra/settings.ts); the functions are
@@ -72,7 +72,7 @@ export class SocialDataApiStack extends Stack {
     });
     const account = new Account(this, 'Account', { api, data, environment, cursors: operations.access, ...(settings.dashboardOrigin ? { dashboardOrigin: settings.dashboardOrigin } : {}) });
     const monitors = new Monitors(this, 'Monitors', { api, data, environment, serviceName: SERVICE_NAME, operations: operations.functions });
-    const jobs = new Jobs(this, 'Jobs', { api, data, environment, operations: operations.functions });
+    const jobs = new Jobs(this, 'Jobs', { api, data, environment, operations: operations.functions, monitorKey: monitors.monitorKey });
     // The MCP monitor tools invoke the monitors API's function with the caller's key (functions/mcp.ts):
     // that function alone, never the monitor items' writes themselves for a function that scrapes.
     documents.mcp.addEnvironment('MONITORS_FUNCTION', monitors.apiFn.functionName);

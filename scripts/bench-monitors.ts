@@ -22,7 +22,7 @@ export async function benchMonitorWrites(): Promise<void> {
   const { config } = await import('../shared/runtime/config');
   const { putMonitor, putWatchState, getMonitor, listDeliveries, updateMonitor } = await import('../shared/monitors/store');
   const { attempt } = await import('../shared/monitors/deliver');
-  const { newSecret, sealSecret } = await import('../shared/monitors/secret');
+  const { newSecret, sealSecret } = await import('../shared/webhooks/secret');
   const { pollMonitor } = await import('../shared/monitors/poll');
   const { diff } = await import('../shared/monitors/events');
   const { logger } = await import('../shared/runtime/log');

@@ -4,7 +4,7 @@
  *   API checks and the shape publicJob answers (its property list typed by that function);
  * (the job.* events' bodies are the team event catalogue's: scripts/openapi-webhooks.ts).
  */
-import { JOB_ROUTES, JOB_STATES, MAX_INLINE_INPUTS, MAX_PAGES_PER_INPUT, MAX_UPLOAD_BYTES, MAX_UPLOAD_INPUTS } from '../shared/api/job-routes';
+import { JOB_EVENTS, JOB_ROUTES, JOB_STATES, MAX_INLINE_INPUTS, MAX_PAGES_PER_INPUT, MAX_UPLOAD_BYTES, MAX_UPLOAD_INPUTS } from '../shared/api/job-routes';
 import { CACHE_MAX_AGE_SECONDS } from '../shared/http/validation';
 import type { publicJob } from '../shared/jobs/api';
 import { RESULT_FILES } from '../shared/jobs/results';
@@ -57,10 +57,26 @@ const jobProperties: Record<keyof ReturnType<typeof publicJob>, Json> = {
     },
     ['type', 'bucket', 'prefix', 'roleArn', 'state'],
   ),
+  webhook: obj(
+    {
+      url: { type: 'string', format: 'uri', description: "The job's own webhook (never its secret)" },
+      events: { type: 'array', items: { type: 'string', enum: [...JOB_EVENTS] } },
+      deliveries: { type: 'array', items: ref('WebhookDeliveryWithAttempts'), description: 'Its deliveries of the job\'s events, newest first (the engine\'s: state, attempts, last status, next retry, the last 20 attempts); not in the list of jobs' },
+    },
+    ['url', 'events'],
+  ),
 };
 
 export const jobSchemas: Json = {
-  Job: obj(jobProperties, Object.keys(jobProperties).filter((k) => k !== 'pausedReason' && k !== 'error' && k !== 'destination')),
+  Job: obj(jobProperties, Object.keys(jobProperties).filter((k) => !['pausedReason', 'error', 'destination', 'webhook'].includes(k))),
+  JobWithWebhookSecret: {
+    allOf: [
+      ref('Job'),
+      obj({
+        webhook: obj({ secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$', description: "The job's webhook signing secret (Standard Webhooks form): in the 201 answer only, when the job has a webhook (never again, not on an Idempotency-Key replay)" } }),
+      }, []),
+    ],
+  },
   JobFile: obj({ name: { type: 'string', enum: [...RESULT_FILES] }, contentType: { type: 'string' }, url: { type: 'string', format: 'uri', description: 'Pre-signed, short-lived' }, expiresAt: dateTime }),
 };
 
@@ -90,6 +106,18 @@ const submitBody = {
         externalId: { type: 'string', description: "Your team's external ID (GET /v1/jobs/destination)" },
       },
     },
+    webhook: {
+      description: "The job's own webhook (docs/jobs.md): its events (job.succeeded, job.failed, job.paused) are POSTed there too, signed (Standard Webhooks) with a secret shown once in the 201 answer. Public https only (checked after name resolution)",
+      oneOf: [
+        { type: 'string', format: 'uri', maxLength: 2048, description: 'The URL: every event of the job' },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['url'],
+          properties: { url: { type: 'string', format: 'uri', maxLength: 2048 }, events: { type: 'array', minItems: 1, items: { type: 'string', enum: [...JOB_EVENTS] }, description: 'Which of the job\'s events (all three unless given)' } },
+        },
+      ],
+    },
   },
 };
 
@@ -97,7 +125,12 @@ type RouteName = (typeof JOB_ROUTES)[number]['name'];
 const job = obj({ job: ref('Job') });
 const ALWAYS = [400, 401, 429, 503];
 const SPECS: Record<RouteName, RouteSpec> = {
-  submit: { summary: "Submit a job: every input is checked by the operation's own rules first, then run at the platform's pace; an Idempotency-Key header makes a retried POST return the same job (200)", body: submitBody, ok: [201, job, 'The new job'], errors: [...ALWAYS, 422] },
+  submit: {
+    summary: "Submit a job: every input is checked by the operation's own rules first, then run at the platform's pace; an Idempotency-Key header makes a retried POST return the same job (200, without the webhook secret)",
+    body: submitBody,
+    ok: [201, obj({ job: ref('JobWithWebhookSecret') }), "The new job (with its webhook's signing secret, when it has a webhook: this answer only)"],
+    errors: [...ALWAYS, 422],
+  },
   list: { summary: "The team's jobs, newest first (at most 50)", ok: [200, obj({ jobs: { type: 'array', items: ref('Job') } }), 'The jobs'], errors: ALWAYS },
   upload: {
     summary: `A pre-signed URL to PUT an input file to (JSON Lines, or CSV with a header row naming the parameters; up to ${MAX_UPLOAD_INPUTS} inputs, ${MAX_UPLOAD_BYTES / 1024 / 1024} MB)`,
@@ -139,7 +172,7 @@ const ERROR_TEXT: Record<number, string> = {
   400: "A body that is not a JSON object, a job that cannot make this change (cancel an ended job, resume one not paused, results before the end; retry the delivery of a job that has not ended, has no destination, is delivered already or has a retry under way), or a state-changing request on a dashboard session without this site's Origin (BAD_REQUEST)",
   401: 'No API key or session, or an unknown or revoked key, or an ended session (UNAUTHORIZED)',
   404: "The team has no such job: another team's job is 404 too; for a delivery retry, also files past their 7 days (NOT_FOUND)",
-  422: 'Invalid body or inputs (VALIDATION_ERROR, with details: `line <n>.<field>` for each problem of an input, at most 20; `destination.<field>` for a malformed destination or another external ID than the team\'s)',
+  422: 'Invalid body or inputs (VALIDATION_ERROR, with details: `line <n>.<field>` for each problem of an input, at most 20; `destination.<field>` for a malformed destination or another external ID than the team\'s; `webhook` or `webhook.url` for a URL that is not public https after name resolution)',
   429: "Over the API's request rate (RATE_LIMITED, with Retry-After)",
   503: 'The service is at capacity (SERVICE_UNAVAILABLE)',
 };

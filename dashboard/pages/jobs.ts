@@ -4,13 +4,14 @@
  * job newest first with a progress bar, its counts and credits, Cancel or Resume, and once it has
  * ended its files (short-lived download links) and its errors (the first rows of errors.jsonl, read
  * through its link). A job with a destination shows how its delivery went, and "Retry delivery" when
- * it failed. The list reads itself again every 3 seconds while a job runs.
+ * it failed. The list reads itself again every 3 seconds while a job runs. A job may have its own
+ * webhook (a public https URL): its signing secret is shown once after the submit, as a new endpoint's.
  */
 import type { Job, JobFile } from '../../client/index';
 import { OPERATIONS } from '../../client/index';
 import { api, isSignedOut, messageOf } from '../lib/api';
 import { html, useEffect, useState } from '../lib/html';
-import { Action, Choice, Form, Page, Table, Td, Time, useLoad, valueOf, type PageProps } from '../lib/ui';
+import { Action, Choice, Field, Form, Page, SecretPanel, Table, Td, Time, useLoad, valueOf, type PageProps } from '../lib/ui';
 
 const COLUMNS = ['Job', 'State', 'Progress', 'Credits', 'Started', 'Actions'];
 /** The errors shown on the page, at most; errors.csv and errors.jsonl hold them all. */
@@ -57,6 +58,7 @@ export function JobsPage({ app, notice: arrived }: PageProps) {
   const [files, setFiles] = useState<Record<string, Shown>>({});
   const [notice, setNotice] = useState(arrived);
   const [alert, setAlert] = useState<string | null>(null);
+  const [fresh, setFresh] = useState<{ id: string; secret: string } | null>(null);
   const fail = (err: unknown) => (isSignedOut(err) ? app.sessionEnded() : setAlert(messageOf(err)));
   const running = (jobs.data ?? []).some((j) => j.state === 'queued' || j.state === 'running' || j.destination?.state === 'retrying');
   useEffect(() => {
@@ -74,8 +76,10 @@ export function JobsPage({ app, notice: arrived }: PageProps) {
     const body = csv ? text : text.split(/\r?\n/).filter((l) => l.trim()).map((l) => (l.trim().startsWith('{') ? l.trim() : JSON.stringify(l.trim()))).join('\n');
     const upload = (await api.jobs.upload(body, csv ? 'csv' : 'jsonl')).data.upload;
     const pages = valueOf(f, 'job-pages');
-    const { job } = (await api.jobs.submit({ operation: valueOf(f, 'job-operation') as Parameters<typeof api.jobs.submit>[0]['operation'], inputsUpload: upload.id, pages: pages === 'all' ? 'all' : Number(pages), skipInvalid: (f.elements.namedItem('job-skip') as HTMLInputElement).checked })).data;
+    const webhook = valueOf(f, 'job-webhook').trim();
+    const { job } = (await api.jobs.submit({ operation: valueOf(f, 'job-operation') as Parameters<typeof api.jobs.submit>[0]['operation'], inputsUpload: upload.id, pages: pages === 'all' ? 'all' : Number(pages), skipInvalid: (f.elements.namedItem('job-skip') as HTMLInputElement).checked, ...(webhook ? { webhook } : {}) })).data;
     f.reset();
+    if (job.webhook?.secret) setFresh({ id: job.id, secret: job.webhook.secret });
     await jobs.reload();
     setNotice(`Job ${job.id} submitted: ${job.inputs.total} inputs${job.inputs.duplicates ? ` (${job.inputs.duplicates} duplicates run once)` : ''}${job.inputs.invalid ? `, ${job.inputs.invalid} invalid skipped` : ''}.`);
   };
@@ -96,7 +100,7 @@ export function JobsPage({ app, notice: arrived }: PageProps) {
       setAlert(delivered ? null : `Job ${j.id}: still not delivered (${job.destination?.code ?? 'unknown'}). Check what the job says, then try again.`);
     };
     return html`<tr data-job=${j.id}>
-      <${Td} label="Job"><div><code class="job-id">${j.id}</code><div class="hint">${j.operation}</div></div><//>
+      <${Td} label="Job"><div><code class="job-id">${j.id}</code><div class="hint">${j.operation}</div>${j.webhook ? html`<div class="hint">webhook: ${j.webhook.url}</div>` : null}</div><//>
       <${Td} label="State"><div><span class=${`status ${j.state}`}>${j.state}</span>${j.pausedReason === 'no_credits' ? html`<div class="hint">no credit left: resume it after topping up</div>` : null}${j.error ? html`<div class="hint">${j.error}</div>` : null}<${Delivery} job=${j} /></div><//>
       <${Td} label="Progress"><div><progress max=${String(Math.max(1, j.inputs.total))} value=${String(finished)} aria-label=${`Progress of ${j.id}`}></progress>
         <div class="hint">${finished} of ${j.inputs.total} inputs${j.inputs.failed ? ` (${j.inputs.failed} failed)` : ''}, ${j.items} items${j.estimatedSecondsLeft !== null ? `, about ${j.estimatedSecondsLeft} s left` : ''}</div></div><//>
@@ -128,6 +132,7 @@ export function JobsPage({ app, notice: arrived }: PageProps) {
   </tr>`;
 
   return html`<${Page} title="Jobs" notice=${notice} error=${alert ?? jobs.error}>
+    ${fresh ? html`<${SecretPanel} title="Signing secret of the job's webhook" label=${`Signing secret of the webhook of job ${fresh.id}`} secret=${fresh.secret} kept="your receiver checks each delivery’s webhook-signature with it" done=${() => setFresh(null)} />` : null}
     <p class="hint">A job runs every input of a file through one operation at the platform's pace: 1 credit per live page, as a request; cached pages and errors cost nothing. Files are kept 7 days.</p>
     ${jobs.data
       ? jobs.data.length
@@ -140,6 +145,7 @@ export function JobsPage({ app, notice: arrived }: PageProps) {
       <div class="field"><label for="job-file">Inputs</label><input id="job-file" name="job-file" type="file" accept=".txt,.jsonl,.csv" required /><p class="hint">One input a line (a handle, a URL… or a JSON object of parameters), or CSV with a header row naming the parameters. Up to 100,000.</p></div>
       <${Choice} id="job-pages" label="Pages per input" options=${[['1', '1'], ['2', '2'], ['5', '5'], ['all', 'all (up to 50)']]} />
       <div class="field"><label class="check"><input id="job-skip" name="job-skip" type="checkbox" /> Run the valid inputs and list the invalid ones in the errors file</label></div>
+      <${Field} id="job-webhook" label="Webhook (optional)" hint="A public https URL: the job's events (succeeded, failed, paused) are POSTed there too, signed with a secret shown once." attrs=${{ type: 'url', placeholder: 'https://example.com/hooks/jobs' }} />
     <//>
   <//>`;
 }

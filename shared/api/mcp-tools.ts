@@ -9,7 +9,7 @@ import type { ParamDef } from '../http/validation';
 import { MONITOR_ROUTES } from './monitor-routes';
 import { WEBHOOK_ROUTES } from './webhook-routes';
 import { MONITOR_FIELDS, MONITOR_REQUIRED } from './monitor-schema';
-import { JOB_ROUTES, MAX_INLINE_INPUTS, MAX_PAGES_PER_INPUT } from './job-routes';
+import { JOB_EVENTS, JOB_ROUTES, MAX_INLINE_INPUTS, MAX_PAGES_PER_INPUT } from './job-routes';
 
 /**
  * The MCP tools, from the operation table: one per routed operation (named by its id, its input
@@ -203,7 +203,7 @@ const JOB_TOOLS: ToolDef[] = [
   {
     name: 'jobs-submit',
     title: 'Submit a bulk job',
-    description: `Run one operation over many inputs (up to ${MAX_INLINE_INPUTS} here; each a value of its main parameter, such as a handle or a URL, or an object of its query parameters): the service runs them at the platform's pace and writes the results as files. Every input is checked first (VALIDATION_ERROR with line and field), unless skipInvalid. Each live page costs ${COST} credit as a call; inputs that name the same thing run once. Read its progress with jobs-get.`,
+    description: `Run one operation over many inputs (up to ${MAX_INLINE_INPUTS} here; each a value of its main parameter, such as a handle or a URL, or an object of its query parameters): the service runs them at the platform's pace and writes the results as files. Every input is checked first (VALIDATION_ERROR with line and field), unless skipInvalid. Each live page costs ${COST} credit as a call; inputs that name the same thing run once. Read its progress with jobs-get. With webhook (a public https URL), its events (${JOB_EVENTS.join(', ')}) are also POSTed there, signed with a secret this answer shows once.`,
     inputSchema: {
       type: 'object',
       properties: {
@@ -211,6 +211,7 @@ const JOB_TOOLS: ToolDef[] = [
         inputs: { type: 'array', minItems: 1, maxItems: MAX_INLINE_INPUTS, items: { oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: { type: 'string' } }] }, description: 'The inputs' },
         pages: { oneOf: [{ type: 'integer', minimum: 1, maximum: MAX_PAGES_PER_INPUT }, { const: 'all' }], description: 'Pages per input (default 1), or all' },
         skipInvalid: { type: 'boolean', description: 'Run the valid inputs, list the invalid ones in the errors file' },
+        webhook: { type: 'string', format: 'uri', maxLength: 2048, description: "The job's own webhook: a public https URL its events are POSTed to, signed (the secret is in this answer only)" },
         [RESPONSE_FORMAT]: responseFormatProperty,
       },
       required: ['operation', 'inputs'],

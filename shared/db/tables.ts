@@ -38,7 +38,7 @@
  * the table itself: no team index. Retained and point-in-time recoverable like accounts (the
  * monitors and their sealed signing secrets are the customers' configuration).
  *   TEAM#<teamId> / MON#<monitorId>              a monitor: operation, params, intervalSeconds, webhookUrl, status,
- *                                                pausedReason?, secret (sealed: shared/monitors/secret.ts), nextPollAt,
+ *                                                pausedReason?, secret (sealed: shared/webhooks/secret.ts), nextPollAt,
  *                                                keyId? / memberId? (its owner), … (about 1 KB: each poll's claim
  *                                                rewrites it, so it holds nothing that grows)
  *                                                (duePk MONDUE, dueSk <nextPollAt ISO>#<teamId>#<monitorId> while active)
@@ -186,7 +186,11 @@ export const THROTTLE_SK = 'THROTTLE';
  *   TEAM#<teamId> / WHCOUNT             the team's number of endpoints (taken conditionally with each create)
  *   TEAM#<teamId> / WHEVT#<eventId>     a team event (the outbox item a producer writes in its own transaction):
  *                                       type, body; due at once in DLVDUE, expanded by the delivery side into one
- *                                       delivery per subscribed endpoint (MONDLV#<endpointId>#<eventId>); expiresAt 7 days
+ *                                       delivery per subscribed endpoint (MONDLV#<endpointId>#<eventId>), and for a job's
+ *                                       event (directTo <jobId>) one more to the job's own webhook; expiresAt 7 days
+ *   TEAM#<teamId> / WHJOB#<jobId>       a job's own webhook (POST /v1/jobs `webhook`: docs/jobs.md): url, types, secret
+ *                                       (sealed), written in the job's creating transaction; its deliveries are
+ *                                       MONDLV#<jobId>#<eventId> items; expiresAt with the job's
  *   BROADCAST / WHEVT#<eventId>         an event for every subscribed endpoint of every team (operation.*), the same way
  *   STATUSWATCH / STATUSWATCH           each operation's public state as last announced (shared/webhooks/status-watch.ts)
  */
@@ -194,6 +198,7 @@ export const ENDPOINT_PREFIX = 'WHEP#';
 export const endpointSk = (endpointId: string) => `${ENDPOINT_PREFIX}${endpointId}`;
 export const ENDPOINT_COUNT_SK = 'WHCOUNT';
 export const teamEventSk = (eventId: string) => `WHEVT#${eventId}`;
+export const jobWebhookSk = (jobId: string) => `WHJOB#${jobId}`;
 export const BROADCAST_PK = 'BROADCAST';
 /** The due index's partition of the endpoints that want a broadcast type (not due work: a listing). */
 export const BROADCAST_SUBSCRIBERS = 'WHSUB';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { JOB_FILES_DAYS, JOB_ROUTES, MAX_INLINE_INPUTS, MAX_PAGES_PER_INPUT, MAX_UPLOAD_BYTES, MAX_UPLOAD_INPUTS } from '../api/job-routes';
+import { JOB_EVENTS, JOB_FILES_DAYS, JOB_ROUTES, MAX_INLINE_INPUTS, MAX_PAGES_PER_INPUT, MAX_UPLOAD_BYTES, MAX_UPLOAD_INPUTS } from '../api/job-routes';
 import { jsonApi, type Handlers, type TeamContext } from '../api/router';
+import { webhookUrlProblem } from '../api/webhook-url';
 import { ApiError, notFound, type ValidationDetail } from '../http/errors';
 import { CACHE_MAX_AGE_SECONDS, invalidBody } from '../http/validation';
 import { type Operation, routedOperations } from '../operations';
@@ -11,7 +12,10 @@ import { pump } from './engine';
 import { files, resultKey, uploadKey } from './files';
 import { type CheckedInputs, type UploadFormat, checkInputs, inputProblems, parseUpload } from './inputs';
 import { CONTENT_TYPES, RESULT_FILES, invalidKey } from './results';
-import { type Job, claimRedelivery, createJob, getJob, jobOfIdempotencyKey, listJobs, moveJob, newJobId, settleRedelivery } from './store';
+import { type Job, claimRedelivery, createJob, getJob, jobExpiry, jobOfIdempotencyKey, listJobs, moveJob, newJobId, settleRedelivery } from './store';
+import { newSecret, sealSecret } from '../webhooks/secret';
+import { publicDeliveryWithAttempts } from '../webhooks/shapes';
+import { type DeliveryRecord, jobWebhookPut, senderDeliveries } from '../webhooks/store';
 
 /**
  * The bulk jobs API (JOB_ROUTES; docs/jobs.md), served as the monitors API is: the team's API key or a
@@ -27,8 +31,8 @@ const UPLOAD_ID = /^upl_[0-9a-f]{24}$/;
 type Problems = ValidationDetail[];
 type Ctx = TeamContext;
 
-/** What GET /v1/jobs/{id} shows. */
-export function publicJob(j: Job, now = Date.now()) {
+/** What GET /v1/jobs/{id} shows; `deliveries`: its own webhook's (the list of jobs shows none). */
+export function publicJob(j: Job, now = Date.now(), deliveries?: DeliveryRecord[]) {
   const recorded = j.done + j.failed + j.skipped;
   const left = Math.max(0, j.total - recorded);
   const running = j.state === 'running' && j.startedAt !== undefined && recorded > 0;
@@ -50,7 +54,40 @@ export function publicJob(j: Job, now = Date.now()) {
     ...(j.error ? { error: j.error } : {}),
     resultsReady: Boolean(j.files?.length),
     ...(j.destination ? { destination: publicDestination(j) } : {}),
+    ...(j.webhook ? { webhook: { url: j.webhook.url, events: j.webhook.events, ...(deliveries ? { deliveries: newestFirst(deliveries).map(publicDeliveryWithAttempts) } : {}) } } : {}),
   };
+}
+
+const newestFirst = (ds: DeliveryRecord[]) => [...ds].sort((a, b) => b.createdAt - a.createdAt);
+
+/** One job as GET /v1/jobs/{id} (and the changes) answer it: with its own webhook's deliveries and their recent attempts (the engine's, at most a few: one per event). */
+async function jobView(j: Job) {
+  return publicJob(j, Date.now(), j.webhook ? await senderDeliveries(j.teamId, j.jobId) : undefined);
+}
+
+/**
+ * The body's `webhook` (docs/jobs.md, "The job's own webhook"): an https URL, or {url, events?}
+ * (events: which of the job's; all three unless given). The URL by the webhook URL rule of every
+ * webhook (public https after name resolution: shared/api/webhook-url.ts).
+ */
+async function checkWebhook(raw: unknown, problems: Problems): Promise<Job['webhook']> {
+  if (raw === undefined) return undefined;
+  const form = typeof raw === 'string' ? { url: raw } : raw;
+  if (!form || typeof form !== 'object' || Array.isArray(form)) {
+    problems.push({ path: 'webhook', message: 'An https URL, or {url, events?}' });
+    return undefined;
+  }
+  const { url, events, ...rest } = form as Record<string, unknown>;
+  const before = problems.length;
+  for (const k of Object.keys(rest)) problems.push({ path: `webhook.${k}`, message: 'Unknown field: url and events' });
+  const urlPath = typeof raw === 'string' ? 'webhook' : 'webhook.url';
+  const problem = await webhookUrlProblem(url);
+  if (problem) problems.push({ path: urlPath, message: problem });
+  const known = JOB_EVENTS as readonly unknown[];
+  if (events !== undefined && !(Array.isArray(events) && events.length > 0 && events.every((e) => known.includes(e)))) problems.push({ path: 'webhook.events', message: `A non-empty list of ${JOB_EVENTS.join(', ')}` });
+  if (problems.length > before) return undefined;
+  const wanted = events === undefined ? [...JOB_EVENTS] : JOB_EVENTS.filter((e) => (events as unknown[]).includes(e));
+  return { url: new URL((url as string).trim()).href, events: wanted };
 }
 
 /** A job's destination as GET /v1/jobs/{id} shows it: where, and `pending` until the job ends, then `delivered` or `failed` (code, message). */
@@ -157,11 +194,12 @@ const HANDLERS: Handlers<typeof JOB_ROUTES> = {
     if (idem !== undefined && (idem.length < 1 || idem.length > 255)) throw new ApiError('BAD_REQUEST', 'Idempotency-Key must be 1 to 255 characters');
     if (idem) {
       const earlier = await jobOfIdempotencyKey(ctx.teamId, idem);
-      if (earlier) return { status: 200, data: { job: publicJob(earlier) } };
+      if (earlier) return { status: 200, data: { job: await jobView(earlier) } };
     }
     const problems: Problems = [];
-    for (const k of Object.keys(body)) if (!['operation', 'inputs', 'inputsUpload', 'pages', 'cache_max_age', 'format', 'skipInvalid', 'destination'].includes(k)) problems.push({ path: k, message: k === 'webhook' ? 'Not supported yet (docs/jobs.md): job events go to the team webhook endpoints' : 'Unknown field' });
+    for (const k of Object.keys(body)) if (!['operation', 'inputs', 'inputsUpload', 'pages', 'cache_max_age', 'format', 'skipInvalid', 'destination', 'webhook'].includes(k)) problems.push({ path: k, message: 'Unknown field' });
     const destination = await checkDestination(ctx, problems);
+    const webhook = await checkWebhook(body.webhook, problems);
     const op = checkOperation(body.operation, problems);
     const pages = checkPages(body.pages, problems);
     const cacheMaxAge = body.cache_max_age;
@@ -181,6 +219,7 @@ const HANDLERS: Handlers<typeof JOB_ROUTES> = {
       pages,
       ...(typeof cacheMaxAge === 'string' ? { cacheMaxAge } : {}),
       ...(destination ? { destination } : {}),
+      ...(webhook ? { webhook } : {}),
       ...(ctx.keyId ? { keyId: ctx.keyId } : ctx.session ? { memberId: ctx.session.memberId } : {}),
       cursor: 0,
       inFlight: 0,
@@ -197,15 +236,19 @@ const HANDLERS: Handlers<typeof JOB_ROUTES> = {
       updatedAt: now,
     };
     if (checked.invalid.length) await files().put(invalidKey(job.teamId, job.jobId), JSON.stringify(checked.invalid), 'application/json');
-    if (!(await createJob(job, checked.inputs, idem))) {
-      // The same Idempotency-Key made a job meanwhile (two retries at once): that one is the answer.
+    // The job's own webhook: its signing secret made here, stored sealed beside the job (the same transaction), shown in this answer only.
+    const secret = webhook ? newSecret() : undefined;
+    const hook = webhook && secret ? [jobWebhookPut({ teamId: job.teamId, jobId: job.jobId, url: webhook.url, types: webhook.events, secret: await sealSecret(secret), createdAt: now, expiresAt: jobExpiry(job) })] : [];
+    if (!(await createJob(job, checked.inputs, idem, hook))) {
+      // The same Idempotency-Key made a job meanwhile (two retries at once): that one is the answer (its secret is not shown again).
       const earlier = idem ? await jobOfIdempotencyKey(ctx.teamId, idem) : null;
-      if (earlier) return { status: 200, data: { job: publicJob(earlier) } };
+      if (earlier) return { status: 200, data: { job: await jobView(earlier) } };
       throw new ApiError('SERVICE_UNAVAILABLE', 'The job could not be created; try again');
     }
-    ctx.log.info('job created', { jobId: job.jobId, operation: op.id, inputs: job.total, invalid: job.invalid, duplicates: job.duplicates });
+    ctx.log.info('job created', { jobId: job.jobId, operation: op.id, inputs: job.total, invalid: job.invalid, duplicates: job.duplicates, webhook: Boolean(webhook) });
     await start(ctx, job);
-    return { status: 201, data: { job: publicJob((await getJob(job.teamId, job.jobId)) ?? job) } };
+    const view = await jobView((await getJob(job.teamId, job.jobId)) ?? job);
+    return { status: 201, data: { job: view.webhook && secret ? { ...view, webhook: { ...view.webhook, secret } } : view } };
   },
 
   async list(ctx) {
@@ -213,7 +256,7 @@ const HANDLERS: Handlers<typeof JOB_ROUTES> = {
   },
 
   async get(ctx) {
-    return { data: { job: publicJob(await mine(ctx)) } };
+    return { data: { job: await jobView(await mine(ctx)) } };
   },
 
   async destination(ctx) {
@@ -246,7 +289,7 @@ const HANDLERS: Handlers<typeof JOB_ROUTES> = {
     ctx.log.info('job cancelled', { jobId: j.jobId });
     // Nothing in flight: its files of what ran are written now; otherwise by the last input to finish.
     await start(ctx, j);
-    return { data: { job: publicJob((await getJob(j.teamId, j.jobId))!) } };
+    return { data: { job: await jobView((await getJob(j.teamId, j.jobId))!) } };
   },
 
   async resume(ctx) {
@@ -254,7 +297,7 @@ const HANDLERS: Handlers<typeof JOB_ROUTES> = {
     if (!(await moveJob(j.teamId, j.jobId, ['paused'], 'running', { pausedReason: undefined }))) throw new ApiError('BAD_REQUEST', `Only a paused job can be resumed; this one is ${j.state}`);
     ctx.log.info('job resumed', { jobId: j.jobId });
     await start(ctx, j);
-    return { data: { job: publicJob((await getJob(j.teamId, j.jobId))!) } };
+    return { data: { job: await jobView((await getJob(j.teamId, j.jobId))!) } };
   },
 
   async results(ctx) {
@@ -294,7 +337,7 @@ const HANDLERS: Handlers<typeof JOB_ROUTES> = {
     ctx.log.info('job destination retried', { jobId: j.jobId });
     const delivery = await deliver(j.teamId, j.jobId, j.destination!, ctx.log);
     await settleRedelivery(j.teamId, j.jobId, token, delivery);
-    return { data: { job: publicJob((await getJob(j.teamId, j.jobId))!) } };
+    return { data: { job: await jobView((await getJob(j.teamId, j.jobId))!) } };
   },
 };
 

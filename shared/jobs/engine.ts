@@ -136,7 +136,7 @@ export async function runInput(ref: InputRef, attempt: number, env: Engine): Pro
     const code = body.error?.code ?? 'SERVICE_UNAVAILABLE';
     if (res.statusCode === 402) {
       // No credit left: the input waits, the job pauses (once, with its event), until a resume after a top-up.
-      const paused = await parkInput(job, index, 'no_credits', 0, Date.now(), () => jobEventWrites(teamId, 'job.paused', `${jobId}:paused:${job.updatedAt}`, { jobId, state: 'paused', counts: countsOf(job) }));
+      const paused = await parkInput(job, index, 'no_credits', 0, Date.now(), () => jobEventWrites(job, 'job.paused', `${jobId}:paused:${job.updatedAt}`, { jobId, state: 'paused', counts: countsOf(job) }));
       if (paused) env.log.info('job paused: no credits', { jobId });
       return;
     }
@@ -230,7 +230,7 @@ async function finishIfDone(job: Job, env: Engine): Promise<boolean> {
   const state = job.done === 0 ? 'failed' : 'succeeded';
   const type = state === 'failed' ? 'job.failed' : 'job.succeeded';
   const data = { jobId: job.jobId, state, counts: { ...countsOf(job), items: written.items } };
-  if (await moveJob(job.teamId, job.jobId, ['running', 'queued'], state, { finishedAt: now, files, ...delivery, ...(state === 'failed' ? { error: 'No input succeeded (see errors.csv)' } : {}) }, jobEventWrites(job.teamId, type, `${job.jobId}:${state}`, data))) {
+  if (await moveJob(job.teamId, job.jobId, ['running', 'queued'], state, { finishedAt: now, files, ...delivery, ...(state === 'failed' ? { error: 'No input succeeded (see errors.csv)' } : {}) }, jobEventWrites(job, type, `${job.jobId}:${state}`, data))) {
     env.log.info('job finished', { jobId: job.jobId, state, items: written.items, errors: written.errors });
   }
   return true;

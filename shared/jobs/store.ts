@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { JOB_FILES_DAYS, type JobState } from '../api/job-routes';
+import { type JOB_EVENTS, JOB_FILES_DAYS, type JobState } from '../api/job-routes';
 import { conditionally, db } from '../db/client';
 import { JOB_PREFIX, JOB_SLOTS_SK, jobChunkSk, jobDoneSk, jobIdempotencySk, jobPk, jobSk, teamPk } from '../db/tables';
 import { config } from '../runtime/config';
@@ -45,7 +45,8 @@ export interface Job {
   parked: number[];
   pausedReason?: string;
   error?: string;
-  webhook?: string;
+  /** The job's own webhook (POST /v1/jobs `webhook`): where its events also go, which. Its sealed secret is the webhook's item's (shared/webhooks/store.ts), never the job's. */
+  webhook?: { url: string; events: (typeof JOB_EVENTS)[number][] };
   /** The customer's bucket the files are also written to when the job ends, and how that went. */
   destination?: Destination;
   delivery?: Delivery;
@@ -120,11 +121,15 @@ export async function jobOfIdempotencyKey(teamId: string, key: string): Promise<
   return res.Item ? getJob(teamId, String(res.Item.jobId)) : null;
 }
 
+/** When every item of a job expires (epoch seconds): its own webhook's too. */
+export const jobExpiry = (job: Pick<Job, 'createdAt'>) => expiry(job.createdAt);
+
 /**
- * Writes the inputs (chunks first: nothing points at them until the job exists), then the job and
- * its Idempotency-Key mark in one transaction: false when the key made another job meanwhile.
+ * Writes the inputs (chunks first: nothing points at them until the job exists), then the job, its
+ * Idempotency-Key mark and `extra` (its own webhook's item) in one transaction: false when the key
+ * made another job meanwhile.
  */
-export async function createJob(job: Job, inputs: readonly JobInput[], idempotencyKey?: string): Promise<boolean> {
+export async function createJob(job: Job, inputs: readonly JobInput[], idempotencyKey?: string, extra: TransactItem[] = []): Promise<boolean> {
   const exp = expiry(job.createdAt);
   const chunks: Record<string, unknown>[] = [];
   for (let i = 0; i < inputs.length; i += JOB_CHUNK) chunks.push({ pk: jobPk(job.jobId), sk: jobChunkSk(i / JOB_CHUNK), inputs: inputs.slice(i, i + JOB_CHUNK), expiresAt: exp });
@@ -148,7 +153,7 @@ export async function createJob(job: Job, inputs: readonly JobInput[], idempoten
       },
     });
   }
-  return transact(items);
+  return transact([...items, ...extra]);
 }
 
 /** The input at `index`. */

@@ -73,7 +73,7 @@ function compactText(tool: ToolDef, answer: { data: Record<string, unknown>; met
   const { meta } = answer;
   const { data, secret } = withoutSecret(answer.data);
   const trimmed: Trimmed = { items: new Map(), texts: 0, urls: 0, seen: new Map() };
-  const lines = [headline(tool, meta), ...(secret ? secretLines(secret) : []), ...block(data, 0, '', false, trimmed)];
+  const lines = [headline(tool, meta), ...(secret ? secretLines(secret, 'job' in answer.data ? JOB_LOST : MONITOR_LOST) : []), ...block(data, 0, '', false, trimmed)];
   if ('cursor' in data) {
     lines.push(
       typeof data.cursor === 'string' && data.cursor
@@ -94,19 +94,30 @@ function compactText(tool: ToolDef, answer: { data: Record<string, unknown>; met
 }
 
 /**
- * A monitor's signing secret (monitors-create; the monitors API shows it in that answer only): taken
- * out of the fields, so it is never cut or left for a "more" line, and written whole on lines of its own.
+ * A signing secret shown in that answer only (monitors-create's monitor.secret, jobs-submit's
+ * job.webhook.secret): taken out of the fields, so it is never cut or left for a "more" line, and
+ * written whole on lines of its own.
  */
 function withoutSecret(data: Record<string, unknown>): { data: Record<string, unknown>; secret?: string } {
   const monitor = data.monitor;
-  if (!isObject(monitor) || typeof monitor.secret !== 'string') return { data };
-  const { secret, ...rest } = monitor;
-  return { data: { ...data, monitor: rest }, secret };
+  if (isObject(monitor) && typeof monitor.secret === 'string') {
+    const { secret, ...rest } = monitor;
+    return { data: { ...data, monitor: rest }, secret };
+  }
+  const job = data.job;
+  const hook = isObject(job) ? job.webhook : undefined;
+  if (isObject(job) && isObject(hook) && typeof hook.secret === 'string') {
+    const { secret, ...rest } = hook;
+    return { data: { ...data, job: { ...job, webhook: rest } }, secret };
+  }
+  return { data };
 }
 
-const secretLines = (secret: string) => [
+const MONITOR_LOST = 'Lost, it can only be replaced (POST /v1/monitors/{id}/rotate-secret).';
+const JOB_LOST = "Lost, a job's webhook secret cannot be read again: submit a new job.";
+const secretLines = (secret: string, lost: string) => [
   `SIGNING SECRET (shown this once; it cannot be read again): ${secret}`,
-  'Store it with the webhook receiver now: it verifies the webhook-signature header of every delivery (Standard Webhooks). Lost, it can only be replaced (POST /v1/monitors/{id}/rotate-secret).',
+  `Store it with the webhook receiver now: it verifies the webhook-signature header of every delivery (Standard Webhooks). ${lost}`,
 ];
 
 function headline(tool: ToolDef, meta: Record<string, unknown>): string {

@@ -7,11 +7,11 @@ import { config } from '../runtime/config';
 import { manualEventId, newDelivery, queueManual, releaseHeld } from './deliver';
 import { MONITORABLE_IDS, type MonitorableId, isMonitorable } from '../api/monitor-kinds';
 import { MAX_INTERVAL_SECONDS } from '../api/monitor-schema';
-import { ROTATION_OVERLAP_MS, newSecret, sealSecret } from './secret';
+import { ROTATION_OVERLAP_MS, newSecret, sealSecret } from '../webhooks/secret';
 import { publicDelivery, publicDeliveryWithAttempts, publicMonitor } from './shapes';
 import { type Monitor, createMonitor, deleteMonitor, getDelivery, getMonitor, listDeliveries, listMonitors, updateMonitor } from './store';
 import { MONITOR_ROUTES } from '../api/monitor-routes';
-import { webhookUrlProblem } from './webhook-url';
+import { webhookUrlProblem } from '../api/webhook-url';
 
 /**
  * The monitors API (MONITOR_ROUTES), managed as the account API is: with the team's API key

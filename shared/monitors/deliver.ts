@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Log } from '../runtime/log';
 import { type EventType, type PendingEvent, eventIdFor, overflowIdFor } from './events';
-import { openSecret, sign } from './secret';
+import { openSecret, sign } from '../webhooks/secret';
 import {
   type AttemptRecord,
   type Delivery,
@@ -28,9 +28,9 @@ import {
   updateMonitor,
   writeTogether,
 } from './store';
-import { postWebhook, DELIVERY_TIMEOUT_MS } from './webhook-url';
+import { postWebhook, DELIVERY_TIMEOUT_MS } from '../api/webhook-url';
 import { conditionally } from '../db/client';
-import { BROADCAST_SCOPE, FANOUT_SENDER, broadcastSubscribers, getEndpoint, getTeamEvent, isEndpointId, listEndpoints, teamEventExpanded } from '../webhooks/store';
+import { BROADCAST_SCOPE, FANOUT_SENDER, broadcastSubscribers, getEndpoint, getJobWebhook, getTeamEvent, isEndpointId, isJobSenderId, listEndpoints, teamEventExpanded } from '../webhooks/store';
 
 /**
  * The delivery engine, by the Standard Webhooks convention (and Svix's way of running it):
@@ -104,8 +104,9 @@ export async function pause(m: Monitor, reason: PausedReason, at: number, also: 
 }
 
 /**
- * Who a delivery is sent for: a monitor (its deliveries are keyed by its id) or a team webhook
- * endpoint (by the endpoint's id, `ep_…`: shared/webhooks/store.ts). The engine needs of either only
+ * Who a delivery is sent for: a monitor (its deliveries are keyed by its id), a team webhook
+ * endpoint (by the endpoint's id, `ep_…`) or a job's own webhook (by the job's id, `job_…`:
+ * shared/webhooks/store.ts). The engine needs of each only
  * where to POST, the secrets to sign with, and whether it holds its deliveries for now.
  */
 interface Sender {
@@ -122,6 +123,10 @@ async function senderOf(teamId: string, senderId: string): Promise<Sender | null
   if (isEndpointId(senderId)) {
     const e = await getEndpoint(teamId, senderId);
     return e && { url: e.url, secret: e.secret, previousSecret: e.previousSecret, previousSecretExpiresAt: e.previousSecretExpiresAt, holds: (d) => e.status === 'disabled' && !d.manual };
+  }
+  if (isJobSenderId(senderId)) {
+    const w = await getJobWebhook(teamId, senderId);
+    return w && { url: w.url, secret: w.secret, holds: () => false };
   }
   const m = await getMonitor(teamId, senderId);
   return m && { url: m.webhookUrl, secret: m.secret, previousSecret: m.previousSecret, previousSecretExpiresAt: m.previousSecretExpiresAt, holds: (d) => m.status === 'paused' && d.type !== 'monitor.paused' && !d.manual, monitor: m };
@@ -156,7 +161,7 @@ export async function attempt(teamId: string, monitorId: string, eventId: string
   const m = sender?.monitor;
   const settle = (next: Delivery) => putDelivery({ ...next, leaseId: undefined, leaseUntil: undefined }, { leaseId });
   if (!sender) {
-    const failed: Delivery = { ...d, state: 'failed', nextAttemptAt: undefined, sweepAfter: undefined, lastError: isEndpointId(monitorId) ? 'endpoint deleted' : 'monitor deleted' };
+    const failed: Delivery = { ...d, state: 'failed', nextAttemptAt: undefined, sweepAfter: undefined, lastError: isEndpointId(monitorId) ? 'endpoint deleted' : isJobSenderId(monitorId) ? 'job expired' : 'monitor deleted' };
     await settle(failed);
     return failed;
   }
@@ -209,7 +214,8 @@ export async function expandOverflow(teamId: string, monitorId: string, eventId:
 
 /**
  * A team event's outbox item (shared/webhooks/events.ts) turned into one delivery per endpoint that
- * wants its type and existed when the event was produced — the team's endpoints, or for a broadcast every team's (the WHSUB listing) — each
+ * wants its type and existed when the event was produced — the team's endpoints, or for a broadcast every team's (the WHSUB listing) —
+ * and one to the job's own webhook for a job's event that names it (directTo) when it wants the type, each
  * with the event's id, body and createdAt (each Put conditional: a repeated expansion skips those
  * already there), then the item retired.
  */
@@ -219,7 +225,9 @@ export async function expandTeamEvent(scope: string, eventId: string): Promise<D
   const wanted = scope === BROADCAST_SCOPE ? await broadcastSubscribers(e.type) : (await listEndpoints(scope)).filter((ep) => (ep.types as string[]).includes(e.type));
   // An endpoint receives the events produced after it was made, not older ones it happens to be in time for.
   const endpoints = wanted.filter((ep) => Date.parse(ep.createdAt) <= e.createdAt);
-  const made = endpoints.map((ep): Delivery => ({ teamId: ep.teamId, monitorId: ep.endpointId, eventId, type: e.type, body: e.body, timestamp: e.createdAt, createdAt: e.createdAt, attempts: 0, nextAttemptAt: e.createdAt, state: 'pending' }));
+  const direct = e.directTo && scope !== BROADCAST_SCOPE ? await getJobWebhook(scope, e.directTo) : null;
+  const senders = [...endpoints.map((ep) => ({ teamId: ep.teamId, id: ep.endpointId })), ...(direct && direct.types.includes(e.type) ? [{ teamId: direct.teamId, id: direct.jobId }] : [])];
+  const made = senders.map((s): Delivery => ({ teamId: s.teamId, monitorId: s.id, eventId, type: e.type, body: e.body, timestamp: e.createdAt, createdAt: e.createdAt, attempts: 0, nextAttemptAt: e.createdAt, state: 'pending' }));
   for (const d of made) await conditionally(() => writeTogether([deliveryPut(d)]));
   await teamEventExpanded(scope, eventId);
   return made;

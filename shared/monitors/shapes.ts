@@ -1,4 +1,4 @@
-import type { Delivery, Monitor } from './store';
+import type { Monitor } from './store';
 
 /**
  * A monitor and a delivery as the monitors API shows them (never the signing secret): what the
@@ -21,21 +21,5 @@ export const publicMonitor = (m: Monitor) => ({
   previousSecretExpiresAt: m.previousSecret && (m.previousSecretExpiresAt ?? 0) > Date.now() ? new Date(m.previousSecretExpiresAt!).toISOString() : null,
 });
 
-export const publicDelivery = (d: Delivery) => ({
-  eventId: d.eventId,
-  type: d.type,
-  createdAt: new Date(d.createdAt).toISOString(),
-  state: d.state,
-  attempts: d.attempts,
-  lastStatus: d.lastStatus ?? null,
-  lastError: d.lastError ?? null,
-  latencyMs: d.ms ?? null,
-  nextRetryAt: d.state === 'pending' && d.nextAttemptAt !== undefined && !d.held ? new Date(d.nextAttemptAt).toISOString() : null,
-  held: Boolean(d.held),
-});
-
-/** One delivery with its recent attempts (the last 20), oldest first. */
-export const publicDeliveryWithAttempts = (d: Delivery) => ({
-  ...publicDelivery(d),
-  recentAttempts: (d.log ?? []).map((a) => ({ at: new Date(a.at).toISOString(), status: a.status, latencyMs: a.ms, error: a.error ?? null })),
-});
+/** A delivery as every API shows it (a monitor's, an endpoint's, a job's): shared/webhooks/shapes.ts. */
+export { publicDelivery, publicDeliveryWithAttempts } from '../webhooks/shapes';

@@ -6,6 +6,7 @@ import { config } from '../runtime/config';
 import type { PendingEvent, WatchState } from './events';
 import type { MonitorableId } from '../api/monitor-kinds';
 import type { TeamEventType } from '../webhooks/catalogue';
+import { senderDeliveries } from '../webhooks/store';
 
 /**
  * Monitors and their deliveries, in the events table (shared/db/tables.ts describes its key layout,
@@ -280,13 +281,9 @@ export async function getDelivery(teamId: string, monitorId: string, eventId: st
   return res.Item && (res.Item.expiresAt as number) * 1000 > Date.now() ? strip<Delivery>(res.Item) : null;
 }
 
-/** A monitor's deliveries of the last 7 days, newest first. */
+/** A monitor's (an endpoint's, a job's) deliveries of the last 7 days (the sender's listing: shared/webhooks/store.ts). */
 export async function listDeliveries(teamId: string, monitorId: string, limit = 100): Promise<Delivery[]> {
-  const res = await db().send(
-    new QueryCommand({ TableName: T(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': teamPk(teamId), ':p': deliveriesPrefix(monitorId) }, ScanIndexForward: false, Limit: limit }),
-  );
-  const now = Date.now();
-  return (res.Items ?? []).filter((i) => (i.expiresAt as number) * 1000 > now).map((i) => strip<Delivery>(i));
+  return (await senderDeliveries(teamId, monitorId, limit)) as Delivery[];
 }
 
 /** A monitor's deliveries held while it is paused (every page). */

@@ -151,7 +151,7 @@ export const config = {
   get onLambda() {
     return Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
   },
-  /** The stack's KMS key the monitors' signing secrets are sealed under on AWS (envelope encryption: shared/monitors/secret.ts). */
+  /** The stack's KMS key the monitors' signing secrets are sealed under on AWS (envelope encryption: shared/webhooks/secret.ts). */
   get monitorKmsKeyId() {
     return process.env.MONITOR_KMS_KEY_ID || undefined;
   },
@@ -182,7 +182,7 @@ export const config = {
   get jobFilesDir() {
     return process.env.JOB_FILES_DIR || `${process.cwd()}/.local/jobs`;
   },
-  /** The AWS job worker's input queues (JSON: platform -> queue URL; set by the stack). Unset: inputs run in process. */
+  /** The AWS job worker's input queues (JSON: platform -> that platform's own input queue's URL; set by the stack, infra/jobs.ts). Unset: inputs run in process. */
   get jobQueues(): Record<string, string> {
     return JSON.parse(process.env.JOB_QUEUES || '{}') as Record<string, string>;
   },

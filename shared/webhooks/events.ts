@@ -30,16 +30,19 @@ export function teamEventId(scope: string, type: TeamEventType, eventKey: string
 /** The JSON body every delivery of the event carries: {type, timestamp, data}. */
 export const teamEventBody = (type: string, at: number, data: unknown) => JSON.stringify({ type, timestamp: new Date(at).toISOString(), data });
 
-function writes<T extends TeamEventType>(scope: string, type: T, eventKey: string, data: EventData<T>, at: number): TransactItem[] {
+function writes<T extends TeamEventType>(scope: string, type: T, eventKey: string, data: EventData<T>, at: number, directTo?: string): TransactItem[] {
   const entry = catalogueEntry(type);
   if (entry.scope === 'broadcast' ? scope !== BROADCAST_SCOPE : scope === BROADCAST_SCOPE) throw new Error(`${type} is a ${entry.scope} event`);
   // The catalogue's schema: a producer's mistake fails its own transaction, never a receiver.
   const checked = v.parse(entry.data as v.GenericSchema, data);
-  return [teamEventPut({ scope, eventId: teamEventId(scope, type, eventKey), type, body: teamEventBody(type, at, checked), createdAt: at })];
+  return [teamEventPut({ scope, eventId: teamEventId(scope, type, eventKey), type, body: teamEventBody(type, at, checked), createdAt: at, ...(directTo ? { directTo } : {}) })];
 }
 
-/** A team's event, for the producer's transaction. */
-export const teamEventWrites = <T extends TeamEventType>(teamId: string, type: T, eventKey: string, data: EventData<T>, at = Date.now()): TransactItem[] => writes(teamId, type, eventKey, data, at);
+/**
+ * A team's event, for the producer's transaction. `directTo`: one more sender it goes to beside the
+ * team's endpoints (a job's own webhook: the job's id), from the same outbox item, with the same id.
+ */
+export const teamEventWrites = <T extends TeamEventType>(teamId: string, type: T, eventKey: string, data: EventData<T>, at = Date.now(), directTo?: string): TransactItem[] => writes(teamId, type, eventKey, data, at, directTo);
 
 /** An event for every team's endpoints that want it (operation.*), for the producer's transaction. */
 export const broadcastEventWrites = <T extends TeamEventType>(type: T, eventKey: string, data: EventData<T>, at = Date.now()): TransactItem[] => writes(BROADCAST_SCOPE, type, eventKey, data, at);

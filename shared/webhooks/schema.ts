@@ -5,7 +5,7 @@ import { TEAM_EVENT_TYPES } from './catalogue';
  * The bodies of POST and PATCH /v1/webhooks, as valibot schemas: the API checks them (every
  * problem at once, as `{path, message}` details), and the OpenAPI document and the MCP tools
  * describe them from the same schemas (@valibot/to-json-schema). The URL's own rule (public https,
- * checked after name resolution: shared/monitors/webhook-url.ts) is applied by the API after these.
+ * checked after name resolution: shared/api/webhook-url.ts) is applied by the API after these.
  */
 export const MAX_DESCRIPTION = 200;
 export const MAX_ENDPOINTS_PER_TEAM = 20;

@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionally, db, isConditionalFailure, itemUpdate, queryAll } from '../db/client';
 import {
   BROADCAST_PK,
@@ -7,8 +7,10 @@ import {
   DUE_INDEX,
   ENDPOINT_COUNT_SK,
   ENDPOINT_PREFIX,
+  deliveriesPrefix,
   dueSk,
   endpointSk,
+  jobWebhookSk,
   teamEventSk,
   teamPk,
 } from '../db/tables';
@@ -28,7 +30,7 @@ export interface Endpoint {
   types: TeamEventType[];
   description?: string;
   status: 'active' | 'disabled';
-  /** Sealed (shared/monitors/secret.ts), as a monitor's. */
+  /** Sealed (shared/webhooks/secret.ts), as a monitor's. */
   secret: string;
   previousSecret?: string;
   previousSecretExpiresAt?: number;
@@ -49,12 +51,53 @@ export interface TeamEvent {
   body: string;
   createdAt: number;
   state: 'pending' | 'expanded';
+  /** One more sender the event goes to beside the team's endpoints: the job's own webhook (a job's id), for a job's event. */
+  directTo?: string;
+}
+
+/**
+ * A job's own webhook (POST /v1/jobs `webhook`, docs/jobs.md): a sender of the engine as an endpoint
+ * is, made with its job (in the job's creating transaction) and gone with it. Its deliveries are the
+ * engine's delivery items keyed by the job's id.
+ */
+export interface JobWebhook {
+  teamId: string;
+  jobId: string;
+  url: string;
+  types: TeamEventType[];
+  /** Sealed (./secret.ts), as an endpoint's. */
+  secret: string;
+  createdAt: number;
+  /** Epoch seconds: the job's own expiry. */
+  expiresAt: number;
+}
+
+/**
+ * What every delivery item holds, whoever its sender (the engine's Delivery, shared/monitors/store.ts,
+ * is this and more): what the APIs show of a delivery (./shapes.ts publicDelivery).
+ */
+export interface DeliveryRecord {
+  teamId: string;
+  monitorId: string;
+  eventId: string;
+  type: string;
+  createdAt: number;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  lastStatus?: number | null;
+  lastError?: string;
+  ms?: number;
+  nextAttemptAt?: number;
+  held?: boolean;
+  log?: { at: number; status: number | null; ms: number; error?: string }[];
 }
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 export const ENDPOINT_ID_PREFIX = 'ep_';
 export const isEndpointId = (id: string) => id.startsWith(ENDPOINT_ID_PREFIX);
+/** A job's id as a sender (its own webhook's deliveries): jobs' ids are `job_…` (shared/jobs/store.ts). */
+export const isJobSenderId = (id: string) => id.startsWith('job_');
 /** The sender id a team event item carries in the due index, where a delivery carries its monitor's or endpoint's. */
 export const FANOUT_SENDER = 'fanout';
 export const BROADCAST_SCOPE = '*';
@@ -191,6 +234,7 @@ export function teamEventPut(e: Omit<TeamEvent, 'state'>): TransactItem {
         body: e.body,
         createdAt: e.createdAt,
         state: 'pending',
+        ...(e.directTo ? { directTo: e.directTo } : {}),
         duePk: DELIVERY_DUE,
         dueSk: dueSk(e.createdAt, e.scope, FANOUT_SENDER, e.eventId),
         expiresAt: Math.floor(e.createdAt / 1000) + EVENT_DAYS * 86_400,
@@ -204,12 +248,34 @@ export async function getTeamEvent(scope: string, eventId: string): Promise<Team
   const res = await db().send(new GetCommand({ TableName: T(), Key: { pk: scopePk(scope), sk: teamEventSk(eventId) }, ConsistentRead: true }));
   const i = res.Item;
   if (!i || (i.expiresAt as number) * 1000 <= Date.now()) return null;
-  return { scope, eventId, type: i.type as TeamEventType, body: i.body as string, createdAt: i.createdAt as number, state: i.state as TeamEvent['state'] };
+  return { scope, eventId, type: i.type as TeamEventType, body: i.body as string, createdAt: i.createdAt as number, state: i.state as TeamEvent['state'], ...(i.directTo ? { directTo: i.directTo as string } : {}) };
 }
 
 /** An expanded team event leaves the due index (its TTL removes it). */
 export async function teamEventExpanded(scope: string, eventId: string): Promise<void> {
   await db().send(new UpdateCommand({ TableName: T(), Key: { pk: scopePk(scope), sk: teamEventSk(eventId) }, UpdateExpression: 'SET #st = :done REMOVE duePk, dueSk', ExpressionAttributeNames: { '#st': 'state' }, ExpressionAttributeValues: { ':done': 'expanded' } }));
+}
+
+/** The Put of a job's own webhook, for the job's creating transaction (never over an existing one). */
+export function jobWebhookPut(w: JobWebhook): TransactItem {
+  return { Put: { TableName: T(), Item: { pk: teamPk(w.teamId), sk: jobWebhookSk(w.jobId), ...w }, ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
+export async function getJobWebhook(teamId: string, jobId: string): Promise<JobWebhook | null> {
+  if (!isJobSenderId(jobId)) return null;
+  const res = await db().send(new GetCommand({ TableName: T(), Key: { pk: teamPk(teamId), sk: jobWebhookSk(jobId) }, ConsistentRead: true }));
+  if (!res.Item || (res.Item.expiresAt as number) * 1000 <= Date.now()) return null;
+  const { pk: _pk, sk: _sk, ...w } = res.Item;
+  return w as JobWebhook;
+}
+
+/** A sender's (a monitor's, an endpoint's, a job's) deliveries of the last 7 days, by sort key (event ids are derived: not time-ordered). */
+export async function senderDeliveries(teamId: string, senderId: string, limit = 100): Promise<DeliveryRecord[]> {
+  const res = await db().send(
+    new QueryCommand({ TableName: T(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': teamPk(teamId), ':p': deliveriesPrefix(senderId) }, ScanIndexForward: false, Limit: limit }),
+  );
+  const now = Date.now();
+  return (res.Items ?? []).filter((i) => (i.expiresAt as number) * 1000 > now).map((i) => strip<DeliveryRecord>(i));
 }
 
 /** For tests: removes an endpoint without the count. */

@@ -452,6 +452,24 @@ describe('monitor tools (free, the caller\'s own team, through the monitors API)
     expect(none.result.isError).toBe(true);
     expect(none.result.structuredContent.error).toMatchObject({ code: 'NOT_FOUND', message: 'This deployment runs no monitors' });
   });
+
+  test("jobs-submit with webhook: the job's signing secret on lines of its own, once; jobs-get shows the webhook without it", async () => {
+    const team = await h.team(3);
+    const c = await connect({ authorization: `Bearer ${team.key}` });
+    const made = await call(c, 'jobs-submit', { operation: 'microblog-a-user-posts', inputs: ['someone.bsky.social'], webhook: hook });
+    expect(made.isError).toBeFalsy();
+    const { job } = made.structuredContent.data;
+    expect(job.webhook).toMatchObject({ url: hook, events: ['job.succeeded', 'job.failed', 'job.paused'], secret: expect.stringMatching(/^whsec_/) });
+    const t = text(made);
+    expect(t).toMatch(/\nSIGNING SECRET \(shown this once; it cannot be read again\): whsec_\S+\n.*submit a new job\./);
+    expect(t.split(job.webhook.secret)).toHaveLength(2); // written once, whole
+    const got = await call(c, 'jobs-get', { id: job.id });
+    expect(got.structuredContent.data.job.webhook).toMatchObject({ url: hook });
+    expect(JSON.stringify(got)).not.toContain(job.webhook.secret);
+    // Not public https (loopback allowed here for the tests only): the spec's 422, as over HTTP.
+    const refused = await call(c, 'jobs-submit', { operation: 'microblog-a-user-posts', inputs: ['someone.bsky.social'], webhook: 'https://10.0.0.1/hook' });
+    expect(refused.structuredContent.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'webhook' }] });
+  });
 });
 
 describe('GET /llms.txt, without a key', () => {

@@ -32,7 +32,7 @@ const bundle = (entry: string) => bundles.get(entry)!;
 let key: string;
 let teamId: string;
 beforeAll(async () => {
-  bundles = await bundleAll(['functions/authorizer.ts', 'functions/account.ts', 'functions/monitors.ts', 'functions/monitors/deliver.ts', 'functions/jobs/worker.ts', ...routedOperations().map(handlerFile)]);
+  bundles = await bundleAll(['functions/authorizer.ts', 'functions/account.ts', 'functions/monitors.ts', 'functions/monitors/deliver.ts', 'functions/jobs.ts', 'functions/jobs/worker.ts', ...routedOperations().map(handlerFile)]);
   await ensureTables();
   await fake.start();
   for (const op of routedOperations()) process.env[`UPSTREAM_${envName(op.platform)}_URL`] = fake.url;
@@ -160,11 +160,13 @@ test('account: the bundled function answers the account API (not signed in -> 40
   expect(JSON.parse(res.body).error).toMatchObject({ code: 'UNAUTHORIZED', requestId: 'bundle-account' });
 });
 
-test("the KMS client (the monitors' sealing: shared/monitors/secret.ts) is bundled only where secrets are sealed or opened: never in an operation's function, the authorizer or the account API", () => {
+test("the KMS client (the monitors' sealing: shared/webhooks/secret.ts) is bundled only where secrets are sealed or opened: never in an operation's function, the authorizer or the account API", () => {
   // TrentService: the KMS API's target prefix, a string every KMS command of the client carries (minifying keeps it).
   const hasKms = (entry: string) => readFileSync(bundle(entry), 'utf8').includes('TrentService');
   expect(hasKms('functions/monitors.ts')).toBe(true);
   expect(hasKms('functions/monitors/deliver.ts')).toBe(true);
+  // A job's own webhook: its secret sealed by the jobs API.
+  expect(hasKms('functions/jobs.ts')).toBe(true);
   for (const entry of ['functions/authorizer.ts', 'functions/account.ts', ...routedOperations().map(handlerFile)]) expect({ entry, kms: hasKms(entry) }).toEqual({ entry, kms: false });
 });
 

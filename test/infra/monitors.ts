@@ -4,7 +4,7 @@ import { WEBHOOK_ROUTES } from '../../shared/api/webhook-routes';
 import { MONITORABLE_IDS, POLL_BATCH } from '../../shared/api/monitor-kinds';
 import { operation } from '../../shared/operations';
 import { groupOf } from '../../infra/edge';
-import { stackTemplate } from '../support/synth';
+import { nestedTemplate, nestedWiring, stackTemplate } from '../support/synth';
 
 /**
  * Registered by test/infra/stack.test.ts (one module registry for the stack's template tests).
@@ -81,8 +81,10 @@ test('each worker may send only to the queues it feeds and receive only from its
 test('the MCP function (its monitor tools) may invoke the monitors API function, that one alone, and still neither PutItem nor DeleteItem', () => {
   const mcp = policiesOf('Mcp') as { Effect?: string; Action: string | string[]; Resource: unknown }[];
   const invoke = mcp.filter((s) => actions(s).includes('lambda:InvokeFunction'));
-  // And the jobs API's function, for the MCP job tools (test/infra/jobs.ts).
-  expect(invoke.map((s) => s.Resource)).toEqual([[{ 'Fn::GetAtt': [logicalId('JobsApi'), 'Arn'] }, { 'Fn::GetAtt': [logicalId('MonitorsApi'), 'Arn'] }]]);
+  // And the jobs API's function, for the MCP job tools (test/infra/jobs.ts): the jobs' nested stack's, by its output.
+  const nested = nestedTemplate('JobsEngine').toJSON().Resources as Record<string, Resource>;
+  const jobsApi = Object.keys(nested).find((id) => id.startsWith('JobsApi') && nested[id]!.Type === 'AWS::Lambda::Function')!;
+  expect(invoke.map((s) => s.Resource)).toEqual([[nestedWiring('JobsEngine').output({ 'Fn::GetAtt': [jobsApi, 'Arn'] }), { 'Fn::GetAtt': [logicalId('MonitorsApi'), 'Arn'] }]]);
   const accountsArn = JSON.stringify({ 'Fn::GetAtt': [Object.keys(resources).find((id) => id.startsWith('AccountsTable') && resources[id]!.Type === 'AWS::DynamoDB::Table'), 'Arn'] });
   expect(mcp.filter((s) => (s.Effect ?? 'Allow') === 'Allow' && JSON.stringify(s.Resource).includes(accountsArn) && actions(s).some((a) => a === 'dynamodb:PutItem' || a === 'dynamodb:DeleteItem'))).toEqual([]);
   expect(resources[logicalId('Mcp')]!.Properties.Environment.Variables.MONITORS_FUNCTION).toEqual({ Ref: logicalId('MonitorsApi') });
@@ -134,7 +136,7 @@ test('every monitors route is an API method without the key authorizer (the func
   expect([...MONITOR_ROUTES, ...WEBHOOK_ROUTES].every((r) => groupOf(r)?.name === 'monitors')).toBe(true);
 });
 
-test('the signing secrets are sealed under a KMS key of the stack (envelope encryption): rotated, retained; the API may only GenerateDataKey, the delivery worker only Decrypt, no other role touches it; a key out of reach raises an alarm on the status topic', () => {
+test('the signing secrets are sealed under a KMS key of the stack (envelope encryption): rotated, retained; the monitors API and the jobs API (a job\'s own webhook) may only GenerateDataKey, the delivery worker only Decrypt, no other role touches it; a key out of reach raises an alarm on the status topic', () => {
   const keys = ofType('AWS::KMS::Key').filter(([id]) => id.startsWith('MonitorKey'));
   expect(keys).toHaveLength(1);
   const [keyId, key] = keys[0]!;
@@ -143,13 +145,15 @@ test('the signing secrets are sealed under a KMS key of the stack (envelope encr
   const keyArn = JSON.stringify({ 'Fn::GetAtt': [keyId, 'Arn'] });
   const kmsOnKey = (fnPrefix: string) => policiesOf(fnPrefix).filter((s) => JSON.stringify(s.Resource) === keyArn).flatMap(actions).sort();
   expect(kmsOnKey('MonitorsApi')).toEqual(['kms:GenerateDataKey']);
+  // (The jobs API, in the jobs' nested stack, may GenerateDataKey on it too: test/infra/jobs.ts.)
   expect(kmsOnKey('MonitorsDeliver')).toEqual(['kms:Decrypt']);
-  for (const [id] of ofType('AWS::Lambda::Function').filter(([fid]) => !fid.startsWith('MonitorsApi') && !fid.startsWith('MonitorsDeliver'))) {
+  const sealers = ['MonitorsApi', 'MonitorsDeliver'];
+  for (const [id] of ofType('AWS::Lambda::Function').filter(([fid]) => !sealers.some((f) => fid.startsWith(f)))) {
     const role = resources[id]!.Properties.Role?.['Fn::GetAtt']?.[0] as string | undefined;
     const touching = ofType('AWS::IAM::Policy').filter(([, p]) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === role) && JSON.stringify(p.Properties.PolicyDocument).includes(keyArn));
     expect({ id, touching: touching.length }).toEqual({ id, touching: 0 });
   }
-  for (const f of ['MonitorsApi', 'MonitorsDeliver']) expect(resources[logicalId(f)]!.Properties.Environment.Variables.MONITOR_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
+  for (const f of sealers) expect(resources[logicalId(f)]!.Properties.Environment.Variables.MONITOR_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
   const alarms = ofType('AWS::CloudWatch::Alarm').filter(([id]) => id.startsWith('MonitorKeyUnavailable'));
   expect(alarms).toHaveLength(1);
   const alarm = alarms[0]![1].Properties;

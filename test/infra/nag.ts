@@ -1,8 +1,12 @@
 /** Registered by test/infra/stack.test.ts (one module registry for the stack's template tests). */
-import { Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { Validations, type IPolicyValidationPluginBeta1 } from 'aws-cdk-lib/core';
+import type { IConstruct } from 'constructs';
 import { SocialDataApiStack } from '../../infra/stack';
 import { testApp } from '../support/synth';
+
+// cdk-nag's type declarations import the whole of aws-cdk-lib's (every service's, 2,500 files), which
+// doubled the type check's time; this file needs one constructor of it, typed here.
+const { AwsSolutionsChecks } = require('cdk-nag') as { AwsSolutionsChecks: new (scope: IConstruct) => IPolicyValidationPluginBeta1 };
 
 /**
  * AWS's own best-practice rules (cdk-nag v3, the AwsSolutions pack, as a CDK policy-validation
@@ -50,21 +54,41 @@ test('the checks do run: a stack with a finding fails them', () => {
   expect(() => app.synth()).toThrow(/AwsSolutions-SQS/);
 });
 
+test("the checks run on the jobs' nested stack too: a finding there fails them", () => {
+  const app = testApp({}, false);
+  const stack = new SocialDataApiStack(app, 'SocialDataApi');
+  const { NestedStack } = require('aws-cdk-lib/core') as typeof import('aws-cdk-lib/core');
+  const nested = stack.node.findAll().find(NestedStack.isNestedStack)!;
+  new (require('aws-cdk-lib/aws-sqs').Queue)(nested, 'Probe', { enforceSSL: false });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  expect(() => app.synth()).toThrow(/AwsSolutions-SQS[\s\S]*JobsEngine\/Probe/);
+});
+
 describe('what the fixes changed', () => {
   const { Template } = require('aws-cdk-lib/assertions') as typeof import('aws-cdk-lib/assertions');
   const app = testApp({}, false);
-  const template = Template.fromStack(new SocialDataApiStack(app, 'SocialDataApi')).toJSON();
+  const stack = new SocialDataApiStack(app, 'SocialDataApi');
+  const template = Template.fromStack(stack).toJSON();
   const resources = Object.entries(template.Resources as Record<string, { Type: string; Properties: Record<string, any> }>); // eslint-disable-line @typescript-eslint/no-explicit-any
+  const { NestedStack } = require('aws-cdk-lib/core') as typeof import('aws-cdk-lib/core');
+  // The jobs' nested stack's template too (infra/jobs.ts).
+  const nestedTemplates = stack.node.findAll().filter(NestedStack.isNestedStack).map((n) => Template.fromStack(n).toJSON());
 
-  test('every function has its own role with no managed policy, writing only to its own log group', () => {
-    const fns = resources.filter(([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.LoggingConfig);
-    expect(fns.length).toBeGreaterThan(1);
-    for (const [, fn] of fns) {
-      const role = template.Resources[fn.Properties.Role['Fn::GetAtt'][0]];
-      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
-      const statements = role.Properties.Policies.flatMap((p: { PolicyDocument: { Statement: unknown[] } }) => p.PolicyDocument.Statement);
-      expect(statements).toEqual([{ Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [fn.Properties.LoggingConfig.LogGroup.Ref, 'Arn'] } }]);
+  test('every function, of the root stack and of the nested one, has its own role with no managed policy, writing only to its own log group', () => {
+    let count = 0;
+    for (const t of [template, ...nestedTemplates]) {
+      const fns = Object.values(t.Resources as Record<string, { Type: string; Properties: Record<string, any> }>).filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.LoggingConfig); // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect(fns.length).toBeGreaterThan(1);
+      count += fns.length;
+      for (const fn of fns) {
+        const role = t.Resources[fn.Properties.Role['Fn::GetAtt'][0]];
+        expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+        const statements = role.Properties.Policies.flatMap((p: { PolicyDocument: { Statement: unknown[] } }) => p.PolicyDocument.Statement);
+        expect(statements).toEqual([{ Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [fn.Properties.LoggingConfig.LogGroup.Ref, 'Arn'] } }]);
+      }
     }
+    expect(nestedTemplates).toHaveLength(1);
+    expect(count).toBeGreaterThan(2);
   });
 
   test('the stage writes access logs without the key or the query, and execution logs for errors only, without bodies', () => {

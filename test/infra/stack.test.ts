@@ -12,7 +12,7 @@ import { CREDIT_WATCH_ATTRIBUTES, TEAM_EVENT_ATTRIBUTES } from '../../infra/iam'
 import { REFERENCE_HEADERS } from '../../shared/public/reference-page';
 import { LLMS_PATH, MCP_METHODS, MCP_PATH } from '../../shared/api/agent-routes';
 import { routedOperations } from '../../shared/operations';
-import { stackTemplate } from '../support/synth';
+import { nestedTemplate, nestedWiring, stackTemplate } from '../support/synth';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
@@ -22,6 +22,10 @@ const template = synth();
 const resources = template.toJSON().Resources as Record<string, Resource>;
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 const routed = routedOperations();
+/** The jobs engine's nested stack (infra/jobs.ts), its parameters read as what the root passes (test/support/synth.ts); its own checks: test/infra/jobs.ts. */
+const jobsWiring = nestedWiring('JobsEngine');
+const nestedResources = jobsWiring.inRoot(nestedTemplate('JobsEngine').toJSON().Resources as Record<string, Resource>);
+const nestedOfType = (type: string) => Object.entries(nestedResources).filter(([, r]) => r.Type === type);
 
 /** Full path of every API Gateway resource, by walking PathPart/ParentId up to the root. */
 function resourcePaths(): Map<string, string> {
@@ -66,10 +70,12 @@ const attributesOf = (s: { Condition?: Record<string, Record<string, unknown>> }
 const tableId = (logicalPrefix: string) => ofType('AWS::DynamoDB::Table').find(([id]) => id.startsWith(logicalPrefix))![0];
 
 describe('functions', () => {
-  it('one function per routed operation plus the authorizer, the OpenAPI document, the account API, the dashboard, the API reference page, MCP, llms.txt, the status document, the canaries, the monitors\' four (API, tick, poll, delivery) and the jobs\' two (API, input worker), all nodejs22.x on arm64', () => {
+  it('one function per routed operation plus the authorizer, the OpenAPI document, the account API, the dashboard, the API reference page, MCP, llms.txt, the status document, the canaries, the monitors\' four (API, tick, poll, delivery); the jobs\' two (API, input worker) in their nested stack; all nodejs22.x on arm64', () => {
     const fns = ofType('AWS::Lambda::Function');
-    expect(fns).toHaveLength(routed.length + 9 + 4 + 2);
-    for (const [, fn] of fns) {
+    expect(fns).toHaveLength(routed.length + 9 + 4);
+    const jobs = nestedOfType('AWS::Lambda::Function');
+    expect(jobs.map(([, fn]) => String(fn.Properties.Description).split(':')[0]).sort()).toEqual(['Bulk jobs', 'The bulk jobs API']);
+    for (const [, fn] of [...fns, ...jobs]) {
       expect(fn.Properties.Runtime).toBe('nodejs22.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
       expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
@@ -218,9 +224,9 @@ describe('least-privilege IAM', () => {
   const cache = { 'Fn::GetAtt': [tableId('CacheTable'), 'Arn'] };
   const events = { 'Fn::GetAtt': [tableId('EventsTable'), 'Arn'] };
 
-  it('grants no wildcard, Scan, DeleteItem, Batch action (but the status document\'s BatchGetItem on the cache, the authorizer\'s on key and team partitions, the operations\' on team partitions) or table action anywhere, and Query only to the account API and the MCP account tools (the monitors\' and the jobs\' functions apart: test/infra/monitors.ts, test/infra/iam/monitors.test.ts and test/infra/jobs.ts)', () => {
-    const monitorRoles = ['The monitors API', 'Monitors: ', 'The bulk jobs API', 'Bulk jobs: '].flatMap((d) => ofType('AWS::Lambda::Function').filter(([, fn]) => String(fn.Properties.Description).startsWith(d))).map(([, fn]) => fn.Properties.Role['Fn::GetAtt'][0]);
-    expect(monitorRoles).toHaveLength(6);
+  it('grants no wildcard, Scan, DeleteItem, Batch action (but the status document\'s BatchGetItem on the cache, the authorizer\'s on key and team partitions, the operations\' on team partitions) or table action anywhere, and Query only to the account API and the MCP account tools (the monitors\' functions apart: test/infra/monitors.ts and test/infra/iam/monitors.test.ts; the jobs\' are in their nested stack: test/infra/jobs.ts)', () => {
+    const monitorRoles = ['The monitors API', 'Monitors: '].flatMap((d) => ofType('AWS::Lambda::Function').filter(([, fn]) => String(fn.Properties.Description).startsWith(d))).map(([, fn]) => fn.Properties.Role['Fn::GetAtt'][0]);
+    expect(monitorRoles).toHaveLength(4);
     const readers = [functionByDescription('dashboard account API'), functionByDescription('the MCP server')].map((fn) => fn.Properties.Role['Fn::GetAtt'][0]).concat(monitorRoles);
     const statusRole = functionByDescription('GET /v1/status').Properties.Role['Fn::GetAtt'][0];
     const authorizerRole = functionByDescription('REQUEST authorizer').Properties.Role['Fn::GetAtt'][0];
@@ -338,7 +344,7 @@ describe('least-privilege IAM', () => {
     expect(putting.map(([, fn]) => String(fn.Properties.Description))).toEqual([String(functionByDescription('dashboard account API').Properties.Description)]);
   });
 
-  it('the key pepper (18.7): one retained secret, readable only by the authorizer, the account API and the monitors API (each checks keys or sessions), named by KEY_PEPPER_SECRET_ARN', () => {
+  it('the key pepper (18.7): one retained secret, readable only by the authorizer, the account API, the monitors API and the jobs API (each checks keys or sessions; the last in the jobs\' nested stack), named by KEY_PEPPER_SECRET_ARN', () => {
     const json = template.toJSON() as { Resources: Record<string, Resource & { DeletionPolicy?: string }> };
     const peppers = Object.entries(json.Resources).filter(([, r]) => r.Type === 'AWS::SecretsManager::Secret' && String(r.Properties.Description).includes('KEY_PEPPER_SECRET_ARN'));
     expect(peppers).toHaveLength(1);
@@ -347,8 +353,13 @@ describe('least-privilege IAM', () => {
     const readers = ofType('AWS::Lambda::Function')
       .filter(([, fn]) => statementsOf(fn).some((st) => [st.Resource].flat().some((r) => JSON.stringify(r) === JSON.stringify({ Ref: pepperId }))))
       .map(([, fn]) => String(fn.Properties.Description));
-    expect(readers.sort()).toEqual([functionByDescription('REQUEST authorizer'), functionByDescription('dashboard account API'), functionByDescription('The monitors API'), functionByDescription('The bulk jobs API')].map((fn) => String(fn.Properties.Description)).sort());
+    expect(readers.sort()).toEqual([functionByDescription('REQUEST authorizer'), functionByDescription('dashboard account API'), functionByDescription('The monitors API')].map((fn) => String(fn.Properties.Description)).sort());
     for (const d of readers) expect(functionByDescription(d).Properties.Environment.Variables.KEY_PEPPER_SECRET_ARN).toEqual({ Ref: pepperId });
+    // In the jobs' nested stack, the pepper's ARN comes in as a parameter: the jobs API alone reads it.
+    const nestedStatementsOf = (fn: Resource) => nestedOfType('AWS::IAM::Policy').filter(([, p]) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === fn.Properties.Role['Fn::GetAtt'][0])).flatMap(([, p]) => p.Properties.PolicyDocument.Statement as { Resource: unknown }[]);
+    const nestedReaders = nestedOfType('AWS::Lambda::Function').filter(([, fn]) => nestedStatementsOf(fn).some((st) => [st.Resource].flat().some((r) => JSON.stringify(r) === JSON.stringify({ Ref: pepperId }))));
+    expect(nestedReaders.map(([, fn]) => String(fn.Properties.Description).split(':')[0])).toEqual(['The bulk jobs API']);
+    expect(nestedReaders[0]![1].Properties.Environment.Variables.KEY_PEPPER_SECRET_ARN).toEqual({ Ref: pepperId });
     expect(json.Resources).toBeDefined();
     template.hasOutput('KeyPepperSecretArn', { Value: { Ref: pepperId } });
   });
@@ -582,7 +593,8 @@ describe('routes for agents', () => {
     const secretRef = JSON.stringify(op.Properties.Environment.Variables.CURSOR_SECRET_ARN);
     const index = JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId('AccountsTable'), 'Arn'] }, '/index/byTeam']] });
     const monitorsApi = JSON.stringify({ 'Fn::GetAtt': [ofType('AWS::Lambda::Function').find(([, fn]) => String(fn.Properties.Description).startsWith('The monitors API'))![0], 'Arn'] });
-    const jobsApi = JSON.stringify({ 'Fn::GetAtt': [ofType('AWS::Lambda::Function').find(([, fn]) => String(fn.Properties.Description).startsWith('The bulk jobs API'))![0], 'Arn'] });
+    // The jobs API's function is the jobs' nested stack's: its ARN is an output of that stack.
+    const jobsApi = JSON.stringify(jobsWiring.output({ 'Fn::GetAtt': [nestedOfType('AWS::Lambda::Function').find(([, fn]) => String(fn.Properties.Description).startsWith('The bulk jobs API'))![0], 'Arn'] }));
     expect(new Set(stmts.flatMap(resources))).toEqual(new Set([arn('AccountsTable'), arn('CacheTable'), arn('EventsTable'), secretRef, index, monitorsApi, jobsApi]));
     // The events table: only a charge's credits announcement, as the operations' functions (docs/webhooks.md).
     expect(byTable('EventsTable')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);

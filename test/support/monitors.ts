@@ -1,5 +1,5 @@
 import { MONITOR_ROUTES } from '../../shared/api/monitor-routes';
-import { newSecret, sealLocalSecret } from '../../shared/monitors/secret';
+import { newSecret, sealLocalSecret } from '../../shared/webhooks/secret';
 import type { Monitor } from '../../shared/monitors/store';
 
 /**

@@ -28,7 +28,7 @@ process.env.DYNAMODB_CONNECT_TIMEOUT_MS = process.env.DYNAMODB_CONNECT_TIMEOUT_M
 // Password hashing at the recommended cost (128 MiB, ~0.5 s each) would dominate the suites; only
 // test/unit/account/passwords.test.ts hashes at the default. Honoured under NODE_ENV=test alone.
 process.env.PASSWORD_HASH_TEST_LOG2N = process.env.PASSWORD_HASH_TEST_LOG2N || '10';
-// The tests' own key for monitors' signing secrets (shared/monitors/secret.ts has no fallback).
+// The tests' own key for monitors' signing secrets (shared/webhooks/secret.ts has no fallback).
 process.env.MONITOR_KEY = process.env.MONITOR_KEY || `test-monitor-key-${suffix}`;
 // Never let a test reach a real proxy or a real site by accident.
 delete process.env.SCRAPER_PROXY_URL;

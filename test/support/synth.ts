@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { App } from 'aws-cdk-lib';
+import type { App } from 'aws-cdk-lib/core';
 import type { Template } from 'aws-cdk-lib/assertions';
 
 /**
@@ -34,44 +34,101 @@ export const cdkJsonContext = (): Record<string, unknown> => JSON.parse(readFile
  * bundling (the tests read templates, never the code), plus `extraContext`.
  */
 export function testApp(extraContext: Record<string, unknown> = {}, withCdkJson = true): App {
-  const cdk = require('aws-cdk-lib') as typeof import('aws-cdk-lib');
+  const cdk = require('aws-cdk-lib/core') as typeof import('aws-cdk-lib/core');
   return new cdk.App({ outdir: synthDir(), context: { ...(withCdkJson ? cdkJsonContext() : {}), 'aws:cdk:bundling-stacks': [], ...extraContext } });
 }
 
 const contextId = (extraContext: Record<string, unknown>) => JSON.stringify(Object.entries(extraContext).sort(([a], [b]) => a.localeCompare(b)));
-const templates = new Map<string, Template>();
+/** A context's templates: the root stack's, and each nested stack's by its construct id (infra/jobs.ts: `JobsEngine`). */
+type Templates = { root: Template; nested: Map<string, Template> };
+const templates = new Map<string, Templates>();
 
-/** The stack's template, synthesized by `testApp(extraContext)`, once per context in this module registry. */
-export function stackTemplate(extraContext: Record<string, unknown> = {}): Template {
+/** The root stack's and its nested stacks' templates, synthesized by `testApp(extraContext)`, once per context in this module registry. */
+function synthesized(extraContext: Record<string, unknown>): Templates {
   const id = contextId(extraContext);
   const known = templates.get(id);
   if (known) return known;
+  const { NestedStack } = require('aws-cdk-lib/core') as typeof import('aws-cdk-lib/core');
   const { Template: T } = require('aws-cdk-lib/assertions') as typeof import('aws-cdk-lib/assertions');
   const { SocialDataApiStack } = require('../../infra/stack') as typeof import('../../infra/stack');
-  const template = T.fromStack(new SocialDataApiStack(testApp(extraContext), 'SocialDataApi'));
-  templates.set(id, template);
-  const file = cacheFile(extraContext);
-  if (file) {
+  const stack = new SocialDataApiStack(testApp(extraContext), 'SocialDataApi');
+  const root = T.fromStack(stack);
+  const nested = new Map(stack.node.findAll().filter(NestedStack.isNestedStack).map((n) => [n.node.id, T.fromStack(n)] as const));
+  const made = { root, nested };
+  templates.set(id, made);
+  const cache = (file: string | undefined, template: Template) => {
+    if (!file) return;
     const partial = `${file}.${process.pid}.tmp`;
     writeFileSync(partial, JSON.stringify(template.toJSON()));
     renameSync(partial, file);
-  }
+  };
+  for (const [name, template] of nested) cache(cacheFile(extraContext, name), template);
+  cache(cacheFile(extraContext), root);
+  return made;
+}
+
+/** The root stack's template for `extraContext` (synthesized once per context in this module registry). */
+export function stackTemplate(extraContext: Record<string, unknown> = {}): Template {
+  return synthesized(extraContext).root;
+}
+
+/** The ids of the root stack's nested stacks (infra/jobs.ts: `JobsEngine`). */
+export const nestedStackIds = (extraContext: Record<string, unknown> = {}): string[] => [...synthesized(extraContext).nested.keys()];
+
+/** A nested stack's template (`Template.fromStack(nested)`), by its construct id, from the same synthesis as `stackTemplate`. */
+export function nestedTemplate(nestedId: string, extraContext: Record<string, unknown> = {}): Template {
+  const template = synthesized(extraContext).nested.get(nestedId);
+  if (!template) throw new Error(`no nested stack ${nestedId} (there are: ${nestedStackIds(extraContext).join(', ')})`);
   return template;
 }
 
-/** Where the run keeps the template of a context (STACK_TEMPLATE_CACHE, made by test/support/global-setup.ts). */
-const cacheFile = (extraContext: Record<string, unknown>) => {
+/** Where the run keeps the template of a context, the root's or a nested stack's (STACK_TEMPLATE_CACHE, made by test/support/global-setup.ts). */
+const cacheFile = (extraContext: Record<string, unknown>, nestedId?: string) => {
   const dir = process.env.STACK_TEMPLATE_CACHE;
-  return dir ? path.join(dir, `${createHash('sha256').update(contextId(extraContext)).digest('hex').slice(0, 16)}.json`) : undefined;
+  return dir ? path.join(dir, `${createHash('sha256').update(contextId(extraContext)).digest('hex').slice(0, 16)}${nestedId ? `.${nestedId}` : ''}.json`) : undefined;
 };
+
+type TemplateJson = { Resources: Record<string, any>; Outputs?: Record<string, any>; Parameters?: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /**
  * The template's JSON for `extraContext`, synthesized once per `npm test` run: any test file's
- * synthesis leaves it in the run's folder (written whole or not at all, removed at the run's end),
- * where the others find it. Without that folder (outside jest's set-up), synthesized here.
+ * synthesis leaves it in the run's folder (written whole or not at all, the nested stacks' before the
+ * root's, removed at the run's end), where the others find it. Without that folder (outside jest's
+ * set-up), synthesized here.
  */
-export function stackJson(extraContext: Record<string, unknown> = {}): { Resources: Record<string, any>; Outputs?: Record<string, any> } { // eslint-disable-line @typescript-eslint/no-explicit-any
+export function stackJson(extraContext: Record<string, unknown> = {}): TemplateJson {
   const file = cacheFile(extraContext);
   if (file && existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
-  return stackTemplate(extraContext).toJSON() as ReturnType<typeof stackJson>;
+  return stackTemplate(extraContext).toJSON() as TemplateJson;
+}
+
+/** A nested stack's template JSON, as `stackJson` (from the run's folder when another file synthesized it). */
+export function nestedJson(nestedId: string, extraContext: Record<string, unknown> = {}): TemplateJson {
+  const file = cacheFile(extraContext, nestedId);
+  if (file && existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
+  return nestedTemplate(nestedId, extraContext).toJSON() as TemplateJson;
+}
+
+/**
+ * How the root stack and a nested stack see each other (CDK turns every cross reference into a
+ * parameter of the nested template and an output of it): `inRoot` rewrites a value of the nested
+ * template with each parameter's `Ref` replaced by what the root stack passes for it (so a nested
+ * policy's `{Ref: referenceto…AccountsTable…Arn}` reads `{Fn::GetAtt: [AccountsTable…, Arn]}`, as in
+ * the root template); `output` is the root's expression for a value the nested template outputs.
+ */
+export function nestedWiring(nestedId: string, extraContext: Record<string, unknown> = {}) {
+  const root = stackJson(extraContext);
+  const nested = nestedJson(nestedId, extraContext);
+  const found = Object.entries(root.Resources).filter(([id, r]) => r.Type === 'AWS::CloudFormation::Stack' && id.startsWith(`${nestedId}NestedStack`));
+  if (found.length !== 1) throw new Error(`${found.length} nested stack resources named ${nestedId} in the root template`);
+  const [resourceId, resource] = found[0]!;
+  const parameters = (resource.Properties.Parameters ?? {}) as Record<string, unknown>;
+  const inRoot = <T>(value: T): T =>
+    JSON.parse(JSON.stringify(value), (_k, v) => (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && typeof v.Ref === 'string' && v.Ref in parameters ? parameters[v.Ref] : v));
+  const output = (value: unknown) => {
+    const names = Object.entries(nested.Outputs ?? {}).filter(([, o]) => JSON.stringify(o.Value) === JSON.stringify(value)).map(([name]) => name);
+    if (names.length !== 1) throw new Error(`${names.length} outputs of ${nestedId} give ${JSON.stringify(value)}`);
+    return { 'Fn::GetAtt': [resourceId, `Outputs.${names[0]}`] };
+  };
+  return { resourceId, resource, parameters, inRoot, output };
 }

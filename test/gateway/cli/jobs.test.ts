@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { replayAll } from '../../../dev/upstream/replay';
@@ -54,6 +54,32 @@ test('a CSV file goes up to its pre-signed URL first, then runs', async () => {
   const run = await cli(['submit', 'microblog-a-user-posts', '--input', input, '--wait']);
   expect(run.code).toBe(0);
   expect(json(run.stdout).job).toMatchObject({ state: 'succeeded', inputs: { total: 2, done: 2 } });
+}, 120_000);
+
+test('submit --webhook: the signing secret goes to the --webhook-secret-out file (mode 0600), never to the output; get shows the url', async () => {
+  process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
+  const dir = tempDir();
+  const input = path.join(dir, 'handles.txt');
+  writeFileSync(input, 'hooked.bsky.social\n');
+  const secretFile = path.join(dir, 'job-webhook.secret');
+  const run = await cli(['submit', 'microblog-a-user-posts', '--input', input, '--webhook', 'http://127.0.0.1:9/hook', '--webhook-event', 'job.succeeded', '--webhook-secret-out', secretFile]);
+  expect(run.code).toBe(0);
+  const { job } = json(run.stdout);
+  expect(job.webhook).toEqual({ url: 'http://127.0.0.1:9/hook', events: ['job.succeeded'], deliveries: [] });
+  const secret = readFileSync(secretFile, 'utf8').trim();
+  expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+={0,2}$/);
+  expect(statSync(secretFile).mode & 0o777).toBe(0o600);
+  expect(run.stdout + run.stderr).not.toContain(secret);
+  expect(run.stderr).toContain(secretFile);
+  const got = await cli(['get', job.id]);
+  expect(json(got.stdout).job.webhook.url).toBe('http://127.0.0.1:9/hook');
+  expect(got.stdout).not.toContain(secret);
+  // Without the file to write the secret to: refused before anything is sent.
+  const missing = path.join(dir, 'never.secret');
+  expect((await cli(['submit', 'microblog-a-user-posts', '--input', input, '--webhook', 'http://127.0.0.1:9/hook'])).code).toBe(2);
+  expect((await cli(['submit', 'microblog-a-user-posts', '--input', input, '--webhook-secret-out', missing])).code).toBe(2);
+  expect((await cli(['submit', 'microblog-a-user-posts', '--input', input, '--webhook', 'http://127.0.0.1:9/hook', '--webhook-event', 'job.started', '--webhook-secret-out', missing])).code).toBe(2);
+  expect(existsSync(missing)).toBe(false);
 }, 120_000);
 
 test('a malformed command line is exit 2, nothing sent', async () => {

@@ -11,7 +11,7 @@ import { TEAM_INDEX } from '../../../shared/db/tables';
 import { config } from '../../../shared/runtime/config';
 import { callAllowed, roleStatements, type Resource, type Statement } from '../../support/iam';
 import { dbSends } from '../../support/db-sends';
-import { stackJson } from '../../support/synth';
+import { nestedJson, nestedWiring, stackJson } from '../../support/synth';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 
 /**
@@ -111,10 +111,12 @@ test('the monitor tools: the MCP function itself makes no table request for them
   const onAccounts = allowed.filter((st) => JSON.stringify(st.Resource).includes(accountsId)).flatMap((st) => [st.Action].flat());
   expect(onAccounts.filter((a) => ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'].includes(a))).toEqual([]);
   const monitorsApi = Object.keys(resources).find((id) => resources[id]!.Type === 'AWS::Lambda::Function' && String(resources[id]!.Properties.Description).startsWith('The monitors API'))!;
-  const jobsApi = Object.keys(resources).find((id) => resources[id]!.Type === 'AWS::Lambda::Function' && String(resources[id]!.Properties.Description).startsWith('The bulk jobs API'))!;
+  // The jobs API's function is the jobs' nested stack's (infra/jobs.ts): the root names it by that stack's output.
+  const nested: Record<string, Resource> = nestedJson('JobsEngine').Resources;
+  const jobsApi = nestedWiring('JobsEngine').output({ 'Fn::GetAtt': [Object.keys(nested).find((id) => nested[id]!.Type === 'AWS::Lambda::Function' && String(nested[id]!.Properties.Description).startsWith('The bulk jobs API'))!, 'Arn'] });
   expect(allowed.filter((st) => [st.Action].flat().some((a) => a.startsWith('lambda:'))).map((st) => ({ actions: st.Action, resource: st.Resource }))).toEqual([
     // And the jobs API's function, for the job tools (the same way: test/infra/jobs.ts).
-    { actions: 'lambda:InvokeFunction', resource: [{ 'Fn::GetAtt': [jobsApi, 'Arn'] }, { 'Fn::GetAtt': [monitorsApi, 'Arn'] }] },
+    { actions: 'lambda:InvokeFunction', resource: [jobsApi, { 'Fn::GetAtt': [monitorsApi, 'Arn'] }] },
   ]);
 
   const invoked: APIGatewayProxyEvent[] = [];

@@ -7,7 +7,7 @@ import { ensureTables } from '../../../dev/tables';
 import { teamWithKey } from '../../../dev/teams';
 import { handler as monitorsApi } from '../../../functions/monitors';
 import { attempt } from '../../../shared/monitors/deliver';
-import { newSecret, sealLocalSecret } from '../../../shared/monitors/secret';
+import { newSecret, sealLocalSecret } from '../../../shared/webhooks/secret';
 import { type Delivery, getDelivery, listMonitors, putDelivery, putMonitor } from '../../../shared/monitors/store';
 import { logger } from '../../../shared/runtime/log';
 

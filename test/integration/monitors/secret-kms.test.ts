@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import { CreateKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { Webhook } from 'standardwebhooks';
-import { MONITOR_KEY_MISSING, MONITOR_KEY_UNAVAILABLE, newSecret, openSecret, resetMonitorKeys, sealSecret, sign } from '../../../shared/monitors/secret';
+import { MONITOR_KEY_MISSING, MONITOR_KEY_UNAVAILABLE, newSecret, openSecret, resetMonitorKeys, sealSecret, sign } from '../../../shared/webhooks/secret';
 import { LogCapture } from '../../support/logs';
 
 /**

@@ -3,7 +3,7 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { localMonitorKey } from '../../../dev/env';
-import { MONITOR_KEY_MISSING, newSecret, openSecret, sealSecret, sign } from '../../../shared/monitors/secret';
+import { MONITOR_KEY_MISSING, newSecret, openSecret, sealSecret, sign } from '../../../shared/webhooks/secret';
 import { LogCapture } from '../../support/logs';
 
 /** The signing secret: stored sealed (never as itself), and signing as the Standard Webhooks reference verifies. */

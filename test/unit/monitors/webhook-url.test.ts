@@ -1,4 +1,4 @@
-import { webhookUrlProblem } from '../../../shared/monitors/webhook-url';
+import { webhookUrlProblem } from '../../../shared/api/webhook-url';
 
 /**
  * The webhook address guard on address literals (no name resolution, no socket): only global
