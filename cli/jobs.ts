@@ -125,6 +125,7 @@ export function addJobCommands(program: Command, ctx: JobsContext): void {
   one('get', 'One job: state, inputs done / failed / left, items, credits.', (api, id) => api.get(id));
   one('cancel', 'Cancel the job: no input starts after this.', (api, id) => api.cancel(id));
   one('resume', 'Resume a paused job (after a top-up).', (api, id) => api.resume(id));
+  one('deliver', "Write an ended job's files to its destination (your bucket) again, after a failed delivery: once your role or bucket policy is fixed.", (api, id) => api.retryDestination(id));
   jobs
     .command('results')
     .description("The job's result files: short-lived URLs, or with --download the files themselves.")

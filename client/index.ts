@@ -28,7 +28,8 @@
  * The team's bulk jobs (docs/jobs.md): `api.jobs.submit({ operation, inputs, pages })` (each live
  * page 1 credit when it runs; `{ idempotencyKey }` makes a retried submit return the same job),
  * `upload(text, 'jsonl' | 'csv')` then `submit({ operation, inputsUpload })` for up to 100,000,
- * `list`, `get`, `cancel`, `resume`, `results` (short-lived URLs of the files), `wait(id)`.
+ * `list`, `get`, `cancel`, `resume`, `results` (short-lived URLs of the files), `retryDestination` (a failed
+ * delivery to your own bucket, again), `wait(id)`.
  *
  * In a page served from the API's own origin (the dashboard), `new SocialDataClient({ baseUrl,
  * session: true })` sends no key: the browser's session cookie is the credential, and `api.session`
@@ -192,6 +193,8 @@ export interface JobMethods {
   cancel(id: string, options?: Signal): Promise<AccountResult<{ job: Job }>>;
   resume(id: string, options?: Signal): Promise<AccountResult<{ job: Job }>>;
   results(id: string, options?: Signal): Promise<AccountResult<{ files: JobFile[]; keptUntil: string }>>;
+  /** Writes an ended job's files to its destination again after a failed delivery (your role or bucket fixed); the job with the new outcome. */
+  retryDestination(id: string, options?: Signal): Promise<AccountResult<{ job: Job }>>;
   /** The team's external ID for `destination` (the same every time) and the principals its role must trust. */
   destination(options?: Signal): Promise<AccountResult<{ destination: JobDestinationInfo }>>;
   /** Reads the job every `everyMs` (default 2 s) until it ends or pauses. */
@@ -449,6 +452,7 @@ export class SocialDataClient {
       cancel: (id, options) => job('cancel', [id], options, {}),
       resume: (id, options) => job('resume', [id], options, {}),
       results: (id, options) => job('results', [id], options),
+      retryDestination: (id, options) => job('retryDestination', [id], options, {}),
       destination: (options) => job('destination', [], options),
       wait: async (id, options) => {
         for (;;) {

@@ -59,4 +59,5 @@ export const JOB_ROUTES = {
   cancel: { method: 'POST', path: '/v1/jobs/{jobId}/cancel' },
   resume: { method: 'POST', path: '/v1/jobs/{jobId}/resume' },
   results: { method: 'GET', path: '/v1/jobs/{jobId}/results' },
+  retryDestination: { method: 'POST', path: '/v1/jobs/{jobId}/destination/retry' },
 } as const;

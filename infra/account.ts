@@ -1,5 +1,6 @@
 import { Duration } from 'aws-cdk-lib/core';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
 import { ACCOUNT_ROUTES, DASHBOARD_PATH } from '../shared/api/account-routes';
 import { KEY_PEPPER_VARIABLE } from '../shared/runtime/secrets';
@@ -31,6 +32,9 @@ const DASHBOARD_CACHE_KEY = 'method.request.path.proxy';
  * any sign-in page.
  */
 export class Account extends StackPart {
+  /** The function serving the single-page app (its Content-Security-Policy names the jobs' bucket: stack.ts). */
+  readonly dashboardFn: NodejsFunction;
+
   constructor(scope: Construct, id: string, props: AccountProps) {
     super(scope, id);
     const { api, data } = props;
@@ -58,7 +62,7 @@ export class Account extends StackPart {
     withSecret(accountFn, KEY_PEPPER_VARIABLE, data.keyPepper);
     allowCursorSecret(accountFn, props.cursors);
 
-    const dashboardFn = nodeFunction(
+    const dashboardFn = (this.dashboardFn = nodeFunction(
       this,
       'Dashboard',
       'functions/dashboard.ts',
@@ -69,7 +73,7 @@ export class Account extends StackPart {
         beforeInstall: () => [],
         afterBundling: (inputDir: string, outputDir: string) => [`"${inputDir}/node_modules/.bin/tsx" "${inputDir}/dashboard/build.ts" "${outputDir}/dashboard"`],
       },
-    );
+    ));
 
     const open = { authorizationType: apigateway.AuthorizationType.NONE, apiKeyRequired: false };
     // One invoke permission for the function's every route (scoped to this API), not one per method: the resource budget.

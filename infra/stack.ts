@@ -70,7 +70,7 @@ export class SocialDataApiStack extends Stack {
       operationAccess: operations.access,
       publicUrl: edge.publicUrl,
     });
-    new Account(this, 'Account', { api, data, environment, cursors: operations.access, ...(settings.dashboardOrigin ? { dashboardOrigin: settings.dashboardOrigin } : {}) });
+    const account = new Account(this, 'Account', { api, data, environment, cursors: operations.access, ...(settings.dashboardOrigin ? { dashboardOrigin: settings.dashboardOrigin } : {}) });
     const monitors = new Monitors(this, 'Monitors', { api, data, environment, serviceName: SERVICE_NAME, operations: operations.functions });
     const jobs = new Jobs(this, 'Jobs', { api, data, environment, operations: operations.functions, monitorKey: monitors.monitorKey });
     // The MCP monitor tools invoke the monitors API's function with the caller's key (functions/mcp.ts):
@@ -78,6 +78,8 @@ export class SocialDataApiStack extends Stack {
     documents.mcp.addEnvironment('MONITORS_FUNCTION', monitors.apiFn.functionName);
     // The MCP job tools invoke the jobs API's function the same way.
     documents.mcp.addEnvironment('JOBS_FUNCTION', jobs.apiFn.functionName);
+    // The Jobs page PUTs input files to, and reads errors from, the results bucket's pre-signed URLs: its CSP's connect-src names that origin.
+    account.dashboardFn.addEnvironment('JOBS_BUCKET', jobs.bucket.bucketName);
     allowInvoke(documents.mcp, [monitors.apiFn, jobs.apiFn]);
     new OperationalStatus(this, 'Status', {
       serviceName: SERVICE_NAME,

@@ -49,7 +49,7 @@ const jobProperties: Record<keyof ReturnType<typeof publicJob>, Json> = {
       bucket: { type: 'string' },
       prefix: { type: 'string' },
       roleArn: { type: 'string' },
-      state: { type: 'string', enum: ['pending', 'delivered', 'failed'], description: 'pending until the job ends; failed: the files could not be written there (they stay in the results bucket)' },
+      state: { type: 'string', enum: ['pending', 'delivered', 'failed', 'retrying'], description: 'pending until the job ends; failed: the files could not be written there (they stay in the results bucket; POST /v1/jobs/{id}/destination/retry writes them again); retrying: such a retry is under way' },
       code: { type: 'string', enum: ['ROLE_NOT_ASSUMABLE', 'BUCKET_NOT_FOUND', 'WRITE_DENIED', 'DELIVERY_FAILED'], description: 'When failed' },
       message: { type: 'string', description: 'When failed: what AWS answered and what to check' },
       keys: { type: 'array', items: { type: 'string' }, description: 'When delivered: the keys written (<prefix>/<jobId>/<file>)' },
@@ -160,13 +160,18 @@ const SPECS: Record<RouteName, RouteSpec> = {
   get: { summary: 'One job of the team: state, inputs done / failed / left, pages, items, credits, times, an estimate of the time left', ok: [200, job, 'The job'], errors: [...ALWAYS, 404] },
   cancel: { summary: 'Cancel a job: no input starts after this (nothing further charged); the files of what ran are written', ok: [200, job, 'The job, cancelled'], errors: [...ALWAYS, 404] },
   resume: { summary: 'Resume a paused job (after a top-up): its set-aside inputs run first', ok: [200, job, 'The job, running'], errors: [...ALWAYS, 404] },
+  retryDestination: {
+    summary: "Deliver an ended job's files to its destination again, after a failed delivery (once your role's trust policy or your bucket is fixed): the same keys under <prefix>/<jobId>/; answers the job with the new outcome (delivered, or failed with its code). One retry at a time",
+    ok: [200, job, 'The job, its destination delivered or failed again'],
+    errors: [...ALWAYS, 404],
+  },
   results: { summary: 'Short-lived pre-signed URLs of the result files (items JSONL and CSV, errors JSONL and CSV), kept 7 days', ok: [200, obj({ files: { type: 'array', items: ref('JobFile') }, keptUntil: dateTime }), 'The files'], errors: [...ALWAYS, 404] },
 };
 
 const ERROR_TEXT: Record<number, string> = {
-  400: "A body that is not a JSON object, a job that cannot make this change (cancel an ended job, resume one not paused, results before the end), or a state-changing request on a dashboard session without this site's Origin (BAD_REQUEST)",
+  400: "A body that is not a JSON object, a job that cannot make this change (cancel an ended job, resume one not paused, results before the end; retry the delivery of a job that has not ended, has no destination, is delivered already or has a retry under way), or a state-changing request on a dashboard session without this site's Origin (BAD_REQUEST)",
   401: 'No API key or session, or an unknown or revoked key, or an ended session (UNAUTHORIZED)',
-  404: "The team has no such job: another team's job is 404 too (NOT_FOUND)",
+  404: "The team has no such job: another team's job is 404 too; for a delivery retry, also files past their 7 days (NOT_FOUND)",
   422: 'Invalid body or inputs (VALIDATION_ERROR, with details: `line <n>.<field>` for each problem of an input, at most 20; `destination.<field>` for a malformed destination or another external ID than the team\'s; `webhook` or `webhook.url` for a URL that is not public https after name resolution)',
   429: "Over the API's request rate (RATE_LIMITED, with Retry-After)",
   503: 'The service is at capacity (SERVICE_UNAVAILABLE)',

@@ -17,6 +17,8 @@ export const JOB_ROUTES = [
   { method: 'POST', path: '/v1/jobs/{jobId}/cancel', name: 'cancel', caller: 'either' },
   { method: 'POST', path: '/v1/jobs/{jobId}/resume', name: 'resume', caller: 'either' },
   { method: 'GET', path: '/v1/jobs/{jobId}/results', name: 'results', caller: 'either' },
+  // An ended job's files written to its destination again (after the customer fixed their role or bucket).
+  { method: 'POST', path: '/v1/jobs/{jobId}/destination/retry', name: 'retryDestination', caller: 'either' },
 ] as const satisfies readonly RouteDef[];
 export type JobRouteName = (typeof JOB_ROUTES)[number]['name'];
 

@@ -228,6 +228,14 @@ const JOB_TOOLS: ToolDef[] = [
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     target: { jobs: jobRoute('get') },
   },
+  {
+    name: 'jobs-deliver',
+    title: "Deliver a job's files to your bucket again",
+    description: "An ended job whose delivery to your own S3 bucket failed (destination.state failed, with its code: ROLE_NOT_ASSUMABLE, BUCKET_NOT_FOUND, WRITE_DENIED): once your role's trust policy or your bucket is fixed, write its four files there again (the same keys). Answers the job with the new outcome. Free.",
+    inputSchema: { type: 'object', properties: { [MONITOR_ID]: { type: 'string', description: 'The job id (`job_…`)' }, [RESPONSE_FORMAT]: responseFormatProperty }, required: [MONITOR_ID], additionalProperties: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    target: { jobs: jobRoute('retryDestination') },
+  },
 ];
 
 let built: ToolDef[] | undefined;
@@ -240,7 +248,7 @@ export const findTool = (name: string): ToolDef | undefined => tools().find((t) 
 export const listed = ({ name, title, description, inputSchema, annotations }: ToolDef) => ({ name, title, description, inputSchema, annotations });
 
 export const INSTRUCTIONS = [
-  'Tools read public social data (one tool per API operation) and your own account (account-credits, account-usage, account-requests), and manage your monitors (monitors-create, monitors-list, monitors-delete: an operation polled every interval, what is new POSTed to your webhook, signed), and read your team webhook endpoints and their deliveries (webhooks-list, webhooks-deliveries, webhooks-delivery). Bulk jobs: jobs-submit and jobs-get (many inputs of one operation run by the service, results as files).',
+  'Tools read public social data (one tool per API operation) and your own account (account-credits, account-usage, account-requests), and manage your monitors (monitors-create, monitors-list, monitors-delete: an operation polled every interval, what is new POSTed to your webhook, signed), and read your team webhook endpoints and their deliveries (webhooks-list, webhooks-deliveries, webhooks-delivery). Bulk jobs: jobs-submit and jobs-get (many inputs of one operation run by the service, results as files), jobs-deliver (a failed delivery to your own bucket, again).',
   `A live call costs ${COST} credit; an error costs nothing; with cache_max_age (1d, 3d, 7d, 14d, 30d) a cached result of at most that age is served for 0 credits.`,
   'Answers: a compact text (long lists trimmed, with a count of what was left out) and the full data in structured content; response_format "full" writes the whole answer as text.',
   'Paged tools return a cursor: call the same tool again with it for the next page.',

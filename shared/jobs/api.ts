@@ -7,12 +7,12 @@ import { CACHE_MAX_AGE_SECONDS, invalidBody } from '../http/validation';
 import { type Operation, routedOperations } from '../operations';
 import { config } from '../runtime/config';
 import { jobEngine } from './aws';
-import { type Destination, SESSION_PREFIX, destinationsAvailable, parseDestination, storedExternalId, teamExternalId } from './destination';
+import { type Destination, SESSION_PREFIX, SESSION_SECONDS, deliver, destinationsAvailable, parseDestination, storedExternalId, teamExternalId } from './destination';
 import { pump } from './engine';
 import { files, resultKey, uploadKey } from './files';
 import { type CheckedInputs, type UploadFormat, checkInputs, inputProblems, parseUpload } from './inputs';
 import { CONTENT_TYPES, RESULT_FILES, invalidKey } from './results';
-import { type Job, createJob, getJob, jobExpiry, jobOfIdempotencyKey, listJobs, moveJob, newJobId } from './store';
+import { type Job, claimRedelivery, createJob, getJob, jobExpiry, jobOfIdempotencyKey, listJobs, moveJob, newJobId, settleRedelivery } from './store';
 import { newSecret, sealSecret } from '../webhooks/secret';
 import { publicDeliveryWithAttempts } from '../webhooks/shapes';
 import { type DeliveryRecord, jobWebhookPut, senderDeliveries } from '../webhooks/store';
@@ -309,6 +309,38 @@ const HANDLERS: Handlers<typeof JOB_ROUTES> = {
     const list = await Promise.all(RESULT_FILES.map(async (name) => ({ name, contentType: CONTENT_TYPES[name], url: await files().signedGet(resultKey(j.teamId, j.jobId, name), `${j.jobId}-${name}`, ttl), expiresAt })));
     return { data: { files: list, keptUntil: kept } };
   },
+
+  /**
+   * Writes an ended job's files to its destination again, after a failed delivery (the customer fixed
+   * their role's trust policy or their bucket): one conditional write claims the retry (the recorded
+   * delivery `failed` -> `retrying`), so a second retry meanwhile is refused and nothing is written
+   * twice at once; then the same delivery as the job's end, and its outcome recorded under that claim.
+   */
+  async retryDestination(ctx) {
+    const j = await mine(ctx);
+    const refused = (job: Job) => {
+      if (!job.destination) return 'This job has no destination: only a job submitted with `destination` delivers to your bucket';
+      if (!job.files?.length || !ENDED.includes(job.state)) return `The files are delivered when the job ends; it is ${job.state}`;
+      if (job.delivery?.state === 'delivered') return 'The files are delivered already';
+      if (job.delivery?.state === 'retrying' && job.delivery.at > Date.now() - SESSION_SECONDS * 1000) return 'A retry of this delivery is under way: read the job for its outcome';
+      return null;
+    };
+    const why = refused(j);
+    if (why) throw new ApiError('BAD_REQUEST', why);
+    const kept = (j.finishedAt ?? j.updatedAt) + JOB_FILES_DAYS * 86_400_000;
+    if (Date.now() > kept) throw notFound(`The job's files were kept ${JOB_FILES_DAYS} days, until ${new Date(kept).toISOString()}: nothing is left to deliver`);
+    const token = randomBytes(12).toString('hex');
+    if (!(await claimRedelivery(j.teamId, j.jobId, token, Date.now(), SESSION_SECONDS * 1000))) {
+      const now = await getJob(j.teamId, j.jobId);
+      throw new ApiError('BAD_REQUEST', (now && refused(now)) ?? 'A retry of this delivery is under way: read the job for its outcome');
+    }
+    ctx.log.info('job destination retried', { jobId: j.jobId });
+    const delivery = await deliver(j.teamId, j.jobId, j.destination!, ctx.log);
+    await settleRedelivery(j.teamId, j.jobId, token, delivery);
+    return { data: { job: await jobView((await getJob(j.teamId, j.jobId))!) } };
+  },
 };
+
+const ENDED: readonly string[] = ['succeeded', 'failed', 'cancelled'];
 
 export const jobsHandler = jsonApi('jobs', JOB_ROUTES, HANDLERS, { notFound: 'No such jobs route', maxBodyBytes: MAX_BODY_BYTES });

@@ -29,7 +29,8 @@ import { CONTENT_TYPES, RESULT_FILES } from './results';
  * here, lazily: the operations' bundles never reach it.
  */
 export { EXTERNAL_ID_PREFIX, SESSION_PREFIX };
-const SESSION_SECONDS = 900;
+/** The customer's role's session: a delivery cannot still be writing after its credentials expired. */
+export const SESSION_SECONDS = 900;
 
 export interface Destination {
   type: 's3';
@@ -41,7 +42,9 @@ export interface Destination {
 }
 
 export interface Delivery {
-  state: 'delivered' | 'failed';
+  /** `retrying` while a POST /v1/jobs/{id}/destination/retry writes the files again (its claim's `token`). */
+  state: 'delivered' | 'failed' | 'retrying';
+  token?: string;
   code?: string;
   message?: string;
   at: number;

@@ -321,3 +321,43 @@ export async function inputRecords(jobId: string): Promise<(InputOutcome & { ind
   } while (start);
   return out;
 }
+
+/** The job states a job ends in: its files are written then, and its destination's delivery recorded. */
+const ENDED: readonly JobState[] = ['succeeded', 'failed', 'cancelled'];
+
+/**
+ * Claims a new delivery of an ended job's files to its destination (POST /v1/jobs/{id}/destination/retry):
+ * one conditional write moves the recorded delivery from `failed` (or from a claim older than
+ * `staleMs`, whose request died) to `retrying` with this attempt's `token`. Two retries at once: one
+ * claims, the other is refused (false) and nothing runs twice.
+ */
+export async function claimRedelivery(teamId: string, jobId: string, token: string, now: number, staleMs: number): Promise<boolean> {
+  return conditionally(() =>
+    db().send(
+      new UpdateCommand({
+        TableName: config.jobsTable,
+        Key: jobKey(teamId, jobId),
+        UpdateExpression: 'SET delivery.#s = :retrying, delivery.#t = :token, delivery.#at = :now, updatedAt = :now',
+        ConditionExpression: `attribute_exists(destination) AND attribute_exists(files) AND #st IN (${ENDED.map((_, i) => `:e${i}`).join(', ')}) AND (delivery.#s = :failed OR (delivery.#s = :retrying AND delivery.#at < :stale))`,
+        ExpressionAttributeNames: { '#s': 'state', '#t': 'token', '#at': 'at', '#st': 'state' },
+        ExpressionAttributeValues: { ':retrying': 'retrying', ':failed': 'failed', ':token': token, ':now': now, ':stale': now - staleMs, ...Object.fromEntries(ENDED.map((s, i) => [`:e${i}`, s])) },
+      }),
+    ),
+  );
+}
+
+/** Records how the claimed delivery went, only while `token` still holds the claim (false otherwise). */
+export async function settleRedelivery(teamId: string, jobId: string, token: string, delivery: Delivery): Promise<boolean> {
+  return conditionally(() =>
+    db().send(
+      new UpdateCommand({
+        TableName: config.jobsTable,
+        Key: jobKey(teamId, jobId),
+        UpdateExpression: 'SET delivery = :d, updatedAt = :now',
+        ConditionExpression: 'delivery.#s = :retrying AND delivery.#t = :token',
+        ExpressionAttributeNames: { '#s': 'state', '#t': 'token' },
+        ExpressionAttributeValues: { ':d': delivery, ':now': Date.now(), ':retrying': 'retrying', ':token': token },
+      }),
+    ),
+  );
+}

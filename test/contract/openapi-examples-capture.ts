@@ -377,6 +377,34 @@ export async function captureExamples(): Promise<Examples> {
     // The external ID's random part (sda-<32 hex>): a stand-in of the same shape.
     S.token((destination.body as { data: { destination: { externalId: string } } }).data.destination.externalId.slice(4));
     keep('get /v1/jobs/destination', destination, 200);
+    // A job whose delivery to the customer's bucket failed (the role refused us), delivered by a retry once the role is
+    // fixed: moto_server as S3 and STS (test/support/moto.ts), as test/integration/jobs/destination.test.ts has it.
+    {
+      const { startMoto } = await import('../support/moto');
+      const { CreateBucketCommand, S3Client } = await import('@aws-sdk/client-s3');
+      const moto = await startMoto();
+      extra.push(moto);
+      const before = { ...process.env };
+      try {
+        Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', JOBS_S3_ENDPOINT: moto.endpoint, JOBS_STS_ENDPOINT: moto.stsEndpoint });
+        const region = process.env.AWS_REGION!;
+        await new S3Client({ region, endpoint: moto.endpoint, forcePathStyle: true }).send(new CreateBucketCommand({ Bucket: 'my-exports', ...(region === 'us-east-1' ? {} : { CreateBucketConfiguration: { LocationConstraint: region as 'eu-west-1' } }) }));
+        const roleArn = 'arn:aws:iam::123456789012:role/social-data-delivery';
+        moto.refusing.add(roleArn);
+        const externalId = (destination.body as { data: { destination: { externalId: string } } }).data.destination.externalId;
+        const delivered = await call('POST', '/v1/jobs', { key, body: { operation: feedOp.id, inputs: [feedScenario.query], destination: { type: 's3', bucket: 'my-exports', prefix: 'social-data', roleArn, externalId } } });
+        if (delivered.status !== 201) throw new Error(`openapi examples: a job with a destination answered ${delivered.status}`);
+        const deliveredId = (delivered.body as { data: { job: { id: string } } }).data.job.id;
+        S.token(deliveredId);
+        await stack.jobs.idle();
+        moto.refusing.delete(roleArn);
+        const retried = await call('POST', `/v1/jobs/${deliveredId}/destination/retry`, { key, body: {} });
+        if ((retried.body as { data?: { job: { destination?: { state: string } } } }).data?.job.destination?.state !== 'delivered') throw new Error(`openapi examples: a delivery retry answered ${retried.status} ${JSON.stringify(retried.body)}`);
+        keep('post /v1/jobs/{jobId}/destination/retry', retried, 200);
+      } finally {
+        process.env = before;
+      }
+    }
     // A second job, from the upload: cancelled before it ends (or as it ends), then resumed is refused; a paused one resumes.
     // A slow upstream keeps it running while it is cancelled.
     fake.delayMs = 1000;

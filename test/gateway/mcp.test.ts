@@ -17,7 +17,7 @@ import { openApiMismatch } from '../support/openapi-check';
 
 const MONITOR_TOOLS = ['monitors-create', 'monitors-list', 'monitors-delete'];
 const WEBHOOK_TOOLS = ['webhooks-list', 'webhooks-deliveries', 'webhooks-delivery'];
-const JOB_TOOLS = ['jobs-submit', 'jobs-get'];
+const JOB_TOOLS = ['jobs-submit', 'jobs-get', 'jobs-deliver'];
 
 /**
  * POST /mcp through the local gateway, driven by the MCP SDK's own client over Streamable HTTP:
@@ -120,9 +120,11 @@ describe('tools from the operation table', () => {
   test('one tool per routed operation, plus the account tools, the monitor tools and the job tools', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...routedOperations().map((o) => o.id), 'account-credits', 'account-usage', 'account-requests', ...MONITOR_TOOLS, ...WEBHOOK_TOOLS, ...JOB_TOOLS].sort());
-    for (const t of tools.filter((x) => !x.name.startsWith('monitors-') && x.name !== 'jobs-submit')) expect(t.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    for (const t of tools.filter((x) => !x.name.startsWith('monitors-') && x.name !== 'jobs-submit' && x.name !== 'jobs-deliver')) expect(t.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     // Submitting a job changes state (and costs credits as its pages run); nothing of it is destroyed.
     expect(tools.find((x) => x.name === 'jobs-submit')!.annotations).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true });
+    // Delivering again writes the same keys in the customer's bucket: a change, repeatable.
+    expect(tools.find((x) => x.name === 'jobs-deliver')!.annotations).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true });
     const annotations = Object.fromEntries(tools.filter((x) => x.name.startsWith('monitors-')).map((t) => [t.name, t.annotations]));
     expect(annotations).toEqual({
       'monitors-create': { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

@@ -29,3 +29,23 @@ test.each([
   expect(res.statusCode).toBe(status);
   expect(res.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'strict-transport-security': HSTS });
 });
+
+test("on AWS the dashboard's Content-Security-Policy lets the Jobs page reach the results bucket's pre-signed URLs (the input file's PUT, errors.jsonl), that origin alone; off AWS 'self' only", async () => {
+  const saved = { ...process.env };
+  const csp = async () => String((await dashboard(event('/dashboard/jobs'))).headers!['content-security-policy']);
+  const connectSrc = async () => (await csp()).split('; ').find((d) => d.startsWith('connect-src '));
+  try {
+    delete process.env.JOBS_BUCKET;
+    expect(await connectSrc()).toBe("connect-src 'self'");
+    Object.assign(process.env, { JOBS_BUCKET: 'sda-jobs-results-abc123', AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret' });
+    expect(await connectSrc()).toBe("connect-src 'self' https://sda-jobs-results-abc123.s3.eu-west-1.amazonaws.com");
+    // The very origin of the URLs the jobs API hands out (signed here, offline).
+    const { files } = await import('../../shared/jobs/files');
+    const put = new URL(await files().signedPut('uploads/t/upl_x', 'text/csv', 60));
+    const get = new URL(await files().signedGet('jobs/t/j/results/errors.jsonl', 'errors.jsonl', 60));
+    expect(put.origin).toBe('https://sda-jobs-results-abc123.s3.eu-west-1.amazonaws.com');
+    expect(get.origin).toBe(put.origin);
+  } finally {
+    process.env = saved;
+  }
+});

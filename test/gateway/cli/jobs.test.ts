@@ -8,7 +8,9 @@ import { cliEnv, runCli, tempDir } from './support';
 /**
  * `social-data jobs …` in a child process against the local gateway (jobs run in this process's
  * in-process queue, on the replay upstream): submit a file inline with --wait --download, a CSV file
- * (uploaded to its pre-signed URL first), list, get, results; a malformed command line is exit 2.
+ * (uploaded to its pre-signed URL first), list, get, results, deliver (refused: no destination; the
+ * delivery itself is tested against moto_server in test/integration/jobs/destination.test.ts and
+ * test/e2e/jobs-page.test.ts); a malformed command line is exit 2.
  */
 let h: Harness;
 let key: string;
@@ -39,6 +41,10 @@ test('submit --wait --download: the job ends and its four files are written; lis
   expect(json(list.stdout).jobs.map((j: { id: string }) => j.id)).toContain(job.id);
   expect(json((await cli(['get', job.id])).stdout).job.id).toBe(job.id);
   expect(json((await cli(['results', job.id])).stdout).files).toHaveLength(4);
+  // deliver (POST /v1/jobs/{id}/destination/retry): this job names no bucket, so the API's 400 and its message, exit 1.
+  const deliver = await cli(['deliver', job.id]);
+  expect(deliver.code).toBe(1);
+  expect(deliver.stderr).toMatch(/no destination/);
 }, 120_000);
 
 test('a CSV file goes up to its pre-signed URL first, then runs', async () => {

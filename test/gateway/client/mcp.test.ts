@@ -44,7 +44,7 @@ const call = async (name: string, args: Record<string, unknown>) => (await clien
 
 test('one tool per live operation, the account tools and the monitor tools, with input schemas from the table: the same list as POST /mcp', async () => {
   const { tools } = await client.listTools();
-  expect(tools.map((t) => t.name).sort()).toEqual([...routedOperations().map((o) => o.id), 'account-credits', 'account-usage', 'account-requests', 'monitors-create', 'monitors-list', 'monitors-delete', 'webhooks-list', 'webhooks-deliveries', 'webhooks-delivery', 'jobs-submit', 'jobs-get'].sort());
+  expect(tools.map((t) => t.name).sort()).toEqual([...routedOperations().map((o) => o.id), 'account-credits', 'account-usage', 'account-requests', 'monitors-create', 'monitors-list', 'monitors-delete', 'webhooks-list', 'webhooks-deliveries', 'webhooks-delivery', 'jobs-submit', 'jobs-get', 'jobs-deliver'].sort());
   const clip = tools.find((t) => t.name === 'livestream-clip')!;
   expect(clip.inputSchema).toMatchObject({ type: 'object', required: ['url'], properties: { url: { type: 'string' }, cache_max_age: { enum: ['1d', '3d', '7d', '14d', '30d'] } } });
 

@@ -1,83 +1,49 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import http from 'node:http';
-import net from 'node:net';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalStack, type LocalStack } from '../../../dev/stack';
 import { teamWithKey } from '../../../dev/teams';
 import { replayAll } from '../../../dev/upstream/replay';
+import { db } from '../../../shared/db/client';
+import { jobSk, teamPk } from '../../../shared/db/tables';
+import { config } from '../../../shared/runtime/config';
+import { type Moto, startMoto } from '../../support/moto';
 
 /**
  * Delivery of a job's files to the customer's own bucket (issue 40 part 4; docs/jobs.md, "Your own
  * bucket"), on the AWS code path against moto_server (Python's moto, on this machine; started here on
  * a free loopback port) as S3 and STS: the worker assumes the customer's role with STS AssumeRole (the
  * team's external ID, a session named after the job) and PUTs the files under <prefix>/<jobId>/. STS
- * goes through a recording proxy in front of moto, which also answers AccessDenied for one role, as
- * AWS does when the role's trust policy refuses us (moto itself does not check trust policies).
+ * goes through a recording proxy in front of moto (../../support/moto.ts), which also answers
+ * AccessDenied for the roles it is told to, as AWS does when the role's trust policy refuses us (moto
+ * itself does not check trust policies). A failed delivery is retried by POST
+ * /v1/jobs/{id}/destination/retry once the role is fixed.
  */
 jest.setTimeout(90_000);
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-
 const ROLE = 'arn:aws:iam::123456789012:role/social-data-delivery';
 const REFUSING_ROLE = 'arn:aws:iam::123456789012:role/trusts-someone-else';
+/** A role the proxy refuses until the test "fixes its trust policy", as the customer would. */
+const FIXABLE_ROLE = 'arn:aws:iam::123456789012:role/fixed-later';
 const BUCKET = 'customer-exports';
-let moto: ChildProcess;
-let endpoint = '';
+let moto: Moto;
 let stack: LocalStack;
 const saved = { ...process.env };
-/** The AssumeRole requests the proxy saw (form fields). */
-const assumed: Record<string, string>[] = [];
-const stsProxy = http.createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', async () => {
-    const body = Buffer.concat(chunks).toString('utf8');
-    const form = Object.fromEntries(new URLSearchParams(body));
-    if (form.Action === 'AssumeRole') assumed.push(form);
-    if (form.RoleArn === REFUSING_ROLE) {
-      res.writeHead(403, { 'content-type': 'text/xml' });
-      res.end(`<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>AccessDenied</Code><Message>User: arn:aws:sts::000000000000:assumed-role/worker is not authorized to perform: sts:AssumeRole on resource: ${REFUSING_ROLE}</Message></Error><RequestId>x</RequestId></ErrorResponse>`);
-      return;
-    }
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k)) as [string, string][]);
-    const up = await fetch(endpoint + (req.url ?? '/'), { method: req.method, headers, body });
-    res.writeHead(up.status, { 'content-type': up.headers.get('content-type') ?? 'text/xml' });
-    res.end(Buffer.from(await up.arrayBuffer()));
-  });
-});
+let assumed: Record<string, string>[] = [];
 let s3: S3Client;
 
 beforeAll(async () => {
-  const port = await freePort();
-  moto = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
-  endpoint = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    if (await fetch(`${endpoint}/moto-api/`).then(() => true, () => false)) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  await new Promise<void>((r) => stsProxy.listen(0, '127.0.0.1', r));
-  Object.assign(process.env, {
-    AWS_ACCESS_KEY_ID: 'testing',
-    AWS_SECRET_ACCESS_KEY: 'testing',
-    AWS_REGION: 'us-east-1',
-    JOBS_S3_ENDPOINT: endpoint,
-    JOBS_STS_ENDPOINT: `http://127.0.0.1:${(stsProxy.address() as net.AddressInfo).port}`,
-  });
-  s3 = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true });
+  moto = await startMoto();
+  assumed = moto.assumed;
+  moto.refusing.add(REFUSING_ROLE).add(FIXABLE_ROLE);
+  Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_REGION: 'us-east-1', JOBS_S3_ENDPOINT: moto.endpoint, JOBS_STS_ENDPOINT: moto.stsEndpoint });
+  s3 = new S3Client({ region: 'us-east-1', endpoint: moto.endpoint, forcePathStyle: true });
   await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
   stack = await startLocalStack({ upstream: 'fake' });
   replayAll(stack.upstream!, { anyInput: true });
 }, 90_000);
 afterAll(async () => {
   await stack?.stop();
-  moto?.kill();
-  await new Promise((r) => stsProxy.close(r));
+  await moto?.stop();
   process.env = saved;
 });
 
@@ -137,7 +103,7 @@ test('the external ID is the team\'s, the same every time; a malformed destinati
     expect(local.status).toBe(422);
     expect(local.body.error.details[0].message).toMatch(/needs the service on AWS/);
   } finally {
-    process.env.JOBS_S3_ENDPOINT = endpoint;
+    process.env.JOBS_S3_ENDPOINT = moto.endpoint;
   }
   expect((await api('GET', '/v1/jobs', key)).body.data.jobs).toEqual([]);
 });
@@ -216,4 +182,80 @@ test('a job cancelled with nothing in flight (ended by the jobs API, not a worke
   } finally {
     stack.upstream!.delayMs = 0;
   }
+});
+
+test('a failed delivery is retried by POST /v1/jobs/{id}/destination/retry once the role is fixed: one retry at a time (a second meanwhile is a 400), then delivered; a delivered, unfinished or destination-less job is a 400, another team\'s a 404', async () => {
+  const { key } = await teamWithKey('dest-retry', 1000);
+  const externalId = (await api('GET', '/v1/jobs/destination', key)).body.data.destination.externalId as string;
+  const made = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs, destination: { type: 's3', bucket: BUCKET, prefix: 'retried', roleArn: FIXABLE_ROLE, externalId } });
+  expect(made.status).toBe(201);
+  const id = made.body.data.job.id as string;
+  const job = await settled(key, id);
+  expect(job.destination).toMatchObject({ state: 'failed', code: 'ROLE_NOT_ASSUMABLE' });
+
+  // Still refused: the retry answers the job, failed again, with the same code; nothing written.
+  const again = await api('POST', `/v1/jobs/${id}/destination/retry`, key, {});
+  expect(again.status).toBe(200);
+  expect(again.body.data.job.destination).toMatchObject({ state: 'failed', code: 'ROLE_NOT_ASSUMABLE' });
+  expect(Date.parse(again.body.data.job.destination.at)).toBeGreaterThanOrEqual(Date.parse(job.destination.at));
+  expect((await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `retried/${id}/` }))).Contents ?? []).toEqual([]);
+
+  // The customer fixes the trust policy. A retry under way (held at STS) shows `retrying`; a second one meanwhile is refused and assumes nothing.
+  moto.refusing.delete(FIXABLE_ROLE);
+  const release = moto.hold(FIXABLE_ROLE);
+  const before = assumed.filter((a) => a.RoleSessionName === `sda-${id}`).length;
+  const first = api('POST', `/v1/jobs/${id}/destination/retry`, key, {});
+  for (let i = 0; i < 100 && (await api('GET', `/v1/jobs/${id}`, key)).body.data.job.destination.state !== 'retrying'; i++) await new Promise((r) => setTimeout(r, 50));
+  expect((await api('GET', `/v1/jobs/${id}`, key)).body.data.job.destination).toMatchObject({ state: 'retrying' });
+  const second = await api('POST', `/v1/jobs/${id}/destination/retry`, key, {});
+  expect(second.status).toBe(400);
+  expect(second.body.error).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/under way/) });
+  release();
+  const delivered = await first;
+  expect(delivered.status).toBe(200);
+  const names = ['items.jsonl', 'items.csv', 'errors.jsonl', 'errors.csv'];
+  expect(delivered.body.data.job.destination).toMatchObject({ state: 'delivered', keys: names.map((n) => `retried/${id}/${n}`) });
+  expect(delivered.body.data.job.destination.code).toBeUndefined();
+  expect(delivered.body.data.job.state).toBe('succeeded');
+  expect(assumed.filter((a) => a.RoleSessionName === `sda-${id}`).length).toBe(before + 1);
+  expect(assumed.find((a) => a.RoleSessionName === `sda-${id}` && a.RoleArn === FIXABLE_ROLE)).toMatchObject({ ExternalId: externalId, DurationSeconds: '900' });
+  const kept = await results(key, id);
+  for (const n of names) {
+    const obj = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: `retried/${id}/${n}` }));
+    expect(await obj.Body!.transformToString('utf8')).toBe(kept[n]);
+  }
+
+  // Delivered: nothing to retry. Another team's job: 404. A job without a destination, or not ended: 400.
+  const done = await api('POST', `/v1/jobs/${id}/destination/retry`, key, {});
+  expect(done.status).toBe(400);
+  expect(done.body.error.message).toMatch(/delivered already/);
+  expect((await api('POST', `/v1/jobs/${id}/destination/retry`, (await teamWithKey('dest-retry-other', 1)).key, {})).status).toBe(404);
+  const plain = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs: ['plain1.bsky.social'] });
+  await settled(key, plain.body.data.job.id);
+  const none = await api('POST', `/v1/jobs/${plain.body.data.job.id}/destination/retry`, key, {});
+  expect(none.status).toBe(400);
+  expect(none.body.error.message).toMatch(/no destination/);
+  stack.upstream!.delayMs = 300;
+  try {
+    const slow = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs: ['slow1.bsky.social'], destination: { type: 's3', bucket: BUCKET, prefix: 'slow', roleArn: ROLE, externalId } });
+    const early = await api('POST', `/v1/jobs/${slow.body.data.job.id}/destination/retry`, key, {});
+    expect(early.status).toBe(400);
+    expect(early.body.error.message).toMatch(/when the job ends; it is (queued|running)/);
+    await settled(key, slow.body.data.job.id);
+  } finally {
+    stack.upstream!.delayMs = 0;
+  }
+});
+
+test('a retry after the files\' 7 days is a 404 (nothing left to deliver), and the delivery stays failed', async () => {
+  const { key, teamId } = await teamWithKey('dest-expired', 100);
+  const externalId = (await api('GET', '/v1/jobs/destination', key)).body.data.destination.externalId as string;
+  const made = await api('POST', '/v1/jobs', key, { operation: 'microblog-a-user-posts', inputs, destination: { type: 's3', bucket: BUCKET, prefix: 'old', roleArn: REFUSING_ROLE, externalId } });
+  const id = made.body.data.job.id as string;
+  expect((await settled(key, id)).destination).toMatchObject({ state: 'failed' });
+  await db().send(new UpdateCommand({ TableName: config.jobsTable, Key: { pk: teamPk(teamId), sk: jobSk(id) }, UpdateExpression: 'SET finishedAt = :old', ExpressionAttributeValues: { ':old': Date.now() - 8 * 86_400_000 } }));
+  const res = await api('POST', `/v1/jobs/${id}/destination/retry`, key, {});
+  expect(res.status).toBe(404);
+  expect(res.body.error).toMatchObject({ code: 'NOT_FOUND', message: expect.stringMatching(/kept 7 days/) });
+  expect((await api('GET', `/v1/jobs/${id}`, key)).body.data.job.destination).toMatchObject({ state: 'failed', code: 'ROLE_NOT_ASSUMABLE' });
 });
