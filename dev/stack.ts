@@ -66,6 +66,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // Job files' signed URLs point at this gateway (shared/jobs/files.ts).
     process.env.LOCAL_FILES_BASE_URL = gateway.url;
     const jobs = startLocalJobs();
+    // Stopping lets the inputs still running end first (at most 10 s), so none outlives its stack.
+    stops.push(() => Promise.race([jobs.idle(), new Promise<void>((resolve) => setTimeout(resolve, 10_000).unref())]));
     return { endpoint: process.env.DYNAMODB_ENDPOINT!, dynamo, upstream, team, gateway, jobs, stop };
   } catch (err) {
     await stop();
