@@ -7,7 +7,7 @@ import { signedInMember } from '../support/account';
 import { launchBrowser } from '../support/browser';
 import { startHarness, type Harness } from '../support/harness';
 import { type Moto, startMoto } from '../support/moto';
-import { SHOTS, hasText, heading, shot, tooWide, unlabelled, until, visible } from '../support/page';
+import { SHOTS, hasText, heading, shot, tooWide, unlabelled, until, visible, signIn } from '../support/page';
 
 /**
  * The dashboard's Jobs page in a real browser (../support/browser.ts) over the local gateway (jobs
@@ -47,15 +47,6 @@ afterAll(async () => {
   process.env = saved;
 });
 
-async function signIn(page: Page, m: { email: string; password: string }) {
-  await page.goto(`${h.gateway.url}/dashboard/sign-in`);
-  await page.getByLabel('E-mail').fill(m.email);
-  await page.getByLabel('Password').fill(m.password);
-  await page.getByLabel('Password').press('Enter');
-  await heading(page, 'API keys');
-  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Jobs' }).click();
-  await heading(page, 'Jobs');
-}
 
 /** What the gateway received of each /v1/jobs request: whether the browser sent the cookie, and its Origin. */
 function watchJobRequests(server: http.Server) {
@@ -77,7 +68,7 @@ test('submit a CSV file -> the progress bar reaches the end -> signed links down
     if (msg.type() === 'error' && !/\b401\b/.test(msg.text())) errors.push(msg.text());
   });
 
-  await signIn(page, m);
+  await signIn(page, h.gateway.url, m, 'Jobs');
   await visible(page.getByText('No job yet: submit a file of inputs below.'));
   expect(await unlabelled(page)).toEqual([]);
   expect(await tooWide(page)).toEqual([]);
@@ -165,7 +156,7 @@ test('a delivery to the customer\'s bucket that failed (the role refuses us): sh
   page.on('console', (msg) => {
     if (msg.type() === 'error' && !/\b401\b/.test(msg.text())) errors.push(msg.text());
   });
-  await signIn(page, m);
+  await signIn(page, h.gateway.url, m, 'Jobs');
   const row = page.locator(`tr[data-job="${id}"]`);
   const state = row.locator('td[data-label="State"]');
   await hasText(state, `not delivered to s3://${BUCKET}/exports/${id}/`);

@@ -1,6 +1,4 @@
 import { mkdirSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { invokeInProcess } from '../../dev/monitors';
@@ -10,7 +8,8 @@ import { logger } from '../../shared/runtime/log';
 import { signedInMember } from '../support/account';
 import { launchBrowser } from '../support/browser';
 import { startHarness, type Harness } from '../support/harness';
-import { SHOTS, hasText, heading, shot, unlabelled, until, visible } from '../support/page';
+import { startReceiver, type Received } from '../support/receiver';
+import { SHOTS, hasText, heading, shot, unlabelled, until, visible, signIn } from '../support/page';
 
 /**
  * The dashboard's Jobs page in a real browser over the local gateway: sign in, submit a file of inputs
@@ -19,15 +18,8 @@ import { SHOTS, hasText, heading, shot, unlabelled, until, visible } from '../su
  */
 jest.setTimeout(300_000);
 
-const hooks: { headers: Record<string, string>; body: string }[] = [];
-const receiver = http.createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    hooks.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') });
-    res.writeHead(200).end();
-  });
-});
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let hooks: Received[];
 let h: Harness;
 let browser: Browser;
 let hookUrl: string;
@@ -37,13 +29,14 @@ beforeAll(async () => {
   process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
   h = await startHarness();
   replayAll(h.fake, { anyInput: true });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/job-hook`;
+  receiver = await startReceiver();
+  hooks = receiver.hooks;
+  hookUrl = receiver.url('/job-hook');
   browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
-  await new Promise((r) => receiver.close(r));
+  await receiver?.close();
   await h?.stop();
 });
 
@@ -51,14 +44,7 @@ test("submit a job with its own webhook (secret once) -> job.succeeded delivered
   const m = await signedInMember(h);
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
   const page = await context.newPage();
-  await page.goto(`${h.gateway.url}/dashboard/sign-in`);
-  await page.getByLabel('E-mail').fill(m.email);
-  await page.getByLabel('Password').fill(m.password);
-  await page.getByLabel('Password').press('Enter');
-  await heading(page, 'API keys');
-
-  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Jobs' }).click();
-  await heading(page, 'Jobs');
+  await signIn(page, h.gateway.url, m, 'Jobs');
   expect(await unlabelled(page)).toEqual([]);
   await page.getByLabel('Operation').selectOption('microblog-a-user-posts');
   await page.getByLabel('Inputs', { exact: true }).setInputFiles({ name: 'handles.txt', mimeType: 'text/plain', buffer: Buffer.from('marlowe-tern.bsky.social\nsecond-one.bsky.social\n') });

@@ -10,7 +10,7 @@ import { logger } from '../../shared/runtime/log';
 import { signedInMember } from '../support/account';
 import { launchBrowser } from '../support/browser';
 import { startHarness, type Harness } from '../support/harness';
-import { SHOTS, hasText, heading, hidden, shot, tooWide, unlabelled, until, visible } from '../support/page';
+import { SHOTS, hasText, heading, hidden, shot, tooWide, unlabelled, until, visible, signIn } from '../support/page';
 
 /**
  * The dashboard's Monitors page in a real browser (../support/browser.ts) over the local gateway:
@@ -78,13 +78,7 @@ test('create (a 422 at its field first) -> secret once -> monitor.ready and a te
     if (msg.type() === 'error' && !/\b(401|422)\b/.test(msg.text())) errors.push(msg.text());
   });
 
-  await page.goto(`${h.gateway.url}/dashboard/sign-in`);
-  await page.getByLabel('E-mail').fill(m.email);
-  await page.getByLabel('Password').fill(m.password);
-  await page.getByLabel('Password').press('Enter');
-  await heading(page, 'API keys');
-  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Monitors' }).click();
-  await heading(page, 'Monitors');
+  await signIn(page, h.gateway.url, m, 'Monitors');
   await visible(page.getByText('No monitors yet'));
 
   // The form follows the operation: citygame-daily takes no parameters, microblog-b-note a URL and a choice.

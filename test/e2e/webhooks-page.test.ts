@@ -1,6 +1,4 @@
 import { mkdirSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { invokeInProcess } from '../../dev/monitors';
@@ -9,7 +7,8 @@ import { logger } from '../../shared/runtime/log';
 import { signedInMember } from '../support/account';
 import { launchBrowser } from '../support/browser';
 import { startHarness, type Harness } from '../support/harness';
-import { SHOTS, hasText, heading, shot, unlabelled, until, visible } from '../support/page';
+import { startReceiver, type Received } from '../support/receiver';
+import { SHOTS, hasText, heading, shot, unlabelled, until, visible, signIn } from '../support/page';
 
 /**
  * The dashboard's Webhooks page in a real browser over the local gateway: sign in, create an endpoint
@@ -19,15 +18,8 @@ import { SHOTS, hasText, heading, shot, unlabelled, until, visible } from '../su
  */
 jest.setTimeout(300_000);
 
-const hooks: { headers: Record<string, string>; body: string }[] = [];
-const receiver = http.createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    hooks.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') });
-    res.writeHead(200).end();
-  });
-});
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let hooks: Received[];
 let h: Harness;
 let browser: Browser;
 let hookUrl: string;
@@ -36,13 +28,14 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
   h = await startHarness();
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  receiver = await startReceiver();
+  hooks = receiver.hooks;
+  hookUrl = receiver.url('/hook');
   browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
-  await new Promise((r) => receiver.close(r));
+  await receiver?.close();
   await h?.stop();
 });
 
@@ -50,11 +43,7 @@ test('create an endpoint (secret once) -> revoke a key -> key.revoked delivered,
   const m = await signedInMember(h);
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
   const page = await context.newPage();
-  await page.goto(`${h.gateway.url}/dashboard/sign-in`);
-  await page.getByLabel('E-mail').fill(m.email);
-  await page.getByLabel('Password').fill(m.password);
-  await page.getByLabel('Password').press('Enter');
-  await heading(page, 'API keys');
+  await signIn(page, h.gateway.url, m);
   await page.getByLabel('Name of the new key').fill('to-revoke');
   await page.getByRole('button', { name: 'Create key' }).click();
   await visible(page.locator('tr[data-key]'));

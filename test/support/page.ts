@@ -47,3 +47,18 @@ export const tooWide = async (page: Page) => {
     ...(document.documentElement.scrollWidth > window.innerWidth ? [`document ${document.documentElement.scrollWidth}px`] : []),
   ]);
 };
+
+/**
+ * Signs a member in on the dashboard's sign-in page (the Keys page is where a session lands), then,
+ * when `to` names one, opens that page from the dashboard's navigation.
+ */
+export async function signIn(page: Page, base: string, m: { email: string; password: string }, to?: string): Promise<void> {
+  await page.goto(`${base}/dashboard/sign-in`);
+  await page.getByLabel('E-mail').fill(m.email);
+  await page.getByLabel('Password').fill(m.password);
+  await page.getByLabel('Password').press('Enter');
+  await heading(page, 'API keys');
+  if (!to) return;
+  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: to }).click();
+  await heading(page, to);
+}
