@@ -161,7 +161,7 @@ const SPECS: Record<RouteName, RouteSpec> = {
   cancel: { summary: 'Cancel a job: no input starts after this (nothing further charged); the files of what ran are written', ok: [200, job, 'The job, cancelled'], errors: [...ALWAYS, 404] },
   resume: { summary: 'Resume a paused job (after a top-up): its set-aside inputs run first', ok: [200, job, 'The job, running'], errors: [...ALWAYS, 404] },
   retryDestination: {
-    summary: "Deliver an ended job's files to its destination again, after a failed delivery (once your role's trust policy or your bucket is fixed): the same keys under <prefix>/<jobId>/; answers the job with the new outcome (delivered, or failed with its code). One retry at a time",
+    summary: "Deliver an ended job's files to its destination again, after a failed delivery (once your role's trust policy or your bucket is fixed): the same keys, under the destination's prefix and the job's id; answers the job with the new outcome (delivered, or failed with its code); one retry at a time",
     ok: [200, job, 'The job, its destination delivered or failed again'],
     errors: [...ALWAYS, 404],
   },

@@ -62,7 +62,7 @@ test('the MCP bundle holds every operation entry, answers tools/list, runs a too
   const list = await fn.handler(post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, 'bundle-list'));
   expect(list.statusCode).toBe(200);
   expect(list.headers?.['x-request-id']).toBe('bundle-list');
-  expect(JSON.parse(list.body).result.tools).toHaveLength(routedOperations().length + 3 + 3 + 3 + 2); // the account, monitor, webhook and job tools
+  expect(JSON.parse(list.body).result.tools).toHaveLength(routedOperations().length + 3 + 3 + 3 + 3); // the account, monitor, webhook and job tools
 
   // Without MONITORS_FUNCTION (the stack always sets it), the monitor tools say so.
   const monitors = await fn.handler(post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'monitors-list', arguments: {} } }, 'bundle-monitors'));
