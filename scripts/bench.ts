@@ -950,7 +950,7 @@ async function main() {
     if (SECTIONS.has('delayed') && active.length) await benchDelayed(b, active, runners, figures);
     benchKeyTouches(b, requestsStarted);
     if (SECTIONS.has('monitors')) await benchMonitorWrites();
-    if (SECTIONS.has('jobs')) await benchJobs(b.stack, b.upstream, b.watch, JOB_INPUTS);
+    if (SECTIONS.has('jobs')) await benchJobs(b.stack, b.upstream, b.watch, JOB_INPUTS, () => procCpuMs(b.stack.dynamo?.process.pid));
 
     const own = process.cpuUsage(ownCpu0);
     const up = await b.upstream.cpuUsage();
