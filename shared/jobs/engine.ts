@@ -183,29 +183,46 @@ const CLAIM = 10;
  * job has none left to hand out, the team's other waiting jobs; ends a job whose every input is
  * recorded (or a cancelled one with none in flight).
  *
- * Every input's end pumps, and many end at once: were each to claim the one slot it freed, most
- * claims would meet another on the job's cursor and be refused (each a transaction, read again and
- * sent again). So a pump claims only once a fifth of the bound is free (or all the job has left to
- * hand out), and a refused claim is not tried again: it was refused because another claim moved the
- * cursor (whose inputs pump when they end), the team's bound was reached (its inputs in flight
- * pump when they end), or the job paused or was cancelled (a resume pumps). Nothing is left
- * waiting with nothing in flight: the pump of the last input to end reads every slot freed.
+ * Every input's end pumps, and many end at once. A claim is conditional on the job's cursor as read,
+ * so pumps of one job running together mostly see their claims refused. In one process they do not
+ * run together: a pump asked for while one of the same job runs here only asks that one to read
+ * again once done (it claims, in one transaction, every slot freed meanwhile). A refused claim (a
+ * pump in another process claimed first) is not tried again: it was refused because another claim
+ * moved the cursor (whose inputs pump when they end), the team's bound was reached (its inputs in
+ * flight pump when they end), or the job paused or was cancelled (a resume pumps). So nothing is
+ * left waiting with nothing in flight: the pump after the last input to end reads every slot freed.
  */
 export async function pump(teamId: string, jobId: string, env: Engine): Promise<void> {
+  const key = `${teamId}\n${jobId}`;
+  const running = pumping.get(key);
+  if (running) return void (running.again = true);
+  const me = { again: false };
+  pumping.set(key, me);
+  try {
+    do {
+      me.again = false;
+      await pumpOnce(teamId, jobId, env);
+    } while (me.again);
+  } finally {
+    pumping.delete(key);
+  }
+}
+
+/** The pumps running in this process, by team and job; `again`: asked for meanwhile. */
+const pumping = new Map<string, { again: boolean }>();
+
+async function pumpOnce(teamId: string, jobId: string, env: Engine): Promise<void> {
   const bound = config.jobInputsPerTeam;
-  const batch = Math.max(1, Math.floor(bound / 5));
   for (let round = 0; round < 50; round++) {
     const { job, inFlight } = await jobAndInFlight(teamId, jobId);
     if (!job) return;
     if (await finishIfDone(job, env)) break;
     if (job.state !== 'running' && job.state !== 'queued') return;
-    const left = job.total - Math.min(job.cursor, job.total) + job.parked.length;
-    if (left <= 0) break;
+    if (job.cursor >= job.total && !job.parked.length) break;
     const free = bound - inFlight;
-    if (free <= 0 || free < Math.min(batch, left)) return;
-    const want = Math.min(free, CLAIM);
-    const claimed = await claimInputs(job, want, bound, Date.now());
-    if (!claimed) return; // refused: see above
+    if (free <= 0) return;
+    const claimed = await claimInputs(job, Math.min(free, CLAIM), bound, Date.now());
+    if (!claimed) return; // refused: see pump
     const parked = new Set(job.parked);
     const refs = claimed.map((index) => ({ teamId, jobId, index, ...(parked.has(index) ? { retry: true } : {}) }));
     try {
