@@ -31,7 +31,7 @@
  *
  * Quick runs while developing (or on a busy machine): `npm run bench -- --quick` (or BENCH_QUICK=1),
  * and the BENCH_* knobs printed at the start (BENCH_OPS=<id>,<id> limits the operations,
- * BENCH_SECTIONS=imports,paths,operations,delayed,monitors,jobs the sections; BENCH_JOB_INPUTS the job's size). A reduced run says so in its header.
+ * BENCH_SECTIONS=imports,paths,operations,delayed,monitors,jobs the sections; BENCH_JOB_INPUTS the job's size; BENCH_LOAD_RPS what `npm run load` answered, printed beside the job's rate). A reduced run says so in its header.
  */
 
 import { execFileSync } from 'node:child_process';
