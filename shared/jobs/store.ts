@@ -156,12 +156,6 @@ export async function createJob(job: Job, inputs: readonly JobInput[], idempoten
   return transact([...items, ...extra]);
 }
 
-/** The input at `index`. */
-export async function jobInput(jobId: string, index: number): Promise<JobInput | null> {
-  const res = await db().send(new GetCommand({ TableName: config.jobsTable, Key: { pk: jobPk(jobId), sk: jobChunkSk(Math.floor(index / JOB_CHUNK)) } }));
-  return ((res.Item?.inputs as JobInput[] | undefined) ?? [])[index % JOB_CHUNK] ?? null;
-}
-
 /** Items of the jobs table by key, in one BatchGetItem (consistent), its unprocessed keys asked again; each key's item or undefined. */
 async function getMany(keys: Record<string, string>[]): Promise<(Record<string, unknown> | undefined)[]> {
   const found = new Map<string, Record<string, unknown>>();
@@ -280,12 +274,6 @@ export async function recordInput(job: Pick<Job, 'teamId' | 'jobId' | 'createdAt
           { Update: { TableName: config.jobsTable, Key: slotsKey(job.teamId), UpdateExpression: 'ADD #f :minus', ExpressionAttributeNames: { '#f': 'inFlight' }, ExpressionAttributeValues: { ':minus': -1 } } },
           ...extra,
         ]);
-}
-
-/** Whether input `index` has its record already. */
-export async function inputRecorded(jobId: string, index: number): Promise<boolean> {
-  const res = await db().send(new GetCommand({ TableName: config.jobsTable, Key: { pk: jobPk(jobId), sk: jobDoneSk(index) }, ConsistentRead: true, ProjectionExpression: 'pk' }));
-  return res.Item !== undefined;
 }
 
 /**
