@@ -11,8 +11,11 @@ import type { DynamoWatch } from './bench-dynamo';
  * Prints inputs per second, this process's CPU ms per input, DynamoDB calls and write units per
  * input (priced by ./bench-dynamo.ts: 1 unit an item, 2 in a transaction, a cache entry by its
  * size), and credits charged against live pages (the job's count, the ledger's, the history's).
+ * DynamoDB Local's CPU per input beside this process's (on two cores it is the job's bottleneck).
+ * BENCH_LOAD_RPS, when given (what `npm run load` answered per second just before, on the same
+ * machine), is printed beside the job's rate: the target is a job at least as fast.
  */
-export async function benchJobs(stack: LocalStack, upstream: UpstreamProcess, watch: DynamoWatch, inputs: number): Promise<{ inputsPerSecond: number }> {
+export async function benchJobs(stack: LocalStack, upstream: UpstreamProcess, watch: DynamoWatch, inputs: number, dynamoCpuMs: () => number): Promise<{ inputsPerSecond: number }> {
   const { teamWithKey } = await import('../dev/teams');
   const { ledger } = await import('../shared/accounting/ledger');
   const { balance } = await import('../shared/accounting/teams');
@@ -28,6 +31,7 @@ export async function benchJobs(stack: LocalStack, upstream: UpstreamProcess, wa
   const lines = Array.from({ length: inputs }, (_, i) => JSON.stringify({ handle: `bench-job-${i}.bsky.social` })).join('\n');
   const mark = watch.calls.length;
   const cpu0 = process.cpuUsage();
+  const javaCpu0 = dynamoCpuMs();
   const t0 = performance.now();
   const upload = (await post('/v1/jobs/uploads', { format: 'jsonl' })).data.upload as { id: string; url: string; headers: Record<string, string> };
   const put = await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: lines });
@@ -42,7 +46,9 @@ export async function benchJobs(stack: LocalStack, upstream: UpstreamProcess, wa
     await new Promise((r) => setTimeout(r, 100));
   }
   const seconds = (performance.now() - t0) / 1000;
+  const inputsPerSecond = inputs / seconds;
   const cpu = process.cpuUsage(cpu0);
+  const javaCpu = dynamoCpuMs() - javaCpu0;
   await upstream.setDelay(0, 0);
   const calls = watch.since(mark);
   const writes = summarize(calls);
@@ -50,12 +56,19 @@ export async function benchJobs(stack: LocalStack, upstream: UpstreamProcess, wa
   const charges = (await ledger(team.teamId)).filter((e) => e.jobId === submitted.id).length;
   const spent = credits - (await balance(team.teamId));
   const perInput = (n: number) => (n / inputs).toFixed(2);
-  const inputsPerSecond = inputs / seconds;
   console.log(`\n== 7. A bulk job: ${inputs.toLocaleString('en')} inputs, replay upstream 50–300 ms, in-process queue (platform bound 25) ==`);
   console.log(`  job ${job.id}: ${job.state}; ${job.inputs.done} done, ${job.inputs.failed} failed; ${job.pages} pages, ${job.items.toLocaleString('en')} items`);
   console.log(`  wall: ${seconds.toFixed(1)} s (submit with its upload and checks ${((tSubmitted - t0) / 1000).toFixed(1)} s) -> ${inputsPerSecond.toFixed(1)} inputs/s`);
-  console.log(`  CPU of this process (gateway, jobs API, engine, operation handlers): ${((cpu.user + cpu.system) / 1000 / inputs).toFixed(2)} ms per input`);
+  console.log(`  CPU of this process (gateway, jobs API, engine, operation handlers): ${((cpu.user + cpu.system) / 1000 / inputs).toFixed(2)} ms per input; DynamoDB Local's: ${(javaCpu / inputs).toFixed(2)} ms per input`);
+  const loadRps = Number(process.env.BENCH_LOAD_RPS);
+  if (loadRps > 0) console.log(`  beside \`npm run load\` (BENCH_LOAD_RPS, same machine): ${loadRps} req/s -> the job runs ${(inputsPerSecond / loadRps).toFixed(2)}x its rate: ${inputsPerSecond >= loadRps ? 'at least as fast' : 'SLOWER'}`);
   console.log(`  DynamoDB: ${perInput(calls.length)} calls and ${perInput(units)} write units per input (jobs bookkeeping and the pipeline's own, together)`);
+  const byCommand = new Map<string, number>();
+  for (const c of calls) {
+    const k = `${c.command.replace(/Command$/, '')}${c.ok ? '' : ' refused'}`;
+    byCommand.set(k, (byCommand.get(k) ?? 0) + 1);
+  }
+  console.log(`  DynamoDB calls per input, by command: ${[...byCommand].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${perInput(n)}`).join('; ')}`);
   // Where the write units go: transactions by their items' kinds (a cancelled one billed too), plain writes by kind.
   const byKind = new Map<string, { n: number; units: number }>();
   const add = (k: string, units: number) => byKind.set(k, { n: (byKind.get(k)?.n ?? 0) + 1, units: (byKind.get(k)?.units ?? 0) + units });

@@ -31,7 +31,7 @@
  *
  * Quick runs while developing (or on a busy machine): `npm run bench -- --quick` (or BENCH_QUICK=1),
  * and the BENCH_* knobs printed at the start (BENCH_OPS=<id>,<id> limits the operations,
- * BENCH_SECTIONS=imports,paths,operations,delayed,monitors,jobs the sections; BENCH_JOB_INPUTS the job's size). A reduced run says so in its header.
+ * BENCH_SECTIONS=imports,paths,operations,delayed,monitors,jobs the sections; BENCH_JOB_INPUTS the job's size; BENCH_LOAD_RPS what `npm run load` answered, printed beside the job's rate). A reduced run says so in its header.
  */
 
 import { execFileSync } from 'node:child_process';
@@ -950,7 +950,7 @@ async function main() {
     if (SECTIONS.has('delayed') && active.length) await benchDelayed(b, active, runners, figures);
     benchKeyTouches(b, requestsStarted);
     if (SECTIONS.has('monitors')) await benchMonitorWrites();
-    if (SECTIONS.has('jobs')) await benchJobs(b.stack, b.upstream, b.watch, JOB_INPUTS);
+    if (SECTIONS.has('jobs')) await benchJobs(b.stack, b.upstream, b.watch, JOB_INPUTS, () => procCpuMs(b.stack.dynamo?.process.pid));
 
     const own = process.cpuUsage(ownCpu0);
     const up = await b.upstream.cpuUsage();

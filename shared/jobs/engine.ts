@@ -11,7 +11,7 @@ import type { Log } from '../runtime/log';
 import { deliver } from './destination';
 import { jobEventWrites } from './events';
 import { type Part, writePart, writeResults } from './results';
-import { type InputOutcome, type Job, claimInputs, getJob, inputRecorded, jobInput, listJobs, moveJob, parkInput, recordInput, teamInFlight, unclaim } from './store';
+import { type InputOutcome, type Job, claimInputs, getJob, inputToRun, jobAndInFlight, listJobs, moveJob, parkInput, recordInput, teamInFlight, unclaim } from './store';
 
 /**
  * The job engine: the same code in the deployed workers (SQS, shared/jobs/aws.ts) and in process
@@ -81,10 +81,12 @@ interface Body {
  */
 export async function runInput(ref: InputRef, attempt: number, env: Engine): Promise<void> {
   const { teamId, jobId, index } = ref;
-  const job = await getJob(teamId, jobId);
-  if (!job) return;
+  // The job, the input's record (if any) and the input: one read.
+  const found = await inputToRun(teamId, jobId, index);
+  if (!found) return;
+  const { job } = found;
   // A message delivered twice, or an attempt after one that recorded the input: nothing to do.
-  if (await inputRecorded(jobId, index)) return void (await pump(teamId, jobId, env));
+  if (found.recorded) return void (await pump(teamId, jobId, env));
   const now = Date.now();
   if (job.state === 'cancelled') {
     await recordInput(job, index, { status: 0, pages: 0, items: 0, credits: 0, result: 'skipped' }, now);
@@ -94,7 +96,7 @@ export async function runInput(ref: InputRef, attempt: number, env: Engine): Pro
     await parkInput(job, index, job.pausedReason ?? 'paused', 0, now);
     return;
   }
-  const input = await jobInput(jobId, index);
+  const { input } = found;
   if (!input) throw new Error(`job ${jobId} has no input ${index}`);
   const op = operation(job.operation as OperationId) as Operation;
   const cursorParam = cursorParamOf(op);
@@ -160,9 +162,9 @@ export async function runInput(ref: InputRef, attempt: number, env: Engine): Pro
  * recorded as failed (503), so the job still ends; its part says why.
  */
 export async function giveUpInput(ref: InputRef, reason: string, env: Engine): Promise<void> {
-  const job = await getJob(ref.teamId, ref.jobId);
-  if (!job || (await inputRecorded(ref.jobId, ref.index))) return;
-  const input = await jobInput(ref.jobId, ref.index);
+  const found = await inputToRun(ref.teamId, ref.jobId, ref.index);
+  if (!found || found.recorded) return;
+  const { job, input } = found;
   const error = { status: 503, code: 'SERVICE_UNAVAILABLE', message: 'The input could not be run; try it again in a new job' };
   await writePart(ref.teamId, ref.jobId, { index: ref.index, line: input?.line ?? 0, input: input?.input ?? '', items: [], pages: 0, error });
   await recordInput(job, ref.index, { status: 503, code: error.code, pages: 0, items: 0, credits: 0, result: 'failed' }, Date.now());
@@ -180,19 +182,47 @@ const CLAIM = 10;
  * Hands out inputs of the job while the team has slots (config.jobInputsPerTeam), then, when this
  * job has none left to hand out, the team's other waiting jobs; ends a job whose every input is
  * recorded (or a cancelled one with none in flight).
+ *
+ * Every input's end pumps, and many end at once. A claim is conditional on the job's cursor as read,
+ * so pumps of one job running together mostly see their claims refused. In one process they do not
+ * run together: a pump asked for while one of the same job runs here only asks that one to read
+ * again once done (it claims, in one transaction, every slot freed meanwhile). A refused claim (a
+ * pump in another process claimed first) is not tried again: it was refused because another claim
+ * moved the cursor (whose inputs pump when they end), the team's bound was reached (its inputs in
+ * flight pump when they end), or the job paused or was cancelled (a resume pumps). So nothing is
+ * left waiting with nothing in flight: the pump after the last input to end reads every slot freed.
  */
 export async function pump(teamId: string, jobId: string, env: Engine): Promise<void> {
+  const key = `${teamId}\n${jobId}`;
+  const running = pumping.get(key);
+  if (running) return void (running.again = true);
+  const me = { again: false };
+  pumping.set(key, me);
+  try {
+    do {
+      me.again = false;
+      await pumpOnce(teamId, jobId, env);
+    } while (me.again);
+  } finally {
+    pumping.delete(key);
+  }
+}
+
+/** The pumps running in this process, by team and job; `again`: asked for meanwhile. */
+const pumping = new Map<string, { again: boolean }>();
+
+async function pumpOnce(teamId: string, jobId: string, env: Engine): Promise<void> {
   const bound = config.jobInputsPerTeam;
   for (let round = 0; round < 50; round++) {
-    const job = await getJob(teamId, jobId);
+    const { job, inFlight } = await jobAndInFlight(teamId, jobId);
     if (!job) return;
     if (await finishIfDone(job, env)) break;
     if (job.state !== 'running' && job.state !== 'queued') return;
     if (job.cursor >= job.total && !job.parked.length) break;
-    const free = bound - (await teamInFlight(teamId));
+    const free = bound - inFlight;
     if (free <= 0) return;
     const claimed = await claimInputs(job, Math.min(free, CLAIM), bound, Date.now());
-    if (!claimed) continue; // another worker claimed meanwhile, or the bound was reached: read again
+    if (!claimed) return; // refused: see pump
     const parked = new Set(job.parked);
     const refs = claimed.map((index) => ({ teamId, jobId, index, ...(parked.has(index) ? { retry: true } : {}) }));
     try {
@@ -201,6 +231,7 @@ export async function pump(teamId: string, jobId: string, env: Engine): Promise<
       await unclaim(job, claimed);
       throw err;
     }
+    if (claimed.length === free) return; // the team is at its bound
   }
   // This job hands out no more: the team's other waiting jobs take the free slots.
   for (const other of await listJobs(teamId)) {

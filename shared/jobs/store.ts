@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { type JOB_EVENTS, JOB_FILES_DAYS, type JobState } from '../api/job-routes';
 import { conditionally, db } from '../db/client';
 import { JOB_PREFIX, JOB_SLOTS_SK, jobChunkSk, jobDoneSk, jobIdempotencySk, jobPk, jobSk, teamPk } from '../db/tables';
@@ -156,10 +156,36 @@ export async function createJob(job: Job, inputs: readonly JobInput[], idempoten
   return transact([...items, ...extra]);
 }
 
-/** The input at `index`. */
-export async function jobInput(jobId: string, index: number): Promise<JobInput | null> {
-  const res = await db().send(new GetCommand({ TableName: config.jobsTable, Key: { pk: jobPk(jobId), sk: jobChunkSk(Math.floor(index / JOB_CHUNK)) } }));
-  return ((res.Item?.inputs as JobInput[] | undefined) ?? [])[index % JOB_CHUNK] ?? null;
+/** Items of the jobs table by key, in one BatchGetItem (consistent), its unprocessed keys asked again; each key's item or undefined. */
+async function getMany(keys: Record<string, string>[]): Promise<(Record<string, unknown> | undefined)[]> {
+  const found = new Map<string, Record<string, unknown>>();
+  let ask = keys;
+  for (let round = 0; ask.length; round++) {
+    if (round > 8) throw new Error('jobs items not read: unprocessed keys');
+    if (round) await new Promise((r) => setTimeout(r, 20 * 2 ** round));
+    const res = await db().send(new BatchGetCommand({ RequestItems: { [config.jobsTable]: { Keys: ask, ConsistentRead: true } } }));
+    for (const i of res.Responses?.[config.jobsTable] ?? []) found.set(`${String(i.pk)}\n${String(i.sk)}`, i);
+    ask = (res.UnprocessedKeys?.[config.jobsTable]?.Keys ?? []) as Record<string, string>[];
+  }
+  return keys.map((k) => found.get(`${k.pk}\n${k.sk}`));
+}
+
+/**
+ * What a worker needs to run input `index`, in one BatchGetItem (consistent): the job, whether the
+ * input has its record already, and the input (null when the job is not found).
+ */
+export async function inputToRun(teamId: string, jobId: string, index: number): Promise<{ job: Job; recorded: boolean; input: JobInput | null } | null> {
+  if (!/^job_[a-z0-9]{9}[0-9a-f]{12}$/.test(jobId)) return null;
+  const [job, done, chunk] = await getMany([jobKey(teamId, jobId), { pk: jobPk(jobId), sk: jobDoneSk(index) }, { pk: jobPk(jobId), sk: jobChunkSk(Math.floor(index / JOB_CHUNK)) }]);
+  if (!job) return null;
+  return { job: jobOf(job), recorded: done !== undefined, input: ((chunk?.inputs as JobInput[] | undefined) ?? [])[index % JOB_CHUNK] ?? null };
+}
+
+/** The job and how many of the team's inputs are in flight now, in one BatchGetItem (consistent). */
+export async function jobAndInFlight(teamId: string, jobId: string): Promise<{ job: Job | null; inFlight: number }> {
+  if (!/^job_[a-z0-9]{9}[0-9a-f]{12}$/.test(jobId)) return { job: null, inFlight: 0 };
+  const [job, slots] = await getMany([jobKey(teamId, jobId), slotsKey(teamId)]);
+  return { job: job ? jobOf(job) : null, inFlight: Number(slots?.inFlight ?? 0) };
 }
 
 /** How many of the team's inputs are in flight now. */
@@ -248,12 +274,6 @@ export async function recordInput(job: Pick<Job, 'teamId' | 'jobId' | 'createdAt
           { Update: { TableName: config.jobsTable, Key: slotsKey(job.teamId), UpdateExpression: 'ADD #f :minus', ExpressionAttributeNames: { '#f': 'inFlight' }, ExpressionAttributeValues: { ':minus': -1 } } },
           ...extra,
         ]);
-}
-
-/** Whether input `index` has its record already. */
-export async function inputRecorded(jobId: string, index: number): Promise<boolean> {
-  const res = await db().send(new GetCommand({ TableName: config.jobsTable, Key: { pk: jobPk(jobId), sk: jobDoneSk(index) }, ConsistentRead: true, ProjectionExpression: 'pk' }));
-  return res.Item !== undefined;
 }
 
 /**
