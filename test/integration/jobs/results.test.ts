@@ -23,7 +23,8 @@ const op = operation('microblog-a-user-posts') as Operation;
 const TEAM = 'team-results';
 /** Every awkward character for CSV: commas, quotes, a lone LF, CRLF, a lone CR; and non-ASCII. */
 const TEXT = 'comma, "quoted", and\nLF alone\r\nthen CRLF\rand CR — ünïcödé';
-const PARTS = 5_000;
+/** Parts of the local job: files of several megabytes, far more parts than are read ahead (16). */
+const PARTS = 1_500;
 /** On moto, fewer parts (each one PUT to moto takes a while), as many bytes as it takes to pass 5 MB: several upload parts. */
 const S3_PARTS = 1_200;
 /** About 1 KB of text an item. */
@@ -91,7 +92,7 @@ describe('in the local directory', () => {
 
   test('a part that cannot be read: no file written, not even in part, and no temporary file left', async () => {
     await writeParts('job-broken', PARTS);
-    await files().put(partKey(TEAM, 'job-broken', 4_000), '{"index": 4000, "items": [', 'application/json');
+    await files().put(partKey(TEAM, 'job-broken', 1_200), '{"index": 1200, "items": [', 'application/json');
     await expect(writeResults(op, TEAM, 'job-broken', indicesOf(PARTS))).rejects.toThrow(SyntaxError);
     for (const name of RESULT_FILES) expect(await files().size(resultKey(TEAM, 'job-broken', name))).toBeNull();
     const dir = path.join(process.env.JOB_FILES_DIR!, 'jobs', TEAM, 'job-broken', 'results');
