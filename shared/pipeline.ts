@@ -175,8 +175,8 @@ interface LiveRequest<Id extends OperationId> {
 async function liveAnswer<Id extends OperationId>(id: Id, params: ParamsOf<Id>, key: string, caller: Caller, r: LiveRequest<Id>): Promise<{ data: DataOf<Id> & { fetchedAt: string }; remaining: number; charged: number }> {
   const reservation = reserve(caller.teamId, r.requestId, r.log);
   const ready = scrapesAhead(caller.creditsHint) ? r.scraper() : reservation.then(r.scraper);
-  // What the scraper throws is classified (toScrapeError); a scraper that fails to load is our 503.
-  const scraping = ready.then((scrape) => scrape(params, r.ctx, r.log).catch((err: unknown) => Promise.reject(toScrapeError(err))));
+  // A scraper that fails to load is our 503.
+  const scraping = ready.then((scrape) => scrapeWith(scrape, params, r));
   scraping.catch(() => undefined); // settled below; never an unhandled rejection meanwhile
   let reserved: Reservation;
   try {
@@ -219,7 +219,11 @@ async function giveBack<Id extends OperationId>(teamId: string, reserved: Reserv
 
 /** A job's page already paid for (its charge in the ledger), scraped again without a reservation: nothing charged, nothing settled. */
 async function paidAnswer<Id extends OperationId>(params: ParamsOf<Id>, r: Pick<LiveRequest<Id>, 'ctx' | 'scraper' | 'log'>): Promise<DataOf<Id> & { fetchedAt: string }> {
-  const scrape = await r.scraper();
-  const result = await scrape(params, r.ctx, r.log).catch((err: unknown) => Promise.reject(toScrapeError(err)));
+  const result = await scrapeWith(await r.scraper(), params, r);
   return { ...result, fetchedAt: new Date().toISOString() };
+}
+
+/** One scrape, what it throws classified (toScrapeError): a live answer's and a paid page's. */
+function scrapeWith<Id extends OperationId>(scrape: Awaited<ReturnType<LiveRequest<Id>['scraper']>>, params: ParamsOf<Id>, r: Pick<LiveRequest<Id>, 'ctx' | 'log'>) {
+  return scrape(params, r.ctx, r.log).catch((err: unknown) => Promise.reject(toScrapeError(err)));
 }

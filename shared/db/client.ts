@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, type QueryCommandInput, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, type QueryCommandInput, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { config } from '../runtime/config';
 import { TEAM_INDEX, teamPk } from './tables';
 
@@ -117,6 +117,26 @@ export async function conditionally(write: () => Promise<unknown>): Promise<bool
     if (isConditionalFailure(err)) return false;
     throw err;
   }
+}
+
+/**
+ * The items of `keys` in one table (BatchGetItem, 100 keys a call): the keys DynamoDB leaves
+ * unprocessed asked again after a growing wait, at most 8 times, then an error. Items come back in
+ * no particular order; a key without an item has none.
+ */
+export async function batchGetAll(table: string, keys: Record<string, unknown>[], opts: { consistent?: boolean; projection?: string } = {}): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  for (let i = 0; i < keys.length; i += 100) {
+    let ask = keys.slice(i, i + 100);
+    for (let round = 0; ask.length; round++) {
+      if (round > 8) throw new Error(`${table}: ${ask.length} keys left unprocessed`);
+      if (round) await new Promise((r) => setTimeout(r, 20 * 2 ** round));
+      const res = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: ask, ...(opts.consistent ? { ConsistentRead: true } : {}), ...(opts.projection ? { ProjectionExpression: opts.projection } : {}) } } }));
+      out.push(...(res.Responses?.[table] ?? []));
+      ask = (res.UnprocessedKeys?.[table]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+    }
+  }
+  return out;
 }
 
 /** Every item a query finds, all its pages (the document client's paginator). */

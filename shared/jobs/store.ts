@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { type JOB_EVENTS, JOB_FILES_DAYS, type JobState } from '../api/job-routes';
-import { conditionally, db } from '../db/client';
+import { batchGetAll, conditionally, db } from '../db/client';
 import { JOB_PREFIX, JOB_SLOTS_SK, jobChunkSk, jobDoneSk, jobIdempotencySk, jobPk, jobSk, teamPk } from '../db/tables';
 import { config } from '../runtime/config';
 import type { Delivery, Destination } from './destination';
@@ -83,6 +83,8 @@ async function transact(items: TransactItem[]): Promise<boolean> {
 }
 
 export const newJobId = () => `job_${Date.now().toString(36).padStart(9, '0')}${randomBytes(6).toString('hex')}`;
+/** Whether `id` has newJobId's shape: anything else is no job, found without a read. */
+const isJobId = (id: string) => /^job_[a-z0-9]{9}[0-9a-f]{12}$/.test(id);
 
 const jobKey = (teamId: string, jobId: string) => ({ pk: teamPk(teamId), sk: jobSk(jobId) });
 const slotsKey = (teamId: string) => ({ pk: teamPk(teamId), sk: JOB_SLOTS_SK });
@@ -94,7 +96,7 @@ function jobOf(i: Record<string, unknown>): Job {
 }
 
 export async function getJob(teamId: string, jobId: string): Promise<Job | null> {
-  if (!/^job_[a-z0-9]{9}[0-9a-f]{12}$/.test(jobId)) return null;
+  if (!isJobId(jobId)) return null;
   const res = await db().send(new GetCommand({ TableName: config.jobsTable, Key: jobKey(teamId, jobId), ConsistentRead: true }));
   return res.Item ? jobOf(res.Item) : null;
 }
@@ -158,15 +160,7 @@ export async function createJob(job: Job, inputs: readonly JobInput[], idempoten
 
 /** Items of the jobs table by key, in one BatchGetItem (consistent), its unprocessed keys asked again; each key's item or undefined. */
 async function getMany(keys: Record<string, string>[]): Promise<(Record<string, unknown> | undefined)[]> {
-  const found = new Map<string, Record<string, unknown>>();
-  let ask = keys;
-  for (let round = 0; ask.length; round++) {
-    if (round > 8) throw new Error('jobs items not read: unprocessed keys');
-    if (round) await new Promise((r) => setTimeout(r, 20 * 2 ** round));
-    const res = await db().send(new BatchGetCommand({ RequestItems: { [config.jobsTable]: { Keys: ask, ConsistentRead: true } } }));
-    for (const i of res.Responses?.[config.jobsTable] ?? []) found.set(`${String(i.pk)}\n${String(i.sk)}`, i);
-    ask = (res.UnprocessedKeys?.[config.jobsTable]?.Keys ?? []) as Record<string, string>[];
-  }
+  const found = new Map((await batchGetAll(config.jobsTable, keys, { consistent: true })).map((i) => [`${String(i.pk)}\n${String(i.sk)}`, i]));
   return keys.map((k) => found.get(`${k.pk}\n${k.sk}`));
 }
 
@@ -175,7 +169,7 @@ async function getMany(keys: Record<string, string>[]): Promise<(Record<string, 
  * input has its record already, and the input (null when the job is not found).
  */
 export async function inputToRun(teamId: string, jobId: string, index: number): Promise<{ job: Job; recorded: boolean; input: JobInput | null } | null> {
-  if (!/^job_[a-z0-9]{9}[0-9a-f]{12}$/.test(jobId)) return null;
+  if (!isJobId(jobId)) return null;
   const [job, done, chunk] = await getMany([jobKey(teamId, jobId), { pk: jobPk(jobId), sk: jobDoneSk(index) }, { pk: jobPk(jobId), sk: jobChunkSk(Math.floor(index / JOB_CHUNK)) }]);
   if (!job) return null;
   return { job: jobOf(job), recorded: done !== undefined, input: ((chunk?.inputs as JobInput[] | undefined) ?? [])[index % JOB_CHUNK] ?? null };
@@ -183,7 +177,7 @@ export async function inputToRun(teamId: string, jobId: string, index: number): 
 
 /** The job and how many of the team's inputs are in flight now, in one BatchGetItem (consistent). */
 export async function jobAndInFlight(teamId: string, jobId: string): Promise<{ job: Job | null; inFlight: number }> {
-  if (!/^job_[a-z0-9]{9}[0-9a-f]{12}$/.test(jobId)) return { job: null, inFlight: 0 };
+  if (!isJobId(jobId)) return { job: null, inFlight: 0 };
   const [job, slots] = await getMany([jobKey(teamId, jobId), slotsKey(teamId)]);
   return { job: job ? jobOf(job) : null, inFlight: Number(slots?.inFlight ?? 0) };
 }

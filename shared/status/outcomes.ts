@@ -1,7 +1,7 @@
-import { BatchGetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
 import { config } from '../runtime/config';
-import { db } from '../db/client';
+import { batchGetAll, db } from '../db/client';
 import { outcomeHourKey, outcomeKey } from '../db/tables';
 import { KEEP_SECONDS, LATENCY_BUCKETS_MS, hourOf, minuteOf } from '../accounting/outcome-counts';
 
@@ -51,20 +51,7 @@ export async function getMany(pks: string[]): Promise<Record<string, unknown>[]>
   const chunks: string[][] = [];
   for (let i = 0; i < pks.length; i += 100) chunks.push(pks.slice(i, i + 100));
   const table = config.cacheTable;
-  const pages = await Promise.all(
-    chunks.map((chunk) => limited(async () => {
-      const out: Record<string, unknown>[] = [];
-      let keys: Record<string, unknown>[] = chunk.map((pk) => ({ pk }));
-      for (let attempt = 0; keys.length && attempt < 5; attempt++) {
-        if (attempt) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
-        const res = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: keys } } }));
-        out.push(...(res.Responses?.[table] ?? []));
-        keys = (res.UnprocessedKeys?.[table]?.Keys as Record<string, unknown>[] | undefined) ?? [];
-      }
-      if (keys.length) throw new Error(`status read: ${keys.length} keys left unprocessed`);
-      return out;
-    })),
-  );
+  const pages = await Promise.all(chunks.map((chunk) => limited(() => batchGetAll(table, chunk.map((pk) => ({ pk }))))));
   return pages.flat();
 }
 

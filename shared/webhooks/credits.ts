@@ -1,5 +1,5 @@
-import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { conditionally, db, queryAll } from '../db/client';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll, conditionally, db, queryAll } from '../db/client';
 import { CREDIT_WATCH, CREDIT_WATCH_SK, DUE_INDEX, TEAM_SK, teamPk } from '../db/tables';
 import { config } from '../runtime/config';
 import type { Log } from '../runtime/log';
@@ -132,14 +132,8 @@ export async function afterCharge(teamId: string, requestId: string, credits: nu
 /** Balances of these teams (one BatchGetItem per 100, projected: credits only). */
 async function balances(teamIds: string[]): Promise<Map<string, number>> {
   const out = new Map<string, number>();
-  for (let i = 0; i < teamIds.length; i += 100) {
-    let keys: Record<string, unknown>[] = teamIds.slice(i, i + 100).map((t) => ({ pk: teamPk(t), sk: TEAM_SK }));
-    while (keys.length) {
-      const res = await db().send(new BatchGetCommand({ RequestItems: { [config.accountsTable]: { Keys: keys, ProjectionExpression: 'pk, credits' } } }));
-      for (const it of res.Responses?.[config.accountsTable] ?? []) out.set(String(it.pk).slice('TEAM#'.length), Number(it.credits ?? 0));
-      keys = (res.UnprocessedKeys?.[config.accountsTable]?.Keys as Record<string, unknown>[] | undefined) ?? [];
-    }
-  }
+  const items = await batchGetAll(config.accountsTable, teamIds.map((t) => ({ pk: teamPk(t), sk: TEAM_SK })), { projection: 'pk, credits' });
+  for (const it of items) out.set(String(it.pk).slice('TEAM#'.length), Number(it.credits ?? 0));
   return out;
 }
 
