@@ -130,12 +130,19 @@ function directoryStore(): FileStore {
     return p;
   };
   // Written whole or not at all: a temporary file renamed once complete, so a reader never sees half a file.
-  const whole = async (key: string, write: (tmp: string) => Promise<void>) => {
+  // `again`: the write can be made twice (a string or a buffer, not a stream), so the folder is made only
+  // when the write finds none (a job's parts share one): one call fewer an input.
+  const whole = async (key: string, write: (tmp: string) => Promise<void>, again: boolean) => {
     const file = fileOf(key);
-    await mkdir(path.dirname(file), { recursive: true });
     const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+    const folder = () => mkdir(path.dirname(file), { recursive: true });
     try {
-      await write(tmp);
+      if (!again) await folder();
+      await write(tmp).catch(async (err: unknown) => {
+        if (!again || !missing(err)) throw err;
+        await folder();
+        await write(tmp);
+      });
       await rename(tmp, file);
     } catch (err) {
       await rm(tmp, { force: true });
@@ -144,8 +151,8 @@ function directoryStore(): FileStore {
   };
   const missing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT';
   return {
-    put: (key, body) => whole(key, (tmp) => writeFile(tmp, body)),
-    putStream: (key, body) => whole(key, (tmp) => pipeline(body, createWriteStream(tmp))),
+    put: (key, body) => whole(key, (tmp) => writeFile(tmp, body), true),
+    putStream: (key, body) => whole(key, (tmp) => pipeline(body, createWriteStream(tmp)), false),
     async get(key) {
       try {
         return await readFile(fileOf(key), 'utf8');

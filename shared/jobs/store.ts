@@ -165,14 +165,31 @@ async function getMany(keys: Record<string, string>[]): Promise<(Record<string, 
 }
 
 /**
+ * The chunks of inputs this process read lately (a chunk never changes once written: createJob
+ * writes it before the job exists), so the other inputs of a chunk it runs are not read again:
+ * at most CHUNKS_KEPT, the oldest read dropped first.
+ */
+const chunksRead = new Map<string, JobInput[]>();
+const CHUNKS_KEPT = 64;
+
+/**
  * What a worker needs to run input `index`, in one BatchGetItem (consistent): the job, whether the
- * input has its record already, and the input (null when the job is not found).
+ * input has its record already, and the input (null when the job is not found); its chunk only
+ * when this process has not read it already.
  */
 export async function inputToRun(teamId: string, jobId: string, index: number): Promise<{ job: Job; recorded: boolean; input: JobInput | null } | null> {
   if (!isJobId(jobId)) return null;
-  const [job, done, chunk] = await getMany([jobKey(teamId, jobId), { pk: jobPk(jobId), sk: jobDoneSk(index) }, { pk: jobPk(jobId), sk: jobChunkSk(Math.floor(index / JOB_CHUNK)) }]);
+  const chunkKey = { pk: jobPk(jobId), sk: jobChunkSk(Math.floor(index / JOB_CHUNK)) };
+  const cacheKey = `${chunkKey.pk}\n${chunkKey.sk}`;
+  const known = chunksRead.get(cacheKey);
+  const [job, done, chunk] = await getMany([jobKey(teamId, jobId), { pk: jobPk(jobId), sk: jobDoneSk(index) }, ...(known ? [] : [chunkKey])]);
   if (!job) return null;
-  return { job: jobOf(job), recorded: done !== undefined, input: ((chunk?.inputs as JobInput[] | undefined) ?? [])[index % JOB_CHUNK] ?? null };
+  const inputs = known ?? (chunk?.inputs as JobInput[] | undefined);
+  if (inputs && !known) {
+    chunksRead.set(cacheKey, inputs);
+    if (chunksRead.size > CHUNKS_KEPT) chunksRead.delete(chunksRead.keys().next().value as string);
+  }
+  return { job: jobOf(job), recorded: done !== undefined, input: (inputs ?? [])[index % JOB_CHUNK] ?? null };
 }
 
 /** The job and how many of the team's inputs are in flight now, in one BatchGetItem (consistent). */
