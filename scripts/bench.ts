@@ -43,6 +43,7 @@ import * as esbuild from 'esbuild';
 import { measuringEnvironment } from '../dev/env';
 import { benchMonitorWrites } from './bench-monitors';
 import { benchJobs } from './bench-jobs';
+import { procCpuMs } from './proc-cpu';
 import { type RequestCost, type RequestPathId, requestCost } from '../shared/accounting/request-costs';
 import { type DynamoWatch, type WriteSummary, describeWrites, moneyWrites, recordWrites, summarize, watchDynamo } from './bench-dynamo';
 import { ESBUILD_OPTIONS } from '../infra/bundling';
@@ -411,25 +412,6 @@ function activeScenarios(scenarios: Scenario[], routed: Operation[], all: readon
   for (const op of routed) if (!scenarios.some((s) => s.op === op.id)) notes.push(`no scenario for routed operation ${op.id}: add one to scripts/bench-scenarios.ts`);
   if (ONLY_OPS) notes.push(`BENCH_OPS: only ${[...ONLY_OPS].join(', ')}`);
   return { active, notes };
-}
-
-/** CPU milliseconds of a process from /proc (user + system), for what the figures leave out. */
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-function procCpuMs(pid: number | undefined): number {
-  if (!pid) return NaN;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return NaN;
-  }
 }
 
 /** The bench's world: the local stack, the upstream process, the teams, the watcher and the request function. */

@@ -24,6 +24,7 @@ process.env.DYNAMODB_CONNECT_TIMEOUT_MS ||= '2000';
 
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { procCpuMs } from './proc-cpu';
 
 const int = (name: string, fallback: number) => {
   const n = Number(process.env[name]);
@@ -99,6 +100,8 @@ async function main() {
       dynamoPeak = Math.max(dynamoPeak, rssOfPid(dynamo?.process.pid) ?? 0);
     }, 1000);
 
+    const cpu0 = process.cpuUsage();
+    const javaCpu0 = procCpuMs(dynamo?.process.pid);
     const started = performance.now();
     const until = started + SECONDS * 1000;
     async function client(c: number) {
@@ -127,6 +130,8 @@ async function main() {
     }
     await Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c)));
     const seconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    const javaCpu = procCpuMs(dynamo?.process.pid) - javaCpu0;
     clearInterval(sampler);
     rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
 
@@ -143,6 +148,8 @@ async function main() {
     const done = latencies.length;
     console.log(`  requests: ${done} answered in ${seconds.toFixed(1)} s = ${(done / seconds).toFixed(0)} req/s; transport errors ${transportErrors}`);
     console.log(`  latency: p50 ${quantile(latencies, 0.5).toFixed(0)} ms, p99 ${quantile(latencies, 0.99).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms`);
+    // Beside the job bench's figures (scripts/bench-jobs.ts prints the same two per input).
+    console.log(`  CPU per answer: this process (load clients, gateway, authorizer, handlers) ${((cpu.user + cpu.system) / 1000 / done).toFixed(2)} ms; DynamoDB Local's ${(javaCpu / done).toFixed(2)} ms`);
     for (const [id, xs] of byOp) console.log(`    ${id}: ${xs.length} requests, p50 ${quantile(xs, 0.5).toFixed(0)} ms, p99 ${quantile(xs, 0.99).toFixed(0)} ms`);
     console.log(`  answers: ${[...answers].sort().map(([k, v]) => `${k}: ${v}`).join(', ')}; 5xx other than an upstream 503: ${bad5xx}`);
     console.log(`  memory: this process RSS ${mb(rssStart)} at start, peak ${mb(rssPeak)} (JS heap peak ${mb(heapPeak)}, ${mb(process.memoryUsage().heapUsed)} at the end); DynamoDB Local peak ${dynamoPeak ? mb(dynamoPeak) : 'n/a'}`);
