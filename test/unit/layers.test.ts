@@ -17,10 +17,10 @@ function files(dir: string): string[] {
   });
 }
 
-/** Every module a file imports (static, type-only and dynamic), as a path relative to the project root. */
+/** Every module a file imports (static, type-only, for its side effects alone, dynamic, or required), as a path relative to the project root. */
 function importsOf(file: string): string[] {
   const src = readFileSync(file, 'utf8');
-  const specs = [...src.matchAll(/(?:from\s+|import\(\s*)['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+  const specs = [...src.matchAll(/(?:from\s+|\bimport\s+|\bimport\(\s*|\brequire\(\s*)['"]([^'"]+)['"]/g)].map((m) => m[1]!);
   return specs.filter((s) => s.startsWith('.')).map((s) => path.relative(ROOT, path.resolve(path.dirname(file), s)));
 }
 
