@@ -1,4 +1,4 @@
-import { searchHashtag } from '../shared/operations/shortvideo';
+import { searchHashtag } from '../shared/operations/shortvideo/search-hashtag';
 import { createHandler } from '../shared/pipeline';
 
 // The scraper (HTTP client, signer, mappers) is loaded on the first live request, not at cold start.

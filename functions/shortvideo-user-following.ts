@@ -1,4 +1,4 @@
-import { userFollowing } from '../shared/operations/shortvideo';
+import { userFollowing } from '../shared/operations/shortvideo/user-following';
 import { createHandler } from '../shared/pipeline';
 
 // The scraper (HTTP client, signer, mappers) is loaded on the first live request, not at cold start.

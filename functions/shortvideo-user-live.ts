@@ -1,4 +1,4 @@
-import { userLive } from '../shared/operations/shortvideo';
+import { userLive } from '../shared/operations/shortvideo/user-live';
 import { createHandler } from '../shared/pipeline';
 
 // The scraper (HTTP client, mappers) is loaded on the first live request, not at cold start.

@@ -1,4 +1,4 @@
-import { videoComments } from '../shared/operations/shortvideo';
+import { videoComments } from '../shared/operations/shortvideo/video-comments';
 import { createHandler } from '../shared/pipeline';
 
 // The scraper (HTTP client, signer, mappers) is loaded on the first live request, not at cold start.

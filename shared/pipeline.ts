@@ -78,8 +78,8 @@ function onceAfterIo<T>(load: () => Promise<T>): () => Promise<T> {
 
 /**
  * The handler of one operation, given its entry of the table (imported from
- * shared/operations/<platform>.ts, not through the whole table: a function evaluates its own
- * platform's schemas at cold start and no other's).
+ * shared/operations/<platform>.ts or shared/operations/shortvideo/<operation>.ts, not through the
+ * whole table: a function evaluates its own platform's schemas at cold start and no other's).
  */
 export function createHandler<Id extends OperationId>(op: OperationEntry<Id>, loadScraper: ScraperLoader<Id>) {
   const scraper = onceAfterIo(loadScraper);

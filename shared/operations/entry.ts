@@ -6,7 +6,9 @@ import type { RequiredValues } from '../scrape/resource';
  * What an entry of the operation table (shared/operations.ts) holds, and the helpers its entries are
  * written with. Each platform's entries are written in shared/operations/<platform>.ts, so that an
  * operation's function imports its own entry (its platform's parameter and resource schemas) and
- * evaluates no other platform's at cold start; the table lists them all, in the spec's order.
+ * evaluates no other platform's at cold start (shortvideo's, one module per operation:
+ * shared/operations/shortvideo/<operation>.ts, none of the other operations'); the table lists
+ * them all, in the spec's order.
  */
 export type Platform = 'microblog-a' | 'microblog-b' | 'microblog-c' | 'shortvideo' | 'livestream' | 'professional' | 'linkpage' | 'citygame';
 export type Status = 200 | 400 | 401 | 402 | 404 | 422 | 429 | 503;

@@ -7,7 +7,7 @@ import { createKey } from '../../shared/auth/keys';
 import { envName } from '../../shared/runtime/config';
 import { createTeam } from '../../shared/accounting/teams';
 import { ensureTables } from '../../dev/tables';
-import { handlerFile, routedOperations } from '../../shared/operations';
+import { type Operation, type OperationId, handlerFile, operation, routedOperations } from '../../shared/operations';
 import { FakeUpstream } from '../../dev/upstream/fake';
 import { scenarios } from '../contract/scenarios';
 
@@ -20,14 +20,24 @@ const ROOT = path.join(__dirname, '..', '..');
 const outDir = mkdtempSync(path.join(os.tmpdir(), 'bundles-'));
 const fake = new FakeUpstream();
 
-/** Every entry in one esbuild run (each bundle is the same as alone: no code splitting); entry -> its index.js. */
-async function bundleAll(entries: string[]): Promise<Map<string, string>> {
+/** Every entry in one esbuild run (each bundle is the same as alone: no code splitting); entry -> its index.js, and the project's modules with code in it. */
+async function bundleAll(entries: string[]): Promise<Map<string, { file: string; modules: string[] }>> {
   const out = (entry: string) => path.join(entry.replace(/[/.]/g, '_'), 'index');
-  await esbuild.build({ entryPoints: entries.map((entry) => ({ in: path.join(ROOT, entry), out: out(entry) })), outdir: outDir, bundle: true, platform: 'node', target: 'node22', format: 'cjs', minify: true, logLevel: 'warning' });
-  return new Map(entries.map((entry) => [entry, path.join(outDir, `${out(entry)}.js`)]));
+  const { metafile } = await esbuild.build({ entryPoints: entries.map((entry) => ({ in: path.join(ROOT, entry), out: out(entry) })), outdir: outDir, bundle: true, platform: 'node', target: 'node22', format: 'cjs', minify: true, logLevel: 'warning', metafile: true });
+  // The metafile's paths are relative to the working directory.
+  const modulesOf = (file: string) => {
+    const output = Object.entries(metafile.outputs).find(([o]) => path.resolve(o) === file)?.[1];
+    return Object.entries(output?.inputs ?? {})
+      .filter(([input, { bytesInOutput }]) => bytesInOutput > 0 && !input.includes('node_modules/'))
+      .map(([input]) => path.relative(ROOT, path.resolve(input)));
+  };
+  return new Map(entries.map((entry) => {
+    const file = path.join(outDir, `${out(entry)}.js`);
+    return [entry, { file, modules: modulesOf(file) }];
+  }));
 }
-let bundles: Map<string, string>;
-const bundle = (entry: string) => bundles.get(entry)!;
+let bundles: Map<string, { file: string; modules: string[] }>;
+const bundle = (entry: string) => bundles.get(entry)!.file;
 
 let key: string;
 let teamId: string;
@@ -81,6 +91,32 @@ test.each(routedOperations().map((op) => [op.id, op] as const))('%s: the bundled
   const body = JSON.parse(res.body);
   expect(body.meta).toMatchObject({ requestId: `bundle-${op.id}`, creditsCharged: 1, cached: false });
   expect(res.headers?.['x-request-id']).toBe(`bundle-${op.id}`);
+});
+
+test("an operation's function bundles its own entry of the table and schemas of its own platform only; a shortvideo function, no other shortvideo operation's either (one module each: shared/platforms/shortvideo/resources.ts)", () => {
+  const ids = new Set<string>(routedOperations().map((o) => o.id));
+  const isEntry = (x: unknown): x is Operation => typeof x === 'object' && x !== null && ids.has((x as Operation).id);
+  for (const op of routedOperations()) {
+    const { modules } = bundles.get(handlerFile(op))!;
+    // The entries its bundle evaluates: what the modules of shared/operations/ in it export.
+    const entries = modules
+      .filter((m) => m.startsWith('shared/operations/'))
+      .flatMap((m) => Object.values(require(path.join(ROOT, m)) as Record<string, unknown>).filter(isEntry))
+      .map((e) => e.id);
+    expect({ id: op.id, hasOwn: entries.includes(op.id) }).toEqual({ id: op.id, hasOwn: true });
+    expect({ id: op.id, otherPlatforms: entries.filter((e) => operation(e as OperationId).platform !== op.platform) }).toEqual({ id: op.id, otherPlatforms: [] });
+    expect({ id: op.id, otherPlatformModules: modules.filter((m) => m.startsWith('shared/platforms/') && !m.startsWith(`shared/platforms/${op.platform}/`)) }).toEqual({ id: op.id, otherPlatformModules: [] });
+    if (op.platform !== 'shortvideo') continue;
+    expect({ id: op.id, entries }).toEqual({ id: op.id, entries: [op.id] });
+    // Its own resource module (resources/<operation>.ts) and what they share (resources/common.ts), no other operation's.
+    const resources = modules.filter((m) => m.startsWith('shared/platforms/shortvideo/resources/') && m !== 'shared/platforms/shortvideo/resources/common.ts');
+    expect({ id: op.id, resources: resources.length }).toEqual({ id: op.id, resources: 1 });
+  }
+  // Each of the four its own.
+  const own = routedOperations()
+    .filter((o) => o.platform === 'shortvideo')
+    .map((o) => bundles.get(handlerFile(o))!.modules.find((m) => m.startsWith('shared/platforms/shortvideo/resources/') && !m.endsWith('/common.ts')));
+  expect(new Set(own).size).toBe(4);
 });
 
 test('a 422 through the bundled authorizer and function: the authorizer only reads (key and balance), the function answers and records it once', async () => {
