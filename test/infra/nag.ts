@@ -2,11 +2,30 @@
 import { Validations, type IPolicyValidationPluginBeta1 } from 'aws-cdk-lib/core';
 import type { IConstruct } from 'constructs';
 import { SocialDataApiStack } from '../../infra/stack';
-import { testApp } from '../support/synth';
+import { checkSynthesis, synthesisFailure, testApp } from '../support/synth';
 
 // cdk-nag's type declarations import the whole of aws-cdk-lib's (every service's, 2,500 files), which
 // doubled the type check's time; this file needs one constructor of it, typed here.
 const { AwsSolutionsChecks } = require('cdk-nag') as { AwsSolutionsChecks: new (scope: IConstruct) => IPolicyValidationPluginBeta1 };
+
+/**
+ * The contexts checked: their synthesis (test/support/synth.ts, registered here before any test
+ * synthesizes) runs the pack, and is the one whose templates the stack's other tests read (the
+ * proxy secret's name and ARN are stack.test.ts's).
+ */
+const CHECKED: [string, Record<string, unknown>][] = [
+  ['default context', {}],
+  ['with a proxy secret (by name)', { scraperProxySecretArn: 'social-data/proxy-url' }],
+  ['with a proxy secret (by ARN)', { scraperProxySecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:social-data/proxy-url-AbC123' }],
+  ['with a plain proxy URL', { scraperProxyUrl: 'http://proxy.internal:3128' }],
+  ['without the web ACL', { wafRateLimit: 'false' }],
+  ['without the gateway cache', { gatewayCache: 'false' }],
+  ['with a customer-managed KMS key', { kmsKey: 'true' }],
+];
+checkSynthesis(
+  CHECKED.map(([, context]) => context),
+  (app) => [new AwsSolutionsChecks(app)],
+);
 
 /**
  * AWS's own best-practice rules (cdk-nag v3, the AwsSolutions pack, as a CDK policy-validation
@@ -14,34 +33,20 @@ const { AwsSolutionsChecks } = require('cdk-nag') as { AwsSolutionsChecks: new (
  * with a one-line reason (docs/security.md lists them). An unacknowledged error or warning fails synthesis.
  */
 function findings(extraContext: Record<string, unknown> = {}): string[] {
-  try {
-    const app = testApp(extraContext);
-    new SocialDataApiStack(app, 'SocialDataApi');
-    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-    app.synth();
-    return [];
-  } catch (err) {
-    const text = String(err);
-    if (!/ERROR|WARN/.test(text)) throw err;
-    // One finding per "ERROR|WARNING <rule text>" line, with the construct path below it.
-    const lines = text.split('\n').map((l) => l.trim());
-    const out: string[] = [];
-    lines.forEach((l, i) => {
-      if (/^(ERROR|WARNING) /.test(l)) out.push(`${l} @ ${lines[i + 1] ?? ''} (${(lines[i + 2] ?? '').replace(/^Acknowledge with /, '')})`);
-    });
-    return out.length ? out : [text.slice(0, 2000)];
-  }
+  const err = synthesisFailure(extraContext);
+  if (err === undefined) return [];
+  const text = String(err);
+  if (!/ERROR|WARN/.test(text)) throw err;
+  // One finding per "ERROR|WARNING <rule text>" line, with the construct path below it.
+  const lines = text.split('\n').map((l) => l.trim());
+  const out: string[] = [];
+  lines.forEach((l, i) => {
+    if (/^(ERROR|WARNING) /.test(l)) out.push(`${l} @ ${lines[i + 1] ?? ''} (${(lines[i + 2] ?? '').replace(/^Acknowledge with /, '')})`);
+  });
+  return out.length ? out : [text.slice(0, 2000)];
 }
 
-test.each([
-  ['default context', {}],
-  ['with a proxy secret (by name)', { scraperProxySecretArn: 'social-data-api/proxy-url' }],
-  ['with a proxy secret (by ARN)', { scraperProxySecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:social-data-api/proxy-url-AbC123' }],
-  ['with a plain proxy URL', { scraperProxyUrl: 'http://proxy.internal:3128' }],
-  ['without the web ACL', { wafRateLimit: 'false' }],
-  ['without the gateway cache', { gatewayCache: 'false' }],
-  ['with a customer-managed KMS key', { kmsKey: 'true' }],
-])('AwsSolutions: no unacknowledged finding (%s)', (_name, context) => {
+test.each(CHECKED)('AwsSolutions: no unacknowledged finding (%s)', (_name, context) => {
   expect(findings(context)).toEqual([]);
 });
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { App } from 'aws-cdk-lib/core';
+import type { App, IPolicyValidationPluginBeta1 } from 'aws-cdk-lib/core';
 import type { Template } from 'aws-cdk-lib/assertions';
 
 /**
@@ -31,27 +31,71 @@ export const cdkJsonContext = (): Record<string, unknown> => JSON.parse(readFile
 
 /**
  * An app as `cdk synth` builds it (cdk.json's context unless `withCdkJson` is false), minus esbuild
- * bundling (the tests read templates, never the code), plus `extraContext`.
+ * bundling (the tests read templates, never the code), plus `extraContext`. Without the stack trace
+ * CDK captures for every construct it creates and every annotation (metadata of the cloud assembly,
+ * never of a template: the same templates, byte for byte; CDK reads them only to point a validation
+ * finding at a line of code): under jest each trace goes through its source maps, about an eighth
+ * of the stack tests' CPU.
  */
 export function testApp(extraContext: Record<string, unknown> = {}, withCdkJson = true): App {
   const cdk = require('aws-cdk-lib/core') as typeof import('aws-cdk-lib/core');
-  return new cdk.App({ outdir: synthDir(), context: { ...(withCdkJson ? cdkJsonContext() : {}), 'aws:cdk:bundling-stacks': [], ...extraContext } });
+  const noTraces = { 'aws:cdk:disable-creation-stack-traces': true, 'aws:cdk:disable-stack-trace': true };
+  return new cdk.App({ outdir: synthDir(), context: { ...(withCdkJson ? cdkJsonContext() : {}), 'aws:cdk:bundling-stacks': [], ...noTraces, ...extraContext } });
 }
 
 const contextId = (extraContext: Record<string, unknown>) => JSON.stringify(Object.entries(extraContext).sort(([a], [b]) => a.localeCompare(b)));
 /** A context's templates: the root stack's, and each nested stack's by its construct id (infra/jobs.ts: `JobsEngine`). */
 type Templates = { root: Template; nested: Map<string, Template> };
 const templates = new Map<string, Templates>();
+/** The validation plugins of a context's synthesis (`checkSynthesis`), and what that synthesis threw. */
+type Checks = (app: App) => IPolicyValidationPluginBeta1[];
+const checks = new Map<string, Checks>();
+const failures = new Map<string, unknown>();
 
-/** The root stack's and its nested stacks' templates, synthesized by `testApp(extraContext)`, once per context in this module registry. */
+/**
+ * Validation plugins (cdk-nag's pack: test/infra/nag.ts) to run in the synthesis of each of `contexts`,
+ * so that one synthesis of a context serves both its checks and its templates' tests. Registered
+ * before any of them is synthesized (a later registration throws: it would check nothing).
+ */
+export function checkSynthesis(contexts: Record<string, unknown>[], plugins: Checks): void {
+  for (const context of contexts) {
+    const id = contextId(context);
+    if (templates.has(id) || failures.has(id)) throw new Error(`checkSynthesis: the context ${id} was synthesized before its checks were registered`);
+    checks.set(id, plugins);
+  }
+}
+
+/** What the synthesis of `extraContext` with its registered checks threw (undefined: it succeeded). */
+export function synthesisFailure(extraContext: Record<string, unknown> = {}): unknown {
+  synthesized(extraContext);
+  return failures.get(contextId(extraContext));
+}
+
+/**
+ * The root stack's and its nested stacks' templates, synthesized by `testApp(extraContext)`, once per
+ * context in this module registry. With the context's checks (`checkSynthesis`), if any: when they
+ * fail the synthesis, the failure is kept for `synthesisFailure` and the templates come from an app
+ * without them.
+ */
 function synthesized(extraContext: Record<string, unknown>): Templates {
   const id = contextId(extraContext);
   const known = templates.get(id);
   if (known) return known;
-  const { NestedStack } = require('aws-cdk-lib/core') as typeof import('aws-cdk-lib/core');
+  const { NestedStack, Validations } = require('aws-cdk-lib/core') as typeof import('aws-cdk-lib/core');
   const { Template: T } = require('aws-cdk-lib/assertions') as typeof import('aws-cdk-lib/assertions');
   const { SocialDataApiStack } = require('../../infra/stack') as typeof import('../../infra/stack');
-  const stack = new SocialDataApiStack(testApp(extraContext), 'SocialDataApi');
+  let stack = new SocialDataApiStack(testApp(extraContext), 'SocialDataApi');
+  const plugins = checks.get(id);
+  if (plugins) {
+    const app = stack.node.root as App;
+    Validations.of(app).addPlugins(...plugins(app));
+    try {
+      app.synth();
+    } catch (err) {
+      failures.set(id, err);
+      stack = new SocialDataApiStack(testApp(extraContext), 'SocialDataApi');
+    }
+  }
   const root = T.fromStack(stack);
   const nested = new Map(stack.node.findAll().filter(NestedStack.isNestedStack).map((n) => [n.node.id, T.fromStack(n)] as const));
   const made = { root, nested };

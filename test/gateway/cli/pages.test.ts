@@ -45,7 +45,8 @@ const HASHTAG_IDS = ['7500000000000000001', '7500000000000000002', '750000000000
 
 test('--all follows the cursor to the last page: every item once, one credit a page', async () => {
   const before = await balance(teamId);
-  const run = await runCli(['shortvideo-search-hashtag', '--hashtag', HASHTAG, '--all'], env());
+  // The package's bin itself (cli/bin.mjs through tsx); the other runs are the bundle of the same program (./support.ts).
+  const run = await runCli(['shortvideo-search-hashtag', '--hashtag', HASHTAG, '--all'], env(), { source: true });
   expect(run.code).toBe(0);
   const items = jsonLines(run.stdout);
   expect(items.map((i) => i.id)).toEqual(HASHTAG_IDS);
