@@ -84,8 +84,9 @@ function synthesized(extraContext: Record<string, unknown>): Templates {
   const { NestedStack, Validations } = require('aws-cdk-lib/core') as typeof import('aws-cdk-lib/core');
   const { Template: T } = require('aws-cdk-lib/assertions') as typeof import('aws-cdk-lib/assertions');
   const { SocialDataApiStack } = require('../../infra/stack') as typeof import('../../infra/stack');
-  let stack = new SocialDataApiStack(testApp(extraContext), 'SocialDataApi');
   const plugins = checks.get(id);
+  // With checks, a warning fails the synthesis as an error does (CDK's strict validation).
+  let stack = new SocialDataApiStack(testApp({ ...(plugins ? { '@aws-cdk/core:strictCfnValidateErrors': true } : {}), ...extraContext }), 'SocialDataApi');
   if (plugins) {
     const app = stack.node.root as App;
     Validations.of(app).addPlugins(...plugins(app));
