@@ -1,6 +1,6 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Invoke } from '../shared/jobs/engine';
 import { type LocalQueue, localQueue, useLocalQueue } from '../shared/jobs/local-queue';
+import { invokeInProcess } from './invoke';
 
 /**
  * Bulk jobs in process for the local stack (`npm start`, `npm run demo`, the tests, the bench): the
@@ -9,12 +9,7 @@ import { type LocalQueue, localQueue, useLocalQueue } from '../shared/jobs/local
  * the local gateway runs it. Result files go under JOB_FILES_DIR (.local/jobs), served by the local
  * gateway behind short-lived signed URLs.
  */
-export const invokeOperation: Invoke = async (id, event) => {
-  const mod = (await import(`../functions/${id}`)) as { handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> };
-  return mod.handler(event);
-};
-
-export function startLocalJobs(invoke: Invoke = invokeOperation, opts: { retryDelayMs?: number } = {}): LocalQueue {
+export function startLocalJobs(invoke: Invoke = invokeInProcess, opts: { retryDelayMs?: number } = {}): LocalQueue {
   const q = localQueue(invoke, opts);
   useLocalQueue(q);
   return q;

@@ -1,19 +1,16 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { Invoke } from '../shared/monitors/poll';
+import { invokeInProcess } from './invoke';
 import { runDue, runMinuteChecks } from '../shared/monitors/scheduler';
 import { buildStatus } from '../shared/status/page';
 import { logger } from '../shared/runtime/log';
+
+/** The in-process invoker of the polls and deliveries (dev/invoke.ts), also the tests'. */
+export { invokeInProcess };
 
 /**
  * The local, in-process scheduler of `npm start` and `npm run demo`: the same scheduling and
  * delivery code the deployed workers run (shared/monitors/scheduler.ts), on DynamoDB Local,
  * checking for due polls and deliveries every MONITOR_TICK_MS (default 5 s, at most 10 s).
  */
-export const invokeInProcess: Invoke = async (id, event) => {
-  const mod = (await import(`../functions/${id}`)) as { handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> };
-  return mod.handler(event);
-};
-
 export function startMonitorScheduler(tickMs = Math.min(10_000, Number(process.env.MONITOR_TICK_MS) || 5_000)): { stop(): void } {
   let running = false;
   const timer = setInterval(() => {

@@ -6,7 +6,7 @@ import { invokeInProcess } from '../../../dev/monitors';
 import { runDue } from '../../../shared/monitors/scheduler';
 import { logger } from '../../../shared/runtime/log';
 import { startLocalStack, type LocalStack } from '../../../dev/stack';
-import { invokeOperation, startLocalJobs } from '../../../dev/jobs';
+import { startLocalJobs } from '../../../dev/jobs';
 import type { LocalQueue } from '../../../shared/jobs/local-queue';
 import { teamWithKey } from '../../../dev/teams';
 import { MICROBLOG_A, replayAll } from '../../../dev/upstream/replay';
@@ -69,7 +69,7 @@ afterAll(async () => {
   await new Promise((r) => receiver.close(r));
 });
 afterEach(() => {
-  queue = startLocalJobs(invokeOperation, { retryDelayMs: 10 });
+  queue = startLocalJobs(invokeInProcess, { retryDelayMs: 10 });
   stack.upstream!.delayMs = 0;
   stack.upstream!.rewrite = undefined;
 });
@@ -223,7 +223,7 @@ test('a worker failing mid-input: no duplicate item, no second charge', async ()
   let failed = 0;
   // The first attempt of every input fails after its second page was charged (the worker dies there).
   const dying: Invoke = async (id, event) => {
-    const res = await invokeOperation(id, event);
+    const res = await invokeInProcess(id, event);
     if (event.queryStringParameters?.cursor && failed < 3) {
       failed += 1;
       throw new Error('worker died after the charge');
@@ -278,7 +278,7 @@ const cacheWriteFails = (count: { n: number }): Rewrite => async (call, answer) 
 };
 const OP = operation('microblog-a-user-posts');
 /** A live request of the team's own (not the job's): its reservation removes the settled reservations' marks, as the team's traffic does. */
-const otherRequest = (teamId: string, handle: string) => invokeOperation(OP.id, operationGetEvent(OP.path, { handle }, { requestId: randomUUID(), authorizer: { teamId, keyId: '' } }));
+const otherRequest = (teamId: string, handle: string) => invokeInProcess(OP.id, operationGetEvent(OP.path, { handle }, { requestId: randomUUID(), authorizer: { teamId, keyId: '' } }));
 
 test('a worker dying after the charge and before the cache write: the retry is not charged again, and the job\'s credits are the ledger\'s', async () => {
   const { teamId, key } = await teamWithKey('jobs-nocache', 100);
@@ -288,7 +288,7 @@ test('a worker dying after the charge and before the cache write: the retry is n
   // Every page is charged without its cache entry; the first attempt of each input dies after its second
   // page, once the team's other traffic has removed the marks of the reservations it settled.
   const dying: Invoke = async (id, event) => {
-    const res = await invokeOperation(id, event);
+    const res = await invokeInProcess(id, event);
     if (event.queryStringParameters?.cursor && !diedAt.has(event.requestContext.requestId)) {
       diedAt.add(event.requestContext.requestId);
       died += 1;
@@ -318,7 +318,7 @@ test('a job page asked again under a new reservation (no cache entry, no mark, n
   const { teamId } = await teamWithKey('jobs-pagecharge', 10);
   const jobId = 'job_pagecharge';
   const requestId = pageRequestId(jobId, 0, 0);
-  const page = () => invokeOperation(OP.id, operationGetEvent(OP.path, { handle: 'pc.bsky.social' }, { requestId, authorizer: { teamId, keyId: '', jobId, jobMaxAgeSeconds: 0, jobRetry: false } }));
+  const page = () => invokeInProcess(OP.id, operationGetEvent(OP.path, { handle: 'pc.bsky.social' }, { requestId, authorizer: { teamId, keyId: '', jobId, jobMaxAgeSeconds: 0, jobRetry: false } }));
   const first = (await dbSends(page, cacheWriteFails({ n: 0 }))).result;
   expect(first.statusCode).toBe(200);
   expect(first.headers).toMatchObject({ 'x-credits-charged': '1', 'x-job-page-charged': '1' });
@@ -338,7 +338,7 @@ test('a page paid for by a dead attempt, whose account is gone when the retry sc
   const handle = 'gone-later.bsky.social';
   const diedAt = new Set<string>();
   const dying: Invoke = async (id, event) => {
-    const res = await invokeOperation(id, event);
+    const res = await invokeInProcess(id, event);
     if (!diedAt.has(event.requestContext.requestId)) {
       diedAt.add(event.requestContext.requestId);
       expect((await otherRequest(teamId, 'gone-other.bsky.social')).statusCode).toBe(200);
