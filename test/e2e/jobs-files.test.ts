@@ -7,7 +7,7 @@ import { signedInMember } from '../support/account';
 import { launchBrowser } from '../support/browser';
 import { startHarness, type Harness } from '../support/harness';
 import { type Moto, startMoto } from '../support/moto';
-import { SHOTS, hasText, heading, shot, tooWide, unlabelled, until, visible, signIn } from '../support/page';
+import { SHOTS, consoleErrors, hasText, heading, shot, tooWide, unlabelled, until, visible, signIn } from '../support/page';
 
 /**
  * The dashboard's Jobs page in a real browser (../support/browser.ts) over the local gateway (jobs
@@ -62,11 +62,7 @@ test('submit a CSV file -> the progress bar reaches the end -> signed links down
   const seen = watchJobRequests(h.gateway.server);
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('console', (msg) => {
-    // The sign-in page's GET /me (no session yet) is a 401: nothing else fails.
-    if (msg.type() === 'error' && !/\b401\b/.test(msg.text())) errors.push(msg.text());
-  });
+  const errors = consoleErrors(page);
 
   await signIn(page, h.gateway.url, m, 'Jobs');
   await visible(page.getByText('No job yet: submit a file of inputs below.'));
@@ -152,10 +148,7 @@ test('a delivery to the customer\'s bucket that failed (the role refuses us): sh
 
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !/\b401\b/.test(msg.text())) errors.push(msg.text());
-  });
+  const errors = consoleErrors(page);
   await signIn(page, h.gateway.url, m, 'Jobs');
   const row = page.locator(`tr[data-job="${id}"]`);
   const state = row.locator('td[data-label="State"]');

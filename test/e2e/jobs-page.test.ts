@@ -1,15 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { invokeInProcess } from '../../dev/monitors';
 import { replayAll } from '../../dev/upstream/replay';
-import { runDue } from '../../shared/monitors/scheduler';
-import { logger } from '../../shared/runtime/log';
 import { signedInMember } from '../support/account';
 import { launchBrowser } from '../support/browser';
 import { startHarness, type Harness } from '../support/harness';
-import { startReceiver, type Received } from '../support/receiver';
-import { SHOTS, hasText, heading, shot, unlabelled, until, visible, signIn } from '../support/page';
+import { deliverUntilReceived, startReceiver, type Received } from '../support/receiver';
+import { SHOTS, hasText, heading, shot, unlabelled, visible, signIn } from '../support/page';
 
 /**
  * The dashboard's Jobs page in a real browser over the local gateway: sign in, submit a file of inputs
@@ -57,11 +54,7 @@ test("submit a job with its own webhook (secret once) -> job.succeeded delivered
   await hasText(page.locator('tr[data-job]'), `webhook: ${hookUrl}`);
   await shot(page, 'jobs-1-submitted');
 
-  let clock = Date.now();
-  await until('job.succeeded at the receiver', async () => {
-    await runDue((clock = Math.max(clock + 1000, Date.now())), logger, invokeInProcess);
-    return hooks.length > 0;
-  });
+  await deliverUntilReceived('job.succeeded', hooks);
   const event = new Webhook(secret).verify(hooks[0]!.body, hooks[0]!.headers) as { type: string; data: { state: string } };
   expect(event).toMatchObject({ type: 'job.succeeded', data: { state: 'succeeded' } });
   await context.close();

@@ -1,14 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { invokeInProcess } from '../../dev/monitors';
-import { runDue } from '../../shared/monitors/scheduler';
-import { logger } from '../../shared/runtime/log';
 import { signedInMember } from '../support/account';
 import { launchBrowser } from '../support/browser';
 import { startHarness, type Harness } from '../support/harness';
-import { startReceiver, type Received } from '../support/receiver';
-import { SHOTS, hasText, heading, shot, unlabelled, until, visible, signIn } from '../support/page';
+import { deliverUntilReceived, startReceiver, type Received } from '../support/receiver';
+import { SHOTS, hasText, heading, shot, unlabelled, visible, signIn } from '../support/page';
 
 /**
  * The dashboard's Webhooks page in a real browser over the local gateway: sign in, create an endpoint
@@ -67,11 +64,7 @@ test('create an endpoint (secret once) -> revoke a key -> key.revoked delivered,
   await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
   await hasText(page.getByRole('status'), 'is revoked');
 
-  let clock = Date.now();
-  await until('key.revoked at the receiver', async () => {
-    await runDue((clock = Math.max(clock + 1000, Date.now())), logger, invokeInProcess);
-    return hooks.length > 0;
-  });
+  await deliverUntilReceived('key.revoked', hooks);
   const event = new Webhook(secret).verify(hooks[0]!.body, hooks[0]!.headers) as { type: string; data: { name: string } };
   expect(event).toMatchObject({ type: 'key.revoked', data: { name: 'to-revoke' } });
 

@@ -62,3 +62,12 @@ export async function signIn(page: Page, base: string, m: { email: string; passw
   await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: to }).click();
   await heading(page, to);
 }
+
+/** The page's console errors as they come, but for the sign-in page's GET /me before a session (a 401): nothing else may fail. */
+export function consoleErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && !/\b401\b/.test(msg.text())) errors.push(msg.text());
+  });
+  return errors;
+}

@@ -25,3 +25,16 @@ export async function startReceiver(): Promise<{ hooks: Received[]; url(path: st
   const port = (server.address() as AddressInfo).port;
   return { hooks, url: (path) => `http://127.0.0.1:${port}${path}`, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
+
+/**
+ * Runs the due deliveries (the local scheduler's tick, dev/monitors.ts, on a clock that moves at
+ * least a second a round, so each retry comes due) until the receiver holds more than `seen`.
+ */
+export async function deliverUntilReceived(what: string, hooks: Received[], seen = 0): Promise<void> {
+  const [{ runDue }, { invokeInProcess }, { logger }, { until }] = await Promise.all([import('../../shared/monitors/scheduler'), import('../../dev/monitors'), import('../../shared/runtime/log'), import('./page')]);
+  let clock = Date.now();
+  await until(`${what} at the receiver`, async () => {
+    await runDue((clock = Math.max(clock + 1000, Date.now())), logger, invokeInProcess);
+    return hooks.length > seen;
+  });
+}
