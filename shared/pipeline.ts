@@ -190,7 +190,7 @@ async function liveAnswer<Id extends OperationId>(id: Id, params: ParamsOf<Id>, 
     const result = await scraping;
     const fetchedAt = Date.now();
     const data = { ...result, fetchedAt: new Date(fetchedAt).toISOString() };
-    const item = cacheItem(key, id, data, fetchedAt, r.requestId);
+    const item = await cacheItem(key, id, data, fetchedAt, r.requestId);
     if (!item) r.log.warn('result too large to cache; served uncached', { bytes: JSON.stringify(data).length });
     const answer = { teamId: caller.teamId, keyId: caller.keyId, monitorId: caller.monitor?.monitorId, jobId: caller.job?.jobId, operation: id, requestId: r.requestId, status: 200, code: null, credits: COST, cached: false, ms: fetchedAt - r.started, time: fetchedAt };
     try {

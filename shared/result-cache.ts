@@ -1,4 +1,5 @@
-import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompress, brotliDecompress, constants as zlib } from 'node:zlib';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from './runtime/config';
 import { db } from './db/client';
@@ -12,6 +13,14 @@ import { db } from './db/client';
 export const MAX_ITEM_BYTES = 400 * 1024;
 /** Room for the key and the other attributes of the item. */
 const ITEM_OVERHEAD_BYTES = 2 * 1024;
+
+/**
+ * Brotli by zlib's callback API: the work runs on libuv's thread pool, not on the event loop, so a
+ * process answering many requests at once (the local gateway under load, a job's inputs) goes on
+ * answering the others meanwhile.
+ */
+const compress = promisify(brotliCompress);
+const decompress = promisify(brotliDecompress);
 
 export interface CachedResult {
   data: Record<string, unknown>;
@@ -44,15 +53,15 @@ export async function readCache(key: string, maxAgeSeconds: number, now = Date.n
   const expiresAt = Number(item.expiresAt);
   if (!Number.isFinite(fetchedAt) || fetchedAt < now - maxAgeSeconds * 1000) return null;
   if (!Number.isFinite(expiresAt) || expiresAt * 1000 <= now) return null;
-  const data = decode(item.body);
+  const data = await decode(item.body);
   return data ? { data, fetchedAt, ...(typeof item.requestId === 'string' ? { requestId: item.requestId } : {}) } : null;
 }
 
 /** The stored payload, or null when it cannot be read (corrupt, truncated, not an object): a miss, never an error. */
-function decode(body: unknown): Record<string, unknown> | null {
+async function decode(body: unknown): Promise<Record<string, unknown> | null> {
   if (!(body instanceof Uint8Array)) return null;
   try {
-    const data: unknown = JSON.parse(brotliDecompressSync(body).toString('utf8'));
+    const data: unknown = JSON.parse((await decompress(body)).toString('utf8'));
     return data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : null;
   } catch {
     return null;
@@ -60,8 +69,8 @@ function decode(body: unknown): Record<string, unknown> | null {
 }
 
 /** The item to write for a fresh result, or null when it is too large for one item even compressed. */
-export function cacheItem(key: string, operationId: string, data: object, fetchedAt: number, requestId?: string): Record<string, unknown> | null {
-  const body = brotliCompressSync(Buffer.from(JSON.stringify(data), 'utf8'), {
+export async function cacheItem(key: string, operationId: string, data: object, fetchedAt: number, requestId?: string): Promise<Record<string, unknown> | null> {
+  const body = await compress(Buffer.from(JSON.stringify(data), 'utf8'), {
     params: { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT },
   });
   if (body.length + Buffer.byteLength(key) + ITEM_OVERHEAD_BYTES > MAX_ITEM_BYTES) return null;

@@ -151,12 +151,12 @@ describe('cache', () => {
     const { key } = await h.team(10);
     const k = cacheKey('microblog-a-user-posts', { handle: 'old-entry.bsky.social' });
     const twoDaysAgo = Date.now() - 2 * 86_400_000;
-    await db().send(new PutCommand({ TableName: config.cacheTable, Item: cacheItem(k, 'microblog-a-user-posts', { stale: true, fetchedAt: new Date(twoDaysAgo).toISOString() }, twoDaysAgo)! }));
+    await db().send(new PutCommand({ TableName: config.cacheTable, Item: (await cacheItem(k, 'microblog-a-user-posts', { stale: true, fetchedAt: new Date(twoDaysAgo).toISOString() }, twoDaysAgo))! }));
     const fresh = await h.call(PATH, { handle: 'old-entry.bsky.social', cache_max_age: '1d' }, { key });
     expect(fresh.body.meta.cached).toBe(false);
     expect(fresh.body.data.stale).toBeUndefined();
 
-    const expired = { ...cacheItem(k, 'microblog-a-user-posts', { stale: true }, Date.now())!, expiresAt: Math.floor(Date.now() / 1000) - 1 };
+    const expired = { ...(await cacheItem(k, 'microblog-a-user-posts', { stale: true }, Date.now()))!, expiresAt: Math.floor(Date.now() / 1000) - 1 };
     await db().send(new PutCommand({ TableName: config.cacheTable, Item: expired }));
     const again = await h.call(PATH, { handle: 'old-entry.bsky.social', cache_max_age: '30d' }, { key });
     expect(again.body.meta.cached).toBe(false);

@@ -41,7 +41,7 @@ async function live(teamId: string, item: Record<string, unknown> | null | 'fres
   const a = answer(teamId, 200, null, { credits: 1, live: true });
   const reserved = await reserve(teamId, a.requestId);
   const key = cacheKey(OP, { url: `https://kick.com/x/clips/${a.requestId}` });
-  const entry = item === 'fresh' ? cacheItem(key, OP, { title: a.requestId }, a.time) : item;
+  const entry = item === 'fresh' ? await cacheItem(key, OP, { title: a.requestId }, a.time) : item;
   await settleLive(reserved, answered({ ...a, teamId }), entry, logger);
   await recordAnswer(a, logger, { historyWritten: true });
   return { a, reserved, key, entry };
